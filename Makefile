@@ -1,0 +1,38 @@
+# Thin wrapper over CMake so a newcomer types `make`, `make test`, `make run`.
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: all build test asan run bench clean gpu-check format
+
+all: build
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+build: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j$(JOBS)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+# The tests again under AddressSanitizer + UndefinedBehaviorSanitizer (CUDA off).
+asan:
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUZK_SANITIZE=address,undefined -DCUZK_CUDA=OFF
+	cmake --build build-asan -j$(JOBS)
+	cd build-asan && ctest --output-on-failure -j$(JOBS)
+
+run: build
+	./scripts/run-demo
+
+bench: build
+	$(BUILD)/bin/cuzk-bench-core
+
+gpu-check:
+	./scripts/gpu-check
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.cuh')
+
+clean:
+	rm -rf $(BUILD) build-asan

@@ -1,0 +1,50 @@
+/* Field layer: run-time kernel choice and the out-of-line routines of each field. */
+#include "ff/ff.h"
+
+#if CUZK_FF_HAVE_ASM
+#include <cpuid.h>
+#endif
+
+int cuzk__ff_use_asm = 0;
+
+int cuzk_ff_cpu_has_adx(void)
+{
+#if CUZK_FF_HAVE_ASM
+    unsigned a, b, c, d;
+    if (__get_cpuid_max(0, 0) < 7)
+        return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    /* EBX bit 8: BMI2 (mulx), bit 19: ADX (adcx/adox). */
+    return ((b >> 8) & 1) && ((b >> 19) & 1);
+#else
+    return 0;
+#endif
+}
+
+int cuzk_ff_init(void)
+{
+    cuzk__ff_use_asm = cuzk_ff_cpu_has_adx();
+    return cuzk__ff_use_asm;
+}
+
+#define FF_NAME bn254_fp
+#define FF_UPPER BN254_FP
+#define FF_N 4
+#define FF_HAS_SQRT 1
+#include "ff/ff_tmpl_impl.h"
+
+#define FF_NAME bn254_fr
+#define FF_UPPER BN254_FR
+#define FF_N 4
+#include "ff/ff_tmpl_impl.h"
+
+#define FF_NAME bls12_381_fp
+#define FF_UPPER BLS12_381_FP
+#define FF_N 6
+#define FF_HAS_SQRT 1
+#include "ff/ff_tmpl_impl.h"
+
+#define FF_NAME bls12_381_fr
+#define FF_UPPER BLS12_381_FR
+#define FF_N 4
+#include "ff/ff_tmpl_impl.h"
