@@ -1,0 +1,119 @@
+/* Groth16 proving and verification, snarkjs-compatible, for BN254 and BLS12-381.
+ *
+ * A proving key (cuzk_pk) is loaded once from a parsed .zkey: its points are copied into
+ * aligned arrays and checked (coordinates < q, on the curve), its coefficients are checked
+ * (< r) and indexed by row, and the evaluation domain is precomputed. It is then read-only:
+ * any number of threads may prove with it at once.
+ *
+ * Points in cuzk_proof / cuzk_vk are held in snarkjs's binary layout (affine x || y,
+ * coordinates little-endian Montgomery, G2 as c0 || c1; infinity all zero), which is also the
+ * library's in-memory layout. */
+#ifndef CUZK_GROTH16_H
+#define CUZK_GROTH16_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/curve.h"
+#include "cuzk/err.h"
+#include "cuzk/io.h"
+#include "cuzk/json.h"
+
+#define CUZK_G1_MAX_BYTES 96
+#define CUZK_G2_MAX_BYTES 192
+#define CUZK_FR_BYTES 32
+
+typedef struct {
+    cuzk_curve curve;
+    uint8_t a[CUZK_G1_MAX_BYTES];
+    uint8_t b[CUZK_G2_MAX_BYTES];
+    uint8_t c[CUZK_G1_MAX_BYTES];
+} cuzk_proof;
+
+typedef struct {
+    cuzk_curve curve;
+    uint32_t n_public;
+    uint8_t alpha1[CUZK_G1_MAX_BYTES];
+    uint8_t beta1[CUZK_G1_MAX_BYTES];
+    uint8_t beta2[CUZK_G2_MAX_BYTES];
+    uint8_t gamma2[CUZK_G2_MAX_BYTES];
+    uint8_t delta1[CUZK_G1_MAX_BYTES];
+    uint8_t delta2[CUZK_G2_MAX_BYTES];
+    uint8_t *ic; /* (n_public + 1) G1 points, owned; free with cuzk_vk_clear */
+} cuzk_vk;
+
+typedef struct cuzk_pk cuzk_pk;
+
+typedef enum { CUZK_BACKEND_AUTO = 0, CUZK_BACKEND_CPU, CUZK_BACKEND_GPU } cuzk_backend_kind;
+
+typedef struct {
+    unsigned nthreads;        /* 0: cuzk_num_threads() */
+    int no_verify;            /* 1: skip the self-verification of the proof */
+    int zero_rs;              /* test hook: r = s = 0, a deterministic proof */
+    cuzk_backend_kind backend;
+} cuzk_prove_opts;
+
+typedef struct {
+    double synth_ms, h_ms, msm_g1_ms, msm_g2_ms, finalize_ms, verify_ms, total_ms;
+} cuzk_prove_stats;
+
+/* Loads and validates a proving key from a parsed zkey (which may be closed afterwards). */
+cuzk_err cuzk_pk_load(cuzk_pk **out, const cuzk_zkey *zk, unsigned nthreads, cuzk_errbuf *eb);
+void cuzk_pk_free(cuzk_pk *pk);
+cuzk_curve cuzk_pk_curve(const cuzk_pk *pk);
+uint32_t cuzk_pk_n_vars(const cuzk_pk *pk);
+uint32_t cuzk_pk_n_public(const cuzk_pk *pk);
+uint32_t cuzk_pk_domain_size(const cuzk_pk *pk);
+/* Bytes the key holds in memory. */
+size_t cuzk_pk_bytes(const cuzk_pk *pk);
+
+/* The verification key of a proving key. Free with cuzk_vk_clear. */
+cuzk_err cuzk_pk_vk(const cuzk_pk *pk, cuzk_vk *vk, cuzk_errbuf *eb);
+void cuzk_vk_clear(cuzk_vk *vk);
+/* The verification key straight from a parsed zkey (header and IC only, points validated). */
+cuzk_err cuzk_zkey_vk(const cuzk_zkey *zk, cuzk_vk *vk, cuzk_errbuf *eb);
+
+/* Proves with witness values (n_witness x 32 bytes, plain little-endian integers < r, w[0] = 1,
+ * as in a .wtns file). The public inputs are w[1 .. n_public]. Errors: CUZK_SIZE_MISMATCH
+ * (witness length), CUZK_NON_CANONICAL (a value >= r), CUZK_WITNESS_UNSATISFIED (the proof
+ * failed self-verification: the witness does not satisfy the circuit), CUZK_NO_MEMORY. */
+cuzk_err cuzk_prove(cuzk_proof *proof, const cuzk_pk *pk, const uint8_t *witness,
+                    uint64_t n_witness, const cuzk_prove_opts *opts, cuzk_prove_stats *stats,
+                    cuzk_errbuf *eb);
+
+/* Checks a proof against a verification key and public inputs (n_public x 32 bytes, plain
+ * little-endian). CUZK_OK when valid, CUZK_VERIFY_FAILED when not; other codes for malformed
+ * input (a point off the curve or outside the subgroup, a public input >= r, wrong count). */
+cuzk_err cuzk_verify(const cuzk_vk *vk, const uint8_t *pub, uint64_t n_public,
+                     const cuzk_proof *proof, cuzk_errbuf *eb);
+
+/* Checks that a witness satisfies every constraint of an r1cs: <A,w> <B,w> = <C,w>.
+ * CUZK_WITNESS_UNSATISFIED names the first failing constraint. */
+cuzk_err cuzk_r1cs_check_witness(const cuzk_r1cs *r1cs, const uint8_t *witness,
+                                 uint64_t n_witness, cuzk_errbuf *eb);
+
+/* ------------------------------------------------------------------ snarkjs JSON */
+
+/* proof.json: {"pi_a": [...], "pi_b": [...], "pi_c": [...], "protocol": "groth16", "curve"} */
+void cuzk_proof_to_json(cuzk_strbuf *sb, const cuzk_proof *proof);
+/* public.json: the decimal strings of the public inputs. */
+void cuzk_public_to_json(cuzk_strbuf *sb, const uint8_t *pub, uint64_t n_public);
+/* verification_key.json, with vk_alphabeta_12 = e(alpha, beta) as snarkjs writes it. */
+cuzk_err cuzk_vk_to_json(cuzk_strbuf *sb, const cuzk_vk *vk, cuzk_errbuf *eb);
+
+/* Parsers (points validated: on curve and in the subgroup). `name` is used in messages. */
+cuzk_err cuzk_proof_from_json(cuzk_proof *proof, const cuzk_json *j, cuzk_curve curve,
+                              const char *name, cuzk_errbuf *eb);
+cuzk_err cuzk_vk_from_json(cuzk_vk *vk, const cuzk_json *j, const char *name, cuzk_errbuf *eb);
+/* *pub is malloc'd (n x 32 bytes); free() it. */
+cuzk_err cuzk_public_from_json(uint8_t **pub, uint64_t *n, const cuzk_json *j, cuzk_curve curve,
+                               const char *name, cuzk_errbuf *eb);
+
+/* ZCash/Filecoin compressed proof (BLS12-381 only): A (48) | B (96) | C (48) = 192 bytes. */
+#define CUZK_PROOF_COMPRESSED_BYTES 192
+cuzk_err cuzk_proof_to_compressed(uint8_t out[CUZK_PROOF_COMPRESSED_BYTES],
+                                  const cuzk_proof *proof, cuzk_errbuf *eb);
+cuzk_err cuzk_proof_from_compressed(cuzk_proof *proof, const uint8_t *in, size_t len,
+                                    cuzk_errbuf *eb);
+
+#endif

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# fuzz-smoke.sh — build the libFuzzer targets for the file readers (fuzz/fuzz_{zkey,wtns,r1cs}.c)
+# with clang -fsanitize=fuzzer,address,undefined against the src/io sources, and run each for a
+# short time over its seed corpus fuzz/corpus/<kind>/ (the small snarkjs fixtures).
+# New inputs go to a scratch directory, never into the committed corpus; crashes are written to
+# the build directory and make the script fail.
+# Usage: scripts/fuzz-smoke.sh [BUILD_DIR]      (default build-fuzz)
+# Env:   FUZZ_TIME=20 (seconds per target)  FUZZ_TARGETS="zkey wtns r1cs"  CC=clang
+#        FUZZ_SEED_REFRESH=1 first re-copies the seed corpus from tests/fixtures.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUT=$(mkdir -p "${1:-$ROOT/build-fuzz}" && cd "${1:-$ROOT/build-fuzz}" && pwd)
+CC=${CC:-clang}
+FUZZ_TIME=${FUZZ_TIME:-20}
+TARGETS=${FUZZ_TARGETS:-"zkey wtns r1cs"}
+command -v "$CC" >/dev/null || { echo "fuzz-smoke: $CC not found" >&2; exit 2; }
+
+if [ "${FUZZ_SEED_REFRESH:-0}" = 1 ]; then
+    for c in bn128 bls12381; do
+        for k in zkey wtns r1cs; do
+            cp "$ROOT/tests/fixtures/$c/multiplier.$k" "$ROOT/fuzz/corpus/$k/${c}_multiplier.$k"
+        done
+        cp "$ROOT/tests/fixtures/$c/poseidon.wtns" "$ROOT/fuzz/corpus/wtns/${c}_poseidon.wtns"
+    done
+fi
+
+# The readers only need src/io and the error table (src/util/err.c).
+SRCS=("$ROOT"/src/io/*.c "$ROOT/src/util/err.c")
+FLAGS=(-std=gnu11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror -Wno-unused-function
+       -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+       -I"$ROOT/include" -I"$ROOT/src")
+fail=0
+for k in $TARGETS; do
+    bin=$OUT/fuzz_$k
+    echo "== build fuzz_$k" >&2
+    "$CC" "${FLAGS[@]}" "$ROOT/fuzz/fuzz_$k.c" "${SRCS[@]}" -o "$bin"
+    scratch=$(mktemp -d "${TMPDIR:-/tmp}/cuzk-fuzz-$k.XXXXXX")
+    echo "== run fuzz_$k for ${FUZZ_TIME}s ($(ls "$ROOT/fuzz/corpus/$k" | wc -l) seeds)" >&2
+    if ! (cd "$OUT" && "$bin" -max_total_time="$FUZZ_TIME" -timeout=10 -rss_limit_mb=2048 \
+            -max_len=65536 -print_final_stats=1 -artifact_prefix="$OUT/crash-$k-" \
+            "$scratch" "$ROOT/fuzz/corpus/$k" 2>"$OUT/fuzz_$k.log"); then
+        echo "fuzz_$k FAILED; see $OUT/fuzz_$k.log and $OUT/crash-$k-*" >&2
+        tail -40 "$OUT/fuzz_$k.log" >&2
+        fail=1
+    else
+        grep -E "stat::number_of_executed_runs|cov:" "$OUT/fuzz_$k.log" | tail -2 >&2
+    fi
+    rm -rf "$scratch"
+done
+exit $fail

@@ -1,0 +1,101 @@
+/*
+ * cuzk's CUDA backend, as a small C API (no CUDA types here, so C code and the CPU-only build
+ * include it; src/gpu/gpu_none.c implements it when CUDA is not built).
+ *
+ * Data conventions (identical to snarkjs and to src/ff, so buffers move without conversion):
+ *   - A field element is little-endian 64-bit limbs of a*R mod p (Montgomery form); on the
+ *     device the same bytes are read as little-endian 32-bit limbs.
+ *   - An affine point is x || y; for G2 each coordinate is c0 || c1. The point at infinity is
+ *     all zero bytes. n8q = 32 (BN254) or 48 (BLS12-381), so a G1 point is 64/96 bytes and a
+ *     G2 point 128/192 bytes.
+ *   - MSM results come back as a Jacobian point X, Y, Z (x = X/Z^2, y = Y/Z^3) in the same limb
+ *     layout: cuzk_gpu_point_limbs() 64-bit words in all (3 coordinates, each 4 or 6 limbs,
+ *     doubled for G2, c0 then c1). Z = 0 means infinity.
+ *   - Scalars are 32 bytes each: little-endian canonical integers below r, or (with
+ *     CUZK_GPU_SCALARS_MONT) Fr elements in Montgomery form.
+ *
+ * Every CUDA call and kernel launch is checked: a failure returns CUZK_GPU_FAULT with the
+ * file:line, the call and CUDA's message in eb; no device returns CUZK_NO_DEVICE.
+ * A context is used by one thread at a time.
+ */
+#ifndef CUZK_GPU_H
+#define CUZK_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "cuzk/err.h"
+
+typedef enum { CUZK_GPU_BN254 = 0, CUZK_GPU_BLS12_381 = 1 } cuzk_gpu_curve;
+typedef enum { CUZK_GPU_G1 = 1, CUZK_GPU_G2 = 2 } cuzk_gpu_group;
+
+typedef struct cuzk_gpu_ctx cuzk_gpu_ctx;
+typedef struct cuzk_gpu_points cuzk_gpu_points;
+typedef struct cuzk_gpu_fr cuzk_gpu_fr;
+
+/* Number of usable CUDA devices; 0 when there is none or no driver. Never fails. */
+int cuzk_gpu_device_count(void);
+
+/* Opens device `device` (CUDA numbering): a stream and reusable scratch. */
+cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb);
+void cuzk_gpu_close(cuzk_gpu_ctx *ctx);
+/* Device name ("NVIDIA H200"); never NULL. */
+const char *cuzk_gpu_name(const cuzk_gpu_ctx *ctx);
+
+/* Page-locks caller memory so copies from/to it run at full bus speed (optional). */
+cuzk_err cuzk_gpu_pin(cuzk_gpu_ctx *ctx, void *p, size_t len, cuzk_errbuf *eb);
+void cuzk_gpu_unpin(cuzk_gpu_ctx *ctx, void *p);
+
+/* Bytes of one affine point (64, 96, 128, 192) and 64-bit words of one Jacobian result. */
+size_t cuzk_gpu_point_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g);
+size_t cuzk_gpu_point_limbs(cuzk_gpu_curve curve, cuzk_gpu_group g);
+
+/* Uploads n affine points (layout above) into a resident set. The bytes are not validated
+ * (the caller checked them when it parsed the key). */
+cuzk_err cuzk_gpu_points_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gpu_group g,
+                                const void *bytes, size_t n, cuzk_gpu_points **out,
+                                cuzk_errbuf *eb);
+void cuzk_gpu_points_free(cuzk_gpu_points *pts);
+size_t cuzk_gpu_points_count(const cuzk_gpu_points *pts);
+
+#define CUZK_GPU_SCALARS_MONT 1u /* scalars are Montgomery-form Fr, not canonical integers */
+
+/* out = sum_{i<count} scalar_i * pts[offset + i], written as a Jacobian point (see above).
+ * scalars: count x 32 bytes in host memory. */
+cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offset,
+                      size_t count, const void *scalars, unsigned flags, uint64_t *out,
+                      cuzk_errbuf *eb);
+
+/* ---- Fr vectors on the device and the NTT (domain size 2^logn, roots w = 5^((r-1)/2^logn)
+ * as snarkjs uses for both curves). Elements are Montgomery-form Fr. */
+cuzk_err cuzk_gpu_fr_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, size_t n, cuzk_gpu_fr **out,
+                           cuzk_errbuf *eb);
+void cuzk_gpu_fr_free(cuzk_gpu_fr *v);
+cuzk_err cuzk_gpu_fr_upload(cuzk_gpu_fr *v, const void *host, size_t n, cuzk_errbuf *eb);
+cuzk_err cuzk_gpu_fr_download(cuzk_gpu_fr *v, void *host, size_t n, cuzk_errbuf *eb);
+
+#define CUZK_GPU_NTT_FORWARD 0
+#define CUZK_GPU_NTT_INVERSE 1
+/* In place on v[0 .. 2^logn). Forward: v_j <- sum_i v_i (s w^j)^i, i.e. the evaluations on
+ * the coset s*H (s = 1 when shift is NULL). Inverse undoes exactly that (same shift).
+ * shift: one Montgomery Fr element (n8r bytes) or NULL. */
+cuzk_err cuzk_gpu_ntt(cuzk_gpu_fr *v, int logn, int dir, const void *shift, cuzk_errbuf *eb);
+
+/* snarkjs's H step on the device: a, b, c are 2^logn Montgomery Fr evaluations in host
+ * memory; each is interpolated (iNTT), multiplied coefficient-wise by w_{2N}^i, evaluated
+ * (NTT), and h_i = a_i b_i - c_i. If h_out is not NULL, h is copied back to it (Montgomery).
+ * If pts is not NULL, out receives MSM(h, pts[offset .. offset + 2^logn)) without h leaving
+ * the device. */
+cuzk_err cuzk_gpu_h(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, const void *a,
+                    const void *b, const void *c, void *h_out, const cuzk_gpu_points *pts,
+                    size_t offset, uint64_t *out, cuzk_errbuf *eb);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,105 @@
+/* Stand-in for the CUDA backend when it is not built (CUZK_CUDA=OFF or no nvcc): the same API,
+ * reporting no device, so callers need no #ifdef. CMake drops this file when CUDA is built. */
+#include "gpu/gpu.h"
+
+#define NOGPU(eb) \
+    cuzk_errf(eb, CUZK_NO_DEVICE, "this cuzk was built without the CUDA backend (CUZK_CUDA=OFF)")
+
+int cuzk_gpu_device_count(void) { return 0; }
+
+cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
+{
+    (void)device;
+    if (out)
+        *out = NULL;
+    return NOGPU(eb);
+}
+
+void cuzk_gpu_close(cuzk_gpu_ctx *ctx) { (void)ctx; }
+
+const char *cuzk_gpu_name(const cuzk_gpu_ctx *ctx)
+{
+    (void)ctx;
+    return "none";
+}
+
+cuzk_err cuzk_gpu_pin(cuzk_gpu_ctx *ctx, void *p, size_t len, cuzk_errbuf *eb)
+{
+    (void)ctx, (void)p, (void)len;
+    return NOGPU(eb);
+}
+
+void cuzk_gpu_unpin(cuzk_gpu_ctx *ctx, void *p) { (void)ctx, (void)p; }
+
+size_t cuzk_gpu_point_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g)
+{
+    return (curve == CUZK_GPU_BN254 ? 64 : 96) * (g == CUZK_GPU_G2 ? 2 : 1);
+}
+
+size_t cuzk_gpu_point_limbs(cuzk_gpu_curve curve, cuzk_gpu_group g)
+{
+    return (curve == CUZK_GPU_BN254 ? 12 : 18) * (g == CUZK_GPU_G2 ? 2 : 1);
+}
+
+cuzk_err cuzk_gpu_points_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gpu_group g,
+                                const void *bytes, size_t n, cuzk_gpu_points **out,
+                                cuzk_errbuf *eb)
+{
+    (void)ctx, (void)curve, (void)g, (void)bytes, (void)n;
+    if (out)
+        *out = NULL;
+    return NOGPU(eb);
+}
+
+void cuzk_gpu_points_free(cuzk_gpu_points *pts) { (void)pts; }
+size_t cuzk_gpu_points_count(const cuzk_gpu_points *pts)
+{
+    (void)pts;
+    return 0;
+}
+
+cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offset,
+                      size_t count, const void *scalars, unsigned flags, uint64_t *out,
+                      cuzk_errbuf *eb)
+{
+    (void)ctx, (void)pts, (void)offset, (void)count, (void)scalars, (void)flags, (void)out;
+    return NOGPU(eb);
+}
+
+cuzk_err cuzk_gpu_fr_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, size_t n, cuzk_gpu_fr **out,
+                           cuzk_errbuf *eb)
+{
+    (void)ctx, (void)curve, (void)n;
+    if (out)
+        *out = NULL;
+    return NOGPU(eb);
+}
+
+void cuzk_gpu_fr_free(cuzk_gpu_fr *v) { (void)v; }
+
+cuzk_err cuzk_gpu_fr_upload(cuzk_gpu_fr *v, const void *host, size_t n, cuzk_errbuf *eb)
+{
+    (void)v, (void)host, (void)n;
+    return NOGPU(eb);
+}
+
+cuzk_err cuzk_gpu_fr_download(cuzk_gpu_fr *v, void *host, size_t n, cuzk_errbuf *eb)
+{
+    (void)v, (void)host, (void)n;
+    return NOGPU(eb);
+}
+
+cuzk_err cuzk_gpu_ntt(cuzk_gpu_fr *v, int logn, int dir, const void *shift, cuzk_errbuf *eb)
+{
+    (void)v, (void)logn, (void)dir, (void)shift;
+    return NOGPU(eb);
+}
+
+cuzk_err cuzk_gpu_h(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, const void *a,
+                    const void *b, const void *c, void *h_out, const cuzk_gpu_points *pts,
+                    size_t offset, uint64_t *out, cuzk_errbuf *eb)
+{
+    (void)ctx, (void)curve, (void)logn, (void)a, (void)b, (void)c, (void)h_out, (void)pts;
+    (void)offset, (void)out;
+    return NOGPU(eb);
+}

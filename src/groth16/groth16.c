@@ -1,0 +1,331 @@
+/* Curve-erased Groth16 API (include/cuzk/groth16.h) over the per-curve template. */
+#include "cuzk/groth16.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "ec/ec.h"
+#include "ec/encode.h"
+#include "ec/pairing.h"
+#include "msm/msm.h"
+#include "poly/ntt.h"
+#include "util/clock.h"
+#include "util/parallel.h"
+
+#define GP bn254
+#define GP_CURVE CUZK_CURVE_BN254
+#define GP_FR_BITS BN254_FR_BITS
+#include "groth16/groth16_tmpl.h"
+#undef GP
+#undef GP_CURVE
+#undef GP_FR_BITS
+
+#define GP bls12_381
+#define GP_CURVE CUZK_CURVE_BLS12_381
+#define GP_FR_BITS BLS12_381_FR_BITS
+#include "groth16/groth16_tmpl.h"
+#undef GP
+#undef GP_CURVE
+#undef GP_FR_BITS
+
+struct cuzk_pk {
+    cuzk_curve curve;
+    union {
+        bn254_pk *bn254;
+        bls12_381_pk *bls12_381;
+    } k;
+};
+
+static uint32_t g1_bytes(cuzk_curve c) { return c == CUZK_CURVE_BN254 ? 64 : 96; }
+
+cuzk_err cuzk_pk_load(cuzk_pk **out, const cuzk_zkey *zk, unsigned nthreads, cuzk_errbuf *eb)
+{
+    *out = NULL;
+    cuzk_ff_init();
+    cuzk_pk *pk = calloc(1, sizeof *pk);
+    if (!pk)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+    pk->curve = zk->curve;
+    cuzk_err e = zk->curve == CUZK_CURVE_BN254 ? bn254_pk_load(&pk->k.bn254, zk, nthreads, eb)
+                                                : bls12_381_pk_load(&pk->k.bls12_381, zk, nthreads, eb);
+    if (e) {
+        free(pk);
+        return e;
+    }
+    *out = pk;
+    return CUZK_OK;
+}
+
+void cuzk_pk_free(cuzk_pk *pk)
+{
+    if (!pk)
+        return;
+    if (pk->curve == CUZK_CURVE_BN254)
+        bn254_pk_free(pk->k.bn254);
+    else
+        bls12_381_pk_free(pk->k.bls12_381);
+    free(pk);
+}
+
+#define PK_FIELD(pk, f) ((pk)->curve == CUZK_CURVE_BN254 ? (pk)->k.bn254->f : (pk)->k.bls12_381->f)
+
+cuzk_curve cuzk_pk_curve(const cuzk_pk *pk) { return pk->curve; }
+uint32_t cuzk_pk_n_vars(const cuzk_pk *pk) { return PK_FIELD(pk, n_vars); }
+uint32_t cuzk_pk_n_public(const cuzk_pk *pk) { return PK_FIELD(pk, n_public); }
+uint32_t cuzk_pk_domain_size(const cuzk_pk *pk) { return PK_FIELD(pk, domain_size); }
+size_t cuzk_pk_bytes(const cuzk_pk *pk) { return PK_FIELD(pk, bytes); }
+
+cuzk_err cuzk_pk_vk(const cuzk_pk *pk, cuzk_vk *vk, cuzk_errbuf *eb)
+{
+    memset(vk, 0, sizeof *vk);
+    vk->curve = pk->curve;
+    vk->n_public = cuzk_pk_n_public(pk);
+    size_t n_ic = (size_t)vk->n_public + 1;
+    vk->ic = malloc(n_ic * g1_bytes(pk->curve));
+    if (!vk->ic)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+#define VK_FROM(P, k)                                                                         \
+    do {                                                                                      \
+        P##_g1_to_snarkjs(vk->alpha1, &k->alpha1);                                           \
+        P##_g1_to_snarkjs(vk->beta1, &k->beta1);                                             \
+        P##_g1_to_snarkjs(vk->delta1, &k->delta1);                                           \
+        P##_g2_to_snarkjs(vk->beta2, &k->beta2);                                             \
+        P##_g2_to_snarkjs(vk->gamma2, &k->gamma2);                                           \
+        P##_g2_to_snarkjs(vk->delta2, &k->delta2);                                           \
+        for (size_t i = 0; i < n_ic; i++)                                                    \
+            P##_g1_to_snarkjs(vk->ic + i * g1_bytes(pk->curve), &k->ic[i]);                  \
+    } while (0)
+    if (pk->curve == CUZK_CURVE_BN254)
+        VK_FROM(bn254, pk->k.bn254);
+    else
+        VK_FROM(bls12_381, pk->k.bls12_381);
+#undef VK_FROM
+    return CUZK_OK;
+}
+
+void cuzk_vk_clear(cuzk_vk *vk)
+{
+    free(vk->ic);
+    vk->ic = NULL;
+}
+
+cuzk_err cuzk_prove(cuzk_proof *proof, const cuzk_pk *pk, const uint8_t *witness,
+                    uint64_t n_witness, const cuzk_prove_opts *opts, cuzk_prove_stats *stats,
+                    cuzk_errbuf *eb)
+{
+    cuzk_prove_opts def = {0};
+    cuzk_prove_stats st_local;
+    if (!opts)
+        opts = &def;
+    if (!stats)
+        stats = &st_local;
+    memset(stats, 0, sizeof *stats);
+    if (opts->backend == CUZK_BACKEND_GPU)
+        return cuzk_errf(eb, CUZK_NO_DEVICE, "the GPU backend is not available in this build");
+    if (pk->curve == CUZK_CURVE_BN254)
+        return bn254_prove(proof, pk->k.bn254, witness, n_witness, opts, stats, eb);
+    return bls12_381_prove(proof, pk->k.bls12_381, witness, n_witness, opts, stats, eb);
+}
+
+/* Decodes a vk/proof (untrusted: subgroup-checked) and verifies. */
+#define VERIFY_IMPL(P)                                                                        \
+    static cuzk_err P##_verify_bytes(const cuzk_vk *vk, const uint8_t *pub, uint64_t n_pub,   \
+                                     const cuzk_proof *proof, cuzk_errbuf *eb)                \
+    {                                                                                         \
+        P##_g1_affine alpha1, A, C, *ic = NULL;                                               \
+        P##_g2_affine beta2, gamma2, delta2, B;                                               \
+        P##_fr_t *pubv = NULL;                                                                \
+        cuzk_errbuf peb;                                                                      \
+        cuzk_err e;                                                                           \
+        if ((e = P##_g1_from_snarkjs(&alpha1, vk->alpha1, CUZK_EC_CHECK_SUBGROUP, &peb)) ||   \
+            (e = P##_g2_from_snarkjs(&beta2, vk->beta2, CUZK_EC_CHECK_SUBGROUP, &peb)) ||     \
+            (e = P##_g2_from_snarkjs(&gamma2, vk->gamma2, CUZK_EC_CHECK_SUBGROUP, &peb)) ||   \
+            (e = P##_g2_from_snarkjs(&delta2, vk->delta2, CUZK_EC_CHECK_SUBGROUP, &peb)))     \
+            return cuzk_errf(eb, e, "verification key: %s", peb.msg);                         \
+        if ((e = P##_g1_from_snarkjs(&A, proof->a, CUZK_EC_CHECK_SUBGROUP, &peb)))            \
+            return cuzk_errf(eb, e, "proof pi_a: %s", peb.msg);                               \
+        if ((e = P##_g2_from_snarkjs(&B, proof->b, CUZK_EC_CHECK_SUBGROUP, &peb)))            \
+            return cuzk_errf(eb, e, "proof pi_b: %s", peb.msg);                               \
+        if ((e = P##_g1_from_snarkjs(&C, proof->c, CUZK_EC_CHECK_SUBGROUP, &peb)))            \
+            return cuzk_errf(eb, e, "proof pi_c: %s", peb.msg);                               \
+        ic = malloc(((size_t)n_pub + 1) * sizeof *ic);                                        \
+        pubv = malloc(((size_t)n_pub + 1) * sizeof *pubv);                                    \
+        if (!ic || !pubv) {                                                                   \
+            e = cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");                               \
+            goto out;                                                                         \
+        }                                                                                     \
+        if ((e = P##_g1_from_snarkjs_n(ic, vk->ic, (size_t)n_pub + 1, CUZK_EC_CHECK_SUBGROUP,  \
+                                       &peb))) {                                              \
+            e = cuzk_errf(eb, e, "verification key IC: %s", peb.msg);                         \
+            goto out;                                                                         \
+        }                                                                                     \
+        for (uint64_t i = 0; i < n_pub; i++) {                                                \
+            memcpy(pubv[i].l, pub + 32 * i, 32);                                              \
+            if (!P##_fr_limbs_lt_p(pubv[i].l)) {                                              \
+                e = cuzk_errf(eb, CUZK_NON_CANONICAL, "public input %" PRIu64 " is not below r", \
+                              i);                                                             \
+                goto out;                                                                     \
+            }                                                                                 \
+        }                                                                                     \
+        e = P##_verify_points(&alpha1, &beta2, &gamma2, &delta2, ic, pubv, n_pub, &A, &B, &C) \
+                ? CUZK_OK                                                                     \
+                : cuzk_errf(eb, CUZK_VERIFY_FAILED, "invalid proof");                         \
+    out:                                                                                      \
+        free(ic);                                                                             \
+        free(pubv);                                                                           \
+        return e;                                                                             \
+    }
+VERIFY_IMPL(bn254)
+VERIFY_IMPL(bls12_381)
+
+cuzk_err cuzk_verify(const cuzk_vk *vk, const uint8_t *pub, uint64_t n_public,
+                     const cuzk_proof *proof, cuzk_errbuf *eb)
+{
+    cuzk_ff_init();
+    if (proof->curve != vk->curve)
+        return cuzk_errf(eb, CUZK_WRONG_CURVE, "the proof is on %s, the verification key on %s",
+                         cuzk_curve_name(proof->curve), cuzk_curve_name(vk->curve));
+    if (n_public != vk->n_public)
+        return cuzk_errf(eb, CUZK_SIZE_MISMATCH,
+                         "%" PRIu64 " public inputs, the verification key expects %u", n_public,
+                         vk->n_public);
+    if (vk->curve == CUZK_CURVE_BN254)
+        return bn254_verify_bytes(vk, pub, n_public, proof, eb);
+    return bls12_381_verify_bytes(vk, pub, n_public, proof, eb);
+}
+
+#define ALPHABETA_IMPL(P)                                                                     \
+    static cuzk_err P##_alphabeta_dec(const cuzk_vk *vk, char (*s)[CUZK_EC_DEC_MAX],          \
+                                      cuzk_errbuf *eb)                                        \
+    {                                                                                         \
+        P##_g1_affine a;                                                                      \
+        P##_g2_affine b;                                                                      \
+        cuzk_errbuf peb;                                                                      \
+        cuzk_err e;                                                                           \
+        if ((e = P##_g1_from_snarkjs(&a, vk->alpha1, CUZK_EC_CHECK_SUBGROUP, &peb)) ||        \
+            (e = P##_g2_from_snarkjs(&b, vk->beta2, CUZK_EC_CHECK_SUBGROUP, &peb)))           \
+            return cuzk_errf(eb, e, "verification key: %s", peb.msg);                         \
+        P##_fp12_t f, g;                                                                      \
+        P##_miller_loop(&f, &a, &b, 1);                                                       \
+        P##_final_exp_plain(&g, &f);                                                          \
+        const P##_fp2_t *c[6] = {&g.c0.c0, &g.c0.c1, &g.c0.c2, &g.c1.c0, &g.c1.c1, &g.c1.c2};  \
+        for (int i = 0; i < 6; i++) {                                                         \
+            P##_fp_to_dec(s[2 * i], CUZK_EC_DEC_MAX, &c[i]->c0);                              \
+            P##_fp_to_dec(s[2 * i + 1], CUZK_EC_DEC_MAX, &c[i]->c1);                          \
+        }                                                                                     \
+        return CUZK_OK;                                                                       \
+    }
+ALPHABETA_IMPL(bn254)
+ALPHABETA_IMPL(bls12_381)
+
+cuzk_err cuzk__alphabeta_dec(const cuzk_vk *vk, char (*s)[CUZK_EC_DEC_MAX], cuzk_errbuf *eb)
+{
+    cuzk_ff_init();
+    if (vk->curve == CUZK_CURVE_BN254)
+        return bn254_alphabeta_dec(vk, s, eb);
+    return bls12_381_alphabeta_dec(vk, s, eb);
+}
+
+cuzk_err cuzk_zkey_vk(const cuzk_zkey *zk, cuzk_vk *vk, cuzk_errbuf *eb)
+{
+    cuzk_ff_init();
+    memset(vk, 0, sizeof *vk);
+    vk->curve = zk->curve;
+    vk->n_public = zk->n_public;
+    uint32_t g1 = zk->g1_size, g2 = zk->g2_size;
+    memcpy(vk->alpha1, zk->alpha1, g1);
+    memcpy(vk->beta1, zk->beta1, g1);
+    memcpy(vk->delta1, zk->delta1, g1);
+    memcpy(vk->beta2, zk->beta2, g2);
+    memcpy(vk->gamma2, zk->gamma2, g2);
+    memcpy(vk->delta2, zk->delta2, g2);
+    vk->ic = malloc(zk->n_ic * g1);
+    if (!vk->ic)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+    memcpy(vk->ic, zk->ic, zk->n_ic * g1);
+    /* Validate every point (the header is small): canonical, on the curve, in the subgroup. */
+    cuzk_errbuf peb;
+    cuzk_err e = CUZK_OK;
+#define VK_CHECK(P)                                                                           \
+    do {                                                                                      \
+        P##_g1_affine a;                                                                      \
+        P##_g2_affine b;                                                                      \
+        const uint8_t *g1s[3] = {vk->alpha1, vk->beta1, vk->delta1};                          \
+        const uint8_t *g2s[3] = {vk->beta2, vk->gamma2, vk->delta2};                          \
+        for (int i = 0; i < 3 && !e; i++)                                                     \
+            e = P##_g1_from_snarkjs(&a, g1s[i], CUZK_EC_CHECK_SUBGROUP, &peb);                \
+        for (int i = 0; i < 3 && !e; i++)                                                     \
+            e = P##_g2_from_snarkjs(&b, g2s[i], CUZK_EC_CHECK_SUBGROUP, &peb);                \
+        for (uint64_t i = 0; i < zk->n_ic && !e; i++)                                         \
+            e = P##_g1_from_snarkjs(&a, vk->ic + i * g1, CUZK_EC_CHECK_SUBGROUP, &peb);        \
+    } while (0)
+    if (zk->curve == CUZK_CURVE_BN254)
+        VK_CHECK(bn254);
+    else
+        VK_CHECK(bls12_381);
+#undef VK_CHECK
+    if (e) {
+        cuzk_vk_clear(vk);
+        return cuzk_errf(eb, e, "%s: verification key point: %s", zk->file.name, peb.msg);
+    }
+    return CUZK_OK;
+}
+
+#define R1CS_CHECK_IMPL(P)                                                                    \
+    static cuzk_err P##_r1cs_check(const cuzk_r1cs *r, const uint8_t *witness, cuzk_errbuf *eb) \
+    {                                                                                         \
+        for (uint32_t i = 0; i < r->n_constraints; i++) {                                     \
+            cuzk_r1cs_lc lc[3];                                                               \
+            cuzk_r1cs_constraint(r, i, lc);                                                   \
+            P##_fr_t v[3];                                                                    \
+            for (int m = 0; m < 3; m++) {                                                     \
+                P##_fr_set_zero(&v[m]);                                                       \
+                for (uint32_t j = 0; j < lc[m].n_terms; j++) {                                \
+                    P##_fr_t c, w, t;                                                         \
+                    uint64_t l[4];                                                            \
+                    memcpy(l, cuzk_r1cs_term_coef(r, &lc[m], j), 32);                         \
+                    if (!P##_fr_limbs_lt_p(l))                                                \
+                        return cuzk_errf(eb, CUZK_NON_CANONICAL,                              \
+                                         "%s: constraint %u has a coefficient not below r",   \
+                                         r->file.name, i);                                    \
+                    P##_fr_from_canonical(&c, l);                                             \
+                    /* plain w times Montgomery c: Montgomery-reduces to plain c*w; the sum   \
+                     * is compared consistently, so the form does not matter. */             \
+                    memcpy(w.l, witness + 32 * (uint64_t)cuzk_r1cs_term_wire(r, &lc[m], j),   \
+                           32);                                                               \
+                    P##_fr_mul(&t, &c, &w);                                                   \
+                    P##_fr_add(&v[m], &v[m], &t);                                             \
+                }                                                                             \
+            }                                                                                 \
+            /* v are plain values: v0*v1 in Montgomery gives v0*v1/R, so scale v2 too. */     \
+            P##_fr_t ab, cc;                                                                  \
+            P##_fr_mul(&ab, &v[0], &v[1]);                                                    \
+            P##_fr_t one = {{1}};                                                             \
+            P##_fr_mul(&cc, &v[2], &one);                                                     \
+            if (!P##_fr_eq(&ab, &cc))                                                         \
+                return cuzk_errf(eb, CUZK_WITNESS_UNSATISFIED,                                \
+                                 "%s: the witness does not satisfy constraint %u (of %u)",    \
+                                 r->file.name, i, r->n_constraints);                          \
+        }                                                                                     \
+        return CUZK_OK;                                                                       \
+    }
+R1CS_CHECK_IMPL(bn254)
+R1CS_CHECK_IMPL(bls12_381)
+
+cuzk_err cuzk_r1cs_check_witness(const cuzk_r1cs *r1cs, const uint8_t *witness,
+                                 uint64_t n_witness, cuzk_errbuf *eb)
+{
+    cuzk_ff_init();
+    if (n_witness != r1cs->n_wires)
+        return cuzk_errf(eb, CUZK_SIZE_MISMATCH, "witness has %" PRIu64 " values, %s has %u wires",
+                         n_witness, r1cs->file.name, r1cs->n_wires);
+    for (uint64_t i = 0; i < n_witness; i++)
+        if (!cuzk_curve_lt_r(r1cs->curve, witness + 32 * i))
+            return cuzk_errf(eb, CUZK_NON_CANONICAL, "witness value %" PRIu64 " is not below r", i);
+    if (r1cs->curve == CUZK_CURVE_BN254)
+        return bn254_r1cs_check(r1cs, witness, eb);
+    return bls12_381_r1cs_check(r1cs, witness, eb);
+}

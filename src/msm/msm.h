@@ -1,0 +1,44 @@
+/*
+ * Multi-scalar multiplication on the CPU: out = sum_i scalars[i] * points[i] for G1 and G2 of
+ * BN254 and BLS12-381 (Pippenger's bucket method, msm_tmpl.h).
+ *
+ * points:  n affine points in snarkjs's layout (NAME_affine, infinity = (0, 0)).
+ * scalars: n 32-byte little-endian values. By default canonical integers < r (what a .wtns
+ *          file holds); with CUZK_MSM_SCALARS_MONT, Fr elements in Montgomery form (the raw
+ *          limbs of NAME_fr_t, as .zkey files store them).
+ * Returns CUZK_OK; CUZK_NON_CANONICAL if some scalar is not below r; CUZK_INVALID_ARGUMENT
+ * for n >= 2^32 or NULL pointers with n > 0; CUZK_NO_MEMORY if the scratch (buckets, index
+ * lists: about 4n + T * 2^(c-1) * sizeof(xyzz) bytes, T threads, c the window) cannot be
+ * allocated. All scratch is allocated and freed inside the call.
+ * nthreads = 0 uses cuzk_num_threads().
+ */
+#ifndef CUZK_MSM_H
+#define CUZK_MSM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/err.h"
+#include "ec/ec.h"
+
+#define CUZK_MSM_SCALARS_MONT 1u /* scalars are Montgomery-form Fr limbs */
+
+typedef struct {
+    unsigned nthreads; /* 0: cuzk_num_threads() */
+    unsigned flags;    /* CUZK_MSM_* */
+    unsigned window;   /* Pippenger window bits c, 0: chosen from n (tuning and tests) */
+} cuzk_msm_opts;
+
+#define CUZK__MSM_DECL(G)                                                                 \
+    cuzk_err G##_msm(G##_jac *out, const G##_affine *points, const uint8_t *scalars,      \
+                     size_t n, unsigned nthreads);                                        \
+    cuzk_err G##_msm_ex(G##_jac *out, const G##_affine *points, const uint8_t *scalars,   \
+                        size_t n, const cuzk_msm_opts *opts);                             \
+    unsigned G##_msm_window(size_t n, unsigned nthreads);
+
+CUZK__MSM_DECL(bn254_g1)
+CUZK__MSM_DECL(bn254_g2)
+CUZK__MSM_DECL(bls12_381_g1)
+CUZK__MSM_DECL(bls12_381_g2)
+
+#endif

@@ -1,0 +1,315 @@
+/*
+ * Pippenger multi-scalar multiplication, written once and instantiated per group in msm.c.
+ *
+ * Parameters: MSM_G (group prefix: bn254_g1 ...), MSM_FR (scalar field prefix: bn254_fr ...),
+ * MSM_NBITS (bit length of r: 254 | 255).
+ *
+ * Outline (Bernstein et al., "Faster batch forgery identification", and the signed-digit
+ * bucket method as in Bootle et al. / the ZPrize MSM write-ups):
+ *  1. Classify scalars: 0 is skipped, 1 goes straight into a running sum of points (real
+ *     witnesses are mostly 0/1), everything else is listed for the bucket method.
+ *  2. Each scalar k < 2^MSM_NBITS is recoded into W = floor(NBITS / c) + 1 signed digits
+ *     d_w in [-2^(c-1), 2^(c-1)] (radix-2^c Booth recoding, computed per window independently
+ *     from c + 1 overlapping bits, so windows are independent tasks): d_w = S_w + b_{cw-1}
+ *     - 2^c b_{cw+c-1}, S_w the c bits at cw. c W >= NBITS + 1 keeps the top digit's sign bit
+ *     zero, so no carry leaves the last window.
+ *  3. Per window w and chunk of points: 2^(c-1) buckets in XYZZ coordinates; point i is
+ *     added to bucket |d|-1 (negated for d < 0). Bucket sum sum_b (b+1) B_b by the running
+ *     sum (2 additions per bucket).
+ *  4. Windows are combined by Horner's rule (c doublings between windows).
+ * Threads: (window, chunk) tasks from an atomic counter; each thread owns one bucket array.
+ */
+#define MSN_(a, b) a##_##b
+#define MSN(a, b) MSN_(a, b)
+#define MG_(x) MSN(MSM_G, x)
+#define MR_(x) MSN(MSM_FR, x)
+
+typedef struct {
+    const MG_(affine) *points;
+    const uint8_t *scalars; /* 32-byte canonical little-endian */
+    size_t n;
+    uint32_t *idx;          /* classification: per-chunk lists of non-0/1 indices */
+    size_t *cnt;            /* per classification chunk: count of listed indices */
+    MG_(xyzz) *ones;        /* per classification chunk: sum of points with scalar 1 */
+    size_t cls_chunk;       /* classification chunk length */
+    atomic_int bad;         /* a scalar >= r was seen */
+    /* bucket phase */
+    size_t m;               /* listed indices after compaction */
+    unsigned c, nwin, nchunks;
+    MG_(xyzz) *buckets;     /* T arrays of 2^(c-1) */
+    MG_(jac) *partial;      /* nwin * nchunks window sums */
+    atomic_uint next;
+    /* Montgomery conversion */
+    const uint8_t *mont_in;
+    uint8_t *canon;
+} MG_(msm_ctx);
+
+static inline void MG_(msm_load)(uint64_t k[4], const uint8_t *s)
+{
+    memcpy(k, s, 32); /* little-endian host (x86-64, aarch64) */
+}
+
+static inline int MG_(msm_lt_r)(const uint64_t k[4])
+{
+    static const uint64_t r[4] = MSM_RLIMBS;
+    for (int i = 3; i >= 0; i--) {
+        if (k[i] != r[i])
+            return k[i] < r[i];
+    }
+    return 0;
+}
+
+static void MG_(msm_mont_task)(void *arg, size_t i)
+{
+    MG_(msm_ctx) *cx = arg;
+    size_t lo = i * 4096, hi = lo + 4096 < cx->n ? lo + 4096 : cx->n;
+    for (size_t j = lo; j < hi; j++) {
+        MR_(t) x;
+        uint64_t k[4];
+        memcpy(x.l, cx->mont_in + 32 * j, 32);
+        if (!MG_(msm_lt_r)(x.l)) {
+            atomic_store(&cx->bad, 1);
+            memset(k, 0, sizeof k);
+        } else {
+            MR_(to_canonical)(k, &x);
+        }
+        memcpy(cx->canon + 32 * j, k, 32);
+    }
+}
+
+static void MG_(msm_classify_task)(void *arg, size_t t)
+{
+    MG_(msm_ctx) *cx = arg;
+    size_t lo = t * cx->cls_chunk, hi = lo + cx->cls_chunk < cx->n ? lo + cx->cls_chunk : cx->n;
+    size_t c = 0;
+    MG_(xyzz) acc;
+    MG_(xyzz_set_inf)(&acc);
+    for (size_t i = lo; i < hi; i++) {
+        uint64_t k[4];
+        MG_(msm_load)(k, cx->scalars + 32 * i);
+        uint64_t hi3 = k[1] | k[2] | k[3];
+        if (!hi3 && k[0] <= 1) {
+            if (k[0] == 1)
+                MG_(xyzz_add_affine)(&acc, &acc, &cx->points[i]);
+            continue;
+        }
+        if (!MG_(msm_lt_r)(k)) {
+            atomic_store(&cx->bad, 1);
+            continue;
+        }
+        cx->idx[lo + c++] = (uint32_t)i;
+    }
+    cx->cnt[t] = c;
+    cx->ones[t] = acc;
+}
+
+/* Signed Booth digit of window w (c <= 24): bits cw-1 .. cw+c-1 of k, d = ((t+1) >> 1) -
+ * 2^c * t_c (see the header comment). Bits beyond 256 read as zero. */
+static inline int32_t MG_(msm_digit)(const uint64_t k[4], unsigned w, unsigned c)
+{
+    uint64_t t, mask = ((uint64_t)1 << (c + 1)) - 1;
+    if (w == 0) {
+        t = (k[0] << 1) & mask;
+    } else {
+        unsigned pos = c * w - 1, li = pos >> 6, sh = pos & 63;
+        if (li >= 4)
+            return 0;
+        t = k[li] >> sh;
+        if (sh + c + 1 > 64 && li + 1 < 4)
+            t |= k[li + 1] << (64 - sh);
+        t &= mask;
+    }
+    return (int32_t)((t + 1) >> 1) - (int32_t)((t >> c) << c);
+}
+
+static inline int32_t MG_(msm_digit_at)(const MG_(msm_ctx) *cx, uint32_t i, unsigned w)
+{
+    uint64_t k[4];
+    MG_(msm_load)(k, cx->scalars + 32 * (size_t)i);
+    return MG_(msm_digit)(k, w, cx->c);
+}
+
+static void MG_(msm_bucket_thread)(void *arg, unsigned t, unsigned T)
+{
+    (void)T;
+    MG_(msm_ctx) *cx = arg;
+    const size_t nb = (size_t)1 << (cx->c - 1);
+    MG_(xyzz) *bk = cx->buckets + (size_t)t * nb;
+    const unsigned ntasks = cx->nwin * cx->nchunks;
+    /* Lookahead distance for prefetching the bucket and point of a later element. */
+    enum { PF = 8 };
+    for (;;) {
+        unsigned task = atomic_fetch_add(&cx->next, 1);
+        if (task >= ntasks)
+            return;
+        unsigned w = task / cx->nchunks, ch = task % cx->nchunks;
+        size_t lo = cx->m * ch / cx->nchunks, hi = cx->m * (ch + 1) / cx->nchunks;
+        for (size_t b = 0; b < nb; b++)
+            MG_(xyzz_set_inf)(&bk[b]);
+        int32_t dq[PF];
+        for (size_t j = lo; j < hi && j < lo + PF; j++)
+            dq[(j - lo) % PF] = MG_(msm_digit_at)(cx, cx->idx[j], w);
+        for (size_t j = lo; j < hi; j++) {
+            int32_t d = dq[(j - lo) % PF];
+            if (j + PF < hi) {
+                uint32_t ia = cx->idx[j + PF];
+                int32_t da = MG_(msm_digit_at)(cx, ia, w);
+                dq[(j - lo) % PF] = da;
+                if (da)
+                    __builtin_prefetch(&bk[(da > 0 ? da : -da) - 1], 1);
+                __builtin_prefetch(&cx->points[ia]);
+            }
+            if (d > 0)
+                MG_(xyzz_add_affine)(&bk[d - 1], &bk[d - 1], &cx->points[cx->idx[j]]);
+            else if (d < 0)
+                MG_(xyzz_sub_affine)(&bk[-d - 1], &bk[-d - 1], &cx->points[cx->idx[j]]);
+        }
+        /* sum_b (b+1) B_b = sum over b of (B_{nb-1} + ... + B_b). */
+        MG_(xyzz) run, tot;
+        MG_(xyzz_set_inf)(&run);
+        MG_(xyzz_set_inf)(&tot);
+        for (size_t b = nb; b-- > 0;) {
+            MG_(xyzz_add)(&run, &run, &bk[b]);
+            MG_(xyzz_add)(&tot, &tot, &run);
+        }
+        MG_(xyzz_to_jac)(&cx->partial[task], &tot);
+    }
+}
+
+/* Window bits minimising the addition count W(c) (m / K + 2^c) per chunk of K, c <= 20
+ * (buckets of one thread then stay within a few MiB). */
+static unsigned MG_(msm_pick_window)(size_t m, unsigned T, unsigned *nchunks_out)
+{
+    unsigned best_c = 1, best_k = 1;
+    double best = 1e300;
+    for (unsigned c = 2; c <= 20; c++) {
+        unsigned W = MSM_NBITS / c + 1;
+        unsigned K = 1;
+        while (K * W < 2 * T && (size_t)K * 4096 < m)
+            K++;
+        /* Tasks run in rounds of T threads: time ~ ceil(W K / T) tasks of (m/K + 2^c). */
+        double rounds = (double)((W * K + T - 1) / T);
+        double cost = rounds * ((double)m / K + (double)((size_t)1 << c));
+        if (cost < best) {
+            best = cost;
+            best_c = c;
+            best_k = K;
+        }
+    }
+    *nchunks_out = best_k;
+    return best_c;
+}
+
+unsigned MG_(msm_window)(size_t n, unsigned nthreads)
+{
+    unsigned k;
+    return MG_(msm_pick_window)(n, nthreads ? nthreads : cuzk_num_threads(), &k);
+}
+
+cuzk_err MG_(msm_ex)(MG_(jac) *out, const MG_(affine) *points, const uint8_t *scalars, size_t n,
+                     const cuzk_msm_opts *opts)
+{
+    MG_(set_inf)(out);
+    if (n == 0)
+        return CUZK_OK;
+    if (!points || !scalars || !out || n >= ((size_t)1 << 32))
+        return CUZK_INVALID_ARGUMENT;
+    unsigned T = opts && opts->nthreads ? opts->nthreads : cuzk_num_threads();
+    unsigned flags = opts ? opts->flags : 0;
+    if (n < 64 * (size_t)T) /* tiny inputs: thread start-up costs more than the work */
+        T = n < 64 ? 1 : (unsigned)(n / 64);
+    if (T > 1024)
+        T = 1024;
+
+    cuzk_err err = CUZK_NO_MEMORY;
+    MG_(msm_ctx) cx;
+    memset(&cx, 0, sizeof cx);
+    cx.points = points;
+    cx.n = n;
+    cx.scalars = scalars;
+    uint8_t *canon = NULL;
+    if (flags & CUZK_MSM_SCALARS_MONT) {
+        canon = malloc(32 * n);
+        if (!canon)
+            goto done;
+        cx.mont_in = scalars;
+        cx.canon = canon;
+        cuzk_parallel_for((n + 4095) / 4096, T, MG_(msm_mont_task), &cx);
+        cx.scalars = canon;
+    }
+
+    size_t ncls = (size_t)T * 4;
+    if (ncls > n)
+        ncls = n;
+    cx.cls_chunk = (n + ncls - 1) / ncls;
+    ncls = (n + cx.cls_chunk - 1) / cx.cls_chunk;
+    cx.idx = malloc(sizeof(uint32_t) * n);
+    cx.cnt = malloc(sizeof(size_t) * ncls);
+    cx.ones = malloc(sizeof(MG_(xyzz)) * ncls);
+    if (!cx.idx || !cx.cnt || !cx.ones)
+        goto done;
+    cuzk_parallel_for(ncls, T, MG_(msm_classify_task), &cx);
+    if (atomic_load(&cx.bad)) {
+        err = CUZK_NON_CANONICAL;
+        goto done;
+    }
+    MG_(xyzz) ones;
+    MG_(xyzz_set_inf)(&ones);
+    size_t m = 0;
+    for (size_t t = 0; t < ncls; t++) {
+        MG_(xyzz_add)(&ones, &ones, &cx.ones[t]);
+        memmove(cx.idx + m, cx.idx + t * cx.cls_chunk, sizeof(uint32_t) * cx.cnt[t]);
+        m += cx.cnt[t];
+    }
+    cx.m = m;
+
+    MG_(jac) acc;
+    MG_(set_inf)(&acc);
+    if (m) {
+        unsigned Tb = T;
+        if (m < 64 * (size_t)Tb)
+            Tb = m < 64 ? 1 : (unsigned)(m / 64);
+        cx.c = MG_(msm_pick_window)(m, Tb, &cx.nchunks);
+        if (opts && opts->window >= 2 && opts->window <= 24)
+            cx.c = opts->window;
+        cx.nwin = MSM_NBITS / cx.c + 1;
+        if (cx.nwin * cx.nchunks < Tb)
+            Tb = cx.nwin * cx.nchunks;
+        size_t nb = (size_t)1 << (cx.c - 1);
+        cx.buckets = malloc(sizeof(MG_(xyzz)) * nb * Tb);
+        cx.partial = malloc(sizeof(MG_(jac)) * cx.nwin * cx.nchunks);
+        if (!cx.buckets || !cx.partial)
+            goto done;
+        cuzk_parallel_threads(Tb, MG_(msm_bucket_thread), &cx);
+        for (unsigned w = cx.nwin; w-- > 0;) {
+            for (unsigned i = 0; i < cx.c; i++)
+                MG_(dbl)(&acc, &acc);
+            for (unsigned ch = 0; ch < cx.nchunks; ch++)
+                MG_(add)(&acc, &acc, &cx.partial[w * cx.nchunks + ch]);
+        }
+    }
+    MG_(jac) oj;
+    MG_(xyzz_to_jac)(&oj, &ones);
+    MG_(add)(out, &acc, &oj);
+    err = CUZK_OK;
+done:
+    free(canon);
+    free(cx.idx);
+    free(cx.cnt);
+    free(cx.ones);
+    free(cx.buckets);
+    free(cx.partial);
+    return err;
+}
+
+cuzk_err MG_(msm)(MG_(jac) *out, const MG_(affine) *points, const uint8_t *scalars, size_t n,
+                  unsigned nthreads)
+{
+    cuzk_msm_opts o = {nthreads, 0, 0};
+    return MG_(msm_ex)(out, points, scalars, n, &o);
+}
+
+#undef MSM_G
+#undef MSM_FR
+#undef MSM_NBITS
+#undef MSM_RLIMBS

@@ -1,0 +1,19 @@
+/* Instantiates the NTT (ntt_tmpl.h) for Fr of BN254 and BLS12-381. */
+#include "poly/ntt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/parallel.h"
+
+#define NTT_F bn254_fr
+#define NTT_S BN254_FR_TWO_ADICITY
+#define NTT_ROOT BN254_FR_ROOT_OF_UNITY
+#include "poly/ntt_tmpl.h"
+
+#undef NTT_BLOCK
+#undef NTT_RANGE
+#define NTT_F bls12_381_fr
+#define NTT_S BLS12_381_FR_TWO_ADICITY
+#define NTT_ROOT BLS12_381_FR_ROOT_OF_UNITY
+#include "poly/ntt_tmpl.h"
