@@ -33,6 +33,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         (void)sink;
         cuzk_zkey_validate(&z, &eb);
+        cuzk_section_info si[16];
+        uint32_t ns = cuzk_file_sections(&z.file, si, 16);
+        for (uint32_t i = 0; i < ns && i < 16; i++)
+            if (si[i].offset + si[i].size > size)
+                __builtin_trap();
         cuzk_zkey_close(&z);
     }
     return 0;

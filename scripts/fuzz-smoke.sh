@@ -7,6 +7,8 @@
 # Usage: scripts/fuzz-smoke.sh [BUILD_DIR]      (default build-fuzz)
 # Env:   FUZZ_TIME=20 (seconds per target)  FUZZ_TARGETS="zkey wtns r1cs"  CC=clang
 #        FUZZ_SEED_REFRESH=1 first re-copies the seed corpus from tests/fixtures.
+#        FUZZ_MERGE=1 afterwards merges inputs that add coverage into fuzz/corpus/<kind>/ (this
+#        is how the committed regression corpus was grown; review before committing).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$(mkdir -p "${1:-$ROOT/build-fuzz}" && cd "${1:-$ROOT/build-fuzz}" && pwd)
@@ -44,6 +46,11 @@ for k in $TARGETS; do
         fail=1
     else
         grep -E "stat::number_of_executed_runs|cov:" "$OUT/fuzz_$k.log" | tail -2 >&2
+        if [ "${FUZZ_MERGE:-0}" = 1 ]; then
+            (cd "$OUT" && "$bin" -merge=1 -max_len=65536 "$ROOT/fuzz/corpus/$k" "$scratch" \
+                2>>"$OUT/fuzz_$k.log")
+            echo "   corpus now $(ls "$ROOT/fuzz/corpus/$k" | wc -l) files" >&2
+        fi
     fi
     rm -rf "$scratch"
 done

@@ -4,6 +4,7 @@
 Run from the repository root:
   python3 scripts/gen-constants.py > src/ff/ff_params.h
   python3 scripts/gen-constants.py --curves > src/ec/ec_params.h
+  python3 scripts/gen-constants.py --tower > src/ff/tower_params.h
 Every value is derived here from the moduli alone (plus the generator choice 5 for roots of
 unity, which is what snarkjs uses for both curves; see shared/reference/circom-snarkjs.md #6).
 """
@@ -275,6 +276,10 @@ def main_tower():
             loop = naf(6 * x + 2)
             assert sum(d * 2**i for i, d in enumerate(loop)) == 6 * x + 2
             out.append("#define %s_X 0x%016xULL /* curve parameter x > 0 */" % (N, x))
+            xn = naf(x)
+            out.append("#define %s_X_NAF_LEN %d" % (N, len(xn)))
+            out.append("#define %s_X_NAF {%s} /* x in NAF, most significant first */"
+                       % (N, ", ".join(str(d) for d in reversed(xn))))
             out.append("#define %s_ATE_NAF_LEN %d" % (N, len(loop)))
             out.append("#define %s_ATE_NAF {%s} /* 6x + 2 in NAF, most significant first */"
                        % (N, ", ".join(str(d) for d in reversed(loop))))

@@ -47,6 +47,16 @@ static inline uint64_t cuzk_le64(const uint8_t *p)
     return (uint64_t)cuzk_le32(p) | (uint64_t)cuzk_le32(p + 4) << 32;
 }
 
+/* One entry of a file's section table (for `cuzk inspect`): id, data offset and size. */
+typedef struct {
+    uint32_t id;
+    uint64_t offset, size;
+} cuzk_section_info;
+
+/* Lists the section table of an opened file (the `file` member of a reader) in file order:
+ * fills at most max entries and returns the number of sections in the table. */
+uint32_t cuzk_file_sections(const cuzk_file *f, cuzk_section_info *out, uint32_t max);
+
 /* ------------------------------------------------------------------ .zkey (Groth16 only) */
 
 /* Points are affine, x || y (G2: x.c0 || x.c1 || y.c0 || y.c1), each coordinate n8q bytes
@@ -177,5 +187,63 @@ static inline const uint8_t *cuzk_r1cs_term_coef(const cuzk_r1cs *r, const cuzk_
 }
 /* Every coefficient < r (else CUZK_NON_CANONICAL naming constraint and term). */
 cuzk_err cuzk_r1cs_validate(const cuzk_r1cs *r, cuzk_errbuf *eb);
+
+/* ------------------------------------------------------------------ writers */
+
+/* Streaming writer for the binfile container: open, then for each section begin / write... /
+ * end (the section size is patched in at end), then close. Any failure is sticky: later calls
+ * return it, and close removes the partial file. */
+typedef struct {
+    void *fp; /* FILE * */
+    uint32_t declared, written;
+    int in_section;
+    int64_t size_at;  /* file offset of the open section's u64 size */
+    uint64_t sec_len; /* bytes written into the open section */
+    cuzk_err err;
+    char path[256];
+} cuzk_binfile_writer;
+
+cuzk_err cuzk_binfile_writer_open(cuzk_binfile_writer *w, const char *path, const char magic[4],
+                                  uint32_t version, uint32_t n_sections, cuzk_errbuf *eb);
+cuzk_err cuzk_binfile_begin_section(cuzk_binfile_writer *w, uint32_t id, cuzk_errbuf *eb);
+cuzk_err cuzk_binfile_write(cuzk_binfile_writer *w, const void *data, size_t n, cuzk_errbuf *eb);
+cuzk_err cuzk_binfile_write_u32(cuzk_binfile_writer *w, uint32_t v, cuzk_errbuf *eb);
+cuzk_err cuzk_binfile_end_section(cuzk_binfile_writer *w, cuzk_errbuf *eb);
+/* Checks that n_sections sections were written, flushes and closes; on any error the file is
+ * removed. Always releases the writer. */
+cuzk_err cuzk_binfile_writer_close(cuzk_binfile_writer *w, cuzk_errbuf *eb);
+
+/* Writes a Groth16 zkey from in-memory data: every field of *zk that the reader fills
+ * (curve, n_vars, n_public, domain_size, the six header points, ic, coefs/n_coefs, a, b1,
+ * b2, c, h, and mpc/mpc_len when non-NULL) may point anywhere; `file` is ignored. Sections
+ * are written in the order 1..10 as snarkjs does after a contribution, so rewriting a parsed
+ * snarkjs zkey reproduces it byte for byte. Point and coefficient bytes are written as given
+ * (raw Montgomery, see cuzk_zkey). */
+cuzk_err cuzk_zkey_write(const char *path, const cuzk_zkey *zk, cuzk_errbuf *eb);
+
+/* Streaming .r1cs writer: sections in circom's order (constraints, header, wire labels);
+ * labels are the identity map (label i for wire i), as circom writes for unoptimised wires. */
+typedef struct {
+    cuzk_binfile_writer bw;
+    cuzk_curve curve;
+    uint32_t n_wires, n_outputs, n_pub_inputs, n_prv_inputs;
+    uint64_t n_constraints;
+} cuzk_r1cs_writer;
+
+/* One term of a linear combination: wire id and plain little-endian coefficient (< r). */
+typedef struct {
+    uint32_t wire;
+    uint8_t coef[32];
+} cuzk_r1cs_term;
+
+cuzk_err cuzk_r1cs_writer_open(cuzk_r1cs_writer *w, const char *path, cuzk_curve curve,
+                               uint32_t n_wires, uint32_t n_outputs, uint32_t n_pub_inputs,
+                               uint32_t n_prv_inputs, cuzk_errbuf *eb);
+/* Appends the constraint <a,w> * <b,w> = <c,w>; wire ids must be < n_wires and coefficients
+ * < r (CUZK_INVALID_ARGUMENT / CUZK_NON_CANONICAL otherwise). */
+cuzk_err cuzk_r1cs_writer_add(cuzk_r1cs_writer *w, const cuzk_r1cs_term *a, uint32_t na,
+                              const cuzk_r1cs_term *b, uint32_t nb, const cuzk_r1cs_term *c,
+                              uint32_t nc, cuzk_errbuf *eb);
+cuzk_err cuzk_r1cs_writer_close(cuzk_r1cs_writer *w, cuzk_errbuf *eb);
 
 #endif

@@ -72,6 +72,8 @@ void cuzk_budget_free(cuzk_budget *b);
  *   cancel: if not NULL, the wait ends with CUZK_CANCELLED once *cancel != 0 (read atomically;
  *     after setting it, call cuzk_budget_wake() for an immediate reaction, otherwise waiters
  *     notice within 50 ms).
+ * A reservation that fits at once succeeds even if *cancel is already set (callers check
+ * their own flag between stages).
  * bytes > limit fails at once with CUZK_OUT_OF_BUDGET and a message naming both sizes.
  * bytes == 0 always succeeds. */
 cuzk_err cuzk_budget_reserve(cuzk_budget *b, cuzk_owner owner, uint64_t bytes, int64_t timeout_ns,

@@ -55,14 +55,17 @@ static cuzk_err EC_(validate)(const EC_(affine) *a, int is_inf, cuzk__ec_check c
     char w[48];
     if (is_inf)
         return CUZK_OK;
-    EC_(where)(w, sizeof w, idx);
-    if (EC_(affine_is_inf)(a) || (chk >= CUZK_EC_CHECK_CURVE && !EC_(affine_is_on_curve)(a)))
+    if (EC_(affine_is_inf)(a) || (chk >= CUZK_EC_CHECK_CURVE && !EC_(affine_is_on_curve)(a))) {
+        EC_(where)(w, sizeof w, idx);
         return cuzk_errf(eb, CUZK_NOT_ON_CURVE, "%s%s %s: (x, y) is not on the curve", w,
                          EC_LABEL, what);
-    if (chk >= CUZK_EC_CHECK_SUBGROUP && !EC_(in_subgroup)(a))
+    }
+    if (chk >= CUZK_EC_CHECK_SUBGROUP && !EC_(in_subgroup)(a)) {
+        EC_(where)(w, sizeof w, idx);
         return cuzk_errf(eb, CUZK_NOT_IN_SUBGROUP,
                          "%s%s %s: point is on the curve but not in the prime-order subgroup",
                          w, EC_LABEL, what);
+    }
     return CUZK_OK;
 }
 

@@ -9,7 +9,7 @@
  * E': y^2 = x^3 + b' (x = X/Z, y = Y/Z) with the doubling and mixed-addition formulas of
  * Costello, Lange, Naehrig, "Faster pairing computations on curves with high-degree twists"
  * (PKC 2010) in the form of Aranha, Karabina, Longa, Gebotys, Lopez, "Faster explicit formulas
- * for computing pairings over ordinary curves" (EUROCRYPT 2011), eqs. (10)-(13). Each step also
+ * for computing pairings over ordinary curves" (EUROCRYPT 2011). Each step also
  * gives the line through T (and Q) evaluated at P = (xP, yP), scaled by a factor in Fp2, which
  * the final exponentiation removes. Untwisting:
  *   D-type (BN254, b' = b/xi): (x', y') -> (x' w^2, y' w^3); a line with slope s' w is
@@ -296,11 +296,12 @@ void PR_(final_exp_plain)(PR_(fp12_t) *r, const PR_(fp12_t) *f)
  * f^l1 = y a^4, f^l3 = f^l1 / f, f^l2 = y a^6, f^l0 = y b^6 a^6 f. */
 static void PR_(final_exp_hard)(PR_(fp12_t) *r, const PR_(fp12_t) *f)
 {
-    const uint64_t x = PRN(PR_UPPER, X);
+    static const int8_t xn[PRN(PR_UPPER, X_NAF_LEN)] = PRN(PR_UPPER, X_NAF);
+    const int nl = PRN(PR_UPPER, X_NAF_LEN);
     PR_(fp12_t) a, b, c, a2, a4, a6, b2, b6, c4, y, t0, t1, t2, t3, u;
-    PR_(fp12_cyc_pow_u64)(&a, f, x);
-    PR_(fp12_cyc_pow_u64)(&b, &a, x);
-    PR_(fp12_cyc_pow_u64)(&c, &b, x);
+    PR_(fp12_cyc_pow_naf)(&a, f, xn, nl);
+    PR_(fp12_cyc_pow_naf)(&b, &a, xn, nl);
+    PR_(fp12_cyc_pow_naf)(&c, &b, xn, nl);
     PR_(fp12_cyc_sqr)(&a2, &a);
     PR_(fp12_cyc_sqr)(&a4, &a2);
     PR_(fp12_mul)(&a6, &a4, &a2);

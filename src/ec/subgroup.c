@@ -26,9 +26,51 @@ int bn254_g1_in_subgroup(const bn254_g1_affine *p)
     return 1;
 }
 
-/* BN254 G2 (cofactor 2p - r, about 2^254): the definition, r * Q == O. About 254 doublings
- * and 127 additions over Fp2; decoders of large arrays skip it (CUZK_EC_CHECK_CURVE). */
-int bn254_g2_in_subgroup(const bn254_g2_affine *p) { return bn254_g2_in_subgroup_naive(p); }
+/* psi for the D-type sextic twist of BN254 over Fp2 = Fp[u]/(u^2+1), xi = 9 + u:
+ * gx = xi^((p-1)/3), gy = xi^((p-1)/2). Canonical limbs. */
+static const uint64_t BN_PSI_GX0[4] = {0x99e39557176f553dULL, 0xb78cc310c2c3330cULL,
+                                       0x4c0bec3cf559b143ULL, 0x2fb347984f7911f7ULL};
+static const uint64_t BN_PSI_GX1[4] = {0x1665d51c640fcba2ULL, 0x32ae2a1d0b7c9dceULL,
+                                       0x4ba4cc8bd75a0794ULL, 0x16c9e55061ebae20ULL};
+static const uint64_t BN_PSI_GY0[4] = {0xdc54014671a0135aULL, 0xdbaae0eda9c95998ULL,
+                                       0xdc5ec698b6e2f9b9ULL, 0x063cf305489af5dcULL};
+static const uint64_t BN_PSI_GY1[4] = {0x82d37f632623b0e3ULL, 0x21807dc98fa25bd2ULL,
+                                       0x0704b5a7ec796f2bULL, 0x07c03cbcac41049aULL};
+/* 6 u^2 for the BN254 seed u = 4965661367192848881 (127 bits). */
+static const uint64_t BN_6U2[2] = {0xf83e9682e87cfd46ULL, 0x6f4d8248eeb859fbULL};
+
+void bn254_g2_psi(bn254_g2_jac *r, const bn254_g2_jac *p)
+{
+    bn254_fp2_t gx, gy, t;
+    bn254_fp_from_canonical(&gx.c0, BN_PSI_GX0);
+    bn254_fp_from_canonical(&gx.c1, BN_PSI_GX1);
+    bn254_fp_from_canonical(&gy.c0, BN_PSI_GY0);
+    bn254_fp_from_canonical(&gy.c1, BN_PSI_GY1);
+    bn254_fp2_conj(&t, &p->X);
+    bn254_fp2_mul(&r->X, &t, &gx);
+    bn254_fp2_conj(&t, &p->Y);
+    bn254_fp2_mul(&r->Y, &t, &gy);
+    bn254_fp2_conj(&r->Z, &p->Z);
+}
+
+/*
+ * BN254 G2 (cofactor 2p - r, about 2^254). psi acts on G2 as multiplication by p = t - 1 =
+ * 6u^2 (mod r); as the G1 cofactor is 1, gcd(h1, h2) = 1 and psi(Q) == [6u^2] Q holds for no
+ * other point of E'(Fp2): Scott (eprint 2021/1130), with the proof corrected by El Housni,
+ * Guillevic and Piellard, "Co-factor clearing and subgroup membership testing on
+ * pairing-friendly curves" (eprint 2022/352). A 127-bit scalar multiplication instead of a
+ * 254-bit one; checked against r * Q == O in tests/ec/encode_test.c.
+ */
+int bn254_g2_in_subgroup(const bn254_g2_affine *p)
+{
+    if (bn254_g2_affine_is_inf(p))
+        return 1;
+    bn254_g2_jac j, t, f;
+    bn254_g2_from_affine(&j, p);
+    bn254_g2_mul_limbs(&t, &j, BN_6U2, 2);
+    bn254_g2_psi(&f, &j);
+    return bn254_g2_eq(&t, &f);
+}
 
 /* beta: the primitive cube root of unity in Fp (2^((p-1)/3) or its square) for which
  * phi acts on G1 as multiplication by -u^2 (the other root gives the eigenvalue u^2 - 1).
@@ -96,7 +138,8 @@ void bls12_381_g2_psi(bls12_381_g2_jac *r, const bls12_381_g2_jac *p)
 
 /*
  * Scott, "A note on group membership tests for G1, G2 and GT on BLS pairing-friendly curves"
- * (eprint 2021/1130): a point Q of E'(Fp2) lies in G2 iff psi(Q) == u Q. One
+ * (eprint 2021/1130; proof corrected in eprint 2022/352, see bn254_g2_in_subgroup): a point
+ * Q of E'(Fp2) lies in G2 iff psi(Q) == u Q. One
  * 64-bit scalar multiplication instead of one of 255 bits.
  */
 int bls12_381_g2_in_subgroup(const bls12_381_g2_affine *p)

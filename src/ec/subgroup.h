@@ -26,8 +26,11 @@ int bls12_381_g2_in_subgroup_naive(const bls12_381_g2_affine *p);
 
 /* The endomorphisms behind the fast tests, exposed for the tests:
  * phi(x, y) = (beta x, y) on BLS12-381 G1, beta a primitive cube root of unity in Fp;
- * psi(x, y) = (conj(x) cx, conj(y) cy) on BLS12-381 G2 (untwist-Frobenius-twist). */
+ * psi(x, y) = (conj(x) cx, conj(y) cy) on BLS12-381 G2 (untwist-Frobenius-twist, Galbraith
+ * and Scott, "Exponentiation in pairing-friendly groups using homomorphisms", 2008). */
 void bls12_381_g1_phi(bls12_381_g1_jac *r, const bls12_381_g1_jac *p);
 void bls12_381_g2_psi(bls12_381_g2_jac *r, const bls12_381_g2_jac *p);
+/* psi(x, y) = (conj(x) gx, conj(y) gy) on BN254 G2 (D-type twist). */
+void bn254_g2_psi(bn254_g2_jac *r, const bn254_g2_jac *p);
 
 #endif

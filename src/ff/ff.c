@@ -27,6 +27,11 @@ int cuzk_ff_init(void)
     return cuzk__ff_use_asm;
 }
 
+/* Choose the kernel before main() too, so a program that never calls cuzk_ff_init() still
+ * gets the fast path; calling it again is harmless. ff.o is always linked in, since every
+ * inline multiplication reads cuzk__ff_use_asm. */
+__attribute__((constructor)) static void cuzk__ff_auto_init(void) { cuzk_ff_init(); }
+
 #define FF_NAME bn254_fp
 #define FF_UPPER BN254_FP
 #define FF_N 4

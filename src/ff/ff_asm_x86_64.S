@@ -7,8 +7,8 @@
  *   void cuzk__sqr_mont_asm_N(uint64_t r[N], const uint64_t a[N], const uint64_t p[N],
  *                             uint64_t n0);
  * r = a*b/2^(64N) mod p, fully reduced, for a, b < p; n0 = -p^-1 mod 2^64; requires
- * p < 2^(64N-2). r is written only after every input limb has been read, so r may alias
- * a or b.
+ * p < 2^(64N-1) (top limb below 2^63). r is written only after every input limb has been
+ * read, so r may alias a or b.
  */
     .text
 

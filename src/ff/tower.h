@@ -8,10 +8,13 @@
 
 #include "ff/ff.h"
 #include "ff/fp2.h"
+#include "ec/ec_params.h" /* XI_C0 */
 #include "ff/tower_params.h"
 
 #define F6_NAME bn254_fp6
 #define F6_F2 bn254_fp2
+#define F6_FP bn254_fp
+#define F6_XI_C0 BN254_XI_C0
 #define F6_FROB12 BN254_FROB12
 #include "ff/fp6_tmpl.h"
 
@@ -22,6 +25,8 @@
 
 #define F6_NAME bls12_381_fp6
 #define F6_F2 bls12_381_fp2
+#define F6_FP bls12_381_fp
+#define F6_XI_C0 BLS12_381_XI_C0
 #define F6_FROB12 BLS12_381_FROB12
 #include "ff/fp6_tmpl.h"
 

@@ -210,7 +210,7 @@ cuzk_err cuzk_verify(const cuzk_vk *vk, const uint8_t *pub, uint64_t n_public,
             return cuzk_errf(eb, e, "verification key: %s", peb.msg);                         \
         P##_fp12_t f, g;                                                                      \
         P##_miller_loop(&f, &a, &b, 1);                                                       \
-        P##_final_exp_plain(&g, &f);                                                          \
+        P##_final_exp(&g, &f);                                                                \
         const P##_fp2_t *c[6] = {&g.c0.c0, &g.c0.c1, &g.c0.c2, &g.c1.c0, &g.c1.c1, &g.c1.c2};  \
         for (int i = 0; i < 6; i++) {                                                         \
             P##_fp_to_dec(s[2 * i], CUZK_EC_DEC_MAX, &c[i]->c0);                              \

@@ -128,3 +128,26 @@ cuzk_err cuzk__require(const cuzk_file *f, const cuzk__section *secs, uint32_t i
                          names[id]);
     return CUZK_OK;
 }
+
+uint32_t cuzk_file_sections(const cuzk_file *f, cuzk_section_info *out, uint32_t max)
+{
+    if (f->len < 12)
+        return 0;
+    uint32_t n = cuzk_le32(f->data + 8), i;
+    uint64_t pos = 12;
+    /* The readers validated the table; stay bounded anyway in case this is called on a file
+     * that failed to parse. */
+    for (i = 0; i < n && f->len - pos >= 12; i++) {
+        uint64_t size = cuzk_le64(f->data + pos + 4);
+        if (i < max) {
+            out[i].id = cuzk_le32(f->data + pos);
+            out[i].offset = pos + 12;
+            out[i].size = size;
+        }
+        pos += 12;
+        if (size > f->len - pos)
+            return i + 1;
+        pos += size;
+    }
+    return i;
+}

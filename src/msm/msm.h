@@ -7,9 +7,11 @@
  *          file holds); with CUZK_MSM_SCALARS_MONT, Fr elements in Montgomery form (the raw
  *          limbs of NAME_fr_t, as .zkey files store them).
  * Returns CUZK_OK; CUZK_NON_CANONICAL if some scalar is not below r; CUZK_INVALID_ARGUMENT
- * for n >= 2^32 or NULL pointers with n > 0; CUZK_NO_MEMORY if the scratch (buckets, index
- * lists: about 4n + T * 2^(c-1) * sizeof(xyzz) bytes, T threads, c the window) cannot be
- * allocated. All scratch is allocated and freed inside the call.
+ * for n >= 2^32 or NULL pointers with n > 0; CUZK_NO_MEMORY if the scratch cannot be
+ * allocated. All scratch is allocated and freed inside the call: index lists (8n bytes),
+ * buckets (T * 2^(c-1) XYZZ points, T threads, c the window: G1 BN254 at c = 16 is 4 MiB per
+ * thread), a copy of the points whose scalar is 1 (for the batch-affine sum), and 32n bytes
+ * for converted scalars with CUZK_MSM_SCALARS_MONT.
  * nthreads = 0 uses cuzk_num_threads().
  */
 #ifndef CUZK_MSM_H

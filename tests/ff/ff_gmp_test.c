@@ -172,8 +172,39 @@ static size_t edge_values(const field_ctx *c, mpz_t **out)
 #define TF_SQRT 0
 #include "ff_gmp_tmpl.h"
 
+/* cuzk_ff_cpu_has_adx() (CPUID) against the kernel's own view in /proc/cpuinfo, and
+ * cuzk_ff_init() setting the flag accordingly (and having run before main). */
+static void check_cpu_detection(void)
+{
+    int use_at_start = cuzk__ff_use_asm;
+    int has = cuzk_ff_cpu_has_adx();
+    CHECK(cuzk_ff_init() == has);
+    CHECK(cuzk__ff_use_asm == has);
+    CHECK(use_at_start == has);
+#if CUZK_FF_HAVE_ASM
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[8192];
+    int adx = 0, bmi2 = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "flags", 5) != 0)
+            continue;
+        adx = strstr(line, " adx") != NULL;
+        bmi2 = strstr(line, " bmi2") != NULL;
+        break;
+    }
+    fclose(f);
+    CHECK_MSG(has == (adx && bmi2), "cpuid says %d, /proc/cpuinfo adx=%d bmi2=%d", has, adx,
+              bmi2);
+#else
+    CHECK(has == 0);
+#endif
+}
+
 int main(void)
 {
+    check_cpu_detection();
     const char *seed = getenv("CUZK_TEST_SEED");
     if (seed)
         tu_seed(strtoull(seed, NULL, 0));

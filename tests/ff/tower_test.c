@@ -93,6 +93,12 @@ RAND_FP(bls12_381_fp)
             C##_fp2_mul_by_xi(&xi, &xi);                                                  \
             CHECK(C##_fp2_eq(&x6.c0, &xi) && C##_fp2_is_zero(&x6.c1) &&                   \
                   C##_fp2_is_zero(&x6.c2));                                               \
+            {                                                                             \
+                C##_fp2_t p1, p2;                                                         \
+                C##_fp6_mul_xi(&p1, &a6.c0);                                              \
+                C##_fp2_mul(&p2, &a6.c0, &xi);                                            \
+                CHECK(C##_fp2_eq(&p1, &p2));                                              \
+            }                                                                             \
             C##_fp6_t s6 = zero6;                                                         \
             s6.c0 = b6.c0;                                                                \
             s6.c1 = b6.c1;                                                                \
@@ -233,12 +239,33 @@ RAND_FP(bls12_381_fp)
 TOWER_TESTS(bn254)
 TOWER_TESTS(bls12_381)
 
+/* The generated NAF of BN254's x, used by the final exponentiation, against the binary x. */
+static void test_bn254_x_naf(void)
+{
+    static const int8_t naf[BN254_X_NAF_LEN] = BN254_X_NAF;
+    uint64_t v = 0;
+    for (int i = 0; i < BN254_X_NAF_LEN; i++)
+        v = 2 * v + (uint64_t)(int64_t)naf[i];
+    CHECK(v == BN254_X);
+    bn254_fp12_t a, g, x, y;
+    rand_bn254_fp12(&a);
+    bn254_fp12_inv(&x, &a); /* g = a^((p^6 - 1)(p^2 + 1)), in the cyclotomic subgroup */
+    bn254_fp12_conj(&g, &a);
+    bn254_fp12_mul(&g, &g, &x);
+    bn254_fp12_frob(&x, &g, 2);
+    bn254_fp12_mul(&g, &g, &x);
+    bn254_fp12_cyc_pow_naf(&x, &g, naf, BN254_X_NAF_LEN);
+    bn254_fp12_pow_limbs(&y, &g, (const uint64_t[]){BN254_X}, 1);
+    CHECK(bn254_fp12_eq(&x, &y));
+}
+
 int main(void)
 {
     for (int pass = 0; pass < 2; pass++) {
         cuzk__ff_use_asm = pass ? cuzk_ff_cpu_has_adx() : 0;
         test_bn254();
         test_bls12_381();
+        test_bn254_x_naf();
     }
     return tu_finish("tower_test");
 }

@@ -179,7 +179,7 @@ static void test_budget_blocking(void)
     double t_rel = now_s();
     cuzk_budget_release(b, CUZK_OWNER_WITNESS, 10); /* 60 free */
     pthread_join(th, NULL);
-    CHECK(r.result == CUZK_OK && r.done_at - t_rel < 1.0);
+    CHECK(r.result == CUZK_OK && r.done_at - t_rel < 10.0);
     cuzk_budget_get_snapshot(b, &s);
     CHECK(s.in_use == 100 && s.owner[CUZK_OWNER_ABC].in_use == 60 && s.waits == 1);
 
@@ -189,7 +189,7 @@ static void test_budget_blocking(void)
     pthread_create(&th, NULL, reserver, &t);
     pthread_join(th, NULL);
     double el = t.done_at - t0;
-    CHECK_MSG(t.result == CUZK_TIMEOUT && el >= 0.099 && el < 2.0, "result %d after %.3f s",
+    CHECK_MSG(t.result == CUZK_TIMEOUT && el >= 0.099 && el < 10.0, "result %d after %.3f s",
               t.result, el);
     CHECK(cuzk_budget_waiters(b) == 0);
 
@@ -204,7 +204,7 @@ static void test_budget_blocking(void)
     __atomic_store_n(&flag, 1, __ATOMIC_RELEASE);
     cuzk_budget_wake(b);
     pthread_join(th, NULL);
-    CHECK_MSG(c.result == CUZK_CANCELLED && c.done_at - t0 < 0.5, "result %d after %.3f s",
+    CHECK_MSG(c.result == CUZK_CANCELLED && c.done_at - t0 < 5.0, "result %d after %.3f s",
               c.result, c.done_at - t0);
 
     /* cancel noticed by polling, without a wake-up */
@@ -215,7 +215,7 @@ static void test_budget_blocking(void)
     t0 = now_s();
     __atomic_store_n(&flag, 1, __ATOMIC_RELEASE);
     pthread_join(th, NULL);
-    CHECK_MSG(c2.result == CUZK_CANCELLED && c2.done_at - t0 < 1.0, "result %d after %.3f s",
+    CHECK_MSG(c2.result == CUZK_CANCELLED && c2.done_at - t0 < 10.0, "result %d after %.3f s",
               c2.result, c2.done_at - t0);
     /* a set flag does not stop a reservation that fits at once */
     cuzk_budget_release(b, CUZK_OWNER_ABC, 60);
@@ -234,11 +234,16 @@ static void test_budget_blocking(void)
     wait_waiters(b, 2);
     sleep_ms(30);
     CHECK(!is_done(&big) && !is_done(&small));
-    cuzk_budget_release(b, CUZK_OWNER_WITNESS, 40); /* 100 free: big first, then small */
+    /* 90 free: exactly the big one fits. With FIFO it is granted and the small one keeps
+     * waiting; a small request overtaking it would leave the big one blocked instead. */
+    cuzk_budget_release(b, CUZK_OWNER_WITNESS, 30);
     pthread_join(tb, NULL);
+    CHECK_MSG(big.result == CUZK_OK, "the big request was not granted first");
+    wait_waiters(b, 1);
+    CHECK(!is_done(&small) && cuzk_budget_waiters(b) == 1);
+    cuzk_budget_release(b, CUZK_OWNER_WITNESS, 10); /* 10 free: now the small one */
     pthread_join(ts, NULL);
-    CHECK(big.result == CUZK_OK && small.result == CUZK_OK);
-    CHECK_MSG(big.done_at <= small.done_at, "small request overtook the big one");
+    CHECK(small.result == CUZK_OK);
     cuzk_budget_get_snapshot(b, &s);
     CHECK(s.in_use == 100 && s.peak == 100);
     cuzk_budget_release(b, CUZK_OWNER_ABC, 100);

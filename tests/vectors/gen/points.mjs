@@ -111,7 +111,10 @@ function invalid(name, noble, n8, zcash) {
     const mont = (v) => le((v * R) % p, n8);
     const out = [];
     const bad = (group, enc, data, error, why) =>
-        out.push(line({ kind: 'invalid', group, enc, data: typeof data === 'string' ? data : hex(data), error, why }));
+        out.push(line({
+            kind: 'invalid', group, enc,
+            data: typeof data === 'string' ? data : hex(data), error, why,
+        }));
     const isSq = (F, v) => {
         try {
             F.sqrt(v);
@@ -154,18 +157,22 @@ function invalid(name, noble, n8, zcash) {
         const decs = (vals, z) => [...vals, ...z].map(String).join(',');
         const one = group === 'g1' ? [1n] : [1n, 0n];
         if (off) {
-            bad(group, 'snarkjs', snark(flat(off)), 'NOT_IN_SUBGROUP', 'on the curve, r*P != 0 (noble)');
-            bad(group, 'json', decs(flat(off), one), 'NOT_IN_SUBGROUP', 'on the curve, r*P != 0 (noble)');
+            const why = 'on the curve, r*P != 0 (noble)';
+            bad(group, 'snarkjs', snark(flat(off)), 'NOT_IN_SUBGROUP', why);
+            bad(group, 'json', decs(flat(off), one), 'NOT_IN_SUBGROUP', why);
         }
-        bad(group, 'snarkjs', snark(flat({ x: g.x, y: gy1 })), 'NOT_ON_CURVE', 'generator with y+1');
-        bad(group, 'json', decs(flat({ x: g.x, y: gy1 }), one), 'NOT_ON_CURVE', 'generator with y+1');
+        if (F.eql(F.sqr(gy1), rhs(g.x))) throw new Error('(x, y+1) on the curve?');
+        const gOff = { x: g.x, y: gy1 };
+        bad(group, 'snarkjs', snark(flat(gOff)), 'NOT_ON_CURVE', 'generator with y+1');
+        bad(group, 'json', decs(flat(gOff), one), 'NOT_ON_CURVE', 'generator with y+1');
         const nonc = flat(g);
         nonc[nonc.length - 1] = nonc[nonc.length - 1] + p;
         bad(group, 'json', decs(nonc, one), 'NON_CANONICAL', 'last y component + p');
         // Montgomery bytes equal to p (>= p) in the first x component.
         const rawp = cat(le(p, n8), snark(flat(g)).slice(n8));
         bad(group, 'snarkjs', rawp, 'NON_CANONICAL', 'x (Montgomery) = p');
-        bad(group, 'json', decs(flat(g), one).replace(/^\d+/, '12a4'), 'BAD_ENCODING', 'not a number');
+        const nan = decs(flat(g), one).replace(/^\d+/, '12a4');
+        bad(group, 'json', nan, 'BAD_ENCODING', 'not a number');
         if (!zcash) continue;
 
         const L = n8; // 48
@@ -177,11 +184,12 @@ function invalid(name, noble, n8, zcash) {
             c[0] |= f;
             return c;
         };
-        const sortBit = (y) => (group === 'g1' ? (y * 2n) / p : (y.c1 === 0n ? (y.c0 * 2n) / p : (y.c1 * 2n) / p)) ? 0x20 : 0;
+        // ZCash's sign: y > -y, deciding on c1 unless it is zero.
+        const big = (v) => v * 2n > p;
+        const sortBit = (y) =>
+            (group === 'g1' ? big(y) : y.c1 === 0n ? big(y.c0) : big(y.c1)) ? 0x20 : 0;
         const compOf = (pt) => flagged(beF(pt.x), 0x80 | sortBit(pt.y));
         const uncOf = (pt) => cat(beF(pt.x), beF(pt.y));
-        // The generator's x must really be off the curve with y + 1 for the vectors to mean it.
-        if (G.BASE.toAffine().y === gy1) throw new Error('unreachable');
         const csize = comp.length, usize = unc.length;
         const inf = (n, f) => {
             const c = new Uint8Array(n);
@@ -209,7 +217,8 @@ function invalid(name, noble, n8, zcash) {
             bad(group, 'compressed', c, 'NON_CANONICAL', `x component ${i} (in byte order) = p`);
             c = unc.slice();
             c.set(be(p + 1n, L), i * L);
-            bad(group, 'uncompressed', c, 'NON_CANONICAL', `x component ${i} (in byte order) = p + 1`);
+            bad(group, 'uncompressed', c, 'NON_CANONICAL',
+                `x component ${i} (in byte order) = p + 1`);
             c = unc.slice();
             c.set(be(p, L), csize + i * L);
             bad(group, 'uncompressed', c, 'NON_CANONICAL', `y component ${i} (in byte order) = p`);
@@ -217,14 +226,16 @@ function invalid(name, noble, n8, zcash) {
         c = flagged(beF(xn), 0x80);
         bad(group, 'compressed', c, 'NOT_ON_CURVE', 'x^3 + b is not a square (noble sqrt fails)');
         bad(group, 'uncompressed', uncOf({ x: g.x, y: gy1 }), 'NOT_ON_CURVE', 'generator with y+1');
-        bad(group, 'uncompressed', new Uint8Array(usize), 'NOT_ON_CURVE', '(0, 0) without the infinity flag');
+        bad(group, 'uncompressed', new Uint8Array(usize), 'NOT_ON_CURVE',
+            '(0, 0) without the infinity flag');
         bad(group, 'compressed', compOf(off), 'NOT_IN_SUBGROUP', 'on the curve, r*P != 0 (noble)');
         bad(group, 'uncompressed', uncOf(off), 'NOT_IN_SUBGROUP', 'on the curve, r*P != 0 (noble)');
         if (group === 'g1') {
             // x = 0: y = +-2, a point of order 3.
             const P0 = G.fromAffine({ x: 0n, y: 2n });
             if (naiveInSubgroup(P0, r)) throw new Error('(0, 2) in G1?');
-            bad(group, 'compressed', inf(csize, 0x80), 'NOT_IN_SUBGROUP', 'x = 0: (0, +-2) has order 3');
+            bad(group, 'compressed', inf(csize, 0x80), 'NOT_IN_SUBGROUP',
+                'x = 0: (0, +-2) has order 3');
         }
     }
     return out;
@@ -238,7 +249,10 @@ for (const [name, noble, ffj, n8, zcash] of [
 ]) {
     const lines = [...(await gen(name, noble, ffj, n8, zcash)), ...invalid(name, noble, n8, zcash)];
     const file = `tests/vectors/points_${name}.json`;
-    const head = JSON.stringify({ curve: name, generator: 'tests/vectors/gen/points.mjs', noble: '@noble/curves 1.9.7', ffjavascript: '0.3.1' });
+    const head = JSON.stringify({
+        curve: name, generator: 'tests/vectors/gen/points.mjs',
+        noble: '@noble/curves 1.9.7', ffjavascript: '0.3.1',
+    });
     writeFileSync(file, '{"meta":' + head + ',\n"records":[\n' + lines.join(',\n') + '\n]}\n');
     console.log(`${file}: ${lines.length} records`);
 }
