@@ -511,9 +511,6 @@ static const char *MAIN_HELP =
     "  verify      VERIFICATION_KEY.json PUBLIC.json PROOF.json\n"
     "  export-vk   CIRCUIT.zkey VERIFICATION_KEY.json\n"
     "  inspect     FILE (.zkey, .wtns or .r1cs)\n"
-    "  setup       CIRCUIT.r1cs CIRCUIT.zkey  (test keys only: single-party setup)\n"
-    "  gen-circuit --constraints N -o DIR  (synthetic circuit, witness, inputs)\n"
-    "  gen-witness --circuit DIR --seed S -o WITNESS.wtns\n"
     "\n"
     "`cuzk COMMAND --help` describes each command. CUZK_THREADS sets the default thread count.\n";
 
@@ -540,18 +537,6 @@ int main(int argc, char **argv)
         return cmd_export_vk(argc - 2, argv + 2);
     if (strcmp(c, "inspect") == 0)
         return cmd_inspect(argc - 2, argv + 2);
-    if (strcmp(c, "setup") == 0) {
-        extern int cuzk_cmd_setup(int, char **);
-        return cuzk_cmd_setup(argc - 2, argv + 2);
-    }
-    if (strcmp(c, "gen-circuit") == 0) {
-        extern int cuzk_cmd_gen_circuit(int, char **);
-        return cuzk_cmd_gen_circuit(argc - 2, argv + 2);
-    }
-    if (strcmp(c, "gen-witness") == 0) {
-        extern int cuzk_cmd_gen_witness(int, char **);
-        return cuzk_cmd_gen_witness(argc - 2, argv + 2);
-    }
     fprintf(stderr, "cuzk: unknown command '%s'\n\n%s", c, MAIN_HELP);
     return EXIT_INPUT;
 }
