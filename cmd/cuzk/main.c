@@ -138,7 +138,10 @@ static const char *PROVE_HELP =
     "\n"
     "Options:\n"
     "  --threads N        CPU threads (default: all cores, or CUZK_THREADS)\n"
-    "  --backend B        auto | cpu | gpu (default auto: the GPU when one is present)\n"
+    "  --backend B        auto | cpu | gpu (default auto: the GPU when one is present,\n"
+    "                     falling back to the CPU if the GPU faults)\n"
+    "  --g2 WHERE         gpu | cpu (default cpu): with the GPU backend, run the B-in-G2\n"
+    "                     MSM on the GPU or on CPU threads beside the GPU's work\n"
     "  --format F         json (default) | compressed: PROOF is then the 192-byte\n"
     "                     ZCash/Filecoin encoding A|B|C (BLS12-381 only)\n"
     "  --r1cs FILE        check the witness against the circuit first and name the first\n"
@@ -156,11 +159,13 @@ static int cmd_prove(int argc, char **argv)
 {
     opt o[] = {{"threads", 1, 0, 0},   {"backend", 1, 0, 0},  {"format", 1, 0, 0},
                {"r1cs", 1, 0, 0},      {"no-verify", 0, 0, 0}, {"verify", 0, 0, 0},
-               {"zero-blinding", 0, 0, 0}, {"quiet", 0, 0, 0}, {"help", 0, 0, 0}};
-    enum { O_THREADS, O_BACKEND, O_FORMAT, O_R1CS, O_NOVERIFY, O_VERIFY, O_ZERO, O_QUIET, O_HELP };
+               {"zero-blinding", 0, 0, 0}, {"quiet", 0, 0, 0}, {"help", 0, 0, 0},
+               {"g2", 1, 0, 0}};
+    enum { O_THREADS, O_BACKEND, O_FORMAT, O_R1CS, O_NOVERIFY, O_VERIFY, O_ZERO, O_QUIET, O_HELP,
+           O_G2 };
     const char *pos[8];
     int npos, rc;
-    if ((rc = parse_args("prove", argc, argv, o, 9, pos, 8, &npos)))
+    if ((rc = parse_args("prove", argc, argv, o, 10, pos, 8, &npos)))
         return rc;
     if (o[O_HELP].seen) {
         fputs(PROVE_HELP, stdout);
@@ -185,6 +190,12 @@ static int cmd_prove(int argc, char **argv)
             po.backend = CUZK_BACKEND_GPU;
         else
             return usage_error("prove", "--backend must be auto, cpu or gpu");
+    }
+    if (o[O_G2].seen) {
+        if (strcmp(o[O_G2].value, "gpu") == 0)
+            po.g2_on_gpu = 1;
+        else if (strcmp(o[O_G2].value, "cpu") != 0)
+            return usage_error("prove", "--g2 must be gpu or cpu");
     }
     int compressed = 0;
     if (o[O_FORMAT].seen) {
@@ -237,6 +248,9 @@ static int cmd_prove(int argc, char **argv)
     cuzk_prove_stats st;
     if ((e = cuzk_prove(&proof, pk, w.values, w.n_witness, &po, &st, &eb)))
         goto done;
+    if (st.gpu_fallback)
+        fprintf(stderr, "cuzk: warning: the GPU failed (%s); the proof was made on the CPU\n",
+                st.gpu_error);
     cuzk_strbuf sb;
     cuzk_sb_init(&sb);
     if (compressed) {
@@ -259,13 +273,18 @@ static int cmd_prove(int argc, char **argv)
     cuzk_sb_free(&sb);
     if (e)
         goto done;
-    if (!g_quiet)
+    if (!g_quiet) {
+        char up[64] = "";
+        if (st.used_gpu)
+            snprintf(up, sizeof up, "gpu upload %.1f, ", st.gpu_upload_ms);
         fprintf(stderr,
-                "cuzk: proved %s (%s, domain %u, %u threads) in %.1f ms: load %.1f, "
-                "synthesis %.1f, h %.1f, msm g1 %.1f, msm g2 %.1f, finalize %.1f, verify %.1f%s\n",
-                pos[0], cuzk_curve_name(zk.curve), zk.domain_size, cuzk_num_threads(),
-                cuzk__now_ms() - t0, t1 - t0, st.synth_ms, st.h_ms, st.msm_g1_ms, st.msm_g2_ms,
+                "cuzk: proved %s (%s, domain %u, %s, %u threads) in %.1f ms: load %.1f, %s"
+                "synthesis %.1f, h %.1f, msm g1 %.1f, msm g2 %.1f%s, finalize %.1f, verify %.1f%s\n",
+                pos[0], cuzk_curve_name(zk.curve), zk.domain_size, st.used_gpu ? "gpu" : "cpu",
+                cuzk_num_threads(), cuzk__now_ms() - t0, t1 - t0, up, st.synth_ms, st.h_ms,
+                st.msm_g1_ms, st.msm_g2_ms, st.used_gpu ? (po.g2_on_gpu ? " (gpu)" : " (cpu)") : "",
                 st.finalize_ms, st.verify_ms, po.no_verify ? " (not verified)" : "");
+    }
     ret = 0;
 done:
     cuzk_pk_free(pk);
@@ -511,6 +530,9 @@ static const char *MAIN_HELP =
     "  verify      VERIFICATION_KEY.json PUBLIC.json PROOF.json\n"
     "  export-vk   CIRCUIT.zkey VERIFICATION_KEY.json\n"
     "  inspect     FILE (.zkey, .wtns or .r1cs)\n"
+    "  setup       CIRCUIT.r1cs CIRCUIT.zkey  (test keys only: single-party setup)\n"
+    "  gen-circuit --constraints N -o DIR  (synthetic circuit, witness, inputs)\n"
+    "  gen-witness --circuit DIR --seed S -o WITNESS.wtns\n"
     "\n"
     "`cuzk COMMAND --help` describes each command. CUZK_THREADS sets the default thread count.\n";
 
@@ -537,6 +559,18 @@ int main(int argc, char **argv)
         return cmd_export_vk(argc - 2, argv + 2);
     if (strcmp(c, "inspect") == 0)
         return cmd_inspect(argc - 2, argv + 2);
+    if (strcmp(c, "setup") == 0) {
+        extern int cuzk_cmd_setup(int, char **);
+        return cuzk_cmd_setup(argc - 2, argv + 2);
+    }
+    if (strcmp(c, "gen-circuit") == 0) {
+        extern int cuzk_cmd_gen_circuit(int, char **);
+        return cuzk_cmd_gen_circuit(argc - 2, argv + 2);
+    }
+    if (strcmp(c, "gen-witness") == 0) {
+        extern int cuzk_cmd_gen_witness(int, char **);
+        return cuzk_cmd_gen_witness(argc - 2, argv + 2);
+    }
     fprintf(stderr, "cuzk: unknown command '%s'\n\n%s", c, MAIN_HELP);
     return EXIT_INPUT;
 }

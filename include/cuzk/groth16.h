@@ -51,10 +51,15 @@ typedef struct {
     int no_verify;            /* 1: skip the self-verification of the proof */
     int zero_rs;              /* test hook: r = s = 0, a deterministic proof */
     cuzk_backend_kind backend;
+    int g2_on_gpu;            /* GPU backend: B in G2 on the GPU (1) or CPU threads beside it (0) */
 } cuzk_prove_opts;
 
 typedef struct {
     double synth_ms, h_ms, msm_g1_ms, msm_g2_ms, finalize_ms, verify_ms, total_ms;
+    double gpu_upload_ms; /* first GPU proof with a key: its point sets are uploaded once */
+    int used_gpu;         /* 1 when H and the G1 MSMs ran on the GPU */
+    int gpu_fallback;     /* 1 when backend AUTO fell back to the CPU after a GPU fault */
+    char gpu_error[256];  /* that fault's message */
 } cuzk_prove_stats;
 
 /* Loads and validates a proving key from a parsed zkey (which may be closed afterwards). */
@@ -73,7 +78,9 @@ void cuzk_vk_clear(cuzk_vk *vk);
 /* The verification key straight from a parsed zkey (header and IC only, points validated). */
 cuzk_err cuzk_zkey_vk(const cuzk_zkey *zk, cuzk_vk *vk, cuzk_errbuf *eb);
 
-/* Proves with witness values (n_witness x 32 bytes, plain little-endian integers < r, w[0] = 1,
+/* Backend AUTO uses the GPU when cuzk_gpu_device_count() > 0 and falls back to the CPU (noted in
+ * the stats) if the GPU faults; GPU fails with CUZK_NO_DEVICE / CUZK_GPU_FAULT instead.
+ * Proves with witness values (n_witness x 32 bytes, plain little-endian integers < r, w[0] = 1,
  * as in a .wtns file). The public inputs are w[1 .. n_public]. Errors: CUZK_SIZE_MISMATCH
  * (witness length), CUZK_NON_CANONICAL (a value >= r), CUZK_WITNESS_UNSATISFIED (the proof
  * failed self-verification: the witness does not satisfy the circuit), CUZK_NO_MEMORY. */

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -10,6 +11,7 @@
 #include "ec/ec.h"
 #include "ec/encode.h"
 #include "ec/pairing.h"
+#include "gpu/gpu.h"
 #include "msm/msm.h"
 #include "poly/ntt.h"
 #include "util/clock.h"
@@ -123,11 +125,36 @@ cuzk_err cuzk_prove(cuzk_proof *proof, const cuzk_pk *pk, const uint8_t *witness
     if (!stats)
         stats = &st_local;
     memset(stats, 0, sizeof *stats);
-    if (opts->backend == CUZK_BACKEND_GPU)
-        return cuzk_errf(eb, CUZK_NO_DEVICE, "the GPU backend is not available in this build");
-    if (pk->curve == CUZK_CURVE_BN254)
-        return bn254_prove(proof, pk->k.bn254, witness, n_witness, opts, stats, eb);
-    return bls12_381_prove(proof, pk->k.bls12_381, witness, n_witness, opts, stats, eb);
+    int use_gpu = 0;
+    if (opts->backend == CUZK_BACKEND_GPU) {
+        if (cuzk_gpu_device_count() == 0)
+            return cuzk_errf(eb, CUZK_NO_DEVICE, "--backend gpu: no CUDA device is available%s",
+#if CUZK_HAVE_CUDA
+                             ""
+#else
+                             " (this build has no CUDA backend)"
+#endif
+            );
+        use_gpu = 1;
+    } else if (opts->backend == CUZK_BACKEND_AUTO) {
+        use_gpu = cuzk_gpu_device_count() > 0;
+    }
+    cuzk_err e;
+    for (;;) {
+        if (pk->curve == CUZK_CURVE_BN254)
+            e = bn254_prove(proof, pk->k.bn254, witness, n_witness, opts, use_gpu, stats, eb);
+        else
+            e = bls12_381_prove(proof, pk->k.bls12_381, witness, n_witness, opts, use_gpu, stats, eb);
+        if (!(use_gpu && opts->backend == CUZK_BACKEND_AUTO &&
+              (e == CUZK_GPU_FAULT || e == CUZK_NO_DEVICE)))
+            break;
+        /* AUTO: a GPU fault costs time, never the proof: redo it on the CPU. */
+        snprintf(stats->gpu_error, sizeof stats->gpu_error, "%.255s", eb ? eb->msg : "");
+        stats->gpu_fallback = 1;
+        use_gpu = 0;
+    }
+    stats->used_gpu = use_gpu;
+    return e;
 }
 
 /* Decodes a vk/proof (untrusted: subgroup-checked) and verifies. */

@@ -45,12 +45,24 @@ typedef struct {
     uint64_t n_coef[2];
     FR_(domain) dom;
     size_t bytes;
+    /* GPU residency: the point sets uploaded once, on the first GPU proof, and kept until the
+     * key is freed. gpu_mu serialises use of the context (one thread at a time). */
+    pthread_mutex_t gpu_mu;
+    cuzk_gpu_ctx *gpu;
+    cuzk_gpu_points *g_a, *g_b1, *g_c, *g_h, *g_b2;
 } GT_(pk);
 
 static void GT_(pk_free)(GT_(pk) *pk)
 {
     if (!pk)
         return;
+    cuzk_gpu_points_free(pk->g_a);
+    cuzk_gpu_points_free(pk->g_b1);
+    cuzk_gpu_points_free(pk->g_c);
+    cuzk_gpu_points_free(pk->g_h);
+    cuzk_gpu_points_free(pk->g_b2);
+    cuzk_gpu_close(pk->gpu);
+    pthread_mutex_destroy(&pk->gpu_mu);
     free(pk->ic);
     free(pk->a);
     free(pk->b1);
@@ -137,6 +149,7 @@ static cuzk_err GT_(pk_load)(GT_(pk) **out, const cuzk_zkey *zk, unsigned nthrea
     GT_(pk) *pk = calloc(1, sizeof *pk);
     if (!pk)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "%s: out of memory", file);
+    pthread_mutex_init(&pk->gpu_mu, NULL);
     pk->n_vars = zk->n_vars;
     pk->n_public = zk->n_public;
     pk->domain_size = zk->domain_size;
@@ -341,10 +354,116 @@ static int GT_(verify_points)(const G1A *alpha1, const G2A *beta2, const G2A *ga
     return GT_(multi_pairing_is_one)(P, Q, 4);
 }
 
+/* ------------------------------------------------------------------ GPU stages */
+
+/* The B-in-G2 MSM on CPU threads beside the GPU's G1 work (--g2 cpu). */
+typedef struct {
+    const GT_(pk) *pk;
+    const uint8_t *ws;
+    unsigned nthreads;
+    G2J out;
+    cuzk_err err;
+    double ms;
+} GT_(g2_job);
+
+static void *GT_(g2_thread)(void *arg)
+{
+    GT_(g2_job) *j = arg;
+    double t = cuzk__now_ms();
+    cuzk_msm_opts mo = {j->nthreads, 0, 0};
+    j->err = G2_(msm_ex)(&j->out, j->pk->b2, j->ws, j->pk->n_vars, &mo);
+    j->ms = cuzk__now_ms() - t;
+    return NULL;
+}
+
+/* Uploads the key's point sets to device 0 on first use (pk->gpu_mu held). */
+static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int want_g2, cuzk_errbuf *eb)
+{
+    cuzk_err e = CUZK_OK;
+    cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
+    if (!pk->gpu && (e = cuzk_gpu_open(&pk->gpu, 0, eb)))
+        return e;
+    if (!pk->g_a && (e = cuzk_gpu_points_upload(pk->gpu, gc, CUZK_GPU_G1, pk->a, pk->n_vars, &pk->g_a, eb)))
+        return e;
+    if (!pk->g_b1 && (e = cuzk_gpu_points_upload(pk->gpu, gc, CUZK_GPU_G1, pk->b1, pk->n_vars, &pk->g_b1, eb)))
+        return e;
+    if (!pk->g_c && (e = cuzk_gpu_points_upload(pk->gpu, gc, CUZK_GPU_G1, pk->c,
+                                                 pk->n_vars - pk->n_public - 1, &pk->g_c, eb)))
+        return e;
+    if (!pk->g_h && (e = cuzk_gpu_points_upload(pk->gpu, gc, CUZK_GPU_G1, pk->h, pk->domain_size, &pk->g_h, eb)))
+        return e;
+    if (want_g2 && !pk->g_b2 &&
+        (e = cuzk_gpu_points_upload(pk->gpu, gc, CUZK_GPU_G2, pk->b2, pk->n_vars, &pk->g_b2, eb)))
+        return e;
+    return CUZK_OK;
+}
+
+/* H and every MSM on the GPU (B in G2 on CPU threads beside it unless opts->g2_gpu). The GPU
+ * writes Jacobian points in exactly the layout of G1J / G2J (X, Y, Z limbs, Fp2 as c0, c1). */
+static cuzk_err GT_(gpu_stages)(GT_(pk) *pk, const uint8_t *ws, const FRT *a, const FRT *b,
+                                const FRT *c, const cuzk_prove_opts *opts, cuzk_prove_stats *st,
+                                G1J *pa, G1J *pb1, G1J *pc, G1J *ph, G2J *pb2, cuzk_errbuf *eb)
+{
+    cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
+    int g2_gpu = opts->g2_on_gpu;
+    GT_(g2_job) job;
+    memset(&job, 0, sizeof job);
+    job.pk = pk;
+    job.ws = ws;
+    job.nthreads = opts->nthreads;
+    pthread_t tid;
+    int started = 0;
+    if (!g2_gpu)
+        started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0;
+    if (!g2_gpu && !started)
+        GT_(g2_thread)(&job); /* no thread: run it here, before the GPU work */
+    cuzk_err e;
+    pthread_mutex_lock(&pk->gpu_mu);
+    double t = cuzk__now_ms();
+    e = GT_(gpu_ensure)(pk, g2_gpu, eb);
+    st->gpu_upload_ms = cuzk__now_ms() - t;
+    if (!e) {
+        t = cuzk__now_ms();
+        e = cuzk_gpu_h(pk->gpu, gc, (int)pk->log_n, a, b, c, NULL, pk->g_h, 0, (uint64_t *)ph, eb);
+        st->h_ms = cuzk__now_ms() - t;
+    }
+    t = cuzk__now_ms();
+    if (!e)
+        e = cuzk_gpu_msm(pk->gpu, pk->g_a, 0, pk->n_vars, ws, 0, (uint64_t *)pa, eb);
+    if (!e)
+        e = cuzk_gpu_msm(pk->gpu, pk->g_b1, 0, pk->n_vars, ws, 0, (uint64_t *)pb1, eb);
+    if (!e)
+        e = cuzk_gpu_msm(pk->gpu, pk->g_c, 0, pk->n_vars - pk->n_public - 1,
+                         ws + 32 * ((uint64_t)pk->n_public + 1), 0, (uint64_t *)pc, eb);
+    st->msm_g1_ms = cuzk__now_ms() - t;
+    if (!e && g2_gpu) {
+        t = cuzk__now_ms();
+        e = cuzk_gpu_msm(pk->gpu, pk->g_b2, 0, pk->n_vars, ws, 0, (uint64_t *)pb2, eb);
+        st->msm_g2_ms = cuzk__now_ms() - t;
+    }
+    pthread_mutex_unlock(&pk->gpu_mu);
+    if (started)
+        pthread_join(tid, NULL);
+    if (!g2_gpu) {
+        st->msm_g2_ms = job.ms;
+        if (!e && job.err)
+            e = cuzk_errf(eb, job.err, "G2 MSM failed");
+        *pb2 = job.out;
+    }
+    if (!e) {
+        /* The device results are trusted only once they are points of the curve; a wrong one
+         * would also fail self-verification, this names the stage. */
+        if (!G1_(is_on_curve)(pa) || !G1_(is_on_curve)(pb1) || !G1_(is_on_curve)(pc) ||
+            !G1_(is_on_curve)(ph) || !G2_(is_on_curve)(pb2))
+            e = cuzk_errf(eb, CUZK_GPU_FAULT, "a GPU MSM result is not on the curve");
+    }
+    return e;
+}
+
 /* ------------------------------------------------------------------ prove */
 
-static cuzk_err GT_(prove)(cuzk_proof *proof, const GT_(pk) *pk, const uint8_t *witness,
-                           uint64_t n_witness, const cuzk_prove_opts *opts,
+static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witness,
+                           uint64_t n_witness, const cuzk_prove_opts *opts, int use_gpu,
                            cuzk_prove_stats *st, cuzk_errbuf *eb)
 {
     unsigned nt = opts->nthreads;
@@ -379,38 +498,47 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, const GT_(pk) *pk, const uint8_t *
     GT_(synthesize)(pk, w, a, b, c, nt);
     st->synth_ms = cuzk__now_ms() - t;
 
-    t = cuzk__now_ms();
-    e = FR_(groth16_h)(&pk->dom, h, a, N, b, N, c, N, nt);
-    st->h_ms = cuzk__now_ms() - t;
-    free(a);
-    free(b);
-    free(c);
-    a = b = c = NULL; /* dead after H: released at once */
-    if (e) {
-        e = cuzk_errf(eb, e, "H computation failed");
-        goto out;
-    }
-
     G1J pa, pb1, pc, ph;
     G2J pb2;
     const uint8_t *ws = (const uint8_t *)w;
-    t = cuzk__now_ms();
-    cuzk_msm_opts mo = {nt, 0, 0}, mh = {nt, CUZK_MSM_SCALARS_MONT, 0};
-    if ((e = G1_(msm_ex)(&pa, pk->a, ws, pk->n_vars, &mo)) ||
-        (e = G1_(msm_ex)(&pb1, pk->b1, ws, pk->n_vars, &mo)) ||
-        (e = G1_(msm_ex)(&pc, pk->c, ws + 32 * ((uint64_t)pk->n_public + 1),
-                         pk->n_vars - pk->n_public - 1, &mo)) ||
-        (e = G1_(msm_ex)(&ph, pk->h, (const uint8_t *)h, N, &mh))) {
-        e = cuzk_errf(eb, e, "G1 MSM failed");
-        goto out;
+    if (use_gpu) {
+        e = GT_(gpu_stages)(pk, ws, a, b, c, opts, st, &pa, &pb1, &pc, &ph, &pb2, eb);
+        free(a);
+        free(b);
+        free(c);
+        a = b = c = NULL;
+        if (e)
+            goto out;
+    } else {
+        t = cuzk__now_ms();
+        e = FR_(groth16_h)(&pk->dom, h, a, N, b, N, c, N, nt);
+        st->h_ms = cuzk__now_ms() - t;
+        free(a);
+        free(b);
+        free(c);
+        a = b = c = NULL; /* dead after H: released at once */
+        if (e) {
+            e = cuzk_errf(eb, e, "H computation failed");
+            goto out;
+        }
+        t = cuzk__now_ms();
+        cuzk_msm_opts mo = {nt, 0, 0}, mh = {nt, CUZK_MSM_SCALARS_MONT, 0};
+        if ((e = G1_(msm_ex)(&pa, pk->a, ws, pk->n_vars, &mo)) ||
+            (e = G1_(msm_ex)(&pb1, pk->b1, ws, pk->n_vars, &mo)) ||
+            (e = G1_(msm_ex)(&pc, pk->c, ws + 32 * ((uint64_t)pk->n_public + 1),
+                             pk->n_vars - pk->n_public - 1, &mo)) ||
+            (e = G1_(msm_ex)(&ph, pk->h, (const uint8_t *)h, N, &mh))) {
+            e = cuzk_errf(eb, e, "G1 MSM failed");
+            goto out;
+        }
+        st->msm_g1_ms = cuzk__now_ms() - t;
+        t = cuzk__now_ms();
+        if ((e = G2_(msm_ex)(&pb2, pk->b2, ws, pk->n_vars, &mo))) {
+            e = cuzk_errf(eb, e, "G2 MSM failed");
+            goto out;
+        }
+        st->msm_g2_ms = cuzk__now_ms() - t;
     }
-    st->msm_g1_ms = cuzk__now_ms() - t;
-    t = cuzk__now_ms();
-    if ((e = G2_(msm_ex)(&pb2, pk->b2, ws, pk->n_vars, &mo))) {
-        e = cuzk_errf(eb, e, "G2 MSM failed");
-        goto out;
-    }
-    st->msm_g2_ms = cuzk__now_ms() - t;
 
     t = cuzk__now_ms();
     FRT r, s, rs;

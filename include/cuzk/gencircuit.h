@@ -1,0 +1,56 @@
+/* Synthetic satisfiable R1CS circuits of any size for tests and benchmarks (docs/CIRCUITS.md).
+ *
+ * Every constraint k defines one new wire out_k from earlier wires:
+ *     <A_k, w> * <B_k, w> = c * out_k + <rest of C_k, w>,   c = 1 or r - 1,
+ * so the witness is computed forwards in one pass and every constraint holds by construction.
+ * The last constraint defines wire 1, the circuit's single public output.
+ *
+ * Two independent random streams (xoshiro256**, seeded with SHA-256 of a domain tag and the
+ * seed string): the STRUCTURE stream (gate types, operand wires, coefficients) depends only on
+ * the circuit seed, the WITNESS stream (input values) only on the witness seed. So one circuit
+ * (one r1cs, one zkey) has as many distinct satisfying witnesses as there are witness seeds.
+ * Operands come from the inputs or from the last 2^16 constraint outputs, which bounds the
+ * generator's memory (a ring of 2^16 values) whatever the size; both files are streamed.
+ *
+ * Wires: 0 = constant 1, 1 = output, then the public inputs, the private inputs (bits first,
+ * then full-width values), then out_0 .. out_{N-2}. */
+#ifndef CUZK_GENCIRCUIT_H
+#define CUZK_GENCIRCUIT_H
+
+#include <stdint.h>
+
+#include "cuzk/curve.h"
+#include "cuzk/err.h"
+
+typedef enum {
+    CUZK_GEN_DENSE = 0,       /* random full-width values and coefficients, few terms */
+    CUZK_GEN_SPARSE_BITS = 1, /* PoRep-like: mostly boolean gates on 0/1 wires */
+    CUZK_GEN_MIXED = 2,       /* each constraint drawn from one of the two above, 50/50 */
+} cuzk_gen_profile;
+
+const char *cuzk_gen_profile_name(cuzk_gen_profile p);
+int cuzk_gen_profile_from_name(const char *name, cuzk_gen_profile *out); /* 0 or -1 */
+
+typedef struct {
+    cuzk_curve curve;
+    uint32_t n_constraints; /* >= 1 */
+    cuzk_gen_profile profile;
+    const char *seed;         /* circuit (structure) seed: any string */
+    const char *witness_seed; /* witness seed (NULL: the circuit seed) */
+    unsigned nthreads;        /* unused for now: generation is one sequential pass */
+} cuzk_gen_params;
+
+typedef struct {
+    uint32_t n_wires, n_public_inputs, n_private_inputs;
+    uint64_t n_terms;       /* A + B + C terms written */
+    uint64_t n_binary;      /* witness values that are 0 or 1 */
+    double ms;
+} cuzk_gen_info;
+
+/* Generates the circuit: writes r1cs_path (NULL: skip it, as gen-witness does), wtns_path
+ * (NULL: skip) and input_json_path ({"public": [...], "private": [...]}, decimal strings;
+ * NULL: skip). Errors: CUZK_INVALID_ARGUMENT, CUZK_IO, CUZK_NO_MEMORY. */
+cuzk_err cuzk_gen_circuit(const cuzk_gen_params *p, const char *r1cs_path, const char *wtns_path,
+                          const char *input_json_path, cuzk_gen_info *info, cuzk_errbuf *eb);
+
+#endif

@@ -1,0 +1,386 @@
+/* The generator of cuzk/gencircuit.h for one scalar field (gencircuit.c instantiates it).
+ * Define GC_FR (field prefix) and GC_NAME (function-name suffix). */
+#define GCN_(a, b) a##_##b
+#define GCN(a, b) GCN_(a, b)
+#define GC_(x) GCN(x, GC_NAME)
+#define GF_(x) GCN(GC_FR, x)
+#define GFT GF_(t)
+
+/* A uniformly random element (canonical limbs l, Montgomery form *x) by rejection. */
+static void GC_(rand_fr)(gc_rng *g, uint64_t l[4], GFT *x)
+{
+    int top = 64 - __builtin_clzll(GF_(P).l[3]); /* bits of the top limb of r */
+    uint64_t mask = top >= 64 ? ~0ull : ((1ull << top) - 1);
+    do {
+        for (int i = 0; i < 4; i++)
+            l[i] = gc_next(g);
+        l[3] &= mask;
+    } while (!GF_(limbs_lt_p)(l));
+    GF_(from_canonical)(x, l);
+}
+
+typedef struct {
+    uint32_t wire;
+    GFT c; /* Montgomery */
+} GC_(term);
+
+typedef struct {
+    /* layout */
+    uint32_t n_pub, n_bits, n_full, base, n_wires;
+    uint64_t n;
+    /* recent outputs */
+    GFT *val;
+    uint8_t *kind; /* 1: the wire is always 0 or 1 */
+    GFT *inval;    /* input values, wires 2 .. base-1 */
+    gc_rng rs, rw;
+    GFT one, two, mone;
+    uint8_t b_one[32], b_two[32], b_mone[32];
+} GC_(gen);
+
+static const GFT *GC_(value)(const GC_(gen) *G, uint32_t wire)
+{
+    if (wire == 0)
+        return &G->one;
+    if (wire < G->base)
+        return &G->inval[wire - 2];
+    return &G->val[(wire - G->base) & (GC_RING - 1)];
+}
+
+/* Structure choices: any operand, or one known to be 0/1. k = index of the constraint. */
+static uint32_t GC_(pick_any)(GC_(gen) *G, uint64_t k)
+{
+    uint64_t recent = k < GC_RING ? k : GC_RING;
+    if (recent == 0 || gc_below(&G->rs, 8) == 0)
+        return 2 + (uint32_t)gc_below(&G->rs, G->base - 2);
+    return G->base + (uint32_t)(k - 1 - gc_below(&G->rs, recent));
+}
+
+static uint32_t GC_(pick_bit)(GC_(gen) *G, uint64_t k)
+{
+    uint64_t recent = k < GC_RING ? k : GC_RING;
+    for (int t = 0; recent && t < 6; t++) {
+        uint64_t j = k - 1 - gc_below(&G->rs, recent);
+        if (G->kind[j & (GC_RING - 1)])
+            return G->base + (uint32_t)j;
+    }
+    return 2 + G->n_pub + (uint32_t)gc_below(&G->rs, G->n_bits);
+}
+
+static int GC_(has)(const GC_(term) *t, unsigned n, uint32_t wire)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (t[i].wire == wire)
+            return 1;
+    return 0;
+}
+
+static void GC_(dot)(const GC_(gen) *G, GFT *r, const GC_(term) *t, unsigned n)
+{
+    GF_(set_zero)(r);
+    for (unsigned i = 0; i < n; i++) {
+        GFT p;
+        GF_(mul)(&p, &t[i].c, GC_(value)(G, t[i].wire));
+        GF_(add)(r, r, &p);
+    }
+}
+
+static void GC_(to_r1cs)(cuzk_r1cs_term *o, const GC_(term) *t, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        o[i].wire = t[i].wire;
+        GF_(to_bytes_le)(o[i].coef, &t[i].c);
+    }
+}
+
+static cuzk_err GC_(run)(const cuzk_gen_params *p, const char *r1cs_path, const char *wtns_path,
+                         const char *json_path, cuzk_gen_info *info, cuzk_errbuf *eb)
+{
+    GC_(gen) G;
+    memset(&G, 0, sizeof G);
+    G.n = p->n_constraints;
+    switch (p->profile) {
+    case CUZK_GEN_DENSE:
+        G.n_pub = 4, G.n_bits = 0, G.n_full = 16;
+        break;
+    case CUZK_GEN_SPARSE_BITS:
+        G.n_pub = 8, G.n_bits = 64, G.n_full = 8;
+        break;
+    default:
+        G.n_pub = 4, G.n_bits = 32, G.n_full = 8;
+        break;
+    }
+    G.base = 2 + G.n_pub + G.n_bits + G.n_full;
+    uint64_t nw = (uint64_t)G.base + G.n - 1;
+    if (G.n == 0 || nw > UINT32_MAX)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "gen-circuit: %llu constraints out of range",
+                         (unsigned long long)G.n);
+    G.n_wires = (uint32_t)nw;
+    gc_seed(&G.rs, "cuzk-gen-structure-v1", p->seed);
+    gc_seed(&G.rw, "cuzk-gen-witness-v1", p->witness_seed ? p->witness_seed : p->seed);
+    G.one = GF_(ONE);
+    GF_(add)(&G.two, &G.one, &G.one);
+    GF_(neg)(&G.mone, &G.one);
+    GF_(to_bytes_le)(G.b_one, &G.one);
+
+    cuzk_err e = CUZK_OK;
+    cuzk_r1cs_writer rw;
+    int rw_open = 0;
+    FILE *wf = NULL;
+    char *wbuf = NULL;
+    uint64_t n_terms = 0, n_bin = 0;
+    G.val = malloc(GC_RING * sizeof(GFT));
+    G.kind = calloc(GC_RING, 1);
+    G.inval = malloc((G.base - 2) * sizeof(GFT));
+    if (!G.val || !G.kind || !G.inval) {
+        e = cuzk_errf(eb, CUZK_NO_MEMORY, "gen-circuit: out of memory");
+        goto out;
+    }
+    /* Inputs (witness stream only). */
+    for (uint32_t i = 0; i < G.base - 2; i++) {
+        uint64_t l[4];
+        if (i >= G.n_pub && i < G.n_pub + G.n_bits)
+            GF_(from_u64)(&G.inval[i], gc_next(&G.rw) & 1);
+        else
+            GC_(rand_fr)(&G.rw, l, &G.inval[i]);
+    }
+    if (r1cs_path) {
+        if ((e = cuzk_r1cs_writer_open(&rw, r1cs_path, p->curve, G.n_wires, 1, G.n_pub,
+                                       G.n_bits + G.n_full, eb)))
+            goto out;
+        rw_open = 1;
+    }
+    uint8_t buf32[32];
+    if (wtns_path) {
+        wf = fopen(wtns_path, "wb");
+        if (!wf) {
+            e = cuzk_errf(eb, CUZK_IO, "%s: cannot create: %s", wtns_path, strerror(errno));
+            goto out;
+        }
+        wbuf = malloc(1 << 20);
+        if (wbuf)
+            setvbuf(wf, wbuf, _IOFBF, 1 << 20);
+        uint8_t h[12 + 12 + 40 + 12];
+        uint8_t *q = h;
+        memcpy(q, "wtns", 4);
+        gc_le32(q + 4, 2);
+        gc_le32(q + 8, 2);
+        q += 12;
+        gc_le32(q, 1);
+        gc_le64(q + 4, 40);
+        q += 12;
+        gc_le32(q, 32);
+        cuzk_curve_r_le(p->curve, q + 4);
+        gc_le32(q + 36, G.n_wires);
+        q += 40;
+        gc_le32(q, 2);
+        gc_le64(q + 4, (uint64_t)G.n_wires * 32);
+        fwrite(h, 1, sizeof h, wf);
+        fwrite(G.b_one, 1, 32, wf);
+        memset(buf32, 0, 32);
+        fwrite(buf32, 1, 32, wf); /* wire 1, patched at the end */
+        for (uint32_t i = 0; i < G.base - 2; i++) {
+            GF_(to_bytes_le)(buf32, &G.inval[i]);
+            fwrite(buf32, 1, 32, wf);
+        }
+    }
+    n_bin += 1 + G.n_bits;
+
+    GC_(term) A[40], B[4], C[4];
+    cuzk_r1cs_term tA[40], tB[4], tC[4];
+    for (uint64_t k = 0; k < G.n; k++) {
+        unsigned na = 0, nb = 0, nc = 0;
+        int bit_out = 0;
+        uint32_t out = k + 1 == G.n ? 1 : G.base + (uint32_t)k;
+        int dense = p->profile == CUZK_GEN_DENSE ||
+                    (p->profile == CUZK_GEN_MIXED && gc_below(&G.rs, 2) == 0);
+        GFT cout = G.one;
+        if (dense) {
+            uint64_t l[4];
+            unsigned want = 1 + (unsigned)gc_below(&G.rs, 3);
+            for (unsigned i = 0; i < want; i++) {
+                uint32_t wv = GC_(pick_any)(&G, k);
+                if (GC_(has)(A, na, wv))
+                    continue;
+                A[na].wire = wv;
+                GC_(rand_fr)(&G.rs, l, &A[na++].c);
+            }
+            want = 1 + (unsigned)gc_below(&G.rs, 2);
+            for (unsigned i = 0; i < want; i++) {
+                uint32_t wv = GC_(pick_any)(&G, k);
+                if (GC_(has)(B, nb, wv))
+                    continue;
+                B[nb].wire = wv;
+                GC_(rand_fr)(&G.rs, l, &B[nb++].c);
+            }
+            if (gc_below(&G.rs, 2))
+                cout = G.mone;
+            C[nc].wire = out;
+            C[nc++].c = cout;
+            if (gc_below(&G.rs, 2)) {
+                C[nc].wire = GC_(pick_any)(&G, k);
+                GC_(rand_fr)(&G.rs, l, &C[nc++].c);
+            }
+        } else {
+            unsigned g = (unsigned)gc_below(&G.rs, 100);
+            if (g < 75) {
+                /* AND (40) or XOR (35) of two bits */
+                uint32_t x = GC_(pick_bit)(&G, k), y = GC_(pick_bit)(&G, k);
+                int xor_ = g >= 40 && x != y;
+                bit_out = 1;
+                A[na].wire = x;
+                A[na++].c = xor_ ? G.two : G.one;
+                B[nb].wire = y;
+                B[nb++].c = G.one;
+                if (xor_) {
+                    cout = G.mone;
+                    C[nc].wire = x;
+                    C[nc++].c = G.one;
+                    C[nc].wire = y;
+                    C[nc++].c = G.one;
+                }
+                C[nc].wire = out;
+                C[nc++].c = cout;
+            } else if (g < 85) {
+                /* boolean check x * (1 - x), whose output is 0 */
+                uint32_t x = GC_(pick_bit)(&G, k);
+                bit_out = 1;
+                A[na].wire = x;
+                A[na++].c = G.one;
+                B[nb].wire = 0;
+                B[nb++].c = G.one;
+                B[nb].wire = x;
+                B[nb++].c = G.mone;
+                C[nc].wire = out;
+                C[nc++].c = G.one;
+            } else if (g < 90) {
+                /* packing: out = sum 2^i b_i over 8..32 bits */
+                unsigned want = 8 + (unsigned)gc_below(&G.rs, 25);
+                GFT pw = G.one;
+                for (unsigned i = 0; i < want; i++) {
+                    uint32_t x = GC_(pick_bit)(&G, k);
+                    if (GC_(has)(A, na, x))
+                        continue;
+                    A[na].wire = x;
+                    A[na++].c = pw;
+                    GF_(add)(&pw, &pw, &pw);
+                }
+                B[nb].wire = 0;
+                B[nb++].c = G.one;
+                C[nc].wire = out;
+                C[nc++].c = G.one;
+            } else {
+                /* full-width product x * (y + c) */
+                uint64_t l[4];
+                A[na].wire = GC_(pick_any)(&G, k);
+                A[na++].c = G.one;
+                B[nb].wire = GC_(pick_any)(&G, k);
+                B[nb++].c = G.one;
+                B[nb].wire = 0;
+                GC_(rand_fr)(&G.rs, l, &B[nb++].c);
+                C[nc].wire = out;
+                C[nc++].c = G.one;
+            }
+        }
+        /* Witness: out = (A.w * B.w - rest of C) / cout, cout = +-1; C[nc-1] or C[0] is out. */
+        GFT av, bv, rest, ov;
+        GC_(dot)(&G, &av, A, na);
+        GC_(dot)(&G, &bv, B, nb);
+        GF_(mul)(&ov, &av, &bv);
+        GF_(set_zero)(&rest);
+        for (unsigned i = 0; i < nc; i++)
+            if (C[i].wire != out) {
+                GFT t;
+                GF_(mul)(&t, &C[i].c, GC_(value)(&G, C[i].wire));
+                GF_(add)(&rest, &rest, &t);
+            }
+        GF_(sub)(&ov, &ov, &rest);
+        if (!GF_(eq)(&cout, &G.one))
+            GF_(neg)(&ov, &ov);
+        G.val[k & (GC_RING - 1)] = ov;
+        G.kind[k & (GC_RING - 1)] = (uint8_t)bit_out;
+        if (GF_(is_zero)(&ov) || GF_(is_one)(&ov))
+            n_bin++;
+        n_terms += na + nb + nc;
+        if (rw_open) {
+            GC_(to_r1cs)(tA, A, na);
+            GC_(to_r1cs)(tB, B, nb);
+            GC_(to_r1cs)(tC, C, nc);
+            if ((e = cuzk_r1cs_writer_add(&rw, tA, na, tB, nb, tC, nc, eb)))
+                goto out;
+        }
+        if (wf) {
+            GF_(to_bytes_le)(buf32, &ov);
+            if (out == 1) {
+                if (fseeko(wf, 12 + 12 + 40 + 12 + 32, SEEK_SET) != 0) {
+                    e = cuzk_errf(eb, CUZK_IO, "%s: seek failed", wtns_path);
+                    goto out;
+                }
+            }
+            fwrite(buf32, 1, 32, wf);
+        }
+    }
+    if (wf) {
+        int bad = ferror(wf);
+        bad |= fclose(wf) != 0;
+        wf = NULL;
+        if (bad) {
+            e = cuzk_errf(eb, CUZK_IO, "%s: write failed: %s", wtns_path, strerror(errno));
+            goto out;
+        }
+    }
+    if (rw_open) {
+        rw_open = 0;
+        if ((e = cuzk_r1cs_writer_close(&rw, eb)))
+            goto out;
+    }
+    if (json_path) {
+        cuzk_strbuf sb;
+        cuzk_sb_init(&sb);
+        char dec[100];
+        cuzk_sb_puts(&sb, "{\n \"public\": [");
+        for (uint32_t i = 0; i < G.base - 2; i++) {
+            if (i == G.n_pub)
+                cuzk_sb_puts(&sb, "],\n \"private\": [");
+            GF_(to_dec)(dec, sizeof dec, &G.inval[i]);
+            cuzk_sb_printf(&sb, "%s\"%s\"", i == 0 || i == G.n_pub ? "" : ",", dec);
+        }
+        cuzk_sb_puts(&sb, "]\n}\n");
+        e = cuzk_sb_write_file(&sb, json_path, eb);
+        cuzk_sb_free(&sb);
+        if (e)
+            goto out;
+    }
+    if (info) {
+        info->n_wires = G.n_wires;
+        info->n_public_inputs = G.n_pub;
+        info->n_private_inputs = G.n_bits + G.n_full;
+        info->n_terms = n_terms;
+        info->n_binary = n_bin;
+    }
+out:
+    if (rw_open) {
+        if (!rw.bw.err)
+            rw.bw.err = e ? e : CUZK_INTERNAL;
+        cuzk_errbuf tmp;
+        cuzk_r1cs_writer_close(&rw, &tmp);
+    }
+    if (wf) {
+        fclose(wf);
+        remove(wtns_path);
+    } else if (e && wtns_path) {
+        remove(wtns_path);
+    }
+    free(wbuf);
+    free(G.val);
+    free(G.kind);
+    free(G.inval);
+    return e;
+}
+
+#undef GC_FR
+#undef GC_NAME
+#undef GCN_
+#undef GCN
+#undef GC_
+#undef GF_
+#undef GFT

@@ -1,0 +1,423 @@
+/* The setup of cuzk/setup.h for one curve, instantiated per curve in setup.c.
+ *
+ * Define ST_FR (scalar field prefix), ST_G1, ST_G2 (group prefixes), ST_G1_BYTES,
+ * ST_G2_BYTES (snarkjs point sizes) and ST_NAME (suffix for the function names). */
+#define STN_(a, b) a##_##b
+#define STN(a, b) STN_(a, b)
+#define ST_(x) STN(x, ST_NAME)
+#define FR_(x) STN(ST_FR, x)
+#define G1_(x) STN(ST_G1, x)
+#define G2_(x) STN(ST_G2, x)
+#define FRT FR_(t)
+
+/* The secret scalars and the domain. */
+typedef struct {
+    FRT tau, alpha, beta, gamma, delta, gamma_inv, delta_inv;
+    FRT w, v;    /* w_N, w_2N */
+    FRT zl, zh;  /* (tau^N - 1)/N and (tau^2N - 1)/(2N)/delta */
+} ST_(secrets);
+
+/* Secret `name` from the seed (cuzk/setup.h). For tau, also tau^(2N) != 1 (tau outside the
+ * 2N domain), so that no denominator tau - x below is zero. */
+static void ST_(derive)(FRT *out, const char *name, const uint8_t *seed, size_t seed_len,
+                        uint64_t two_n)
+{
+    static const char dom[] = "cuzk-setup-v1";
+    size_t nl = strlen(name), len = sizeof dom + nl + 1 + seed_len + 4;
+    uint8_t buf[sizeof dom + 16 + 1 + 256 + 4];
+    memcpy(buf, dom, sizeof dom); /* includes the 0x00 separator */
+    memcpy(buf + sizeof dom, name, nl);
+    buf[sizeof dom + nl] = 0;
+    memcpy(buf + sizeof dom + nl + 1, seed, seed_len);
+    for (uint32_t ctr = 0;; ctr++) {
+        uint8_t *c = buf + len - 4;
+        c[0] = (uint8_t)ctr;
+        c[1] = (uint8_t)(ctr >> 8);
+        c[2] = (uint8_t)(ctr >> 16);
+        c[3] = (uint8_t)(ctr >> 24);
+        uint8_t h[32];
+        cuzk_sha256(h, buf, len);
+        h[31] &= 0x7f;
+        if (FR_(from_bytes_le)(out, h) != 0 || FR_(is_zero)(out))
+            continue;
+        if (two_n) {
+            FRT t;
+            FR_(pow_u64)(&t, out, two_n);
+            if (FR_(is_one)(&t))
+                continue;
+        }
+        return;
+    }
+}
+
+static void ST_(canon)(uint64_t k[4], const FRT *x) { FR_(to_canonical)(k, x); }
+
+#define ST_CHUNK 65536
+
+/* Writes the points k_i * G1 for the chunk's Montgomery scalars s[0..cnt). */
+static cuzk_err ST_(put_g1)(cuzk_binfile_writer *bw, const G1_(fb) *fb, const FRT *s, size_t cnt,
+                            uint64_t (*k)[4], uint8_t *pts, unsigned nt, cuzk_errbuf *eb)
+{
+    for (size_t i = 0; i < cnt; i++)
+        ST_(canon)(k[i], &s[i]);
+    cuzk_err e = G1_(fb_mul)(fb, pts, ST_G1_BYTES, (const uint64_t(*)[4])k, cnt, nt, eb);
+    if (!e)
+        e = cuzk_binfile_write(bw, pts, cnt * ST_G1_BYTES, eb);
+    return e;
+}
+
+static cuzk_err ST_(put_g2)(cuzk_binfile_writer *bw, const G2_(fb) *fb, const FRT *s, size_t cnt,
+                            uint64_t (*k)[4], uint8_t *pts, unsigned nt, cuzk_errbuf *eb)
+{
+    for (size_t i = 0; i < cnt; i++)
+        ST_(canon)(k[i], &s[i]);
+    cuzk_err e = G2_(fb_mul)(fb, pts, ST_G2_BYTES, (const uint64_t(*)[4])k, cnt, nt, eb);
+    if (!e)
+        e = cuzk_binfile_write(bw, pts, cnt * ST_G2_BYTES, eb);
+    return e;
+}
+
+static void ST_(header_point_g1)(uint8_t *out, const FRT *x)
+{
+    uint64_t k[4];
+    ST_(canon)(k, x);
+    G1_(mul_gen_bytes)(out, k);
+}
+
+static void ST_(header_point_g2)(uint8_t *out, const FRT *x)
+{
+    uint64_t k[4];
+    ST_(canon)(k, x);
+    G2_(mul_gen_bytes)(out, k);
+}
+
+static cuzk_err ST_(run)(const cuzk_r1cs *r, const char *out_path, const cuzk_setup_opts *o,
+                         const uint8_t *seed, size_t seed_len, cuzk_setup_info *info,
+                         cuzk_errbuf *eb)
+{
+    const unsigned nt = o->nthreads ? o->nthreads : cuzk_num_threads();
+    const uint64_t m = r->n_constraints, n = r->n_wires;
+    const uint64_t np = (uint64_t)r->n_outputs + r->n_pub_inputs;
+    if (np + 1 > n)
+        return cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: %llu public signals but only %llu wires",
+                         r->file.name, (unsigned long long)np, (unsigned long long)n);
+    const uint64_t rows = m + np + 1;
+    unsigned log_n = 0;
+    while (((uint64_t)1 << log_n) < rows)
+        log_n++;
+    const uint64_t N = (uint64_t)1 << log_n;
+    ST_(secrets) S;
+    if (log_n > 31 || FR_(root_of_unity)(&S.v, log_n + 1) != 0)
+        return cuzk_errf(eb, CUZK_UNSUPPORTED,
+                         "%s: %llu constraints + %llu public inputs need a domain of 2^%u, "
+                         "larger than the %s scalar field supports for Groth16 (2^%u at most)",
+                         r->file.name, (unsigned long long)m, (unsigned long long)np, log_n,
+                         cuzk_curve_name(r->curve), ST_MAX_LOG - 1);
+    FR_(root_of_unity)(&S.w, log_n);
+
+    /* Memory: the three per-wire accumulators, the two tables with their build scratch, the
+     * r1cs constraint index and the chunk buffers. */
+    const uint64_t n_g1 = 4 * n + N - n; /* IC + C, A, B1, H: n + n + n + N */
+    const uint64_t max_tab = 128ull << 20;
+    unsigned w1 = G1_(fb_window)(n_g1, max_tab), w2 = G2_(fb_window)(n, max_tab);
+    uint64_t tabs = G1_(fb_table_bytes)(w1) + G2_(fb_table_bytes)(w2);
+    uint64_t build = (uint64_t)nt * (G1_(fb_build_bytes)(w1) > G2_(fb_build_bytes)(w2)
+                                         ? G1_(fb_build_bytes)(w1)
+                                         : G2_(fb_build_bytes)(w2));
+    uint64_t chunk = (uint64_t)ST_CHUNK * (3 * sizeof(FRT) + 32 + ST_G2_BYTES);
+    uint64_t mem = 3 * n * sizeof(FRT) + tabs + build + 8 * (m + 1) + chunk +
+                   (uint64_t)nt * FB_BLOCK * 512;
+    if (info) {
+        info->n_constraints = (uint32_t)m;
+        info->n_vars = (uint32_t)n;
+        info->n_public = (uint32_t)np;
+        info->domain_size = (uint32_t)N;
+        info->mem_estimate = mem;
+        info->window_g1 = w1;
+        info->window_g2 = w2;
+    }
+    if (mem > o->max_memory)
+        return cuzk_errf(eb, CUZK_OUT_OF_BUDGET,
+                         "%s: setup of %llu constraints x %llu wires (domain 2^%u) needs about "
+                         "%llu MiB of memory, above the limit of %llu MiB (--max-memory)",
+                         r->file.name, (unsigned long long)m, (unsigned long long)n, log_n,
+                         (unsigned long long)(mem >> 20),
+                         (unsigned long long)(o->max_memory >> 20));
+
+    /* Secrets. */
+    ST_(derive)(&S.tau, "tau", seed, seed_len, 2 * N);
+    ST_(derive)(&S.alpha, "alpha", seed, seed_len, 0);
+    ST_(derive)(&S.beta, "beta", seed, seed_len, 0);
+    ST_(derive)(&S.gamma, "gamma", seed, seed_len, 0);
+    ST_(derive)(&S.delta, "delta", seed, seed_len, 0);
+    FR_(inv)(&S.gamma_inv, &S.gamma);
+    FR_(inv)(&S.delta_inv, &S.delta);
+    {
+        FRT t, ninv;
+        FR_(pow_u64)(&t, &S.tau, N);
+        FR_(sub)(&t, &t, &FR_(ONE));
+        FR_(from_u64)(&ninv, N);
+        FR_(inv)(&ninv, &ninv);
+        FR_(mul)(&S.zl, &t, &ninv);
+        FR_(pow_u64)(&t, &S.tau, 2 * N);
+        FR_(sub)(&t, &t, &FR_(ONE));
+        FR_(from_u64)(&ninv, 2 * N);
+        FR_(inv)(&ninv, &ninv);
+        FR_(mul)(&S.zh, &t, &ninv);
+        FR_(mul)(&S.zh, &S.zh, &S.delta_inv);
+    }
+
+    cuzk_err e = CUZK_OK;
+    FRT *a = calloc(n, sizeof(FRT)), *b = calloc(n, sizeof(FRT)), *c = calloc(n, sizeof(FRT));
+    FRT *xs = malloc(ST_CHUNK * sizeof(FRT)), *ls = malloc(ST_CHUNK * sizeof(FRT));
+    FRT *sc = malloc(ST_CHUNK * sizeof(FRT));
+    uint64_t(*k)[4] = malloc(ST_CHUNK * sizeof *k);
+    uint8_t *pts = malloc((size_t)ST_CHUNK * ST_G2_BYTES);
+    G1_(fb) fb1 = {0};
+    G2_(fb) fb2 = {0};
+    cuzk_binfile_writer bw;
+    int bw_open = 0;
+    if (!a || !b || !c || !xs || !ls || !sc || !k || !pts) {
+        e = cuzk_errf(eb, CUZK_NO_MEMORY, "setup: out of memory (%llu wires)",
+                      (unsigned long long)n);
+        goto out;
+    }
+
+    /* Pass 1: A_i(tau), B_i(tau), C_i(tau). Rows in chunks: L_j(tau) = zl w^j / (tau - w^j)
+     * with one batch inversion per chunk. */
+    uint64_t n_coefs = np + 1;
+    {
+        FRT x = FR_(ONE);
+        for (uint64_t r0 = 0; r0 < rows; r0 += ST_CHUNK) {
+            size_t cnt = rows - r0 < ST_CHUNK ? (size_t)(rows - r0) : ST_CHUNK;
+            for (size_t j = 0; j < cnt; j++) {
+                xs[j] = x;
+                FR_(sub)(&ls[j], &S.tau, &x);
+                FR_(mul)(&x, &x, &S.w);
+            }
+            FR_(batch_inv)(ls, ls, cnt, sc);
+            for (size_t j = 0; j < cnt; j++) {
+                FR_(mul)(&ls[j], &ls[j], &xs[j]);
+                FR_(mul)(&ls[j], &ls[j], &S.zl);
+            }
+            for (size_t j = 0; j < cnt; j++) {
+                uint64_t row = r0 + j;
+                if (row >= m) {
+                    FR_(add)(&a[row - m], &a[row - m], &ls[j]);
+                    continue;
+                }
+                cuzk_r1cs_lc lc[3];
+                cuzk_r1cs_constraint(r, (uint32_t)row, lc);
+                FRT *acc[3] = {a, b, c};
+                n_coefs += lc[0].n_terms + lc[1].n_terms;
+                for (int mtx = 0; mtx < 3; mtx++)
+                    for (uint32_t t = 0; t < lc[mtx].n_terms; t++) {
+                        uint32_t wire = cuzk_r1cs_term_wire(r, &lc[mtx], t);
+                        FRT co;
+                        if (FR_(from_bytes_le)(&co, cuzk_r1cs_term_coef(r, &lc[mtx], t))) {
+                            e = cuzk_errf(eb, CUZK_NON_CANONICAL,
+                                          "%s: constraint %llu, %c term %u: coefficient >= r",
+                                          r->file.name, (unsigned long long)row, "ABC"[mtx], t);
+                            goto out;
+                        }
+                        FR_(mul)(&co, &co, &ls[j]);
+                        FR_(add)(&acc[mtx][wire], &acc[mtx][wire], &co);
+                    }
+            }
+        }
+    }
+    if (n_coefs > UINT32_MAX) {
+        e = cuzk_errf(eb, CUZK_UNSUPPORTED, "%s: %llu coefficients exceed the zkey's u32 count",
+                      r->file.name, (unsigned long long)n_coefs);
+        goto out;
+    }
+    if (info)
+        info->n_coefs = n_coefs;
+
+    /* Tables. */
+    if ((e = G1_(fb_init)(&fb1, w1, nt, eb)) || (e = G2_(fb_init)(&fb2, w2, nt, eb)))
+        goto out;
+
+    const uint64_t total = 4 * n + N;
+    uint64_t done = 0;
+#define ST_PROGRESS(k_)                                                                       \
+    do {                                                                                      \
+        done += (k_);                                                                         \
+        if (o->progress)                                                                      \
+            o->progress(o->progress_ctx, done, total);                                        \
+    } while (0)
+
+    if ((e = cuzk_binfile_writer_open(&bw, out_path, "zkey", 1, 10, eb)))
+        goto out;
+    bw_open = 1;
+    /* 1: protocol. */
+    cuzk_binfile_begin_section(&bw, 1, eb);
+    cuzk_binfile_write_u32(&bw, 1, eb);
+    cuzk_binfile_end_section(&bw, eb);
+    /* 2: header. */
+    {
+        uint8_t q[48], rr[32], p[ST_G2_BYTES];
+        const uint32_t n8q = cuzk_curve_n8q(r->curve);
+        cuzk_curve_q_le(r->curve, q);
+        cuzk_curve_r_le(r->curve, rr);
+        cuzk_binfile_begin_section(&bw, 2, eb);
+        cuzk_binfile_write_u32(&bw, n8q, eb);
+        cuzk_binfile_write(&bw, q, n8q, eb);
+        cuzk_binfile_write_u32(&bw, 32, eb);
+        cuzk_binfile_write(&bw, rr, 32, eb);
+        cuzk_binfile_write_u32(&bw, (uint32_t)n, eb);
+        cuzk_binfile_write_u32(&bw, (uint32_t)np, eb);
+        cuzk_binfile_write_u32(&bw, (uint32_t)N, eb);
+        ST_(header_point_g1)(p, &S.alpha);
+        cuzk_binfile_write(&bw, p, ST_G1_BYTES, eb);
+        ST_(header_point_g1)(p, &S.beta);
+        cuzk_binfile_write(&bw, p, ST_G1_BYTES, eb);
+        ST_(header_point_g2)(p, &S.beta);
+        cuzk_binfile_write(&bw, p, ST_G2_BYTES, eb);
+        ST_(header_point_g2)(p, &S.gamma);
+        cuzk_binfile_write(&bw, p, ST_G2_BYTES, eb);
+        ST_(header_point_g1)(p, &S.delta);
+        cuzk_binfile_write(&bw, p, ST_G1_BYTES, eb);
+        ST_(header_point_g2)(p, &S.delta);
+        cuzk_binfile_write(&bw, p, ST_G2_BYTES, eb);
+        if ((e = cuzk_binfile_end_section(&bw, eb)))
+            goto out;
+    }
+    /* 3 (IC, wires 0..np, over gamma) and 8 (C, wires np+1.., over delta) share the scalar
+     * (beta A_i + alpha B_i + C_i) * factor. */
+    for (int sec = 3; sec <= 9; sec++) {
+        uint64_t lo = 0, hi = n;
+        if (sec == 3)
+            hi = np + 1;
+        else if (sec == 8)
+            lo = np + 1;
+        else if (sec == 9)
+            hi = N;
+        if (sec == 4) {
+            /* Coefficients: per constraint its A terms then its B terms, then the public
+             * rows; values coef * R^2 = the Montgomery limbs of coef * R. */
+            cuzk_binfile_begin_section(&bw, 4, eb);
+            cuzk_binfile_write_u32(&bw, (uint32_t)n_coefs, eb);
+            uint8_t rec[44];
+            for (uint64_t row = 0; row < m && !bw.err; row++) {
+                cuzk_r1cs_lc lc[3];
+                cuzk_r1cs_constraint(r, (uint32_t)row, lc);
+                for (uint32_t mtx = 0; mtx < 2; mtx++)
+                    for (uint32_t t = 0; t < lc[mtx].n_terms; t++) {
+                        FRT co;
+                        FR_(from_bytes_le)(&co, cuzk_r1cs_term_coef(r, &lc[mtx], t));
+                        FR_(mul)(&co, &co, &FR_(R2));
+                        uint32_t hdr[3] = {mtx, (uint32_t)row, cuzk_r1cs_term_wire(r, &lc[mtx], t)};
+                        for (int q = 0; q < 3; q++)
+                            for (int y = 0; y < 4; y++)
+                                rec[4 * q + y] = (uint8_t)(hdr[q] >> (8 * y));
+                        FR_(to_mont_bytes_le)(rec + 12, &co);
+                        cuzk_binfile_write(&bw, rec, sizeof rec, eb);
+                    }
+            }
+            for (uint64_t i = 0; i <= np; i++) {
+                uint32_t hdr[3] = {0, (uint32_t)(m + i), (uint32_t)i};
+                for (int q = 0; q < 3; q++)
+                    for (int y = 0; y < 4; y++)
+                        rec[4 * q + y] = (uint8_t)(hdr[q] >> (8 * y));
+                FR_(to_mont_bytes_le)(rec + 12, &FR_(R2));
+                cuzk_binfile_write(&bw, rec, sizeof rec, eb);
+            }
+            if ((e = cuzk_binfile_end_section(&bw, eb)))
+                goto out;
+            continue;
+        }
+        cuzk_binfile_begin_section(&bw, (uint32_t)sec, eb);
+        FRT hx; /* section 9: v w^j */
+        hx = S.v;
+        for (uint64_t i0 = lo; i0 < hi; i0 += ST_CHUNK) {
+            size_t cnt = hi - i0 < ST_CHUNK ? (size_t)(hi - i0) : ST_CHUNK;
+            for (size_t j = 0; j < cnt; j++) {
+                uint64_t i = i0 + j;
+                switch (sec) {
+                case 3:
+                case 8: {
+                    FRT t;
+                    FR_(mul)(&sc[j], &S.beta, &a[i]);
+                    FR_(mul)(&t, &S.alpha, &b[i]);
+                    FR_(add)(&sc[j], &sc[j], &t);
+                    FR_(add)(&sc[j], &sc[j], &c[i]);
+                    FR_(mul)(&sc[j], &sc[j], sec == 3 ? &S.gamma_inv : &S.delta_inv);
+                    break;
+                }
+                case 5:
+                    sc[j] = a[i];
+                    break;
+                case 6:
+                case 7:
+                    sc[j] = b[i];
+                    break;
+                case 9:
+                    xs[j] = hx;
+                    FR_(sub)(&ls[j], &S.tau, &hx);
+                    FR_(mul)(&hx, &hx, &S.w);
+                    break;
+                }
+            }
+            if (sec == 9) {
+                /* H_j = zh v w^j / (tau - v w^j) */
+                FR_(batch_inv)(ls, ls, cnt, sc);
+                for (size_t j = 0; j < cnt; j++) {
+                    FR_(mul)(&sc[j], &ls[j], &xs[j]);
+                    FR_(mul)(&sc[j], &sc[j], &S.zh);
+                }
+            }
+            e = sec == 7 ? ST_(put_g2)(&bw, &fb2, sc, cnt, k, pts, nt, eb)
+                         : ST_(put_g1)(&bw, &fb1, sc, cnt, k, pts, nt, eb);
+            if (e)
+                goto out;
+            ST_PROGRESS(cnt);
+        }
+        if ((e = cuzk_binfile_end_section(&bw, eb)))
+            goto out;
+    }
+#undef ST_PROGRESS
+    /* 10: MPC parameters: a zero circuit hash and no contributions. */
+    {
+        uint8_t zero[64] = {0};
+        cuzk_binfile_begin_section(&bw, 10, eb);
+        cuzk_binfile_write(&bw, zero, 64, eb);
+        cuzk_binfile_write_u32(&bw, 0, eb);
+        cuzk_binfile_end_section(&bw, eb);
+    }
+    bw_open = 0;
+    e = cuzk_binfile_writer_close(&bw, eb);
+out:
+    if (bw_open) {
+        if (!bw.err)
+            bw.err = e ? e : CUZK_INTERNAL; /* make close remove the partial file */
+        cuzk_errbuf tmp;
+        cuzk_binfile_writer_close(&bw, &tmp);
+    }
+    G1_(fb_free)(&fb1);
+    G2_(fb_free)(&fb2);
+    free(a);
+    free(b);
+    free(c);
+    free(xs);
+    free(ls);
+    free(sc);
+    free(k);
+    free(pts);
+    return e;
+}
+
+#undef ST_FR
+#undef ST_G1
+#undef ST_G2
+#undef ST_G1_BYTES
+#undef ST_G2_BYTES
+#undef ST_NAME
+#undef ST_MAX_LOG
+#undef STN_
+#undef STN
+#undef ST_
+#undef FR_
+#undef G1_
+#undef G2_
+#undef FRT
