@@ -140,7 +140,7 @@ static const char *PROVE_HELP =
     "  --threads N        CPU threads (default: all cores, or CUZK_THREADS)\n"
     "  --backend B        auto | cpu | gpu (default auto: the GPU when one is present,\n"
     "                     falling back to the CPU if the GPU faults)\n"
-    "  --g2 WHERE         gpu | cpu (default cpu): with the GPU backend, run the B-in-G2\n"
+    "  --g2 WHERE         gpu | cpu (default gpu): with the GPU backend, run the B-in-G2\n"
     "                     MSM on the GPU or on CPU threads beside the GPU's work\n"
     "  --format F         json (default) | compressed: PROOF is then the 192-byte\n"
     "                     ZCash/Filecoin encoding A|B|C (BLS12-381 only)\n"
@@ -191,10 +191,13 @@ static int cmd_prove(int argc, char **argv)
         else
             return usage_error("prove", "--backend must be auto, cpu or gpu");
     }
+    /* B in G2 on the GPU by default: on an H200 at 2^20 dense constraints it takes 50 ms
+     * there against 1.9 s on 16 CPU threads (docs/PERFORMANCE.md). */
+    po.g2_on_gpu = 1;
     if (o[O_G2].seen) {
-        if (strcmp(o[O_G2].value, "gpu") == 0)
-            po.g2_on_gpu = 1;
-        else if (strcmp(o[O_G2].value, "cpu") != 0)
+        if (strcmp(o[O_G2].value, "cpu") == 0)
+            po.g2_on_gpu = 0;
+        else if (strcmp(o[O_G2].value, "gpu") != 0)
             return usage_error("prove", "--g2 must be gpu or cpu");
     }
     int compressed = 0;

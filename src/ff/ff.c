@@ -1,6 +1,8 @@
 /* Field layer: run-time kernel choice and the out-of-line routines of each field. */
 #include "ff/ff.h"
 
+#include <pthread.h>
+
 #if CUZK_FF_HAVE_ASM
 #include <cpuid.h>
 #endif
@@ -21,10 +23,27 @@ int cuzk_ff_cpu_has_adx(void)
 #endif
 }
 
+static pthread_once_t cuzk__ff_once = PTHREAD_ONCE_INIT;
+
+static int cuzk__ff_chosen;
+
+static void cuzk__ff_choose(void)
+{
+    cuzk__ff_chosen = cuzk_ff_cpu_has_adx();
+    cuzk__ff_use_asm = cuzk__ff_chosen;
+}
+
+/* Chooses once per process (pthread_once): callers in many threads, e.g. every key load in
+ * the daemon, never write the flag while provers read it. Tests that flip cuzk__ff_use_asm
+ * themselves do so after this has run. */
 int cuzk_ff_init(void)
 {
-    cuzk__ff_use_asm = cuzk_ff_cpu_has_adx();
-    return cuzk__ff_use_asm;
+    pthread_once(&cuzk__ff_once, cuzk__ff_choose);
+    /* Written again only if a test flipped it; in a program the flag never changes after the
+     * first call, so concurrent callers only read it. */
+    if (cuzk__ff_use_asm != cuzk__ff_chosen)
+        cuzk__ff_use_asm = cuzk__ff_chosen;
+    return cuzk__ff_chosen;
 }
 
 /* Choose the kernel before main() too, so a program that never calls cuzk_ff_init() still

@@ -1,0 +1,291 @@
+/*
+ * GPU benchmark: MSM (G1, G2, both curves; random and mostly-0/1 scalars) and NTT / H over Fr.
+ * Points stay resident on the device (uploaded once); scalars come from pinned host memory on
+ * every call, as in a prover. Times are wall clock around the synchronous API call: best and
+ * median of the repetitions after one warm-up.
+ *
+ *   cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE]
+ *
+ * Points: 2^20 distinct multiples of the generator, repeated to fill larger sets (the work an
+ * MSM does does not depend on the points being distinct).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ec/ec.h"
+#include "gpu/gpu.h"
+
+static cuzk_gpu_ctx *ctx;
+static int reps = 5, max_log = 26;
+static FILE *outf;
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void row(const char *what, const char *curve, int logn, const char *scal, double *t,
+                int k)
+{
+    qsort(t, k, sizeof *t, cmpd);
+    char line[256];
+    snprintf(line, sizeof line, "| %-10s | %-9s | 2^%-2d | %-9s | %9.2f | %9.2f |", what, curve,
+             logn, scal, t[0] * 1e3, t[k / 2] * 1e3);
+    printf("%s\n", line);
+    fflush(stdout);
+    if (outf) {
+        fprintf(outf, "%s\n", line);
+        fflush(outf);
+    }
+}
+
+static void die(const char *what, cuzk_err e, cuzk_errbuf *eb)
+{
+    fprintf(stderr, "cuzk-bench-gpu: %s: %s: %s\n", what, cuzk_strerror(e), eb->msg);
+    exit(1);
+}
+
+/* 32-byte scalars: random 253-bit (below r for both curves), or witness-like: 50% zero,
+ * 42% one, 8% random. */
+static void fill_scalars(uint8_t *s, size_t n, int sparse)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t l[4] = {0, 0, 0, 0};
+        uint64_t r = sparse ? rnd() % 100 : 99;
+        if (r >= 92) {
+            l[0] = rnd(), l[1] = rnd(), l[2] = rnd(), l[3] = rnd() & 0x1fffffffffffffffULL;
+        } else if (r >= 50) {
+            l[0] = 1;
+        }
+        memcpy(s + 32 * i, l, 32);
+    }
+}
+
+#define GEN_POINTS(G)                                                                         \
+    static void *G##_points(size_t base_n, size_t n)                                          \
+    {                                                                                         \
+        G##_jac *jac = malloc(base_n * sizeof *jac), g, step;                                 \
+        G##_affine *pts = malloc(n * sizeof *pts);                                            \
+        void *scr = malloc(base_n * sizeof(jac[0].Z));                                        \
+        if (!jac || !pts || !scr) {                                                           \
+            fprintf(stderr, "out of host memory\n");                                          \
+            exit(1);                                                                          \
+        }                                                                                     \
+        G##_from_affine(&g, &G##_GEN);                                                        \
+        uint64_t k[4] = {rnd(), rnd(), rnd(), rnd() & 0xfffffffffffffffULL};                  \
+        G##_mul_limbs(&step, &g, k, 4);                                                       \
+        jac[0] = step;                                                                        \
+        for (size_t i = 1; i < base_n; i++)                                                   \
+            G##_add(&jac[i], &jac[i - 1], &step);                                             \
+        G##_batch_to_affine(pts, jac, base_n, scr);                                           \
+        for (size_t i = base_n; i < n; i += base_n)                                           \
+            memcpy(pts + i, pts, (n - i < base_n ? n - i : base_n) * sizeof *pts);            \
+        free(jac);                                                                            \
+        free(scr);                                                                            \
+        return pts;                                                                           \
+    }
+GEN_POINTS(bn254_g1)
+GEN_POINTS(bn254_g2)
+GEN_POINTS(bls12_381_g1)
+GEN_POINTS(bls12_381_g2)
+
+static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, int nlogs,
+                      uint8_t *sc_rand, uint8_t *sc_sparse)
+{
+    cuzk_errbuf eb = {{0}};
+    int top = 0;
+    for (int i = 0; i < nlogs; i++)
+        if (logs[i] <= max_log && logs[i] > top)
+            top = logs[i];
+    if (!top)
+        return;
+    size_t n = (size_t)1 << top, base_n = n < (1u << 20) ? n : (1u << 20);
+    double t0 = now();
+    void *pts = curve == CUZK_GPU_BN254
+                    ? (g == CUZK_GPU_G1 ? bn254_g1_points(base_n, n) : bn254_g2_points(base_n, n))
+                    : (g == CUZK_GPU_G1 ? bls12_381_g1_points(base_n, n)
+                                        : bls12_381_g2_points(base_n, n));
+    cuzk_gpu_points *gp;
+    cuzk_err e = cuzk_gpu_points_upload(ctx, curve, g, pts, n, &gp, &eb);
+    if (e)
+        die("upload", e, &eb);
+    free(pts);
+    fprintf(stderr, "  (points for %s G%d 2^%d ready in %.1f s)\n",
+            curve == CUZK_GPU_BN254 ? "bn254" : "bls12-381", g, top, now() - t0);
+    const char *cname = curve == CUZK_GPU_BN254 ? "BN254" : "BLS12-381";
+    const char *what = g == CUZK_GPU_G1 ? "MSM G1" : "MSM G2";
+    uint64_t out[36];
+    for (int i = 0; i < nlogs; i++) {
+        if (logs[i] > max_log)
+            continue;
+        size_t m = (size_t)1 << logs[i];
+        for (int sp = 0; sp < 2; sp++) {
+            uint8_t *sc = sp ? sc_sparse : sc_rand;
+            double t[32];
+            e = cuzk_gpu_msm(ctx, gp, 0, m, sc, 0, out, &eb); /* warm-up */
+            if (e)
+                die("msm", e, &eb);
+            for (int r = 0; r < reps; r++) {
+                double a = now();
+                e = cuzk_gpu_msm(ctx, gp, 0, m, sc, 0, out, &eb);
+                t[r] = now() - a;
+                if (e)
+                    die("msm", e, &eb);
+            }
+            row(what, cname, logs[i], sp ? "sparse01" : "random", t, reps);
+        }
+    }
+    cuzk_gpu_points_free(gp);
+}
+
+static void bench_ntt(cuzk_gpu_curve curve, const int *logs, int nlogs, uint8_t *buf)
+{
+    cuzk_errbuf eb = {{0}};
+    const char *cname = curve == CUZK_GPU_BN254 ? "BN254" : "BLS12-381";
+    for (int i = 0; i < nlogs; i++) {
+        size_t n = (size_t)1 << logs[i];
+        cuzk_gpu_fr *v;
+        cuzk_err e = cuzk_gpu_fr_alloc(ctx, curve, n, &v, &eb);
+        if (e)
+            die("fr_alloc", e, &eb);
+        /* Any 32-byte values below 2^253 are valid Montgomery elements. */
+        fill_scalars(buf, n, 0);
+        e = cuzk_gpu_fr_upload(v, buf, n, &eb);
+        if (!e)
+            e = cuzk_gpu_ntt(v, logs[i], CUZK_GPU_NTT_FORWARD, NULL, &eb); /* warm-up */
+        if (e)
+            die("ntt", e, &eb);
+        double t[32];
+        for (int dir = 0; dir < 2; dir++) {
+            for (int r = 0; r < reps; r++) {
+                double a = now();
+                e = cuzk_gpu_ntt(v, logs[i], dir, NULL, &eb);
+                t[r] = now() - a;
+                if (e)
+                    die("ntt", e, &eb);
+            }
+            row(dir ? "iNTT" : "NTT", cname, logs[i], "-", t, reps);
+        }
+        cuzk_gpu_fr_free(v);
+    }
+}
+
+static void bench_h(cuzk_gpu_curve curve, int logn, uint8_t *buf)
+{
+    cuzk_errbuf eb = {{0}};
+    if (logn > max_log)
+        return;
+    size_t n = (size_t)1 << logn;
+    uint8_t *a = buf, *b = buf + 32 * n, *c = buf + 64 * n;
+    fill_scalars(a, 3 * n, 0);
+    double t[32];
+    cuzk_err e = cuzk_gpu_h(ctx, curve, logn, a, b, c, NULL, NULL, 0, NULL, &eb);
+    if (e)
+        die("h", e, &eb);
+    for (int r = 0; r < reps; r++) {
+        double s = now();
+        e = cuzk_gpu_h(ctx, curve, logn, a, b, c, NULL, NULL, 0, NULL, &eb);
+        t[r] = now() - s;
+        if (e)
+            die("h", e, &eb);
+    }
+    row("H (3 iNTT+3 NTT)", curve == CUZK_GPU_BN254 ? "BN254" : "BLS12-381", logn, "-", t,
+        reps);
+}
+
+int main(int argc, char **argv)
+{
+    const char *outpath = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--max-log") && i + 1 < argc)
+            max_log = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            outpath = argv[++i];
+        else {
+            fprintf(stderr, "usage: cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE]\n");
+            return 2;
+        }
+    }
+    if (reps < 1 || reps > 32)
+        reps = 5;
+    if (cuzk_gpu_device_count() == 0) {
+        printf("cuzk-bench-gpu: no CUDA device; nothing to measure\n");
+        return 0;
+    }
+    cuzk_errbuf eb = {{0}};
+    cuzk_err e = cuzk_gpu_open(&ctx, 0, &eb);
+    if (e)
+        die("open", e, &eb);
+    if (outpath)
+        outf = fopen(outpath, "w");
+    char hdr[512];
+    snprintf(hdr, sizeof hdr,
+             "device: %s; best and median of %d after a warm-up; points resident, scalars "
+             "from pinned host memory\n\n| what       | curve     | size | scalars   |  best ms "
+             "| median ms |\n| --- | --- | --- | --- | ---: | ---: |",
+             cuzk_gpu_name(ctx), reps);
+    printf("%s\n", hdr);
+    if (outf)
+        fprintf(outf, "%s\n", hdr);
+
+    size_t nmax = (size_t)1 << (max_log > 27 ? max_log : 27);
+    uint8_t *sc_rand = malloc(nmax * 32), *sc_sparse = malloc(((size_t)1 << max_log) * 32);
+    if (!sc_rand || !sc_sparse) {
+        fprintf(stderr, "out of host memory\n");
+        return 1;
+    }
+    fill_scalars(sc_rand, (size_t)1 << max_log, 0);
+    fill_scalars(sc_sparse, (size_t)1 << max_log, 1);
+    /* Pin whole buffers: a copy may not straddle a registered range's end. */
+    e = cuzk_gpu_pin(ctx, sc_rand, nmax * 32, &eb);
+    if (!e)
+        e = cuzk_gpu_pin(ctx, sc_sparse, ((size_t)1 << max_log) * 32, &eb);
+    if (e)
+        die("pin", e, &eb);
+
+    /* NTT first (it overwrites the scalar buffer with its inputs, so refill afterwards),
+     * then G1 of both curves, then G2: the most-wanted rows come first if time runs out. */
+    static const int nl[] = {20, 24, 27};
+    for (int c = 0; c < 2; c++) {
+        cuzk_gpu_curve cv = c ? CUZK_GPU_BLS12_381 : CUZK_GPU_BN254;
+        bench_ntt(cv, nl, 3, sc_rand);
+        bench_h(cv, 20, sc_rand);
+        bench_h(cv, 24, sc_rand);
+    }
+    fill_scalars(sc_rand, (size_t)1 << max_log, 0);
+    static const int g1[] = {16, 20, 22, 24, 26};
+    static const int g2[] = {20, 24};
+    bench_msm(CUZK_GPU_BN254, CUZK_GPU_G1, g1, 5, sc_rand, sc_sparse);
+    bench_msm(CUZK_GPU_BLS12_381, CUZK_GPU_G1, g1, 5, sc_rand, sc_sparse);
+    bench_msm(CUZK_GPU_BN254, CUZK_GPU_G2, g2, 2, sc_rand, sc_sparse);
+    bench_msm(CUZK_GPU_BLS12_381, CUZK_GPU_G2, g2, 2, sc_rand, sc_sparse);
+    cuzk_gpu_unpin(ctx, sc_rand);
+    cuzk_gpu_unpin(ctx, sc_sparse);
+    cuzk_gpu_close(ctx);
+    if (outf)
+        fclose(outf);
+    free(sc_rand);
+    free(sc_sparse);
+    return 0;
+}

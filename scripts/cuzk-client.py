@@ -1,0 +1,190 @@
+#!/usr/bin/python3
+"""cuzk-client: a small command-line client for cuzk-daemon (service cuzk.v1.ProvingService).
+
+Needs Debian's python3-grpcio and python3-protobuf (run it with /usr/bin/python3) and protoc
+(protobuf-compiler): the message classes are generated from proto/cuzk/v1/proving.proto into a
+temporary folder at start, so nothing generated is committed.
+
+  cuzk-client.py [--addr HOST:PORT] prove CIRCUIT W.wtns [W2.wtns ...] [--out DIR]
+                 [--request-id ID] [--priority low|normal|high|critical]
+  cuzk-client.py submit CIRCUIT W.wtns [...]        prints the job id
+  cuzk-client.py await JOB [--timeout-ms N] [--out DIR]
+  cuzk-client.py cancel JOB | status | metrics | list | preload CIRCUIT | evict CIRCUIT
+
+prove / await write DIR/proof.json and DIR/public.json (one partition) or proof_K.json /
+public_K.json per partition K, plus proof_K.bin (192-byte compressed) on BLS12-381, and print
+a JSON summary. Exit status: 0 ok, 1 the job failed or was cancelled, 2 a gRPC error.
+"""
+import argparse
+import atexit
+import importlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import grpc
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROTO_DIR = os.path.join(ROOT, "proto")
+SERVICE = "/cuzk.v1.ProvingService/"
+_pb = None
+
+
+def pb():
+    """The generated proving_pb2 module (generated once per process)."""
+    global _pb
+    if _pb is None:
+        out = tempfile.mkdtemp(prefix="cuzk-pb-")
+        atexit.register(shutil.rmtree, out, True)
+        subprocess.run(["protoc", "-I" + PROTO_DIR, "--python_out=" + out,
+                        os.path.join(PROTO_DIR, "cuzk/v1/proving.proto")], check=True)
+        sys.path.insert(0, out)
+        _pb = importlib.import_module("cuzk.v1.proving_pb2")
+    return _pb
+
+
+METHODS = {
+    "SubmitProof": ("SubmitProofRequest", "SubmitProofResponse"),
+    "AwaitProof": ("AwaitProofRequest", "ProofResult"),
+    "Prove": ("SubmitProofRequest", "ProofResult"),
+    "CancelProof": ("CancelProofRequest", "CancelProofResponse"),
+    "GetStatus": ("GetStatusRequest", "GetStatusResponse"),
+    "GetMetrics": ("GetMetricsRequest", "GetMetricsResponse"),
+    "ListCircuits": ("ListCircuitsRequest", "ListCircuitsResponse"),
+    "PreloadKey": ("PreloadKeyRequest", "PreloadKeyResponse"),
+    "EvictKey": ("EvictKeyRequest", "EvictKeyResponse"),
+}
+
+
+class Client:
+    """Unary calls to the daemon through grpc's generic channel API."""
+
+    def __init__(self, addr, max_message=512 << 20):
+        self.channel = grpc.insecure_channel(addr, options=[
+            ("grpc.max_receive_message_length", max_message),
+            ("grpc.max_send_message_length", max_message)])
+        self.pb = pb()
+        self._stubs = {}
+        for name, (req, resp) in METHODS.items():
+            self._stubs[name] = self.channel.unary_unary(
+                SERVICE + name,
+                request_serializer=getattr(self.pb, req).SerializeToString,
+                response_deserializer=getattr(self.pb, resp).FromString)
+
+    def call(self, method, timeout=None, **fields):
+        req = getattr(self.pb, METHODS[method][0])(**fields)
+        return self._stubs[method](req, timeout=timeout)
+
+    def wait_ready(self, timeout=30):
+        grpc.channel_ready_future(self.channel).result(timeout=timeout)
+
+    def close(self):
+        self.channel.close()
+
+
+PRIORITIES = {"default": 0, "low": 1, "normal": 2, "high": 3, "critical": 4}
+
+
+def write_result(res, out):
+    os.makedirs(out, exist_ok=True)
+    n = len(res.proofs)
+    files = []
+    for k, p in enumerate(res.proofs):
+        sfx = "" if n == 1 else "_%d" % k
+        for name, data in (("proof%s.json" % sfx, p.proof_json),
+                           ("public%s.json" % sfx, p.public_json)):
+            with open(os.path.join(out, name), "w") as f:
+                f.write(data)
+            files.append(name)
+        if p.proof_compressed:
+            name = "proof_%d.bin" % k
+            with open(os.path.join(out, name), "wb") as f:
+                f.write(p.proof_compressed)
+            files.append(name)
+    return files
+
+
+def summary(res):
+    st = pb().JobState.Name(res.state)
+    d = {"job_id": res.job_id, "state": st, "partitions": res.partitions,
+         "timings_ms": {"queue": round(res.timings.queue_ms, 2),
+                        "synthesis": round(res.timings.synthesis_ms, 2),
+                        "prove": round(res.timings.prove_ms, 2),
+                        "total": round(res.timings.total_ms, 2)}}
+    if res.HasField("error"):
+        d["error"] = {"code": res.error.code, "message": res.error.message}
+    return d
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="client for cuzk-daemon")
+    ap.add_argument("--addr", default="127.0.0.1:9820")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name in ("prove", "submit"):
+        p = sub.add_parser(name)
+        p.add_argument("circuit")
+        p.add_argument("witness", nargs="+")
+        p.add_argument("--request-id", default="")
+        p.add_argument("--priority", choices=PRIORITIES, default="default")
+        p.add_argument("--out", default=".")
+    p = sub.add_parser("await")
+    p.add_argument("job")
+    p.add_argument("--timeout-ms", type=int, default=0)
+    p.add_argument("--out", default=".")
+    sub.add_parser("cancel").add_argument("job")
+    sub.add_parser("status")
+    sub.add_parser("metrics")
+    sub.add_parser("list")
+    sub.add_parser("preload").add_argument("circuit")
+    sub.add_parser("evict").add_argument("circuit")
+    a = ap.parse_args(argv)
+    c = Client(a.addr)
+    from google.protobuf import json_format
+    try:
+        if a.cmd in ("prove", "submit"):
+            wit = []
+            for w in a.witness:
+                with open(w, "rb") as f:
+                    wit.append(f.read())
+            kw = dict(circuit_id=a.circuit, request_id=a.request_id,
+                      priority=PRIORITIES[a.priority], witnesses=wit)
+            if a.cmd == "submit":
+                r = c.call("SubmitProof", **kw)
+                print(json.dumps({"job_id": r.job_id, "existing": r.existing}))
+                return 0
+            res = c.call("Prove", **kw)
+        elif a.cmd == "await":
+            res = c.call("AwaitProof", job_id=a.job, timeout_ms=a.timeout_ms)
+        else:
+            if a.cmd == "cancel":
+                r = c.call("CancelProof", job_id=a.job)
+            elif a.cmd == "status":
+                r = c.call("GetStatus")
+            elif a.cmd == "metrics":
+                sys.stdout.write(c.call("GetMetrics").text)
+                return 0
+            elif a.cmd == "list":
+                r = c.call("ListCircuits")
+            elif a.cmd == "preload":
+                r = c.call("PreloadKey", circuit_id=a.circuit)
+            else:
+                r = c.call("EvictKey", circuit_id=a.circuit)
+            print(json_format.MessageToJson(r, preserving_proto_field_name=True))
+            return 0
+    except grpc.RpcError as e:
+        print("cuzk-client: %s: %s" % (e.code().name, e.details()), file=sys.stderr)
+        return 2
+    finally:
+        c.close()
+    d = summary(res)
+    if res.state == pb().JobState.Value("JOB_STATE_COMPLETED"):
+        d["files"] = write_result(res, a.out)
+    print(json.dumps(d))
+    return 0 if res.state == pb().JobState.Value("JOB_STATE_COMPLETED") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

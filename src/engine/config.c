@@ -1,0 +1,237 @@
+/* cuzk-daemon configuration file (see config.h for the keys and defaults). */
+#define _GNU_SOURCE
+#include "engine/config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuzk/toml.h"
+
+static char *dup_or_die(const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (!d)
+        abort();
+    return d;
+}
+
+void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->listen = dup_or_die("0.0.0.0:9820");
+    c->max_message_size = 256ull << 20;
+    c->shutdown_grace_ms = 30000;
+    c->metrics_listen = dup_or_die("127.0.0.1:9821");
+    c->gpu_workers_per_device = 2;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    c->partition_workers = ncpu > 1 ? 2 : 1;
+    c->max_jobs_in_flight = 16;
+    c->retain_jobs = 1024;
+    c->max_partitions = 1024;
+    c->verify = 1;
+    c->log_level = CUZK_LOG_LEVEL_INFO;
+    c->log_format = CUZK_LOG_FORMAT_TEXT;
+}
+
+void cuzk_daemon_config_free(cuzk_daemon_config *c)
+{
+    free(c->listen);
+    free(c->metrics_listen);
+    free(c->gpu_devices);
+    for (size_t i = 0; i < c->n_circuits; i++) {
+        free((char *)c->circuits[i].id);
+        free((char *)c->circuits[i].zkey);
+    }
+    free(c->circuits);
+    memset(c, 0, sizeof *c);
+}
+
+static cuzk_err get_uint(const cuzk_toml_value *root, const char *path, int64_t lo, int64_t hi,
+                         unsigned *out, cuzk_errbuf *eb)
+{
+    int64_t v = *out;
+    cuzk_err e = cuzk_toml_get_int_range(root, path, lo, hi, &v, eb);
+    if (!e)
+        *out = (unsigned)v;
+    return e;
+}
+
+static cuzk_err get_str(const cuzk_toml_value *root, const char *path, char **out,
+                        cuzk_errbuf *eb)
+{
+    const char *s = NULL;
+    cuzk_err e = cuzk_toml_get_string(root, path, &s, eb);
+    if (!e && s) {
+        free(*out);
+        *out = dup_or_die(s);
+    }
+    return e;
+}
+
+static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_dir,
+                      cuzk_errbuf *eb)
+{
+    const cuzk_toml_value *root = cuzk_toml_root(doc), *v;
+    cuzk_err e;
+    const char *s;
+    if ((e = get_str(root, "daemon.listen", &c->listen, eb)) ||
+        (e = cuzk_toml_get_size(root, "daemon.max_message_size", &c->max_message_size, eb)) ||
+        (e = get_uint(root, "daemon.retain_jobs", 1, 1 << 20, &c->retain_jobs, eb)) ||
+        (e = get_uint(root, "daemon.max_partitions", 1, 1 << 20, &c->max_partitions, eb)) ||
+        (e = get_str(root, "metrics.listen", &c->metrics_listen, eb)) ||
+        (e = get_uint(root, "gpus.workers_per_device", 1, 64, &c->gpu_workers_per_device, eb)) ||
+        (e = get_uint(root, "gpus.host_threads", 0, 4096, &c->host_threads, eb)) ||
+        (e = get_uint(root, "synthesis.partition_workers", 0, 4096, &c->partition_workers, eb)) ||
+        (e = get_uint(root, "scheduler.max_jobs_in_flight", 0, 1 << 20, &c->max_jobs_in_flight,
+                      eb)) ||
+        (e = cuzk_toml_get_size(root, "memory.working_budget", &c->working_budget, eb)) ||
+        (e = cuzk_toml_get_size(root, "memory.key_budget", &c->key_budget, eb)) ||
+        (e = cuzk_toml_get_size(root, "memory.pinned_budget", &c->pinned_budget, eb)) ||
+        (e = cuzk_toml_get_size(root, "memory.gpu_budget", &c->gpu_budget, eb)))
+        return e;
+    if (c->max_message_size < 1024 || c->max_message_size > 0x7fffffffull) {
+        v = cuzk_toml_get(root, "daemon.max_message_size");
+        return cuzk_toml_errf(v, eb, "must be between 1KiB and 2GiB-1 (gRPC's limit)");
+    }
+    if (!c->partition_workers) {
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        c->partition_workers = ncpu > 1 ? 2 : 1;
+    }
+    uint64_t grace = c->shutdown_grace_ms * 1000000ull;
+    if ((e = cuzk_toml_get_duration_ns(root, "daemon.shutdown_grace", &grace, eb)))
+        return e;
+    c->shutdown_grace_ms = grace / 1000000ull;
+    bool verify = c->verify;
+    if ((e = cuzk_toml_get_bool(root, "prover.verify", &verify, eb)))
+        return e;
+    c->verify = verify;
+    s = NULL;
+    if ((e = cuzk_toml_get_string(root, "logging.level", &s, eb)))
+        return e;
+    if (s && cuzk_log_parse_level(s, &c->log_level, eb))
+        return cuzk_toml_errf(cuzk_toml_get(root, "logging.level"), eb,
+                              "'%s' is not one of error, warn, info, debug, trace, off", s);
+    s = NULL;
+    if ((e = cuzk_toml_get_string(root, "logging.format", &s, eb)))
+        return e;
+    if (s && cuzk_log_parse_format(s, &c->log_format, eb))
+        return cuzk_toml_errf(cuzk_toml_get(root, "logging.format"), eb,
+                              "'%s' is not one of text, json", s);
+    if ((e = cuzk_toml_get_array(root, "gpus.devices", CUZK_TOML_INT, &v, eb)))
+        return e;
+    if (v) {
+        size_t n = cuzk_toml_len(v);
+        c->gpu_devices = calloc(n ? n : 1, sizeof(int));
+        if (!c->gpu_devices)
+            return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+            int64_t d;
+            if ((e = cuzk_toml_as_int(cuzk_toml_at(v, i), &d, eb)))
+                return e;
+            if (d < 0 || d > 1023)
+                return cuzk_toml_errf(cuzk_toml_at(v, i), eb, "device %lld is out of range",
+                                      (long long)d);
+            c->gpu_devices[c->n_gpu_devices++] = (int)d;
+        }
+    }
+    const cuzk_toml_value *circs;
+    if ((e = cuzk_toml_get_tables(root, "circuit", &circs, eb)))
+        return e;
+    size_t n = circs ? cuzk_toml_len(circs) : 0;
+    if (n) {
+        c->circuits = calloc(n, sizeof *c->circuits);
+        if (!c->circuits)
+            return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const cuzk_toml_value *t = cuzk_toml_at(circs, i);
+        const char *id = NULL, *zkey = NULL, *prio = NULL;
+        bool preload = false;
+        if ((e = cuzk_toml_get_string(t, "id", &id, eb)) ||
+            (e = cuzk_toml_get_string(t, "zkey", &zkey, eb)) ||
+            (e = cuzk_toml_get_bool(t, "preload", &preload, eb)) ||
+            (e = cuzk_toml_get_string(t, "priority", &prio, eb)))
+            return e;
+        if (!id || !id[0])
+            return cuzk_toml_errf(t, eb, "missing required key 'id'");
+        if (!zkey || !zkey[0])
+            return cuzk_toml_errf(t, eb, "missing required key 'zkey'");
+        for (size_t k = 0; k < c->n_circuits; k++)
+            if (strcmp(c->circuits[k].id, id) == 0)
+                return cuzk_toml_errf(cuzk_toml_get(t, "id"), eb,
+                                      "circuit id '%s' is used twice", id);
+        cuzk_priority p = CUZK_PRIO_NORMAL;
+        if (prio && cuzk_priority_parse(prio, &p, eb))
+            return cuzk_toml_errf(cuzk_toml_get(t, "priority"), eb,
+                                  "'%s' is not one of low, normal, high, critical", prio);
+        char *path;
+        if (zkey[0] == '/' || !base_dir || !base_dir[0])
+            path = dup_or_die(zkey);
+        else if (asprintf(&path, "%s/%s", base_dir, zkey) < 0)
+            return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+        cuzk_engine_circuit *ec = &c->circuits[c->n_circuits++];
+        ec->id = dup_or_die(id);
+        ec->zkey = path;
+        ec->preload = preload;
+        ec->priority = p;
+    }
+    return cuzk_toml_check_unused(doc, eb);
+}
+
+cuzk_err cuzk_daemon_config_parse(cuzk_daemon_config *c, const char *name, const char *text,
+                                  size_t len, const char *base_dir, cuzk_errbuf *eb)
+{
+    cuzk_daemon_config_defaults(c);
+    cuzk_toml *doc;
+    cuzk_err e = cuzk_toml_parse(&doc, name, text, len, eb);
+    if (!e) {
+        e = apply(c, doc, base_dir, eb);
+        cuzk_toml_free(doc);
+    }
+    if (e)
+        cuzk_daemon_config_free(c);
+    return e;
+}
+
+cuzk_err cuzk_daemon_config_load(cuzk_daemon_config *c, const char *path, cuzk_errbuf *eb)
+{
+    if (!path) {
+        cuzk_daemon_config_defaults(c);
+        return CUZK_OK;
+    }
+    cuzk_daemon_config_defaults(c);
+    cuzk_toml *doc;
+    cuzk_err e = cuzk_toml_load(&doc, path, eb);
+    if (e) {
+        cuzk_daemon_config_free(c);
+        return e;
+    }
+    char *dir = dup_or_die(path), *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    else
+        strcpy(dir, ".");
+    e = apply(c, doc, dir, eb);
+    free(dir);
+    cuzk_toml_free(doc);
+    if (e)
+        cuzk_daemon_config_free(c);
+    return e;
+}
+
+void cuzk_daemon_config_engine(const cuzk_daemon_config *c, cuzk_engine_config *o)
+{
+    memset(o, 0, sizeof *o);
+    o->partition_workers = c->partition_workers;
+    o->prove_threads = c->host_threads;
+    o->max_jobs_in_flight = c->max_jobs_in_flight;
+    o->working_budget = c->working_budget;
+    o->key_budget = c->key_budget;
+    o->no_verify = !c->verify;
+    o->retain_jobs = c->retain_jobs;
+    o->max_partitions = c->max_partitions;
+    o->circuits = c->circuits;
+    o->n_circuits = c->n_circuits;
+}

@@ -1,0 +1,59 @@
+/* cuzk-daemon configuration: the TOML file (strict: unknown keys, wrong types and bad sizes are
+ * errors naming file, line and key) and its defaults. Every key has a default, so an empty
+ * file (or none) works. Relative zkey paths are resolved against the config file's folder.
+ *
+ *   [daemon]     listen = "0.0.0.0:9820"   ("unix:///path" too), max_message_size = "256MiB",
+ *                shutdown_grace = "30s", retain_jobs = 1024, max_partitions = 1024
+ *   [metrics]    listen = "127.0.0.1:9821" (HTTP GET /metrics; "" disables)
+ *   [gpus]       devices = [] (all), workers_per_device = 2 (gw), host_threads = 0 (gt; with
+ *                the CPU backend the threads each partition proves with; 0: cores / pw)
+ *   [synthesis]  partition_workers = 0 (pw; 0: 2, or 1 on a single core)
+ *   [scheduler]  max_jobs_in_flight = 16 (j; 0: unlimited)
+ *   [memory]     working_budget = "0" (partition working sets; 0: half the RAM),
+ *                key_budget = "0" (resident proving keys; 0: unlimited),
+ *                pinned_budget = "0", gpu_budget = "0" (GPU backend tiers; 0: automatic)
+ *   [prover]     verify = true (self-verify every proof before returning it)
+ *   [logging]    level = "info", format = "text" | "json"
+ *   [[circuit]]  id = "...", zkey = "path.zkey", preload = false, priority = "normal"
+ */
+#ifndef CUZK_ENGINE_CONFIG_H
+#define CUZK_ENGINE_CONFIG_H
+
+#include <stdint.h>
+
+#include "cuzk/err.h"
+#include "cuzk/log.h"
+#include "engine/engine.h"
+
+typedef struct {
+    char *listen;
+    uint64_t max_message_size;
+    uint64_t shutdown_grace_ms;
+    char *metrics_listen;
+    int *gpu_devices;
+    size_t n_gpu_devices;
+    unsigned gpu_workers_per_device;
+    unsigned host_threads;
+    unsigned partition_workers;
+    unsigned max_jobs_in_flight;
+    unsigned retain_jobs, max_partitions;
+    uint64_t working_budget, key_budget, pinned_budget, gpu_budget;
+    int verify;
+    cuzk_log_level log_level;
+    cuzk_log_format log_format;
+    cuzk_engine_circuit *circuits; /* strings owned by the config */
+    size_t n_circuits;
+} cuzk_daemon_config;
+
+/* Fills *c with the defaults. */
+void cuzk_daemon_config_defaults(cuzk_daemon_config *c);
+/* Defaults, then the file at path (NULL: defaults only). text/len instead of a path when
+ * path_is_text (for tests; base directory then ".") */
+cuzk_err cuzk_daemon_config_load(cuzk_daemon_config *c, const char *path, cuzk_errbuf *eb);
+cuzk_err cuzk_daemon_config_parse(cuzk_daemon_config *c, const char *name, const char *text,
+                                  size_t len, const char *base_dir, cuzk_errbuf *eb);
+void cuzk_daemon_config_free(cuzk_daemon_config *c);
+/* The engine settings of a daemon config (pointers into c). */
+void cuzk_daemon_config_engine(const cuzk_daemon_config *c, cuzk_engine_config *out);
+
+#endif

@@ -1,0 +1,1099 @@
+/* The proving engine: see engine.h for the contract. One mutex (e->mu) guards the job list,
+ * the circuits' bookkeeping and the counters; proving, key loading and budget waits happen
+ * outside it. Key loads are serialised by e->load_mu (one key at a time: a load is already
+ * parallel inside, and two loads at once would double the peak). */
+#define _GNU_SOURCE
+#include "engine/engine.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cuzk/groth16.h"
+#include "cuzk/io.h"
+#include "cuzk/json.h"
+#include "cuzk/log.h"
+#include "msm/msm.h"
+#include "util/clock.h"
+#include "util/parallel.h"
+
+#define TGT "cuzk_engine"
+
+/* ------------------------------------------------------------------ names */
+
+const char *cuzk_priority_name(cuzk_priority p)
+{
+    switch (p) {
+    case CUZK_PRIO_LOW: return "low";
+    case CUZK_PRIO_NORMAL: return "normal";
+    case CUZK_PRIO_HIGH: return "high";
+    case CUZK_PRIO_CRITICAL: return "critical";
+    default: return "default";
+    }
+}
+
+cuzk_err cuzk_priority_parse(const char *s, cuzk_priority *out, cuzk_errbuf *eb)
+{
+    static const char *names[] = {"low", "normal", "high", "critical"};
+    for (int i = 0; i < 4; i++)
+        if (strcasecmp(s, names[i]) == 0) {
+            *out = (cuzk_priority)(i + 1);
+            return CUZK_OK;
+        }
+    return cuzk_errf(eb, CUZK_BAD_CONFIG,
+                     "priority '%s' is not one of low, normal, high, critical", s);
+}
+
+const char *cuzk_job_state_name(cuzk_job_state s)
+{
+    switch (s) {
+    case CUZK_JOB_QUEUED: return "queued";
+    case CUZK_JOB_RUNNING: return "running";
+    case CUZK_JOB_COMPLETED: return "completed";
+    case CUZK_JOB_FAILED: return "failed";
+    case CUZK_JOB_CANCELLED: return "cancelled";
+    default: return "unknown";
+    }
+}
+
+/* ------------------------------------------------------------------ types */
+
+typedef struct {
+    char *id, *zkey;
+    int preload;
+    cuzk_priority priority;
+    cuzk_curve curve;
+    uint32_t n8q, n_vars, n_public, domain_size;
+    cuzk_pk *pk;         /* NULL when cold; written under e->mu (and e->load_mu) */
+    uint64_t bytes;      /* cuzk_pk_bytes when resident */
+    unsigned holders;    /* live jobs + preload calls in progress */
+    uint64_t last_used;  /* LRU tick */
+    uint64_t part_bytes; /* working set per partition */
+} circuit;
+
+typedef struct part {
+    uint8_t *wtns;       /* the .wtns bytes (freed when the partition ends) */
+    size_t wtns_len;
+    cuzk_part_result res;
+} part;
+
+typedef struct job {
+    struct job *prev, *next; /* e->jobs, submission order */
+    uint64_t seq;            /* submission order */
+    char id[32];
+    char *request_id;        /* "" when none */
+    uint64_t fingerprint;    /* of the witnesses, to tell a reused request_id apart */
+    circuit *circ;
+    cuzk_priority prio;
+    cuzk_job_state state;
+    int admitted, cancel;    /* cancel: read by budget waits (atomic) */
+    size_t n_parts, next_part, running, done;
+    part *parts;
+    cuzk_err err;
+    char *error;
+    double t_submit, t_start, t_end, synth_ms, prove_ms, wait_ms;
+    uint64_t done_seq;
+    unsigned waiters;
+    pthread_cond_t cv;       /* signalled when the job ends */
+} job;
+
+struct cuzk_engine {
+    cuzk_engine_config cfg;
+    circuit *circs;
+    size_t n_circs;
+    cuzk_budget *budget;
+    pthread_mutex_t mu, load_mu;
+    pthread_cond_t work_cv;  /* a partition may be available, or stopping */
+    pthread_cond_t idle_cv;  /* a job ended or a partition ended */
+    pthread_t *workers;
+    unsigned n_workers, busy;
+    int accepting, stopping;
+    job *head, *tail;
+    size_t n_finished;
+    uint64_t next_seq, next_done_seq, lru_tick;
+    uint64_t id_salt;
+    double t0;
+    /* counters */
+    uint64_t submitted, completed, failed, cancelled, parts_proved, parts_failed, keys_loaded,
+        keys_evicted;
+    double prove_ms_total;
+};
+
+/* ------------------------------------------------------------------ helpers */
+
+static char *xstrdup(const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (!d)
+        abort(); /* small strings only; the engine cannot continue without memory for them */
+    return d;
+}
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+uint64_t cuzk_engine_partition_bytes(uint32_t n_vars, uint32_t domain_size, uint32_t n8q,
+                                     unsigned threads)
+{
+    uint64_t N = domain_size, n = n_vars > N ? n_vars : N;
+    uint64_t g2 = 4ull * n8q;
+    unsigned c = bn254_g1_msm_window((size_t)n, threads ? threads : 1);
+    if (c < 1)
+        c = 1;
+    uint64_t buckets = (uint64_t)(threads ? threads : 1) * (1ull << (c - 1)) * 2 * g2;
+    return 32ull * (n_vars + 4 * N) + 32ull * N + 8 * n + n * g2 + buckets;
+}
+
+static circuit *find_circuit(cuzk_engine *e, const char *id)
+{
+    for (size_t i = 0; i < e->n_circs; i++)
+        if (strcmp(e->circs[i].id, id) == 0)
+            return &e->circs[i];
+    return NULL;
+}
+
+static job *find_job(cuzk_engine *e, const char *id)
+{
+    for (job *j = e->head; j; j = j->next)
+        if (strcmp(j->id, id) == 0)
+            return j;
+    return NULL;
+}
+
+static job *find_request(cuzk_engine *e, const char *rid)
+{
+    for (job *j = e->head; j; j = j->next)
+        if (j->request_id[0] && strcmp(j->request_id, rid) == 0)
+            return j;
+    return NULL;
+}
+
+static int job_live(const job *j)
+{
+    return j->state == CUZK_JOB_QUEUED || j->state == CUZK_JOB_RUNNING;
+}
+
+static void free_job(job *j)
+{
+    for (size_t i = 0; i < j->n_parts; i++) {
+        free(j->parts[i].wtns);
+        free(j->parts[i].res.proof_json);
+        free(j->parts[i].res.public_json);
+    }
+    free(j->parts);
+    free(j->request_id);
+    free(j->error);
+    pthread_cond_destroy(&j->cv);
+    free(j);
+}
+
+static void unlink_job(cuzk_engine *e, job *j)
+{
+    if (j->prev)
+        j->prev->next = j->next;
+    else
+        e->head = j->next;
+    if (j->next)
+        j->next->prev = j->prev;
+    else
+        e->tail = j->prev;
+}
+
+/* Forgets the oldest finished jobs nobody waits on beyond retain_jobs. Under e->mu. */
+static void trim_finished(cuzk_engine *e)
+{
+    for (job *j = e->head; j && e->n_finished > e->cfg.retain_jobs;) {
+        job *nx = j->next;
+        if (!job_live(j) && j->waiters == 0) {
+            unlink_job(e, j);
+            free_job(j);
+            e->n_finished--;
+        }
+        j = nx;
+    }
+}
+
+/* Admits queued jobs up to max_jobs_in_flight, best priority first, FIFO within a class.
+ * Under e->mu. */
+static void admit(cuzk_engine *e)
+{
+    for (;;) {
+        unsigned in_flight = 0;
+        job *best = NULL;
+        for (job *j = e->head; j; j = j->next) {
+            if (!job_live(j))
+                continue;
+            if (j->admitted)
+                in_flight++;
+            else if (!best || j->prio > best->prio)
+                best = j; /* list is in submission order: first of the best class wins */
+        }
+        if (!best || (e->cfg.max_jobs_in_flight && in_flight >= e->cfg.max_jobs_in_flight))
+            return;
+        best->admitted = 1;
+        pthread_cond_broadcast(&e->work_cv);
+    }
+}
+
+/* Ends a job (under e->mu): frees what it no longer needs, releases its key hold. */
+static void finish_job(cuzk_engine *e, job *j, cuzk_job_state st, cuzk_err err, const char *msg)
+{
+    j->state = st;
+    j->err = err;
+    free(j->error);
+    j->error = xstrdup(msg);
+    j->t_end = cuzk__now_ms();
+    j->done_seq = ++e->next_done_seq;
+    for (size_t i = 0; i < j->n_parts; i++) {
+        free(j->parts[i].wtns);
+        j->parts[i].wtns = NULL;
+        if (st != CUZK_JOB_COMPLETED) {
+            free(j->parts[i].res.proof_json);
+            free(j->parts[i].res.public_json);
+            j->parts[i].res.proof_json = j->parts[i].res.public_json = NULL;
+        }
+    }
+    j->circ->holders--;
+    j->circ->last_used = ++e->lru_tick;
+    if (st == CUZK_JOB_COMPLETED)
+        e->completed++;
+    else if (st == CUZK_JOB_FAILED)
+        e->failed++;
+    else
+        e->cancelled++;
+    e->n_finished++;
+    CUZK_LOG_INFO(TGT, "job ended", "job=%s circuit=%s state=%s partitions=%zu total_ms=%.1f%s%s",
+                  j->id, j->circ->id, cuzk_job_state_name(st), j->n_parts, j->t_end - j->t_submit,
+                  msg && msg[0] ? " error=" : "", msg && msg[0] ? msg : "");
+    pthread_cond_broadcast(&j->cv);
+    pthread_cond_broadcast(&e->idle_cv);
+    admit(e);
+    trim_finished(e);
+}
+
+/* ------------------------------------------------------------------ keys */
+
+/* Evicts least recently used unheld keys until `need` more bytes fit in key_budget.
+ * Under e->mu and e->load_mu. */
+static void make_key_room(cuzk_engine *e, uint64_t need, const circuit *keep)
+{
+    if (!e->cfg.key_budget)
+        return;
+    for (;;) {
+        uint64_t used = 0;
+        circuit *lru = NULL;
+        for (size_t i = 0; i < e->n_circs; i++) {
+            circuit *c = &e->circs[i];
+            used += c->bytes;
+            if (c->pk && c->holders == 0 && c != keep && (!lru || c->last_used < lru->last_used))
+                lru = c;
+        }
+        if (used + need <= e->cfg.key_budget || !lru)
+            return;
+        CUZK_LOG_INFO(TGT, "evicting key (LRU)", "circuit=%s bytes=%" PRIu64, lru->id, lru->bytes);
+        cuzk_pk_free(lru->pk);
+        lru->pk = NULL;
+        lru->bytes = 0;
+        e->keys_evicted++;
+    }
+}
+
+/* Makes c's key resident. The caller holds c (holders > 0) so nobody evicts it meanwhile.
+ * Called without e->mu. */
+static cuzk_err ensure_key(cuzk_engine *e, circuit *c, int *was_loaded, double *ms,
+                           cuzk_errbuf *eb)
+{
+    pthread_mutex_lock(&e->load_mu);
+    pthread_mutex_lock(&e->mu);
+    int loaded = c->pk != NULL;
+    pthread_mutex_unlock(&e->mu);
+    if (was_loaded)
+        *was_loaded = loaded;
+    if (ms)
+        *ms = 0;
+    if (loaded) {
+        pthread_mutex_unlock(&e->load_mu);
+        return CUZK_OK;
+    }
+    double t0 = cuzk__now_ms();
+    CUZK_LOG_INFO(TGT, "loading proving key", "circuit=%s zkey=%s", c->id, c->zkey);
+    cuzk_zkey zk;
+    cuzk_err err = cuzk_zkey_open(&zk, c->zkey, eb);
+    cuzk_pk *pk = NULL;
+    if (!err) {
+        /* The file may have changed since start: the jobs were checked against the header
+         * read then, so refuse a key whose shape differs. */
+        if (zk.curve != c->curve || zk.n_vars != c->n_vars || zk.domain_size != c->domain_size ||
+            zk.n_public != c->n_public)
+            err = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s changed since the daemon started", c->zkey);
+        else
+            err = cuzk_pk_load(&pk, &zk, e->cfg.prove_threads * e->n_workers, eb);
+        cuzk_zkey_close(&zk);
+    }
+    if (!err) {
+        pthread_mutex_lock(&e->mu);
+        uint64_t bytes = cuzk_pk_bytes(pk);
+        make_key_room(e, bytes, c);
+        c->pk = pk;
+        c->bytes = bytes;
+        c->last_used = ++e->lru_tick;
+        e->keys_loaded++;
+        pthread_mutex_unlock(&e->mu);
+        double dt = cuzk__now_ms() - t0;
+        if (ms)
+            *ms = dt;
+        CUZK_LOG_INFO(TGT, "proving key loaded", "circuit=%s curve=%s n_vars=%u domain=%u "
+                      "bytes=%" PRIu64 " ms=%.1f", c->id, cuzk_curve_name(c->curve), c->n_vars,
+                      c->domain_size, bytes, dt);
+    }
+    pthread_mutex_unlock(&e->load_mu);
+    return err;
+}
+
+cuzk_err cuzk_engine_preload(cuzk_engine *e, const char *circuit_id, int *was_loaded,
+                             double *load_ms, cuzk_errbuf *eb)
+{
+    pthread_mutex_lock(&e->mu);
+    circuit *c = find_circuit(e, circuit_id);
+    if (!c) {
+        pthread_mutex_unlock(&e->mu);
+        return cuzk_errf(eb, CUZK_NOT_FOUND, "unknown circuit '%s'", circuit_id);
+    }
+    c->holders++;
+    pthread_mutex_unlock(&e->mu);
+    cuzk_err err = ensure_key(e, c, was_loaded, load_ms, eb);
+    pthread_mutex_lock(&e->mu);
+    c->holders--;
+    c->last_used = ++e->lru_tick;
+    pthread_mutex_unlock(&e->mu);
+    return err;
+}
+
+cuzk_err cuzk_engine_evict_key(cuzk_engine *e, const char *circuit_id, int *was_loaded,
+                               uint64_t *bytes_freed, cuzk_errbuf *eb)
+{
+    *was_loaded = 0;
+    *bytes_freed = 0;
+    pthread_mutex_lock(&e->load_mu);
+    pthread_mutex_lock(&e->mu);
+    circuit *c = find_circuit(e, circuit_id);
+    cuzk_err err = CUZK_OK;
+    cuzk_pk *pk = NULL;
+    if (!c) {
+        err = cuzk_errf(eb, CUZK_NOT_FOUND, "unknown circuit '%s'", circuit_id);
+    } else if (c->holders) {
+        err = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                        "circuit '%s': key held by %u job(s); evict it when they end", c->id,
+                        c->holders);
+    } else if (c->pk) {
+        pk = c->pk;
+        *was_loaded = 1;
+        *bytes_freed = c->bytes;
+        c->pk = NULL;
+        c->bytes = 0;
+        e->keys_evicted++;
+    }
+    pthread_mutex_unlock(&e->mu);
+    if (pk) {
+        cuzk_pk_free(pk);
+        CUZK_LOG_INFO(TGT, "proving key evicted", "circuit=%s bytes=%" PRIu64, circuit_id,
+                      *bytes_freed);
+    }
+    pthread_mutex_unlock(&e->load_mu);
+    return err;
+}
+
+/* ------------------------------------------------------------------ workers */
+
+/* The next partition to run: the best admitted job (priority, then submission order) with a
+ * partition not yet started. Under e->mu. */
+static job *pick(cuzk_engine *e)
+{
+    job *best = NULL;
+    for (job *j = e->head; j; j = j->next)
+        if (j->admitted && job_live(j) && !j->cancel && j->next_part < j->n_parts &&
+            (!best || j->prio > best->prio))
+            best = j;
+    return best;
+}
+
+static void prove_partition(cuzk_engine *e, job *j, size_t pi)
+{
+    circuit *c = j->circ;
+    cuzk_errbuf eb = {{0}};
+    cuzk_err err;
+    double tw = cuzk__now_ms();
+    uint64_t bytes = c->part_bytes;
+    err = cuzk_budget_reserve(e->budget, CUZK_OWNER_ABC, bytes, -1, &j->cancel, &eb);
+    double wait_ms = cuzk__now_ms() - tw;
+    cuzk_part_result res = {0};
+    double synth = 0, prove = 0;
+    if (!err) {
+        /* One reservation, then split by owner for the status report (witness and MSM
+         * scratch vs the a, b, c, h vectors). */
+        uint64_t wit = 32ull * c->n_vars, abc = 32ull * 4 * c->domain_size;
+        if (wit + abc <= bytes) {
+            cuzk_budget_transfer(e->budget, CUZK_OWNER_ABC, CUZK_OWNER_WITNESS, wit);
+            cuzk_budget_transfer(e->budget, CUZK_OWNER_ABC, CUZK_OWNER_MSM_SCRATCH,
+                                 bytes - wit - abc);
+        }
+        if (!(err = ensure_key(e, c, NULL, NULL, &eb))) {
+            cuzk_wtns w;
+            pthread_mutex_lock(&e->mu);
+            const uint8_t *wb = j->parts[pi].wtns;
+            size_t wl = j->parts[pi].wtns_len;
+            cuzk_pk *pk = c->pk;
+            pthread_mutex_unlock(&e->mu);
+            /* Already checked at submission; parsing again only locates the values. */
+            if (!(err = cuzk_wtns_parse(&w, wb, wl, "witness", &eb))) {
+                cuzk_prove_opts po = {0};
+                po.nthreads = e->cfg.prove_threads;
+                po.no_verify = e->cfg.no_verify;
+                po.backend = CUZK_BACKEND_AUTO;
+                cuzk_prove_stats st = {0};
+                cuzk_proof proof;
+                err = cuzk_prove(&proof, pk, w.values, w.n_witness, &po, &st, &eb);
+                synth = st.synth_ms;
+                prove = st.total_ms > st.synth_ms ? st.total_ms - st.synth_ms
+                                                  : st.h_ms + st.msm_g1_ms + st.msm_g2_ms +
+                                                        st.finalize_ms + st.verify_ms;
+                if (!err) {
+                    cuzk_strbuf sb;
+                    cuzk_sb_init(&sb);
+                    cuzk_proof_to_json(&sb, &proof);
+                    res.proof_json = sb.oom ? NULL : sb.buf;
+                    cuzk_sb_init(&sb);
+                    cuzk_public_to_json(&sb, w.values + 32, c->n_public);
+                    res.public_json = sb.oom ? NULL : sb.buf;
+                    if (!res.proof_json || !res.public_json)
+                        err = cuzk_errf(&eb, CUZK_NO_MEMORY, "cannot format the proof");
+                    if (!err && c->curve == CUZK_CURVE_BLS12_381) {
+                        err = cuzk_proof_to_compressed(res.compressed, &proof, &eb);
+                        res.has_compressed = !err;
+                    }
+                }
+                cuzk_wtns_close(&w);
+            }
+        }
+        if (wit + abc <= bytes) {
+            cuzk_budget_release(e->budget, CUZK_OWNER_WITNESS, wit);
+            cuzk_budget_release(e->budget, CUZK_OWNER_MSM_SCRATCH, bytes - wit - abc);
+            cuzk_budget_release(e->budget, CUZK_OWNER_ABC, abc);
+        } else {
+            cuzk_budget_release(e->budget, CUZK_OWNER_ABC, bytes);
+        }
+    }
+
+    pthread_mutex_lock(&e->mu);
+    j->running--;
+    j->wait_ms += wait_ms;
+    j->synth_ms += synth;
+    j->prove_ms += prove;
+    free(j->parts[pi].wtns); /* dead once proved */
+    j->parts[pi].wtns = NULL;
+    if (!err) {
+        j->parts[pi].res = res;
+        j->done++;
+        e->parts_proved++;
+        e->prove_ms_total += synth + prove;
+    } else {
+        free(res.proof_json);
+        free(res.public_json);
+        if (err != CUZK_CANCELLED)
+            e->parts_failed++;
+    }
+    if (job_live(j)) {
+        if (err && err != CUZK_CANCELLED && !j->cancel) {
+            /* The first failure decides the job; its other partitions stop starting. */
+            char msg[CUZK_ERRBUF_SIZE + 32];
+            snprintf(msg, sizeof msg, "partition %zu: %s", pi,
+                     eb.msg[0] ? eb.msg : cuzk_strerror(err));
+            __atomic_store_n(&j->cancel, 1, __ATOMIC_RELAXED);
+            cuzk_budget_wake(e->budget); /* its partitions waiting for memory give up */
+            j->err = err;
+            free(j->error);
+            j->error = xstrdup(msg);
+        }
+        if (j->running == 0) {
+            if (j->cancel && j->err && j->err != CUZK_CANCELLED) {
+                char *m = xstrdup(j->error);
+                finish_job(e, j, CUZK_JOB_FAILED, j->err, m);
+                free(m);
+            } else if (j->cancel) {
+                finish_job(e, j, CUZK_JOB_CANCELLED, CUZK_CANCELLED, "cancelled");
+            } else if (j->done == j->n_parts) {
+                finish_job(e, j, CUZK_JOB_COMPLETED, CUZK_OK, "");
+            }
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
+}
+
+static void *worker_main(void *arg)
+{
+    cuzk_engine *e = arg;
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        job *j;
+        while (!(j = pick(e)) && !e->stopping)
+            pthread_cond_wait(&e->work_cv, &e->mu);
+        if (!j)
+            break;
+        size_t pi = j->next_part++;
+        j->running++;
+        if (j->state == CUZK_JOB_QUEUED) {
+            j->state = CUZK_JOB_RUNNING;
+            j->t_start = cuzk__now_ms();
+        }
+        e->busy++;
+        pthread_mutex_unlock(&e->mu);
+        prove_partition(e, j, pi);
+        pthread_mutex_lock(&e->mu);
+        e->busy--;
+        pthread_cond_broadcast(&e->idle_cv);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ lifecycle */
+
+static uint64_t phys_ram(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : (8ull << 30);
+}
+
+cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_errbuf *eb)
+{
+    *out = NULL;
+    cuzk_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+    e->cfg = *cfg;
+    e->cfg.circuits = NULL;
+    if (!e->cfg.partition_workers)
+        e->cfg.partition_workers = 1;
+    if (!e->cfg.prove_threads) {
+        unsigned n = cuzk_num_threads() / e->cfg.partition_workers;
+        e->cfg.prove_threads = n ? n : 1;
+    }
+    if (!e->cfg.working_budget)
+        e->cfg.working_budget = phys_ram() / 2;
+    if (!e->cfg.retain_jobs)
+        e->cfg.retain_jobs = 1024;
+    if (!e->cfg.max_partitions)
+        e->cfg.max_partitions = 1024;
+    e->t0 = cuzk__now_ms();
+    e->accepting = 1;
+    e->id_salt = fnv1a(0xcbf29ce484222325ull, &e, sizeof e) ^ (uint64_t)time(NULL) ^
+                 ((uint64_t)getpid() << 32);
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_mutex_init(&e->load_mu, NULL);
+    pthread_cond_init(&e->work_cv, NULL);
+    pthread_cond_init(&e->idle_cv, NULL);
+    cuzk_err err = cuzk_budget_new(&e->budget, "working", e->cfg.working_budget, eb);
+    if (err) {
+        cuzk_engine_free(e);
+        return err;
+    }
+    e->circs = calloc(cfg->n_circuits ? cfg->n_circuits : 1, sizeof *e->circs);
+    if (!e->circs) {
+        cuzk_engine_free(e);
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+    }
+    for (size_t i = 0; i < cfg->n_circuits; i++) {
+        const cuzk_engine_circuit *cc = &cfg->circuits[i];
+        if (find_circuit(e, cc->id)) {
+            cuzk_engine_free(e);
+            return cuzk_errf(eb, CUZK_BAD_CONFIG, "circuit id '%s' is configured twice", cc->id);
+        }
+        circuit *c = &e->circs[e->n_circs];
+        cuzk_zkey zk;
+        if ((err = cuzk_zkey_open(&zk, cc->zkey, eb))) {
+            char m[CUZK_ERRBUF_SIZE];
+            snprintf(m, sizeof m, "%s", eb->msg);
+            cuzk_engine_free(e);
+            return cuzk_errf(eb, err, "circuit '%s': %s", cc->id, m);
+        }
+        c->id = xstrdup(cc->id);
+        c->zkey = xstrdup(cc->zkey);
+        c->preload = cc->preload;
+        c->priority = cc->priority ? cc->priority : CUZK_PRIO_NORMAL;
+        c->curve = zk.curve;
+        c->n8q = zk.n8q;
+        c->n_vars = zk.n_vars;
+        c->n_public = zk.n_public;
+        c->domain_size = zk.domain_size;
+        c->part_bytes = cuzk_engine_partition_bytes(c->n_vars, c->domain_size, c->n8q,
+                                                    e->cfg.prove_threads);
+        cuzk_zkey_close(&zk);
+        e->n_circs++;
+        CUZK_LOG_INFO(TGT, "circuit registered", "circuit=%s curve=%s n_vars=%u domain=%u "
+                      "partition_bytes=%" PRIu64 " preload=%s", c->id, cuzk_curve_name(c->curve),
+                      c->n_vars, c->domain_size, c->part_bytes, c->preload ? "true" : "false");
+    }
+    for (size_t i = 0; i < e->n_circs; i++) {
+        if (!e->circs[i].preload)
+            continue;
+        if ((err = cuzk_engine_preload(e, e->circs[i].id, NULL, NULL, eb))) {
+            cuzk_engine_free(e);
+            return err;
+        }
+    }
+    e->workers = calloc(e->cfg.partition_workers, sizeof *e->workers);
+    if (!e->workers) {
+        cuzk_engine_free(e);
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+    }
+    for (unsigned i = 0; i < e->cfg.partition_workers; i++) {
+        if (pthread_create(&e->workers[i], NULL, worker_main, e)) {
+            cuzk_engine_free(e);
+            return cuzk_errf(eb, CUZK_INTERNAL, "cannot start partition worker %u", i);
+        }
+        e->n_workers++;
+    }
+    CUZK_LOG_INFO(TGT, "engine started", "partition_workers=%u prove_threads=%u "
+                  "max_jobs_in_flight=%u working_budget=%" PRIu64 " key_budget=%" PRIu64
+                  " verify=%s", e->cfg.partition_workers, e->cfg.prove_threads,
+                  e->cfg.max_jobs_in_flight, e->cfg.working_budget, e->cfg.key_budget,
+                  e->cfg.no_verify ? "false" : "true");
+    *out = e;
+    return CUZK_OK;
+}
+
+static unsigned live_jobs(cuzk_engine *e)
+{
+    unsigned n = 0;
+    for (job *j = e->head; j; j = j->next)
+        n += job_live(j);
+    return n;
+}
+
+static void cancel_locked(cuzk_engine *e, job *j)
+{
+    __atomic_store_n(&j->cancel, 1, __ATOMIC_RELAXED);
+    if (j->running == 0)
+        finish_job(e, j, CUZK_JOB_CANCELLED, CUZK_CANCELLED, "cancelled");
+}
+
+unsigned cuzk_engine_shutdown(cuzk_engine *e, uint64_t grace_ms)
+{
+    unsigned n_cancelled = 0;
+    pthread_mutex_lock(&e->mu);
+    if (e->stopping) {
+        pthread_mutex_unlock(&e->mu);
+        return 0;
+    }
+    e->accepting = 0;
+    CUZK_LOG_INFO(TGT, "draining", "jobs=%u grace_ms=%" PRIu64, live_jobs(e), grace_ms);
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    uint64_t ns = (uint64_t)dl.tv_nsec + (grace_ms % 1000) * 1000000ull;
+    dl.tv_sec += (time_t)(grace_ms / 1000 + ns / 1000000000ull);
+    dl.tv_nsec = (long)(ns % 1000000000ull);
+    while (live_jobs(e) && pthread_cond_timedwait(&e->idle_cv, &e->mu, &dl) == 0)
+        ;
+    for (job *j = e->head; j; j = j->next)
+        if (job_live(j) && !j->cancel) {
+            n_cancelled++;
+            cancel_locked(e, j);
+        }
+    if (n_cancelled)
+        CUZK_LOG_WARN(TGT, "grace period over: cancelled jobs", "jobs=%u", n_cancelled);
+    cuzk_budget_wake(e->budget);
+    while (live_jobs(e))
+        pthread_cond_wait(&e->idle_cv, &e->mu);
+    e->stopping = 1;
+    pthread_cond_broadcast(&e->work_cv);
+    pthread_mutex_unlock(&e->mu);
+    for (unsigned i = 0; i < e->n_workers; i++)
+        pthread_join(e->workers[i], NULL);
+    e->n_workers = 0;
+    return n_cancelled;
+}
+
+void cuzk_engine_free(cuzk_engine *e)
+{
+    if (!e)
+        return;
+    if (e->n_workers)
+        cuzk_engine_shutdown(e, 0);
+    pthread_mutex_lock(&e->mu);
+    /* Waiters in cuzk_engine_await hold references; they are gone once the callers (rpc
+     * threads) are joined, which the daemon does before freeing the engine. */
+    for (job *j = e->head; j;) {
+        job *nx = j->next;
+        free_job(j);
+        j = nx;
+    }
+    e->head = e->tail = NULL;
+    pthread_mutex_unlock(&e->mu);
+    for (size_t i = 0; i < e->n_circs; i++) {
+        cuzk_pk_free(e->circs[i].pk);
+        free(e->circs[i].id);
+        free(e->circs[i].zkey);
+    }
+    free(e->circs);
+    free(e->workers);
+    if (e->budget)
+        cuzk_budget_free(e->budget);
+    pthread_cond_destroy(&e->work_cv);
+    pthread_cond_destroy(&e->idle_cv);
+    pthread_mutex_destroy(&e->load_mu);
+    pthread_mutex_destroy(&e->mu);
+    free(e);
+}
+
+/* ------------------------------------------------------------------ submit / await / cancel */
+
+cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[32], int *existing,
+                            cuzk_errbuf *eb)
+{
+    *existing = 0;
+    job_id[0] = 0;
+    const char *rid = req->request_id ? req->request_id : "";
+    if (strlen(rid) > 256)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "request_id is longer than 256 bytes");
+    pthread_mutex_lock(&e->mu);
+    circuit *c = find_circuit(e, req->circuit_id ? req->circuit_id : "");
+    int accepting = e->accepting;
+    pthread_mutex_unlock(&e->mu);
+    if (!accepting)
+        return cuzk_errf(eb, CUZK_CANCELLED, "the daemon is shutting down");
+    if (!c)
+        return cuzk_errf(eb, CUZK_NOT_FOUND, "unknown circuit '%s'",
+                         req->circuit_id ? req->circuit_id : "");
+    if (req->n_witnesses == 0)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "no witness: send one .wtns per partition");
+    if (req->n_witnesses > e->cfg.max_partitions)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "%zu witnesses; at most %u partitions per job",
+                         req->n_witnesses, e->cfg.max_partitions);
+    if (c->part_bytes > e->cfg.working_budget)
+        return cuzk_errf(eb, CUZK_OUT_OF_BUDGET,
+                         "circuit '%s' needs %" PRIu64 " bytes per partition, the working budget "
+                         "is %" PRIu64 " bytes", c->id, c->part_bytes, e->cfg.working_budget);
+    cuzk_priority prio = req->priority ? req->priority : c->priority;
+    if (prio < CUZK_PRIO_LOW || prio > CUZK_PRIO_CRITICAL)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "priority %d is out of range", (int)prio);
+
+    /* Check every witness before anything is queued: a bad one fails only this request. */
+    uint64_t fp = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < req->n_witnesses; i++) {
+        cuzk_wtns w;
+        char name[48];
+        snprintf(name, sizeof name, "witness %zu", i);
+        cuzk_err err = cuzk_wtns_parse(&w, req->witnesses[i], req->witness_lens[i], name, eb);
+        int parsed = !err;
+        if (!err && w.curve != c->curve)
+            err = cuzk_errf(eb, CUZK_WRONG_CURVE, "witness %zu is on %s, circuit '%s' on %s", i,
+                            cuzk_curve_name(w.curve), c->id, cuzk_curve_name(c->curve));
+        if (!err && w.n_witness != c->n_vars)
+            err = cuzk_errf(eb, CUZK_SIZE_MISMATCH,
+                            "witness %zu has %" PRIu64 " values, circuit '%s' expects %u", i,
+                            w.n_witness, c->id, c->n_vars);
+        if (!err)
+            err = cuzk_wtns_validate(&w, eb);
+        if (parsed)
+            cuzk_wtns_close(&w);
+        if (err)
+            return err;
+        fp = fnv1a(fp, &req->witness_lens[i], sizeof req->witness_lens[i]);
+        fp = fnv1a(fp, req->witnesses[i], req->witness_lens[i]);
+    }
+
+    job *j = calloc(1, sizeof *j);
+    part *parts = calloc(req->n_witnesses, sizeof *parts);
+    if (!j || !parts) {
+        free(j);
+        free(parts);
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+    }
+    j->parts = parts;
+    j->n_parts = req->n_witnesses;
+    for (size_t i = 0; i < req->n_witnesses; i++) {
+        parts[i].wtns = malloc(req->witness_lens[i] ? req->witness_lens[i] : 1);
+        if (!parts[i].wtns) {
+            free_job(j);
+            return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory for the witnesses");
+        }
+        memcpy(parts[i].wtns, req->witnesses[i], req->witness_lens[i]);
+        parts[i].wtns_len = req->witness_lens[i];
+    }
+    j->request_id = xstrdup(rid);
+    j->fingerprint = fp;
+    j->circ = c;
+    j->prio = prio;
+    j->state = CUZK_JOB_QUEUED;
+    j->error = xstrdup("");
+    pthread_cond_init(&j->cv, NULL);
+
+    pthread_mutex_lock(&e->mu);
+    if (!e->accepting) {
+        pthread_mutex_unlock(&e->mu);
+        free_job(j);
+        return cuzk_errf(eb, CUZK_CANCELLED, "the daemon is shutting down");
+    }
+    if (rid[0]) {
+        job *old = find_request(e, rid);
+        if (old) {
+            cuzk_err err = CUZK_OK;
+            if (old->circ != c || old->n_parts != j->n_parts || old->fingerprint != fp)
+                err = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                                "request_id '%s' was already used for job %s with another "
+                                "circuit or other witnesses", rid, old->id);
+            else {
+                memcpy(job_id, old->id, sizeof old->id);
+                *existing = 1;
+            }
+            pthread_mutex_unlock(&e->mu);
+            free_job(j);
+            return err;
+        }
+    }
+    j->seq = ++e->next_seq;
+    /* Unguessable-ish and unique: sequence number plus a per-process salt. */
+    snprintf(j->id, sizeof j->id, "j%" PRIu64 "-%08" PRIx64, j->seq,
+             fnv1a(e->id_salt, &j->seq, sizeof j->seq) & 0xffffffffu);
+    j->t_submit = cuzk__now_ms();
+    c->holders++;
+    j->prev = e->tail;
+    if (e->tail)
+        e->tail->next = j;
+    else
+        e->head = j;
+    e->tail = j;
+    e->submitted++;
+    memcpy(job_id, j->id, sizeof j->id);
+    CUZK_LOG_INFO(TGT, "job accepted", "job=%s circuit=%s priority=%s partitions=%zu%s%s", j->id,
+                  c->id, cuzk_priority_name(prio), j->n_parts, rid[0] ? " request_id=" : "", rid);
+    admit(e);
+    pthread_mutex_unlock(&e->mu);
+    return CUZK_OK;
+}
+
+static void fill_result(const job *j, cuzk_job_result *r)
+{
+    memset(r, 0, sizeof *r);
+    memcpy(r->job_id, j->id, sizeof j->id);
+    r->request_id = xstrdup(j->request_id);
+    r->circuit_id = xstrdup(j->circ->id);
+    r->state = j->state;
+    r->err = j->err;
+    r->error = xstrdup(j->error);
+    r->n_parts = j->n_parts;
+    r->parts_done = j->done;
+    double now = cuzk__now_ms();
+    double end = job_live(j) ? now : j->t_end;
+    r->queue_ms = (j->t_start ? j->t_start : end) - j->t_submit;
+    r->synth_ms = j->synth_ms;
+    r->prove_ms = j->prove_ms;
+    r->budget_wait_ms = j->wait_ms;
+    r->total_ms = end - j->t_submit;
+    r->seq = j->done_seq;
+    if (j->state == CUZK_JOB_COMPLETED) {
+        r->parts = calloc(j->n_parts, sizeof *r->parts);
+        if (!r->parts)
+            abort();
+        for (size_t i = 0; i < j->n_parts; i++) {
+            r->parts[i] = j->parts[i].res;
+            r->parts[i].proof_json = xstrdup(j->parts[i].res.proof_json);
+            r->parts[i].public_json = xstrdup(j->parts[i].res.public_json);
+        }
+    }
+}
+
+void cuzk_job_result_free(cuzk_job_result *r)
+{
+    if (!r)
+        return;
+    if (r->parts)
+        for (size_t i = 0; i < r->n_parts; i++) {
+            free(r->parts[i].proof_json);
+            free(r->parts[i].public_json);
+        }
+    free(r->parts);
+    free(r->request_id);
+    free(r->circuit_id);
+    free(r->error);
+    memset(r, 0, sizeof *r);
+}
+
+cuzk_err cuzk_engine_await(cuzk_engine *e, const char *job_id, uint64_t timeout_ms,
+                           cuzk_job_result *out, cuzk_errbuf *eb)
+{
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&e->mu);
+    job *j = find_job(e, job_id);
+    if (!j) {
+        pthread_mutex_unlock(&e->mu);
+        return cuzk_errf(eb, CUZK_NOT_FOUND, "unknown job '%s' (finished jobs are forgotten "
+                         "after %u newer ones)", job_id, e->cfg.retain_jobs);
+    }
+    j->waiters++;
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    uint64_t ns = (uint64_t)dl.tv_nsec + (timeout_ms % 1000) * 1000000ull;
+    dl.tv_sec += (time_t)(timeout_ms / 1000 + ns / 1000000000ull);
+    dl.tv_nsec = (long)(ns % 1000000000ull);
+    while (job_live(j)) {
+        if (timeout_ms == 0)
+            pthread_cond_wait(&j->cv, &e->mu);
+        else if (pthread_cond_timedwait(&j->cv, &e->mu, &dl) != 0)
+            break;
+    }
+    j->waiters--;
+    fill_result(j, out);
+    trim_finished(e);
+    pthread_mutex_unlock(&e->mu);
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_engine_cancel(cuzk_engine *e, const char *job_id, int *was_live,
+                            cuzk_job_state *state, cuzk_errbuf *eb)
+{
+    pthread_mutex_lock(&e->mu);
+    job *j = find_job(e, job_id);
+    if (!j) {
+        pthread_mutex_unlock(&e->mu);
+        return cuzk_errf(eb, CUZK_NOT_FOUND, "unknown job '%s'", job_id);
+    }
+    *was_live = job_live(j) && !j->cancel;
+    if (*was_live) {
+        CUZK_LOG_INFO(TGT, "cancelling job", "job=%s running_partitions=%zu", j->id, j->running);
+        cancel_locked(e, j);
+        cuzk_budget_wake(e->budget);
+    }
+    *state = j->state;
+    pthread_mutex_unlock(&e->mu);
+    return CUZK_OK;
+}
+
+/* ------------------------------------------------------------------ status */
+
+void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *s)
+{
+    memset(s, 0, sizeof *s);
+    pthread_mutex_lock(&e->mu);
+    s->uptime_s = (cuzk__now_ms() - e->t0) / 1e3;
+    s->workers = e->cfg.partition_workers;
+    s->busy_workers = e->busy;
+    for (job *j = e->head; j; j = j->next) {
+        if (!job_live(j))
+            continue;
+        if (j->admitted)
+            s->jobs_in_flight++;
+        else
+            s->jobs_queued++;
+        if (!j->cancel)
+            s->partitions_pending += (unsigned)(j->n_parts - j->next_part);
+    }
+    s->jobs_submitted = e->submitted;
+    s->jobs_completed = e->completed;
+    s->jobs_failed = e->failed;
+    s->jobs_cancelled = e->cancelled;
+    s->partitions_proved = e->parts_proved;
+    s->partitions_failed = e->parts_failed;
+    s->keys_loaded = e->keys_loaded;
+    s->keys_evicted = e->keys_evicted;
+    s->prove_ms_total = e->prove_ms_total;
+    for (size_t i = 0; i < e->n_circs; i++)
+        s->keys_bytes += e->circs[i].bytes;
+    pthread_mutex_unlock(&e->mu);
+    cuzk_budget_get_snapshot(e->budget, &s->budget);
+}
+
+size_t cuzk_engine_circuits(cuzk_engine *e, cuzk_circuit_info *out, size_t max)
+{
+    pthread_mutex_lock(&e->mu);
+    for (size_t i = 0; i < e->n_circs && i < max; i++) {
+        const circuit *c = &e->circs[i];
+        cuzk_circuit_info *o = &out[i];
+        memset(o, 0, sizeof *o);
+        snprintf(o->id, sizeof o->id, "%s", c->id);
+        snprintf(o->zkey, sizeof o->zkey, "%s", c->zkey);
+        o->curve = (int)c->curve;
+        o->n_vars = c->n_vars;
+        o->n_public = c->n_public;
+        o->domain_size = c->domain_size;
+        o->resident = c->pk != NULL;
+        o->bytes = c->bytes;
+        o->holders = c->holders;
+        o->priority = c->priority;
+        o->partition_bytes = c->part_bytes;
+    }
+    size_t n = e->n_circs;
+    pthread_mutex_unlock(&e->mu);
+    return n;
+}
+
+char *cuzk_engine_metrics(cuzk_engine *e)
+{
+    cuzk_engine_status s;
+    cuzk_engine_get_status(e, &s);
+    cuzk_strbuf sb;
+    cuzk_sb_init(&sb);
+#define GAUGE(name, help, fmt, v)                                                                  \
+    cuzk_sb_printf(&sb, "# HELP " name " " help "\n# TYPE " name " gauge\n" name " " fmt "\n", v)
+#define COUNTER(name, help, v)                                                                     \
+    cuzk_sb_printf(&sb, "# HELP " name " " help "\n# TYPE " name " counter\n" name " %" PRIu64     \
+                   "\n", (uint64_t)(v))
+    GAUGE("cuzk_uptime_seconds", "Seconds since the engine started.", "%.3f", s.uptime_s);
+    GAUGE("cuzk_partition_workers", "Partition workers (pw).", "%u", s.workers);
+    GAUGE("cuzk_partition_workers_busy", "Partition workers proving now.", "%u", s.busy_workers);
+    GAUGE("cuzk_jobs_queued", "Jobs waiting for admission.", "%u", s.jobs_queued);
+    GAUGE("cuzk_jobs_in_flight", "Admitted jobs not yet finished.", "%u", s.jobs_in_flight);
+    GAUGE("cuzk_partitions_pending", "Partitions not yet started.", "%u", s.partitions_pending);
+    COUNTER("cuzk_jobs_submitted_total", "Jobs accepted.", s.jobs_submitted);
+    cuzk_sb_printf(&sb, "# HELP cuzk_jobs_finished_total Jobs ended, by final state.\n"
+                        "# TYPE cuzk_jobs_finished_total counter\n"
+                        "cuzk_jobs_finished_total{state=\"completed\"} %" PRIu64 "\n"
+                        "cuzk_jobs_finished_total{state=\"failed\"} %" PRIu64 "\n"
+                        "cuzk_jobs_finished_total{state=\"cancelled\"} %" PRIu64 "\n",
+                   s.jobs_completed, s.jobs_failed, s.jobs_cancelled);
+    COUNTER("cuzk_partitions_proved_total", "Partitions proved (and self-verified).",
+            s.partitions_proved);
+    COUNTER("cuzk_partitions_failed_total", "Partitions that failed.", s.partitions_failed);
+    GAUGE("cuzk_prove_seconds_total", "Seconds spent proving partitions.", "%.3f",
+          s.prove_ms_total / 1e3);
+    COUNTER("cuzk_keys_loaded_total", "Proving keys loaded.", s.keys_loaded);
+    COUNTER("cuzk_keys_evicted_total", "Proving keys evicted.", s.keys_evicted);
+    GAUGE("cuzk_keys_resident_bytes", "Bytes of resident proving keys.", "%" PRIu64, s.keys_bytes);
+    GAUGE("cuzk_budget_limit_bytes", "Working memory budget.", "%" PRIu64, s.budget.limit);
+    GAUGE("cuzk_budget_in_use_bytes", "Working memory reserved now.", "%" PRIu64, s.budget.in_use);
+    GAUGE("cuzk_budget_peak_bytes", "Peak working memory reserved.", "%" PRIu64, s.budget.peak);
+    GAUGE("cuzk_budget_waiting", "Reservations waiting for memory now.", "%" PRIu64,
+          s.budget.waiting);
+    COUNTER("cuzk_budget_waits_total", "Reservations that had to wait.", s.budget.waits);
+    cuzk_sb_printf(&sb, "# HELP cuzk_memory_in_use_bytes Working memory by owner.\n"
+                        "# TYPE cuzk_memory_in_use_bytes gauge\n");
+    for (int o = 0; o < CUZK_OWNER__COUNT; o++)
+        cuzk_sb_printf(&sb, "cuzk_memory_in_use_bytes{owner=\"%s\"} %" PRIu64 "\n",
+                       cuzk_owner_name((cuzk_owner)o), s.budget.owner[o].in_use);
+    cuzk_sb_printf(&sb, "# HELP cuzk_key_resident Whether a circuit's proving key is resident.\n"
+                        "# TYPE cuzk_key_resident gauge\n");
+    pthread_mutex_lock(&e->mu);
+    for (size_t i = 0; i < e->n_circs; i++)
+        cuzk_sb_printf(&sb, "cuzk_key_resident{circuit=\"%s\"} %d\n", e->circs[i].id,
+                       e->circs[i].pk != NULL);
+    pthread_mutex_unlock(&e->mu);
+#undef GAUGE
+#undef COUNTER
+    if (sb.oom) {
+        cuzk_sb_free(&sb);
+        return NULL;
+    }
+    return sb.buf;
+}

@@ -1,0 +1,200 @@
+/* The proving engine behind cuzk-daemon: circuits with resident proving keys, jobs, a
+ * priority scheduler, partition workers and one working-memory budget. Usable without gRPC
+ * (tests/engine drive it directly); src/rpc only translates messages.
+ *
+ * Jobs. A job is one proof request: a circuit and one witness (.wtns bytes) per partition.
+ * Submission parses and checks every witness against the circuit (curve, length, values < r)
+ * so a corrupt or mismatched witness is refused at once, with a message naming the partition,
+ * and never reaches a worker. A job's states: QUEUED (accepted; waiting for admission or for a
+ * worker) -> RUNNING (a partition started) -> COMPLETED | FAILED | CANCELLED. A non-empty
+ * request_id makes submission idempotent: the same id returns the same job while the engine
+ * remembers it (every live job and the last `retain_jobs` finished ones).
+ *
+ * Scheduling. Priority classes CRITICAL > HIGH > NORMAL > LOW, FIFO (submission order) within
+ * a class. At most max_jobs_in_flight jobs are admitted; queued jobs are admitted in the same
+ * order. Each free worker takes the next partition of the best admitted job (so the partitions
+ * of the oldest job of the highest class go first, and one job's partitions spread over all
+ * workers).
+ *
+ * Memory. Before a partition starts, its worker reserves the partition's working set (see
+ * cuzk_engine_partition_bytes) on the working budget as one reservation (a partial hold could
+ * deadlock two workers); when the budget is full it waits (FIFO), it never overcommits. The
+ * reservation is released the moment the partition ends, and the partition's witness bytes are
+ * freed then too. A partition larger than the whole budget fails its job (OUT_OF_BUDGET).
+ *
+ * Keys. Every configured circuit's zkey header is read at start (cheap: structure only);
+ * preloaded keys are loaded (cuzk_pk_load) before the engine is ready, others on first use.
+ * A key is held by every live job of its circuit; when loading a key would make the resident
+ * keys exceed key_budget, the least recently used keys that no job holds are evicted first.
+ * cuzk_engine_evict_key evicts at once unless a job holds the key.
+ *
+ * Cancel. A queued job ends at once. A running job starts no new partition; partitions already
+ * proving finish (a partition is the unit of work), release their memory, and then the job
+ * ends CANCELLED.
+ *
+ * Everything is thread safe. */
+#ifndef CUZK_ENGINE_H
+#define CUZK_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuzk/err.h"
+#include "cuzk/pool.h"
+
+typedef enum {
+    CUZK_PRIO_DEFAULT = 0, /* the circuit's configured priority */
+    CUZK_PRIO_LOW = 1,
+    CUZK_PRIO_NORMAL = 2,
+    CUZK_PRIO_HIGH = 3,
+    CUZK_PRIO_CRITICAL = 4,
+} cuzk_priority;
+
+typedef enum {
+    CUZK_JOB_UNKNOWN = 0,
+    CUZK_JOB_QUEUED = 1,
+    CUZK_JOB_RUNNING = 2,
+    CUZK_JOB_COMPLETED = 3,
+    CUZK_JOB_FAILED = 4,
+    CUZK_JOB_CANCELLED = 5,
+} cuzk_job_state;
+
+const char *cuzk_priority_name(cuzk_priority p); /* "low" ... "critical", "default" */
+/* "low", "normal", "high", "critical" (case-insensitive). */
+cuzk_err cuzk_priority_parse(const char *s, cuzk_priority *out, cuzk_errbuf *eb);
+const char *cuzk_job_state_name(cuzk_job_state s); /* "queued" ... */
+
+typedef struct {
+    const char *id;       /* unique circuit name clients use */
+    const char *zkey;     /* path of the .zkey */
+    int preload;          /* load before ready (else on first use) */
+    cuzk_priority priority; /* default priority of its jobs (DEFAULT: NORMAL) */
+} cuzk_engine_circuit;
+
+typedef struct {
+    unsigned partition_workers;  /* pw: partitions proved at once (0: 1) */
+    unsigned prove_threads;      /* threads per partition prove (0: cores / pw, at least 1) */
+    unsigned max_jobs_in_flight; /* j (0: unlimited) */
+    uint64_t working_budget;     /* bytes for partition working sets (0: 1/2 of RAM) */
+    uint64_t key_budget;         /* bytes of resident proving keys (0: unlimited) */
+    int no_verify;               /* 1: skip the self-verification of proofs */
+    unsigned retain_jobs;        /* finished jobs remembered for await / request_id (0: 1024) */
+    unsigned max_partitions;     /* witnesses per request (0: 1024) */
+    const cuzk_engine_circuit *circuits;
+    size_t n_circuits;
+} cuzk_engine_config;
+
+typedef struct cuzk_engine cuzk_engine;
+
+/* Reads every circuit's zkey header and loads the preloaded keys (progress is logged under
+ * target cuzk_engine), then starts the workers. */
+cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_errbuf *eb);
+/* Stops accepting jobs (submit then fails with CUZK_CANCELLED "shutting down"), waits up to
+ * grace_ms for every accepted job to end, then cancels what remains and waits for running
+ * partitions. Returns the number of jobs that had to be cancelled. Idempotent. */
+unsigned cuzk_engine_shutdown(cuzk_engine *e, uint64_t grace_ms);
+/* Shuts down (grace 0) if needed and frees everything. */
+void cuzk_engine_free(cuzk_engine *e);
+
+/* ------------------------------------------------------------------ jobs */
+
+typedef struct {
+    const char *circuit_id;
+    const char *request_id; /* NULL or "": not idempotent */
+    cuzk_priority priority;
+    size_t n_witnesses;
+    const uint8_t *const *witnesses; /* .wtns bytes, copied */
+    const size_t *witness_lens;
+} cuzk_submit;
+
+/* Accepts a job. *job_id receives its id (a NUL-terminated string, at most 32 bytes with the
+ * NUL). *existing = 1 when request_id named a job that already existed (then its id).
+ * Errors: CUZK_NOT_FOUND (unknown circuit), CUZK_INVALID_ARGUMENT (no witness, too many,
+ * request_id reused with another circuit or other witnesses), witness errors as returned by
+ * cuzk_wtns_parse / the checks (CUZK_BAD_FORMAT, CUZK_TRUNCATED, CUZK_WRONG_CURVE,
+ * CUZK_SIZE_MISMATCH, CUZK_NON_CANONICAL, ...), message prefixed with "witness K", and
+ * CUZK_CANCELLED when shutting down. */
+cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[32], int *existing,
+                            cuzk_errbuf *eb);
+
+typedef struct {
+    char *proof_json;   /* snarkjs proof.json (malloc'd) */
+    char *public_json;  /* snarkjs public.json (malloc'd) */
+    int has_compressed; /* BLS12-381 */
+    uint8_t compressed[192];
+} cuzk_part_result;
+
+typedef struct {
+    char job_id[32];
+    char *request_id, *circuit_id;
+    cuzk_job_state state;
+    cuzk_err err;       /* FAILED / CANCELLED: the code */
+    char *error;        /* and the message (malloc'd, "" when none) */
+    size_t n_parts, parts_done;
+    cuzk_part_result *parts; /* n_parts entries when COMPLETED, else NULL */
+    double queue_ms, synth_ms, prove_ms, budget_wait_ms, total_ms;
+    uint64_t seq;       /* completion order (1, 2, ...; 0 while live), for tests */
+} cuzk_job_result;
+
+void cuzk_job_result_free(cuzk_job_result *r);
+
+/* Waits for the job to end, at most timeout_ms (0: no limit), and fills *out (free with
+ * cuzk_job_result_free). On timeout *out holds the current (QUEUED / RUNNING) state and the
+ * call returns CUZK_OK; CUZK_NOT_FOUND for an unknown job id. A job's failure is reported in
+ * out->state / out->err, not in the return value. */
+cuzk_err cuzk_engine_await(cuzk_engine *e, const char *job_id, uint64_t timeout_ms,
+                           cuzk_job_result *out, cuzk_errbuf *eb);
+/* *was_live = 1 when the job had not ended; *state: its state after the call. CUZK_NOT_FOUND
+ * for an unknown id. */
+cuzk_err cuzk_engine_cancel(cuzk_engine *e, const char *job_id, int *was_live,
+                            cuzk_job_state *state, cuzk_errbuf *eb);
+
+/* ------------------------------------------------------------------ keys */
+
+typedef struct {
+    char id[128];
+    char zkey[512];
+    int curve; /* cuzk_curve */
+    uint32_t n_vars, n_public, domain_size;
+    int resident;
+    uint64_t bytes;   /* resident bytes (0 when cold) */
+    unsigned holders; /* live jobs of this circuit */
+    cuzk_priority priority;
+    uint64_t partition_bytes; /* working set reserved per partition */
+} cuzk_circuit_info;
+
+/* Fills up to max entries, returns the number of circuits. */
+size_t cuzk_engine_circuits(cuzk_engine *e, cuzk_circuit_info *out, size_t max);
+/* Loads the key now unless resident. CUZK_NOT_FOUND for an unknown circuit. */
+cuzk_err cuzk_engine_preload(cuzk_engine *e, const char *circuit_id, int *was_loaded,
+                             double *load_ms, cuzk_errbuf *eb);
+/* Frees the key if resident; CUZK_INVALID_ARGUMENT "held by N jobs" while a job holds it. */
+cuzk_err cuzk_engine_evict_key(cuzk_engine *e, const char *circuit_id, int *was_loaded,
+                               uint64_t *bytes_freed, cuzk_errbuf *eb);
+
+/* ------------------------------------------------------------------ status */
+
+typedef struct {
+    double uptime_s;
+    unsigned workers, busy_workers;
+    unsigned jobs_queued, jobs_in_flight, partitions_pending;
+    uint64_t jobs_submitted, jobs_completed, jobs_failed, jobs_cancelled;
+    uint64_t partitions_proved, partitions_failed, keys_loaded, keys_evicted;
+    uint64_t keys_bytes;
+    double prove_ms_total;
+    cuzk_budget_snapshot budget;
+} cuzk_engine_status;
+
+void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *out);
+/* Prometheus text exposition (malloc'd; free()). */
+char *cuzk_engine_metrics(cuzk_engine *e);
+
+/* Working set reserved for one partition of a key of these dimensions (bytes), with T prover
+ * threads: 32 (n_vars + 4 N) for w, a, b, c, h; 32 N for the H scalars converted out of
+ * Montgomery form; 8 n for MSM index lists; n g2 for the copy of points whose scalar is 1 (G2,
+ * the largest); T 2^(c-1) 2 g2 for the Pippenger buckets (XYZZ G2), where n = max(n_vars, N),
+ * g2 = 4 n8q the G2 affine size and c the MSM window for n points. */
+uint64_t cuzk_engine_partition_bytes(uint32_t n_vars, uint32_t domain_size, uint32_t n8q,
+                                     unsigned threads);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * Short-Weierstrass points (a = 0) over a device field F (fe<C> for G1, fe2<C> for G2).
+ *
+ * affine: x, y, the snarkjs byte layout; the point at infinity is x = y = 0 (never on these
+ *         curves, b != 0).
+ * xyzz:   (X, Y, ZZ, ZZZ) with x = X/ZZ, y = Y/ZZZ, ZZ^3 = ZZZ^2; infinity is ZZ = 0.
+ *         Formulas from the Explicit-Formulas Database, "g1p/xyzz" (Bernstein, Lange):
+ *         madd-2008-s (8M + 2S), add-2008-s (12M + 2S), dbl-2008-s-1 / mdbl-2008-s-1.
+ *         They do not handle P == Q or P == -Q, so each caller-facing routine tests for those.
+ */
+#ifndef CUZK_GPU_CURVE_CUH
+#define CUZK_GPU_CURVE_CUH
+
+#include "gpu/field.cuh"
+
+namespace cuzk_gpu {
+
+template <class F> struct affine {
+    F x, y;
+    DI bool is_inf() const { return x.is_zero() && y.is_zero(); }
+};
+
+template <class F> struct xyzz {
+    F x, y, zz, zzz;
+    static DI xyzz inf()
+    {
+        xyzz r;
+        r.x = F::zero();
+        r.y = F::zero();
+        r.zz = F::zero();
+        r.zzz = F::zero();
+        return r;
+    }
+    DI bool is_inf() const { return zz.is_zero(); }
+};
+
+template <class F> DI void xyzz_dbl(xyzz<F> &p)
+{
+    if (p.is_inf())
+        return;
+    F u = dbl(p.y);
+    F v = sqr(u);
+    F w = u * v;
+    F s = p.x * v;
+    F x2 = sqr(p.x);
+    F m = dbl(x2) + x2;
+    F x3 = sqr(m) - dbl(s);
+    F y3 = m * (s - x3) - w * p.y;
+    p.zz = v * p.zz;
+    p.zzz = w * p.zzz;
+    p.x = x3;
+    p.y = y3;
+}
+
+/* p = 2 q for an affine q (not infinity). */
+template <class F> DI void xyzz_mdbl(xyzz<F> &p, const affine<F> &q)
+{
+    F u = dbl(q.y);
+    F v = sqr(u);
+    F w = u * v;
+    F s = q.x * v;
+    F x2 = sqr(q.x);
+    F m = dbl(x2) + x2;
+    p.x = sqr(m) - dbl(s);
+    p.y = m * (s - p.x) - w * q.y;
+    p.zz = v;
+    p.zzz = w;
+}
+
+/* p += q, q affine (possibly infinity). */
+template <class F> DI void xyzz_add_affine(xyzz<F> &p, const affine<F> &q)
+{
+    if (q.is_inf())
+        return;
+    if (p.is_inf()) {
+        p.x = q.x;
+        p.y = q.y;
+        p.zz = F::one();
+        p.zzz = F::one();
+        return;
+    }
+    F u2 = q.x * p.zz;
+    F s2 = q.y * p.zzz;
+    F P = u2 - p.x;
+    F R = s2 - p.y;
+    if (P.is_zero()) {
+        if (R.is_zero())
+            xyzz_mdbl(p, q);
+        else
+            p = xyzz<F>::inf();
+        return;
+    }
+    F pp = sqr(P);
+    F ppp = P * pp;
+    F q1 = p.x * pp;
+    F x3 = sqr(R) - ppp - dbl(q1);
+    p.y = R * (q1 - x3) - p.y * ppp;
+    p.x = x3;
+    p.zz = p.zz * pp;
+    p.zzz = p.zzz * ppp;
+}
+
+/* p += q, both xyzz. */
+template <class F> DI void xyzz_add(xyzz<F> &p, const xyzz<F> &q)
+{
+    if (q.is_inf())
+        return;
+    if (p.is_inf()) {
+        p = q;
+        return;
+    }
+    F u1 = p.x * q.zz;
+    F u2 = q.x * p.zz;
+    F s1 = p.y * q.zzz;
+    F s2 = q.y * p.zzz;
+    F P = u2 - u1;
+    F R = s2 - s1;
+    if (P.is_zero()) {
+        if (R.is_zero())
+            xyzz_dbl(p);
+        else
+            p = xyzz<F>::inf();
+        return;
+    }
+    F pp = sqr(P);
+    F ppp = P * pp;
+    F q1 = u1 * pp;
+    F x3 = sqr(R) - ppp - dbl(q1);
+    p.y = R * (q1 - x3) - s1 * ppp;
+    p.x = x3;
+    p.zz = p.zz * q.zz * pp;
+    p.zzz = p.zzz * q.zzz * ppp;
+}
+
+template <class F> DI void xyzz_neg(xyzz<F> &p) { p.y = -p.y; }
+
+/* Jacobian (X, Y, Z) with Z = ZZZ: X = X*ZZ^2, Y = Y*ZZZ^2 (uses ZZ^3 = ZZZ^2). */
+template <class F> DI void xyzz_to_jacobian(F out[3], const xyzz<F> &p)
+{
+    if (p.is_inf()) {
+        out[0] = F::one();
+        out[1] = F::one();
+        out[2] = F::zero();
+        return;
+    }
+    out[0] = p.x * sqr(p.zz);
+    out[1] = p.y * sqr(p.zzz);
+    out[2] = p.zzz;
+}
+
+} // namespace cuzk_gpu
+
+#endif

@@ -1,0 +1,34 @@
+/* Field configurations of bls12_381 for the device code (included by gpu_bls12_381_*.cu). */
+#ifndef CUZK_GPU_BLS12_381_CUH
+#define CUZK_GPU_BLS12_381_CUH
+
+#include "ff/ff_params.h"
+#include "gpu/gpu_impl.cuh"
+
+namespace {
+__constant__ uint64_t fp_p[6] = BLS12_381_FP_P;
+__constant__ uint64_t fp_one[6] = BLS12_381_FP_ONE;
+__constant__ uint64_t fr_p[4] = BLS12_381_FR_P;
+__constant__ uint64_t fr_one[4] = BLS12_381_FR_ONE;
+
+/* Limb i (32-bit) of a 64-bit-limb constant: the low word of each 64-bit limb comes first. */
+#define LIMB32(arr, i) ((uint32_t)((arr)[(i) >> 1] >> (((i)&1) * 32)))
+
+struct FP {
+    static constexpr int N = 12;
+    static constexpr uint32_t n0 = (uint32_t)BLS12_381_FP_N0;
+    static __device__ __forceinline__ uint32_t p(int i) { return LIMB32(fp_p, i); }
+    static __device__ __forceinline__ uint32_t one(int i) { return LIMB32(fp_one, i); }
+};
+struct FR {
+    static constexpr int N = 8;
+    static constexpr uint32_t n0 = (uint32_t)BLS12_381_FR_N0;
+    static __device__ __forceinline__ uint32_t p(int i) { return LIMB32(fr_p, i); }
+    static __device__ __forceinline__ uint32_t one(int i) { return LIMB32(fr_one, i); }
+};
+} // namespace
+
+#define CURVE_ID 1
+#define SCALAR_BITS 255
+
+#endif

@@ -1,0 +1,316 @@
+/*
+ * The CUDA backend's C API: device discovery, contexts, scratch, resident buffers, and the
+ * dispatch to the per-curve code (gpu_bn254.cu, gpu_bls12_381.cu).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/gpu_internal.cuh"
+
+cuzk_err cuzk__gpu_fault(cuzk_errbuf *eb, const char *file, int line, const char *call,
+                         cudaError_t e)
+{
+    const char *f = strrchr(file, '/');
+    f = f ? f + 1 : file;
+    cuzk_err code = (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver)
+                        ? CUZK_NO_DEVICE
+                        : CUZK_GPU_FAULT;
+    return cuzk_errf(eb, code, "CUDA error at %s:%d in %s: %s (%s)", f, line, call,
+                     cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+cuzk_err cuzk__gpu_scratch(cuzk_gpu_ctx *ctx, int slot, size_t bytes, void **out,
+                           cuzk_errbuf *eb)
+{
+    if (bytes == 0)
+        bytes = 1;
+    if (ctx->scr_cap[slot] < bytes) {
+        if (ctx->scr[slot]) {
+            /* Queued kernels may still use the old buffer. */
+            CU(cudaStreamSynchronize(ctx->stream));
+            CU(cudaFree(ctx->scr[slot]));
+            ctx->scr[slot] = NULL;
+            ctx->scr_cap[slot] = 0;
+        }
+        size_t cap = bytes + bytes / 8; /* a little headroom for the next, larger call */
+        void *p = NULL;
+        cudaError_t e = cudaMalloc(&p, cap);
+        if (e != cudaSuccess) {
+            cudaGetLastError(); /* allocation failures are not sticky */
+            return cuzk_errf(eb, CUZK_NO_MEMORY,
+                             "GPU scratch: cannot allocate %zu bytes on device %d: %s", cap,
+                             ctx->device, cudaGetErrorString(e));
+        }
+        ctx->scr[slot] = p;
+        ctx->scr_cap[slot] = cap;
+    }
+    *out = ctx->scr[slot];
+    return CUZK_OK;
+}
+
+static cuzk_err msm_dispatch(cuzk_gpu_ctx *ctx, cuzk_gpu_curve c, cuzk_gpu_group g,
+                             const void *d_pts, size_t n, const void *d_sc, bool mont,
+                             uint64_t *out, cuzk_errbuf *eb)
+{
+    if (c == CUZK_GPU_BN254)
+        return g == CUZK_GPU_G1 ? cuzk__gpu_bn254_g1_msm(ctx, d_pts, n, d_sc, mont, out, eb)
+                                : cuzk__gpu_bn254_g2_msm(ctx, d_pts, n, d_sc, mont, out, eb);
+    return g == CUZK_GPU_G1 ? cuzk__gpu_bls12_381_g1_msm(ctx, d_pts, n, d_sc, mont, out, eb)
+                            : cuzk__gpu_bls12_381_g2_msm(ctx, d_pts, n, d_sc, mont, out, eb);
+}
+
+extern "C" {
+
+int cuzk_gpu_device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
+{
+    *out = NULL;
+    int n = cuzk_gpu_device_count();
+    if (n == 0)
+        return cuzk_errf(eb, CUZK_NO_DEVICE, "no CUDA device found (cudaGetDeviceCount)");
+    if (device < 0 || device >= n)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "GPU %d requested, %d present", device, n);
+    cuzk_gpu_ctx *ctx = (cuzk_gpu_ctx *)calloc(1, sizeof *ctx);
+    if (!ctx)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "GPU context");
+    ctx->device = device;
+    cuzk_err r = CUZK_OK;
+    cudaDeviceProp prop;
+    cudaError_t e = cudaSetDevice(device);
+    if (e == cudaSuccess)
+        e = cudaGetDeviceProperties(&prop, device);
+    if (e == cudaSuccess)
+        e = cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking);
+    if (e == cudaSuccess)
+        e = cudaMallocHost(&ctx->host_res, 4096);
+    if (e != cudaSuccess) {
+        r = cuzk__gpu_fault(eb, __FILE__, __LINE__, "cuzk_gpu_open", e);
+        cuzk_gpu_close(ctx);
+        return r;
+    }
+    snprintf(ctx->name, sizeof ctx->name, "%s", prop.name);
+    ctx->sm_count = prop.multiProcessorCount;
+    *out = ctx;
+    return CUZK_OK;
+}
+
+void cuzk_gpu_close(cuzk_gpu_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    cudaSetDevice(ctx->device);
+    if (ctx->stream)
+        cudaStreamSynchronize(ctx->stream);
+    for (int i = 0; i < SCR_COUNT; i++)
+        if (ctx->scr[i])
+            cudaFree(ctx->scr[i]);
+    for (int i = 0; i < 2; i++)
+        if (ctx->tw[i])
+            cudaFree(ctx->tw[i]);
+    if (ctx->host_res)
+        cudaFreeHost(ctx->host_res);
+    if (ctx->stream)
+        cudaStreamDestroy(ctx->stream);
+    cudaGetLastError();
+    free(ctx);
+}
+
+const char *cuzk_gpu_name(const cuzk_gpu_ctx *ctx) { return ctx ? ctx->name : "none"; }
+
+cuzk_err cuzk_gpu_pin(cuzk_gpu_ctx *ctx, void *p, size_t len, cuzk_errbuf *eb)
+{
+    CU(cudaSetDevice(ctx->device));
+    CU(cudaHostRegister(p, len, cudaHostRegisterDefault));
+    return CUZK_OK;
+}
+
+void cuzk_gpu_unpin(cuzk_gpu_ctx *ctx, void *p)
+{
+    cudaSetDevice(ctx->device);
+    cudaHostUnregister(p);
+    cudaGetLastError();
+}
+
+size_t cuzk_gpu_point_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g)
+{
+    return (curve == CUZK_GPU_BN254 ? 64 : 96) * (g == CUZK_GPU_G2 ? 2 : 1);
+}
+
+size_t cuzk_gpu_point_limbs(cuzk_gpu_curve curve, cuzk_gpu_group g)
+{
+    return (curve == CUZK_GPU_BN254 ? 12 : 18) * (g == CUZK_GPU_G2 ? 2 : 1);
+}
+
+cuzk_err cuzk_gpu_points_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gpu_group g,
+                                const void *bytes, size_t n, cuzk_gpu_points **out,
+                                cuzk_errbuf *eb)
+{
+    *out = NULL;
+    if (n >= 0x80000000u)
+        return cuzk_errf(eb, CUZK_UNSUPPORTED, "GPU point sets hold at most 2^31 - 1 points");
+    CU(cudaSetDevice(ctx->device));
+    cuzk_gpu_points *p = (cuzk_gpu_points *)calloc(1, sizeof *p);
+    if (!p)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "GPU point set");
+    size_t sz = cuzk_gpu_point_bytes(curve, g) * n;
+    cudaError_t e = cudaMalloc(&p->d, sz ? sz : 16);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        free(p);
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "GPU point set of %zu points (%zu bytes): %s", n,
+                         sz, cudaGetErrorString(e));
+    }
+    p->ctx = ctx;
+    p->curve = curve;
+    p->group = g;
+    p->n = n;
+    if (sz) {
+        e = cudaMemcpy(p->d, bytes, sz, cudaMemcpyHostToDevice);
+        if (e != cudaSuccess) {
+            cudaFree(p->d);
+            free(p);
+            return cuzk__gpu_fault(eb, __FILE__, __LINE__, "cudaMemcpy(points)", e);
+        }
+    }
+    *out = p;
+    return CUZK_OK;
+}
+
+void cuzk_gpu_points_free(cuzk_gpu_points *pts)
+{
+    if (!pts)
+        return;
+    cudaSetDevice(pts->ctx->device);
+    cudaFree(pts->d);
+    cudaGetLastError();
+    free(pts);
+}
+
+size_t cuzk_gpu_points_count(const cuzk_gpu_points *pts) { return pts ? pts->n : 0; }
+
+cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offset,
+                      size_t count, const void *scalars, unsigned flags, uint64_t *out,
+                      cuzk_errbuf *eb)
+{
+    if (offset > pts->n || count > pts->n - offset)
+        return cuzk_errf(eb, CUZK_SIZE_MISMATCH, "GPU MSM of %zu points at %zu: the set has %zu",
+                         count, offset, pts->n);
+    CU(cudaSetDevice(ctx->device));
+    void *d_sc;
+    SCRATCH(SCR_SC_IN, count * 32, d_sc);
+    if (count)
+        CU(cudaMemcpyAsync(d_sc, scalars, count * 32, cudaMemcpyHostToDevice, ctx->stream));
+    const char *base = (const char *)pts->d + offset * cuzk_gpu_point_bytes(pts->curve, pts->group);
+    return msm_dispatch(ctx, pts->curve, pts->group, base, count, d_sc,
+                        (flags & CUZK_GPU_SCALARS_MONT) != 0, out, eb);
+}
+
+cuzk_err cuzk_gpu_fr_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, size_t n, cuzk_gpu_fr **out,
+                           cuzk_errbuf *eb)
+{
+    *out = NULL;
+    CU(cudaSetDevice(ctx->device));
+    cuzk_gpu_fr *v = (cuzk_gpu_fr *)calloc(1, sizeof *v);
+    if (!v)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "GPU Fr vector");
+    cudaError_t e = cudaMalloc(&v->d, n ? n * 32 : 32);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        free(v);
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "GPU Fr vector of %zu elements: %s", n,
+                         cudaGetErrorString(e));
+    }
+    v->ctx = ctx;
+    v->curve = curve;
+    v->n = n;
+    *out = v;
+    return CUZK_OK;
+}
+
+void cuzk_gpu_fr_free(cuzk_gpu_fr *v)
+{
+    if (!v)
+        return;
+    cudaSetDevice(v->ctx->device);
+    cudaFree(v->d);
+    cudaGetLastError();
+    free(v);
+}
+
+cuzk_err cuzk_gpu_fr_upload(cuzk_gpu_fr *v, const void *host, size_t n, cuzk_errbuf *eb)
+{
+    if (n > v->n)
+        return cuzk_errf(eb, CUZK_SIZE_MISMATCH, "upload of %zu Fr into a vector of %zu", n,
+                         v->n);
+    CU(cudaSetDevice(v->ctx->device));
+    CU(cudaMemcpyAsync(v->d, host, n * 32, cudaMemcpyHostToDevice, v->ctx->stream));
+    CU(cudaStreamSynchronize(v->ctx->stream));
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_gpu_fr_download(cuzk_gpu_fr *v, void *host, size_t n, cuzk_errbuf *eb)
+{
+    if (n > v->n)
+        return cuzk_errf(eb, CUZK_SIZE_MISMATCH, "download of %zu Fr from a vector of %zu", n,
+                         v->n);
+    CU(cudaSetDevice(v->ctx->device));
+    CU(cudaMemcpyAsync(host, v->d, n * 32, cudaMemcpyDeviceToHost, v->ctx->stream));
+    CU(cudaStreamSynchronize(v->ctx->stream));
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_gpu_ntt(cuzk_gpu_fr *v, int logn, int dir, const void *shift, cuzk_errbuf *eb)
+{
+    if (logn < 0 || logn > 40 || ((size_t)1 << logn) > v->n)
+        return cuzk_errf(eb, CUZK_SIZE_MISMATCH, "NTT of 2^%d on a vector of %zu", logn, v->n);
+    CU(cudaSetDevice(v->ctx->device));
+    uint64_t s[4];
+    if (shift)
+        memcpy(s, shift, 32);
+    if (v->curve == CUZK_GPU_BN254)
+        return cuzk__gpu_bn254_fr_ntt(v->ctx, v->d, logn, dir, shift ? s : NULL, eb);
+    return cuzk__gpu_bls12_381_fr_ntt(v->ctx, v->d, logn, dir, shift ? s : NULL, eb);
+}
+
+cuzk_err cuzk_gpu_h(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, const void *a,
+                    const void *b, const void *c, void *h_out, const cuzk_gpu_points *pts,
+                    size_t offset, uint64_t *out, cuzk_errbuf *eb)
+{
+    size_t n = (size_t)1 << logn;
+    if (pts && (pts->curve != curve || offset > pts->n || n > pts->n - offset))
+        return cuzk_errf(eb, CUZK_SIZE_MISMATCH,
+                         "H MSM needs %zu points at %zu of the given curve; the set has %zu", n,
+                         offset, pts->n);
+    CU(cudaSetDevice(ctx->device));
+    void *da, *db, *dc;
+    SCRATCH(SCR_HA, n * 32, da);
+    SCRATCH(SCR_HB, n * 32, db);
+    SCRATCH(SCR_HC, n * 32, dc);
+    CU(cudaMemcpyAsync(da, a, n * 32, cudaMemcpyHostToDevice, ctx->stream));
+    CU(cudaMemcpyAsync(db, b, n * 32, cudaMemcpyHostToDevice, ctx->stream));
+    CU(cudaMemcpyAsync(dc, c, n * 32, cudaMemcpyHostToDevice, ctx->stream));
+    TRY(curve == CUZK_GPU_BN254 ? cuzk__gpu_bn254_fr_h(ctx, logn, da, db, dc, eb)
+                                : cuzk__gpu_bls12_381_fr_h(ctx, logn, da, db, dc, eb));
+    if (h_out) {
+        CU(cudaMemcpyAsync(h_out, da, n * 32, cudaMemcpyDeviceToHost, ctx->stream));
+    }
+    CU(cudaStreamSynchronize(ctx->stream));
+    if (pts) {
+        const char *base =
+            (const char *)pts->d + offset * cuzk_gpu_point_bytes(pts->curve, pts->group);
+        return msm_dispatch(ctx, curve, pts->group, base, n, da, true, out, eb);
+    }
+    return CUZK_OK;
+}
+
+} /* extern "C" */

@@ -1,0 +1,754 @@
+/*
+ * MSM and NTT for one curve, written once as templates; gpu_bn254.cu and gpu_bls12_381.cu
+ * instantiate them (one translation unit per curve).
+ *
+ * MSM (Pippenger, signed digits):
+ *   1. prep: scalars to canonical integers; classify 0 / 1 / other; compact the indices of the
+ *      ones and of the others (CUB select). Zeros cost nothing, ones are summed as one bucket
+ *      (a plain batch addition), only the others go through the windows below.
+ *   2. digits: window width c chosen by the count; digit d in [-2^(c-1), 2^(c-1)], carried to
+ *      the next window; each nonzero digit becomes key = window << (c-1) | (|d| - 1) and value
+ *      = point index | sign << 31. Zero digits get the key 0xffffffff (sorted last, skipped).
+ *   3. sort (CUB radix sort on the used key bits), so each bucket is one run.
+ *   4. accumulate: every thread takes L consecutive sorted entries (the same amount of work
+ *      whatever the distribution, so skewed scalars cannot pile up on one thread). A run that
+ *      starts in a thread's slice is owned by it: its sum (over the slice) goes to the bucket.
+ *      A slice's first run continuing one from the previous slice becomes a carry (key, sum).
+ *      Carries form a shorter sorted sequence; the same pass runs over it (adding to the
+ *      bucket) until one thread is left. Sum is XYZZ += affine (madd) for the points.
+ *   5. bucket reduction: chunks of S buckets per thread: running sums give sum (b-lo+1) B_b
+ *      and sum B_b; the chunk offset (lo-1) * sum B_b by double-and-add; then per window a
+ *      tree of group sums.
+ *   6. final: Horner over windows (c doublings each), plus the ones bucket, to Jacobian.
+ *
+ * NTT (radix-2 Cooley-Tukey, decimation in time): the first pass gathers in bit-reversed order
+ * and runs up to 10 stages in shared memory; later passes run up to 7 stages each on tiles of
+ * 8 consecutive columns (coalesced 256-byte reads), so 2^24 takes 3 passes over memory.
+ * Twiddles w_{2^L}^i (i < 2^(L-1)) are computed once per curve and reused for every size up
+ * to 2^(L-1) (2^L for the coset step); inverse twiddles are -w^(2^(L-1) - i).
+ */
+#ifndef CUZK_GPU_IMPL_CUH
+#define CUZK_GPU_IMPL_CUH
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <string.h>
+
+#include "gpu/curve.cuh"
+#include "gpu/gpu_internal.cuh"
+
+namespace cuzk_gpu {
+
+static const uint32_t SENT = 0xffffffffu;
+
+/* 16-byte loads/stores of structs whose size is a multiple of 16 (points, xyzz). */
+template <class T> DI T ld16(const T *p)
+{
+    static_assert(sizeof(T) % 16 == 0, "ld16");
+    T r;
+    const uint4 *s = (const uint4 *)p;
+    uint4 *d = (uint4 *)&r;
+#pragma unroll
+    for (int i = 0; i < (int)(sizeof(T) / 16); i++)
+        d[i] = __ldg(s + i);
+    return r;
+}
+template <class T> DI T ld16v(const T *p) /* not through the read-only path (written earlier) */
+{
+    T r;
+    const uint4 *s = (const uint4 *)p;
+    uint4 *d = (uint4 *)&r;
+#pragma unroll
+    for (int i = 0; i < (int)(sizeof(T) / 16); i++)
+        d[i] = s[i];
+    return r;
+}
+template <class T> DI void st16(T *p, const T &v)
+{
+    static_assert(sizeof(T) % 16 == 0, "st16");
+    uint4 *d = (uint4 *)p;
+    const uint4 *s = (const uint4 *)&v;
+#pragma unroll
+    for (int i = 0; i < (int)(sizeof(T) / 16); i++)
+        d[i] = s[i];
+}
+
+/* ------------------------------------------------------------------------------- MSM */
+
+template <class FR>
+__global__ void k_prep(const uint32_t *in, uint32_t *sc, uint8_t *f1, uint8_t *f2, size_t n,
+                       bool mont)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fe<FR> x;
+    const uint4 *s = (const uint4 *)(in + 8 * i);
+    uint4 a = s[0], b = s[1];
+    x.v[0] = a.x, x.v[1] = a.y, x.v[2] = a.z, x.v[3] = a.w;
+    x.v[4] = b.x, x.v[5] = b.y, x.v[6] = b.z, x.v[7] = b.w;
+    if (mont)
+        x = from_mont(x);
+    uint32_t hi = 0;
+#pragma unroll
+    for (int k = 1; k < 8; k++)
+        hi |= x.v[k];
+    bool zero = hi == 0 && x.v[0] == 0, one = hi == 0 && x.v[0] == 1;
+    uint4 *o = (uint4 *)(sc + 8 * i);
+    o[0] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
+    o[1] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
+    f1[i] = one;
+    f2[i] = !zero && !one;
+}
+
+static __global__ void k_digits(const uint32_t *sc, const uint32_t *idx, uint32_t n2, int c, int W,
+                         uint32_t *keys, uint32_t *vals)
+{
+    uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= n2)
+        return;
+    uint32_t id = idx[j];
+    uint32_t s[9];
+    const uint4 *p = (const uint4 *)(sc + 8 * (size_t)id);
+    uint4 a = p[0], b = p[1];
+    s[0] = a.x, s[1] = a.y, s[2] = a.z, s[3] = a.w;
+    s[4] = b.x, s[5] = b.y, s[6] = b.z, s[7] = b.w;
+    s[8] = 0;
+    const uint32_t half = 1u << (c - 1), mask = (1u << c) - 1;
+    uint32_t carry = 0;
+    for (int w = 0; w < W; w++) {
+        int bit = w * c, word = bit >> 5, sh = bit & 31;
+        uint32_t raw = 0;
+        if (word < 8) {
+            uint64_t two = ((uint64_t)s[word + 1] << 32) | s[word];
+            raw = (uint32_t)(two >> sh) & mask;
+        }
+        uint32_t d = raw + carry;
+        bool neg = false;
+        uint32_t mag = d;
+        carry = 0;
+        if (w < W - 1 && d > half) {
+            mag = (1u << c) - d; /* d - 2^c, negated; 0 when d == 2^c */
+            neg = mag != 0;
+            carry = 1;
+        }
+        size_t o = (size_t)w * n2 + j;
+        if (mag == 0) {
+            keys[o] = SENT;
+            vals[o] = 0;
+        } else {
+            keys[o] = ((uint32_t)w << (c - 1)) | (mag - 1);
+            vals[o] = id | (neg ? 0x80000000u : 0u);
+        }
+    }
+}
+
+/* Level-1 accumulation over sorted (key, value) entries; values index affine points.
+ * ALL_ZERO: every key is 0 (the ones: no key array, values are plain indices). */
+template <class F, bool ALL_ZERO>
+__global__ void k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L,
+                         const affine<F> *pts, xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t beg = t * L;
+    if (beg >= M)
+        return;
+    size_t end = beg + L < M ? beg + L : M;
+#define KEY(i) (ALL_ZERO ? 0u : keys[i])
+    size_t i = beg;
+    uint32_t k = KEY(i);
+    if (i > 0 && k != SENT && KEY(i - 1) == k) {
+        xyzz<F> acc = xyzz<F>::inf();
+        for (; i < end && KEY(i) == k; i++) {
+            uint32_t v = vals[i];
+            affine<F> q = ld16(pts + (v & 0x7fffffffu));
+            if (v >> 31)
+                q.y = -q.y;
+            xyzz_add_affine(acc, q);
+        }
+        ckey[t] = k;
+        st16(cpt + t, acc);
+    } else {
+        ckey[t] = SENT;
+    }
+    while (i < end) {
+        k = KEY(i);
+        if (k == SENT)
+            break; /* sorted: only sentinels remain */
+        xyzz<F> acc = xyzz<F>::inf();
+        for (; i < end && KEY(i) == k; i++) {
+            uint32_t v = vals[i];
+            affine<F> q = ld16(pts + (v & 0x7fffffffu));
+            if (v >> 31)
+                q.y = -q.y;
+            xyzz_add_affine(acc, q);
+        }
+        st16(buckets + k, acc);
+    }
+#undef KEY
+}
+
+/* Level >= 2: the carries of the previous level (sorted, with SENT gaps). */
+template <class F>
+__global__ void k_accumk(const uint32_t *ikey, const xyzz<F> *ipt, size_t M, uint32_t L,
+                         xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t beg = t * L;
+    if (beg >= M)
+        return;
+    size_t end = beg + L < M ? beg + L : M;
+    size_t i = beg;
+    uint32_t k = ikey[i];
+    if (i > 0 && k != SENT && ikey[i - 1] == k) {
+        xyzz<F> acc = xyzz<F>::inf();
+        for (; i < end && ikey[i] == k; i++)
+            xyzz_add(acc, ld16v(ipt + i));
+        ckey[t] = k;
+        st16(cpt + t, acc);
+    } else {
+        ckey[t] = SENT;
+    }
+    while (i < end) {
+        k = ikey[i];
+        if (k == SENT) {
+            i++;
+            continue;
+        }
+        xyzz<F> acc = xyzz<F>::inf();
+        for (; i < end && ikey[i] == k; i++)
+            xyzz_add(acc, ld16v(ipt + i));
+        xyzz<F> b = ld16v(buckets + k);
+        xyzz_add(b, acc);
+        st16(buckets + k, b);
+    }
+}
+
+/* Per (window, chunk of S buckets): sum_{b in chunk} b * B_b. Bucket key index j holds digit
+ * magnitude j + 1. */
+template <class F>
+__global__ void k_bucket_reduce(const xyzz<F> *buckets, int W, uint32_t B, uint32_t S,
+                                xyzz<F> *out)
+{
+    uint32_t nch = B / S;
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (size_t)W * nch)
+        return;
+    uint32_t w = t / nch, ch = t % nch;
+    const xyzz<F> *bk = buckets + (size_t)w * B + (size_t)ch * S;
+    xyzz<F> run = xyzz<F>::inf(), tri = xyzz<F>::inf();
+    for (int j = (int)S - 1; j >= 0; j--) {
+        xyzz_add(run, ld16v(bk + j));
+        xyzz_add(tri, run);
+    }
+    /* tri = sum (j + 1) B_j over the chunk; add (ch * S) * run for the chunk's offset. */
+    uint32_t m = ch * S;
+    xyzz<F> off = xyzz<F>::inf();
+    for (int bit = 31; bit >= 0; bit--) {
+        xyzz_dbl(off);
+        if ((m >> bit) & 1)
+            xyzz_add(off, run);
+    }
+    xyzz_add(tri, off);
+    st16(out + t, tri);
+}
+
+/* out[w * ng + g] = sum of in[w * cnt + g * G .. + G) (clipped to cnt). */
+template <class F>
+__global__ void k_group_sum(const xyzz<F> *in, int W, uint32_t cnt, uint32_t G, xyzz<F> *out)
+{
+    uint32_t ng = (cnt + G - 1) / G;
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= (size_t)W * ng)
+        return;
+    uint32_t w = t / ng, g = t % ng;
+    xyzz<F> acc = xyzz<F>::inf();
+    for (uint32_t i = g * G; i < cnt && i < g * G + G; i++)
+        xyzz_add(acc, ld16v(in + (size_t)w * cnt + i));
+    st16(out + t, acc);
+}
+
+template <class F>
+__global__ void k_final(const xyzz<F> *win, int W, int c, const xyzz<F> *ones, int have_ones,
+                        F *res)
+{
+    if (threadIdx.x != 0 || blockIdx.x != 0)
+        return;
+    xyzz<F> acc = xyzz<F>::inf();
+    for (int w = W - 1; w >= 0; w--) {
+        for (int k = 0; k < c; k++)
+            xyzz_dbl(acc);
+        xyzz_add(acc, win[w]);
+    }
+    if (have_ones)
+        xyzz_add(acc, ones[0]);
+    F j[3];
+    xyzz_to_jacobian(j, acc);
+    res[0] = j[0];
+    res[1] = j[1];
+    res[2] = j[2];
+}
+
+static inline unsigned nblk(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
+
+/* Window width for n points with nbits-bit scalars: minimise (additions into buckets) +
+ * (bucket-reduction additions, about 2 per bucket at ~1.4x the cost of a mixed addition). */
+static inline int choose_c(size_t n, int nbits)
+{
+    int best = 4;
+    double bestc = 1e300;
+    for (int c = 4; c <= 20; c++) {
+        int W = nbits / c + 1;
+        double cost = (double)W * ((double)n + 2.8 * (double)(1u << (c - 1)));
+        if (cost < bestc) {
+            bestc = cost;
+            best = c;
+        }
+    }
+    return best;
+}
+
+/* Sums sorted runs into buckets (level 1 then carry levels until none remain). */
+template <class F, bool ALL_ZERO>
+static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32_t *vals,
+                           size_t M, const affine<F> *pts, xyzz<F> *buckets, cuzk_errbuf *eb)
+{
+    cudaStream_t st = ctx->stream;
+    uint32_t L1 = M >= (1u << 22) ? 32 : M >= (1u << 16) ? 16 : 4;
+    const uint32_t LK = 8;
+    size_t T = (M + L1 - 1) / L1;
+    uint32_t *ck0, *ck1;
+    xyzz<F> *cp0, *cp1;
+    SCRATCH(SCR_CKEY0, T * 4, ck0);
+    SCRATCH(SCR_CPT0, T * sizeof(xyzz<F>), cp0);
+    size_t T2 = (T + LK - 1) / LK;
+    SCRATCH(SCR_CKEY1, T2 * 4 + 4, ck1);
+    SCRATCH(SCR_CPT1, T2 * sizeof(xyzz<F>) + sizeof(xyzz<F>), cp1);
+    k_accum1<F, ALL_ZERO><<<nblk(T, 128), 128, 0, st>>>(keys, vals, M, L1, pts, buckets, ck0,
+                                                         cp0);
+    LAUNCHED("k_accum1");
+    while (T > 1) {
+        size_t Tn = (T + LK - 1) / LK;
+        k_accumk<F><<<nblk(Tn, 128), 128, 0, st>>>(ck0, cp0, T, LK, buckets, ck1, cp1);
+        LAUNCHED("k_accumk");
+        uint32_t *tk = ck0;
+        ck0 = ck1;
+        ck1 = tk;
+        xyzz<F> *tp = cp0;
+        cp0 = cp1;
+        cp1 = tp;
+        T = Tn;
+    }
+    return CUZK_OK;
+}
+
+template <class F, class FR, int NBITS>
+static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const void *d_sc,
+                        bool mont, uint64_t *out, cuzk_errbuf *eb)
+{
+    typedef xyzz<F> X;
+    cudaStream_t st = ctx->stream;
+    const affine<F> *pts = (const affine<F> *)d_pts;
+    X *res_acc;
+    F *res;
+    SCRATCH(SCR_RES, 3 * sizeof(F) + sizeof(X), res);
+    res_acc = (X *)(res + 3);
+    (void)res_acc;
+    if (n == 0) {
+        memset(out, 0, 3 * sizeof(F));
+        return CUZK_OK;
+    }
+    uint32_t *sc, *idx1, *idx2, *nsel;
+    uint8_t *f1, *f2;
+    SCRATCH(SCR_SC, n * 32, sc);
+    SCRATCH(SCR_FLAG1, n, f1);
+    SCRATCH(SCR_FLAG2, n, f2);
+    SCRATCH(SCR_IDX1, n * 4, idx1);
+    SCRATCH(SCR_IDX2, n * 4, idx2);
+    SCRATCH(SCR_NSEL, 16, nsel);
+    k_prep<FR><<<nblk(n, 256), 256, 0, st>>>((const uint32_t *)d_sc, sc, f1, f2, n, mont);
+    LAUNCHED("k_prep");
+    thrust::counting_iterator<uint32_t> it(0);
+    size_t tb1 = 0, tb2 = 0;
+    CU(cub::DeviceSelect::Flagged(NULL, tb1, it, f1, idx1, nsel, (int64_t)n, st));
+    void *cubtmp;
+    SCRATCH(SCR_CUB, tb1 + 256, cubtmp);
+    CU(cub::DeviceSelect::Flagged(cubtmp, tb1, it, f1, idx1, nsel, (int64_t)n, st));
+    CU(cub::DeviceSelect::Flagged(NULL, tb2, it, f2, idx2, nsel + 1, (int64_t)n, st));
+    SCRATCH(SCR_CUB, tb2 + 256, cubtmp);
+    CU(cub::DeviceSelect::Flagged(cubtmp, tb2, it, f2, idx2, nsel + 1, (int64_t)n, st));
+    uint32_t hsel[2];
+    CU(cudaMemcpyAsync(hsel, nsel, 8, cudaMemcpyDeviceToHost, st));
+    CU(cudaStreamSynchronize(st));
+    uint32_t n1 = hsel[0], n2 = hsel[1];
+
+    /* The ones: a single bucket. */
+    X *ones = NULL;
+    if (n1) {
+        SCRATCH(SCR_CHUNK1, sizeof(X), ones);
+        CU(cudaMemsetAsync(ones, 0, sizeof(X), st));
+        TRY((accumulate<F, true>(ctx, NULL, idx1, n1, pts, ones, eb)));
+    }
+    /* Everything else: Pippenger. */
+    int c = choose_c(n2 ? n2 : 1, NBITS);
+    int W = NBITS / c + 1;
+    X *win;
+    if (n2) {
+        uint32_t B = 1u << (c - 1);
+        size_t M = (size_t)n2 * W;
+        uint32_t *k0, *k1, *v0, *v1;
+        SCRATCH(SCR_KEY0, M * 4, k0);
+        SCRATCH(SCR_KEY1, M * 4, k1);
+        SCRATCH(SCR_VAL0, M * 4, v0);
+        SCRATCH(SCR_VAL1, M * 4, v1);
+        k_digits<<<nblk(n2, 128), 128, 0, st>>>(sc, idx2, n2, c, W, k0, v0);
+        LAUNCHED("k_digits");
+        int wbits = 0;
+        while ((1 << wbits) <= W)
+            wbits++;
+        int endbit = wbits + c - 1;
+        cub::DoubleBuffer<uint32_t> dk(k0, k1), dv(v0, v1);
+        size_t tbs = 0;
+        CU(cub::DeviceRadixSort::SortPairs(NULL, tbs, dk, dv, (int64_t)M, 0, endbit, st));
+        SCRATCH(SCR_CUB, tbs + 256, cubtmp);
+        CU(cub::DeviceRadixSort::SortPairs(cubtmp, tbs, dk, dv, (int64_t)M, 0, endbit, st));
+        X *buckets;
+        SCRATCH(SCR_BUCKETS, (size_t)W * B * sizeof(X), buckets);
+        CU(cudaMemsetAsync(buckets, 0, (size_t)W * B * sizeof(X), st));
+        TRY((accumulate<F, false>(ctx, dk.Current(), dv.Current(), M, pts, buckets, eb)));
+        /* Bucket reduction. */
+        uint32_t S = B < 32 ? B : 32;
+        uint32_t cnt = B / S;
+        X *ch0, *ch1;
+        SCRATCH(SCR_CHUNK0, (size_t)W * cnt * sizeof(X), ch0);
+        k_bucket_reduce<F><<<nblk((size_t)W * cnt, 64), 64, 0, st>>>(buckets, W, B, S, ch0);
+        LAUNCHED("k_bucket_reduce");
+        /* Group sums down to one per window (ch0 <-> buckets as ping-pong space). */
+        X *src = ch0, *dst = buckets;
+        while (cnt > 1) {
+            uint32_t G = cnt >= 16 ? 16 : cnt;
+            uint32_t ng = (cnt + G - 1) / G;
+            k_group_sum<F><<<nblk((size_t)W * ng, 64), 64, 0, st>>>(src, W, cnt, G, dst);
+            LAUNCHED("k_group_sum");
+            X *t = src;
+            src = dst;
+            dst = t;
+            cnt = ng;
+        }
+        ch1 = src;
+        win = ch1;
+    } else {
+        c = 1;
+        W = 0;
+        win = NULL;
+    }
+    k_final<F><<<1, 32, 0, st>>>(win, W, c, ones, n1 != 0, res);
+    LAUNCHED("k_final");
+    CU(cudaMemcpyAsync(ctx->host_res, res, 3 * sizeof(F), cudaMemcpyDeviceToHost, st));
+    CU(cudaStreamSynchronize(st));
+    memcpy(out, ctx->host_res, 3 * sizeof(F));
+    return CUZK_OK;
+}
+
+/* ------------------------------------------------------------------------------- NTT */
+
+template <class FR> DI fe<FR> pow_u64(fe<FR> b, uint64_t e)
+{
+    fe<FR> r = fe<FR>::one();
+    while (e) {
+        if (e & 1)
+            r = r * b;
+        b = sqr(b);
+        e >>= 1;
+    }
+    return r;
+}
+
+template <class FR> DI fe<FR> load_fe(const uint64_t *p)
+{
+    fe<FR> r;
+    for (int i = 0; i < 4; i++) {
+        r.v[2 * i] = (uint32_t)p[i];
+        r.v[2 * i + 1] = (uint32_t)(p[i] >> 32);
+    }
+    return r;
+}
+
+struct fr_const {
+    uint64_t l[4];
+};
+
+/* out[i] = w^i for i < n, 64 consecutive per thread. */
+template <class FR> __global__ void k_powers(fe<FR> *out, size_t n, fr_const w_, fr_const f_)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t beg = t * 64;
+    if (beg >= n)
+        return;
+    fe<FR> w = load_fe<FR>(w_.l), f = load_fe<FR>(f_.l);
+    fe<FR> x = f * pow_u64(w, beg);
+    for (size_t i = beg; i < beg + 64 && i < n; i++) {
+        out[i] = x;
+        x = x * w;
+    }
+}
+
+/* v[i] *= f * w^i, 64 consecutive per thread. */
+template <class FR> __global__ void k_scale_pow(fe<FR> *v, size_t n, fr_const w_, fr_const f_)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t beg = t * 64;
+    if (beg >= n)
+        return;
+    fe<FR> w = load_fe<FR>(w_.l), f = load_fe<FR>(f_.l);
+    fe<FR> x = f * pow_u64(w, beg);
+    for (size_t i = beg; i < beg + 64 && i < n; i++) {
+        v[i] = v[i] * x;
+        x = x * w;
+    }
+}
+
+#define NTT_SH 1024 /* elements per block */
+
+/* One pass of stages m0 .. m0+s-1 (1-based) of a size-2^logn DIT NTT.
+ * Index of a block element: hi * 2^(m0-1+s) + q * 2^(m0-1) + tile * 2^lob + lo, q < 2^s.
+ * first: read src in bit-reversed order. post: 0 none, 1 times f, 2 times f * w_{2N}^i. */
+template <class FR>
+__global__ void __launch_bounds__(512) k_ntt_pass(const fe<FR> *src, fe<FR> *dst, int logn,
+                                                  int m0, int s, int lob, const fe<FR> *tw,
+                                                  int L, int inverse, int first, int post,
+                                                  fr_const f_)
+{
+    __shared__ fe<FR> sh[NTT_SH];
+    const int E = 1 << (s + lob);
+    const int lo_all = m0 - 1; /* bits below q */
+    const uint32_t ntiles = 1u << (lo_all - lob);
+    const uint32_t tile = blockIdx.x % ntiles;
+    const size_t hi = blockIdx.x / ntiles;
+    const size_t base = (hi << (lo_all + s)) + ((size_t)tile << lob);
+    const uint32_t lomask = (1u << lob) - 1;
+#define GIDX(e) (base + ((size_t)((e) >> lob) << lo_all) + ((e)&lomask))
+    for (int e = threadIdx.x; e < E; e += blockDim.x) {
+        size_t g = GIDX(e);
+        if (first)
+            g = __brevll(g) >> (64 - logn);
+        sh[e] = src[g];
+    }
+    __syncthreads();
+    const size_t half_tab = (size_t)1 << (L - 1);
+    for (int st = 0; st < s; st++) {
+        int m = m0 + st;
+        for (int bf = threadIdx.x; bf < E / 2; bf += blockDim.x) {
+            uint32_t lo = bf & lomask, r = bf >> lob;
+            uint32_t qlow = r & ((1u << st) - 1), qhigh = r >> st;
+            uint32_t q0 = (qhigh << (st + 1)) | qlow, q1 = q0 | (1u << st);
+            size_t j = ((size_t)qlow << lo_all) + ((size_t)tile << lob) + lo;
+            size_t ti = j << (L - m);
+            fe<FR> w;
+            if (!inverse)
+                w = tw[ti];
+            else if (ti == 0)
+                w = fe<FR>::one();
+            else
+                w = -tw[half_tab - ti];
+            int e0 = (q0 << lob) | lo, e1 = (q1 << lob) | lo;
+            fe<FR> u = sh[e0], v = sh[e1] * w;
+            sh[e0] = u + v;
+            sh[e1] = u - v;
+        }
+        __syncthreads();
+    }
+    fe<FR> f;
+    if (post)
+        f = load_fe<FR>(f_.l);
+    for (int e = threadIdx.x; e < E; e += blockDim.x) {
+        size_t g = GIDX(e);
+        fe<FR> x = sh[e];
+        if (post == 1)
+            x = x * f;
+        else if (post == 2)
+            x = x * f * tw[g << (L - logn - 1)];
+        dst[g] = x;
+    }
+#undef GIDX
+}
+
+template <class FR> __global__ void k_hmul(fe<FR> *a, const fe<FR> *b, const fe<FR> *c, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        a[i] = a[i] * b[i] - c[i];
+}
+
+static inline fr_const mkc(const uint64_t *l)
+{
+    fr_const c;
+    memcpy(c.l, l, 32);
+    return c;
+}
+
+/* Twiddle table with L >= need. */
+template <class FR>
+static cuzk_err ensure_tw(cuzk_gpu_ctx *ctx, int curve, int need, cuzk_errbuf *eb)
+{
+    if (ctx->tw[curve] && ctx->tw_log[curve] >= need)
+        return CUZK_OK;
+    int L = need < 12 ? 12 : need;
+    if (L > cuzk__gpu_fr_two_adicity(curve))
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                         "NTT domain 2^%d exceeds the field's 2-adicity %d", L,
+                         cuzk__gpu_fr_two_adicity(curve));
+    if (ctx->tw[curve]) {
+        CU(cudaStreamSynchronize(ctx->stream));
+        CU(cudaFree(ctx->tw[curve]));
+        ctx->tw[curve] = NULL;
+    }
+    size_t half = (size_t)1 << (L - 1);
+    void *p;
+    CU(cudaMalloc(&p, half * sizeof(fe<FR>)));
+    ctx->tw[curve] = p;
+    ctx->tw_log[curve] = L;
+    uint64_t w[4], one[4];
+    cuzk__gpu_fr_root(curve, L, w);
+    cuzk__gpu_fr_from_u64(curve, 1, one);
+    k_powers<FR><<<nblk(half / 64 + 1, 128), 128, 0, ctx->stream>>>((fe<FR> *)p, half, mkc(w),
+                                                                      mkc(one));
+    LAUNCHED("k_powers");
+    return CUZK_OK;
+}
+
+/* In-place NTT on d_v (2^logn), optional post-scaling of the result (see k_ntt_pass). */
+template <class FR>
+static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int inverse,
+                         int post, const uint64_t *f, cuzk_errbuf *eb)
+{
+    cudaStream_t st = ctx->stream;
+    size_t n = (size_t)1 << logn;
+    cuzk_err r = ensure_tw<FR>(ctx, curve, logn + 1, eb);
+    if (r)
+        return r;
+    const fe<FR> *tw = (const fe<FR> *)ctx->tw[curve];
+    int L = ctx->tw_log[curve];
+    fe<FR> *tmp;
+    SCRATCH(SCR_NTT_TMP, n * sizeof(fe<FR>), tmp);
+    fr_const fc;
+    memset(&fc, 0, sizeof fc);
+    if (f)
+        fc = mkc(f);
+    if (logn == 0) {
+        if (post) {
+            uint64_t one[4];
+            cuzk__gpu_fr_from_u64(curve, 1, one);
+            k_scale_pow<FR><<<1, 32, 0, st>>>(v, 1, mkc(one), fc);
+            LAUNCHED("k_scale_pow");
+        }
+        return CUZK_OK;
+    }
+    int done = 0, passno = 0;
+    while (done < logn) {
+        int lob = passno == 0 ? 0 : (done < 3 ? done : 3);
+        int s = logn - done;
+        int smax = 10 - lob;
+        if (s > smax)
+            s = smax;
+        bool last = done + s == logn;
+        const fe<FR> *src = passno == 0 ? v : tmp;
+        fe<FR> *dst = (last && passno > 0) ? v : tmp;
+        int E = 1 << (s + lob);
+        size_t blocks = n / E;
+        int threads = E / 2 < 512 ? (E / 2 > 0 ? E / 2 : 1) : 512;
+        k_ntt_pass<FR><<<(unsigned)blocks, threads, 0, st>>>(src, dst, logn, done + 1, s, lob,
+                                                            tw, L, inverse, passno == 0,
+                                                            last ? post : 0, fc);
+        LAUNCHED("k_ntt_pass");
+        if (last && passno == 0)
+            CU(cudaMemcpyAsync(v, tmp, n * sizeof(fe<FR>), cudaMemcpyDeviceToDevice, st));
+        done += s;
+        passno++;
+    }
+    return CUZK_OK;
+}
+
+template <class FR>
+static cuzk_err ntt_api(cuzk_gpu_ctx *ctx, int curve, void *d_v, int logn, int dir,
+                        const uint64_t *shift, cuzk_errbuf *eb)
+{
+    fe<FR> *v = (fe<FR> *)d_v;
+    size_t n = (size_t)1 << logn;
+    cudaStream_t st = ctx->stream;
+    uint64_t one[4];
+    cuzk__gpu_fr_from_u64(curve, 1, one);
+    if (dir == CUZK_GPU_NTT_FORWARD) {
+        if (shift) {
+            k_scale_pow<FR><<<nblk(n / 64 + 1, 128), 128, 0, st>>>(v, n, mkc(shift), mkc(one));
+            LAUNCHED("k_scale_pow");
+        }
+        cuzk_err r = ntt_core<FR>(ctx, curve, v, logn, 0, 0, NULL, eb);
+        if (r)
+            return r;
+    } else {
+        uint64_t nn[4], ninv[4];
+        cuzk__gpu_fr_from_u64(curve, n, nn);
+        cuzk__gpu_fr_inv(curve, nn, ninv);
+        cuzk_err r = ntt_core<FR>(ctx, curve, v, logn, 1, shift ? 0 : 1, ninv, eb);
+        if (r)
+            return r;
+        if (shift) {
+            uint64_t sinv[4];
+            cuzk__gpu_fr_inv(curve, shift, sinv);
+            k_scale_pow<FR><<<nblk(n / 64 + 1, 128), 128, 0, st>>>(v, n, mkc(sinv), mkc(ninv));
+            LAUNCHED("k_scale_pow");
+        }
+    }
+    CU(cudaStreamSynchronize(st));
+    return CUZK_OK;
+}
+
+template <class FR>
+static cuzk_err h_api(cuzk_gpu_ctx *ctx, int curve, int logn, void *d_a, void *d_b, void *d_c,
+                      cuzk_errbuf *eb)
+{
+    size_t n = (size_t)1 << logn;
+    uint64_t nn[4], ninv[4];
+    cuzk__gpu_fr_from_u64(curve, n, nn);
+    cuzk__gpu_fr_inv(curve, nn, ninv);
+    void *bufs[3] = {d_a, d_b, d_c};
+    for (int k = 0; k < 3; k++) {
+        fe<FR> *v = (fe<FR> *)bufs[k];
+        cuzk_err r = ntt_core<FR>(ctx, curve, v, logn, 1, 2, ninv, eb);
+        if (!r)
+            r = ntt_core<FR>(ctx, curve, v, logn, 0, 0, NULL, eb);
+        if (r)
+            return r;
+    }
+    k_hmul<FR><<<nblk(n, 256), 256, 0, ctx->stream>>>((fe<FR> *)d_a, (const fe<FR> *)d_b,
+                                                       (const fe<FR> *)d_c, n);
+    LAUNCHED("k_hmul");
+    return CUZK_OK;
+}
+
+} // namespace cuzk_gpu
+
+/* Entry points of one translation unit: MSM for one group, or the Fr code. */
+#define CUZK_GPU_MSM_TU(fn, F, FRC, NBITS)                                                   \
+    cuzk_err fn(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const void *d_sc, bool mont, \
+                uint64_t *out, cuzk_errbuf *eb)                                              \
+    {                                                                                        \
+        return cuzk_gpu::msm_run<F, FRC, NBITS>(ctx, d_pts, n, d_sc, mont, out, eb);         \
+    }
+
+#define CUZK_GPU_FR_TU(prefix, curve_id, FRC)                                                \
+    cuzk_err prefix##_ntt(cuzk_gpu_ctx *ctx, void *d_v, int logn, int dir,                   \
+                          const uint64_t *shift, cuzk_errbuf *eb)                            \
+    {                                                                                        \
+        return cuzk_gpu::ntt_api<FRC>(ctx, curve_id, d_v, logn, dir, shift, eb);             \
+    }                                                                                        \
+    cuzk_err prefix##_h(cuzk_gpu_ctx *ctx, int logn, void *a, void *b, void *c,              \
+                        cuzk_errbuf *eb)                                                     \
+    {                                                                                        \
+        return cuzk_gpu::h_api<FRC>(ctx, curve_id, logn, a, b, c, eb);                       \
+    }
+
+#endif

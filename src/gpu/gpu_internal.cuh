@@ -1,0 +1,130 @@
+/*
+ * Internals of the CUDA backend shared by its translation units: the context, resident
+ * buffers, scratch slots, the error macros and the per-curve entry points.
+ * (CUDA separable compilation is off, so only host code crosses translation units.)
+ */
+#ifndef CUZK_GPU_INTERNAL_CUH
+#define CUZK_GPU_INTERNAL_CUH
+
+#include <cuda_runtime.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gpu/gpu.h"
+
+/* Scratch slots: each grows on demand and is then reused, so a steady state of proofs of one
+ * size does no cudaMalloc. */
+enum {
+    SCR_SC_IN,   /* scalars as given (host copy) */
+    SCR_SC,      /* canonical scalars */
+    SCR_FLAG1,   /* scalar == 1 */
+    SCR_FLAG2,   /* scalar not in {0, 1} */
+    SCR_IDX1,    /* indices of scalars == 1 */
+    SCR_IDX2,    /* indices of other scalars */
+    SCR_NSEL,    /* selected counts */
+    SCR_KEY0,
+    SCR_KEY1,
+    SCR_VAL0,
+    SCR_VAL1,
+    SCR_CUB,     /* CUB temporary storage */
+    SCR_BUCKETS,
+    SCR_CKEY0,
+    SCR_CKEY1,
+    SCR_CPT0,
+    SCR_CPT1,
+    SCR_CHUNK0,
+    SCR_CHUNK1,
+    SCR_RES,
+    SCR_NTT_TMP,
+    SCR_HA,
+    SCR_HB,
+    SCR_HC,
+    SCR_COUNT
+};
+
+struct cuzk_gpu_ctx {
+    int device;
+    int sm_count;
+    char name[256];
+    cudaStream_t stream;
+    void *scr[SCR_COUNT];
+    size_t scr_cap[SCR_COUNT];
+    void *tw[2]; /* per curve: w_{2^L}^i for i < 2^(L-1), Montgomery Fr */
+    int tw_log[2];
+    void *host_res; /* pinned, for results */
+};
+
+struct cuzk_gpu_points {
+    cuzk_gpu_ctx *ctx;
+    cuzk_gpu_curve curve;
+    cuzk_gpu_group group;
+    size_t n;
+    void *d;
+};
+
+struct cuzk_gpu_fr {
+    cuzk_gpu_ctx *ctx;
+    cuzk_gpu_curve curve;
+    size_t n;
+    void *d;
+};
+
+cuzk_err cuzk__gpu_fault(cuzk_errbuf *eb, const char *file, int line, const char *call,
+                         cudaError_t e);
+
+#define CU(call)                                                                          \
+    do {                                                                                  \
+        cudaError_t e_ = (call);                                                          \
+        if (e_ != cudaSuccess)                                                            \
+            return cuzk__gpu_fault(eb, __FILE__, __LINE__, #call, e_);                    \
+    } while (0)
+
+/* After every kernel launch: catches bad launch configurations at once; faults inside the
+ * kernel surface at the next checked synchronisation. */
+#define LAUNCHED(what) CU(cudaGetLastError())
+
+#define TRY(expr)                                                                         \
+    do {                                                                                  \
+        cuzk_err r_ = (expr);                                                             \
+        if (r_)                                                                           \
+            return r_;                                                                    \
+    } while (0)
+
+/* Returns slot `slot` with at least `bytes` (grown with cudaMalloc when needed). */
+cuzk_err cuzk__gpu_scratch(cuzk_gpu_ctx *ctx, int slot, size_t bytes, void **out,
+                           cuzk_errbuf *eb);
+
+#define SCRATCH(slot, bytes, ptr)                                                         \
+    do {                                                                                  \
+        void *p_;                                                                         \
+        cuzk_err r_ = cuzk__gpu_scratch(ctx, (slot), (bytes), &p_, eb);                    \
+        if (r_)                                                                           \
+            return r_;                                                                    \
+        ptr = (decltype(ptr))p_;                                                          \
+    } while (0)
+
+/* Per-curve entry points (gpu_<curve>_{g1,g2,fr}.cu). d_sc: n x 32-byte scalars on the
+ * device; out: host, point_limbs words. The H step leaves h in d_a. */
+#define CUZK__GPU_CURVE_DECL(c)                                                               \
+    cuzk_err cuzk__gpu_##c##_g1_msm(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n,          \
+                                    const void *d_sc, bool mont, uint64_t *out,              \
+                                    cuzk_errbuf *eb);                                        \
+    cuzk_err cuzk__gpu_##c##_g2_msm(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n,          \
+                                    const void *d_sc, bool mont, uint64_t *out,              \
+                                    cuzk_errbuf *eb);                                        \
+    cuzk_err cuzk__gpu_##c##_fr_ntt(cuzk_gpu_ctx *ctx, void *d_v, int logn, int dir,         \
+                                    const uint64_t *shift, cuzk_errbuf *eb);                 \
+    cuzk_err cuzk__gpu_##c##_fr_h(cuzk_gpu_ctx *ctx, int logn, void *d_a, void *d_b,         \
+                                  void *d_c, cuzk_errbuf *eb);
+CUZK__GPU_CURVE_DECL(bn254)
+CUZK__GPU_CURVE_DECL(bls12_381)
+
+/* Host-side Fr constants from src/ff (gpu_consts.c), 4 Montgomery limbs each. */
+extern "C" {
+int cuzk__gpu_fr_two_adicity(int curve);
+void cuzk__gpu_fr_root(int curve, int logn, uint64_t out[4]);
+void cuzk__gpu_fr_inv(int curve, const uint64_t a[4], uint64_t out[4]);
+void cuzk__gpu_fr_from_u64(int curve, uint64_t v, uint64_t out[4]);
+}
+
+#endif

@@ -1,0 +1,418 @@
+#!/usr/bin/python3
+"""End-to-end tests of cuzk-daemon: the real binary, a real gRPC client (python3-grpcio through
+scripts/cuzk-client.py), loopback only, ports chosen by the kernel (listen on port 0; the ready
+line names the port). Proofs are checked with snarkjs (an independent verifier) against the
+verification keys snarkjs wrote for the fixtures."""
+import concurrent.futures as cf
+import importlib.util
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+import grpc
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DAEMON = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else os.path.join(ROOT, "build/bin/cuzk-daemon")
+SNARKJS = os.path.join(ROOT, "node_modules/.bin/snarkjs")
+FIX = os.path.join(ROOT, "tests/fixtures")
+
+spec = importlib.util.spec_from_file_location("cuzk_client", os.path.join(ROOT, "scripts/cuzk-client.py"))
+cc = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(cc)
+pb = cc.pb()
+COMPLETED = pb.JobState.Value("JOB_STATE_COMPLETED")
+FAILED = pb.JobState.Value("JOB_STATE_FAILED")
+CANCELLED = pb.JobState.Value("JOB_STATE_CANCELLED")
+
+checks = 0
+failures = 0
+
+
+def check(cond, what):
+    global checks, failures
+    checks += 1
+    if not cond:
+        failures += 1
+        print("FAIL: %s" % what, file=sys.stderr, flush=True)
+    return cond
+
+
+def read(rel):
+    with open(os.path.join(FIX, rel), "rb") as f:
+        return f.read()
+
+
+W = {k: read(k + ".wtns") for k in ("bn128/multiplier", "bn128/poseidon",
+                                     "bls12381/multiplier", "bls12381/poseidon")}
+TMP = tempfile.mkdtemp(prefix="cuzk-daemon-test-")
+
+CIRCUITS = """
+[[circuit]]
+id = "bn-mul"
+zkey = "%(f)s/bn128/multiplier.zkey"
+preload = true
+[[circuit]]
+id = "bn-pos"
+zkey = "%(f)s/bn128/poseidon.zkey"
+preload = true
+[[circuit]]
+id = "bls-mul"
+zkey = "%(f)s/bls12381/multiplier.zkey"
+preload = true
+[[circuit]]
+id = "bls-pos"
+zkey = "%(f)s/bls12381/poseidon.zkey"
+""" % {"f": FIX}
+
+
+class Daemon:
+    def __init__(self, name, body, extra_args=()):
+        self.path = os.path.join(TMP, name + ".toml")
+        with open(self.path, "w") as f:
+            f.write(body)
+        self.lines = []
+        self.ready = threading.Event()
+        self.proc = subprocess.Popen(
+            [DAEMON, "--config", self.path, "--listen", "127.0.0.1:0"] + list(extra_args),
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        if not self.ready.wait(60):
+            raise RuntimeError("%s: no ready line:\n%s" % (name, "".join(self.lines)))
+        m = re.search(r"cuzk-daemon ready, serving on (\S+)$", self.ready_line)
+        self.addr = m.group(1)
+        self.client = cc.Client(self.addr)
+        self.client.wait_ready(30)
+
+    def _read(self):
+        for line in self.proc.stderr:
+            self.lines.append(line)
+            if "cuzk-daemon ready, serving on " in line:
+                self.ready_line = line.rstrip()
+                self.ready.set()
+
+    def call(self, method, **kw):
+        return self.client.call(method, timeout=120, **kw)
+
+    def metric(self, name):
+        text = self.call("GetMetrics").text
+        m = re.search(r"^%s (\S+)$" % re.escape(name), text, re.M)
+        return float(m.group(1)) if m else None
+
+    def stop(self, sig=signal.SIGTERM, timeout=60):
+        self.client.close()
+        self.proc.send_signal(sig)
+        rc = self.proc.wait(timeout)
+        self.reader.join(5)
+        bad = [l for l in self.lines if "Sanitizer" in l or "runtime error" in l]
+        check(not bad, "sanitizer reports: %s" % "".join(bad[:20]))
+        return rc
+
+
+def snarkjs_verify(vk, public_json, proof_json, tag):
+    d = tempfile.mkdtemp(dir=TMP)
+    pf, uf = os.path.join(d, "proof.json"), os.path.join(d, "public.json")
+    with open(pf, "w") as f:
+        f.write(proof_json)
+    with open(uf, "w") as f:
+        f.write(public_json)
+    r = subprocess.run([SNARKJS, "groth16", "verify", os.path.join(FIX, vk), uf, pf],
+                       capture_output=True, text=True)
+    return check(r.returncode == 0 and "OK" in r.stdout, "snarkjs verifies %s: %s %s" %
+                 (tag, r.stdout[-300:], r.stderr[-300:]))
+
+
+def expect_error(fn, code, needle, what):
+    try:
+        fn()
+    except grpc.RpcError as e:
+        ok = e.code() == code and needle in (e.details() or "")
+        return check(ok, "%s: got %s %r" % (what, e.code(), e.details()))
+    return check(False, "%s: no error" % what)
+
+
+def test_main():
+    t0 = time.time()
+    d = Daemon("main", """
+[daemon]
+max_message_size = "1MiB"
+shutdown_grace = "60s"
+[metrics]
+listen = "127.0.0.1:0"
+[synthesis]
+partition_workers = 2
+[gpus]
+host_threads = 1
+[memory]
+working_budget = "256MiB"
+""" + CIRCUITS)
+    ready = [l for l in d.lines if "ready, serving on" in l]
+    check(len(ready) == 1, "exactly one ready line")
+    check(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z INFO cuzk_daemon: ", ready[0]) is not None,
+          "ready line format: %r" % ready[0])
+
+    # Prove on both curves, single and multi-partition; snarkjs verifies every partition.
+    cases = [("bn-mul", "bn128/multiplier", 1), ("bn-pos", "bn128/poseidon", 2),
+             ("bls-mul", "bls12381/multiplier", 1), ("bls-pos", "bls12381/poseidon", 2)]
+    with cf.ThreadPoolExecutor(4) as ex:
+        futs = {c: ex.submit(d.call, "Prove", circuit_id=c, witnesses=[W[w]] * n)
+                for c, w, n in cases}
+        for c, w, n in cases:
+            r = futs[c].result()
+            if not check(r.state == COMPLETED and len(r.proofs) == n, "Prove %s: %s" % (c, r)):
+                continue
+            for k, p in enumerate(r.proofs):
+                snarkjs_verify(w + "_vk.json", p.public_json, p.proof_json, "%s[%d]" % (c, k))
+                check(len(p.proof_compressed) == (192 if c.startswith("bls") else 0),
+                      "compressed proof size %s" % c)
+            check(r.timings.total_ms > 0 and r.timings.prove_ms > 0, "timings %s" % c)
+
+    # The same request_id twice: one job.
+    sub0 = d.metric("cuzk_jobs_submitted_total")
+    a = d.call("SubmitProof", circuit_id="bn-pos", request_id="rid-1", witnesses=[W["bn128/poseidon"]])
+    b = d.call("SubmitProof", circuit_id="bn-pos", request_id="rid-1", witnesses=[W["bn128/poseidon"]])
+    check(a.job_id == b.job_id and not a.existing and b.existing, "idempotent request_id")
+    ra = d.call("AwaitProof", job_id=a.job_id)
+    rb = d.call("Prove", circuit_id="bn-pos", request_id="rid-1", witnesses=[W["bn128/poseidon"]])
+    check(ra.state == COMPLETED and rb.job_id == a.job_id and
+          rb.proofs[0].proof_json == ra.proofs[0].proof_json, "Prove with a known request_id returns that job")
+    check(d.metric("cuzk_jobs_submitted_total") == sub0 + 1, "one job submitted for three calls")
+    expect_error(lambda: d.call("SubmitProof", circuit_id="bn-pos", request_id="rid-1",
+                                witnesses=[W["bn128/poseidon"]] * 2),
+                 grpc.StatusCode.INVALID_ARGUMENT, "already used", "request_id reused with other witnesses")
+
+    # Bad requests fail alone while a good job runs beside them.
+    good = d.call("SubmitProof", circuit_id="bn-pos", witnesses=[W["bn128/poseidon"]] * 4)
+    corrupt = bytearray(W["bn128/poseidon"])
+    corrupt[0:4] = b"xxxx"
+    expect_error(lambda: d.call("Prove", circuit_id="nope", witnesses=[W["bn128/poseidon"]]),
+                 grpc.StatusCode.NOT_FOUND, "unknown circuit 'nope'", "unknown circuit")
+    expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witnesses=[bytes(corrupt)]),
+                 grpc.StatusCode.INVALID_ARGUMENT, "BAD_FORMAT", "corrupt witness")
+    expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witnesses=[W["bn128/poseidon"][:-32]]),
+                 grpc.StatusCode.INVALID_ARGUMENT, "witness 0", "truncated witness")
+    expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witnesses=[W["bn128/multiplier"]]),
+                 grpc.StatusCode.INVALID_ARGUMENT, "expects 520", "wrong witness length")
+    expect_error(lambda: d.call("Prove", circuit_id="bls-pos", witnesses=[W["bn128/poseidon"]]),
+                 grpc.StatusCode.INVALID_ARGUMENT, "WRONG_CURVE", "wrong curve")
+    expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witnesses=[]),
+                 grpc.StatusCode.INVALID_ARGUMENT, "no witness", "no witness")
+    expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witnesses=[W["bn128/poseidon"]] * 70),
+                 grpc.StatusCode.RESOURCE_EXHAUSTED, "larger than max", "oversized message")
+    unsat = bytearray(W["bn128/poseidon"])
+    unsat[-32] ^= 1  # the last witness value, still < r
+    r = d.call("Prove", circuit_id="bn-pos", witnesses=[W["bn128/poseidon"], bytes(unsat)])
+    check(r.state == FAILED and r.error.code == "WITNESS_UNSATISFIED" and "partition 1" in r.error.message
+          and len(r.proofs) == 0, "unsatisfied witness: %s" % r.error)
+    rg = d.call("AwaitProof", job_id=good.job_id)
+    check(rg.state == COMPLETED and len(rg.proofs) == 4, "the good job beside the bad ones completes")
+    snarkjs_verify("bn128/poseidon_vk.json", rg.proofs[3].public_json, rg.proofs[3].proof_json, "good[3]")
+    expect_error(lambda: d.call("AwaitProof", job_id="j999-0"), grpc.StatusCode.NOT_FOUND, "unknown job",
+                 "await unknown job")
+
+    # Cancel: a long job is stopped at a partition boundary and its memory is released.
+    long = d.call("SubmitProof", circuit_id="bls-pos", witnesses=[W["bls12381/poseidon"]] * 12)
+    time.sleep(0.3)
+    c = d.call("CancelProof", job_id=long.job_id)
+    check(c.cancelled, "cancel reports a live job")
+    r = d.call("AwaitProof", job_id=long.job_id)
+    check(r.state == CANCELLED and r.partitions_done < 12 and r.error.code == "CANCELLED",
+          "cancelled job: %s" % r)
+    c2 = d.call("CancelProof", job_id=long.job_id)
+    check(not c2.cancelled and c2.state == CANCELLED, "second cancel is a no-op")
+    st = d.call("GetStatus")
+    check(st.budget_in_use == 0 and st.jobs_in_flight == 0, "nothing reserved after cancel: %d" % st.budget_in_use)
+    check(st.budget_peak <= st.budget_limit and st.jobs_cancelled == 1, "status counters")
+    check(any(k.circuit_id == "bls-pos" and k.tier == "host" for k in st.keys), "status lists keys")
+    check(list(st.devices) == ["cpu"], "devices")
+
+    # Keys: evict and reload.
+    e = d.call("EvictKey", circuit_id="bn-mul")
+    check(e.was_loaded and e.bytes_freed > 0, "evict a resident key")
+    lc = d.call("ListCircuits")
+    check([x.resident for x in lc.circuits if x.id == "bn-mul"] == [False], "evicted key is cold")
+    check(len(lc.circuits) == 4, "four circuits listed")
+    r = d.call("Prove", circuit_id="bn-mul", witnesses=[W["bn128/multiplier"]])
+    check(r.state == COMPLETED, "prove after eviction reloads the key")
+    p = d.call("PreloadKey", circuit_id="bn-mul")
+    check(p.was_loaded, "preload of a resident key")
+    expect_error(lambda: d.call("EvictKey", circuit_id="nope"), grpc.StatusCode.NOT_FOUND, "unknown", "evict unknown")
+
+    # Metrics over gRPC and HTTP.
+    text = d.call("GetMetrics").text
+    check('cuzk_jobs_finished_total{state="completed"}' in text and "# TYPE cuzk_budget_peak_bytes gauge" in text,
+          "GetMetrics text")
+    mline = [l for l in d.lines if "metrics endpoint listening" in l]
+    if check(len(mline) == 1, "metrics endpoint logged"):
+        url = re.search(r"addr=(\S+)", mline[0]).group(1)
+        body = urllib.request.urlopen(url, timeout=10).read().decode()
+        check("cuzk_partitions_proved_total" in body, "HTTP /metrics")
+
+    # SIGTERM drains: calls in flight complete, then exit 0.
+    with cf.ThreadPoolExecutor(3) as ex:
+        futs = [ex.submit(d.call, "Prove", circuit_id="bls-pos", witnesses=[W["bls12381/poseidon"]] * 2)
+                for _ in range(3)]
+        time.sleep(0.3)
+        d.proc.send_signal(signal.SIGTERM)
+        states = []
+        for f in futs:
+            try:
+                states.append(f.result().state)
+            except grpc.RpcError as e:
+                states.append(str(e.code()))
+    rc = d.stop(timeout=60)
+    check(states == [COMPLETED] * 3, "in-flight proofs complete during drain: %s" % states)
+    check(rc == 0, "exit status 0 after SIGTERM (got %s)" % rc)
+    check(any("cuzk-daemon stopped" in l for l in d.lines), "stop logged")
+    print("main daemon: %.1fs" % (time.time() - t0), flush=True)
+
+
+def test_priority():
+    d = Daemon("prio", """
+[metrics]
+listen = ""
+[synthesis]
+partition_workers = 1
+[gpus]
+host_threads = 1
+""" + CIRCUITS)
+    w = [W["bls12381/poseidon"]]
+    lows = [d.call("SubmitProof", circuit_id="bls-pos", priority=1, witnesses=w) for _ in range(5)]
+    crit = d.call("SubmitProof", circuit_id="bls-pos", priority=4, witnesses=w)
+    rc = d.call("AwaitProof", job_id=crit.job_id)
+    rl = [d.call("AwaitProof", job_id=j.job_id) for j in lows]
+    check(rc.state == COMPLETED and all(r.state == COMPLETED for r in rl), "all complete")
+    before = sum(1 for r in rl if r.completion_seq < rc.completion_seq)
+    print("priority: LOW completion order %s, CRITICAL %d" % ([r.completion_seq for r in rl], rc.completion_seq))
+    check(before <= 1, "CRITICAL overtakes queued LOW jobs (%d LOW finished first; seqs %s vs %d)" %
+          (before, [r.completion_seq for r in rl], rc.completion_seq))
+    check([r.completion_seq for r in rl[1:]] == sorted(r.completion_seq for r in rl[1:]), "FIFO within LOW")
+    check(d.stop() == 0, "prio daemon exits 0")
+
+
+def test_budget():
+    # A budget of 2.5 partitions, 3 workers, 20 concurrent jobs of 3 partitions each.
+    probe = Daemon("probe", "[metrics]\nlisten = \"\"\n[gpus]\nhost_threads = 1\n" + CIRCUITS)
+    part = None
+    for line in probe.lines:
+        m = re.search(r"circuit=bn-pos .*partition_bytes=(\d+)", line)
+        if m:
+            part = int(m.group(1))
+    probe.stop()
+    if not check(part, "partition bytes logged"):
+        return
+    budget = part * 5 // 2
+    d = Daemon("budget", """
+[metrics]
+listen = ""
+[synthesis]
+partition_workers = 3
+[gpus]
+host_threads = 1
+[scheduler]
+max_jobs_in_flight = 20
+[memory]
+working_budget = %d
+""" % budget + CIRCUITS)
+    t0 = time.time()
+    with cf.ThreadPoolExecutor(20) as ex:
+        futs = [ex.submit(d.call, "Prove", circuit_id="bn-pos", witnesses=[W["bn128/poseidon"]] * 3)
+                for _ in range(20)]
+        res = [f.result() for f in futs]
+    check(all(r.state == COMPLETED and len(r.proofs) == 3 for r in res), "20 jobs x 3 partitions complete")
+    st = d.call("GetStatus")
+    check(st.budget_limit == budget and st.budget_peak <= budget and st.budget_peak >= part,
+          "peak %d within budget %d" % (st.budget_peak, budget))
+    check(d.metric("cuzk_budget_waits_total") > 0, "partitions waited for memory")
+    check(st.jobs_completed == 20 and st.budget_in_use == 0, "counters after the storm")
+    with open("/proc/%d/status" % d.proc.pid) as f:
+        hwm = int(re.search(r"VmHWM:\s+(\d+) kB", f.read()).group(1)) * 1024
+    # Budget + resident keys (< 1 MiB here) + a fixed margin for code, gRPC and 60 witnesses.
+    check(hwm < budget + (1 << 20) + (96 << 20), "peak RSS %d bytes" % hwm)
+    snarkjs_verify("bn128/poseidon_vk.json", res[19].proofs[2].public_json, res[19].proofs[2].proof_json,
+                   "budget job")
+    check(d.stop() == 0, "budget daemon exits 0")
+    print("budget storm: %.1fs, peak RSS %.1f MiB" % (time.time() - t0, hwm / 2**20), flush=True)
+
+
+def test_demo():
+    """`make run`'s script with the demo config, driven by the command-line client."""
+    env = dict(os.environ, CUZK_BIN_DIR=os.path.dirname(DAEMON))
+    proc = subprocess.Popen([os.path.join(ROOT, "scripts/run-demo"), "--listen", "127.0.0.1:0",
+                             "--metrics", ""], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    addr = None
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        m = re.search(r"cuzk-daemon ready, serving on (\S+)$", line.rstrip())
+        if m:
+            addr = m.group(1)
+            break
+    threading.Thread(target=lambda: [lines.append(l) for l in proc.stderr], daemon=True).start()
+    if not check(addr, "run-demo ready: %s" % "".join(lines)):
+        proc.kill()
+        return
+    for circ, fx in (("bn128-poseidon", "bn128/poseidon"), ("bls12381-multiplier", "bls12381/multiplier")):
+        out = tempfile.mkdtemp(dir=TMP)
+        r = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/cuzk-client.py"), "--addr", addr,
+                            "prove", circ, os.path.join(FIX, fx + ".wtns"), "--out", out],
+                           capture_output=True, text=True, timeout=120)
+        if check(r.returncode == 0 and "JOB_STATE_COMPLETED" in r.stdout, "client prove %s: %s %s" %
+                 (circ, r.stdout, r.stderr)):
+            with open(os.path.join(out, "proof.json")) as f:
+                proof = f.read()
+            with open(os.path.join(out, "public.json")) as f:
+                public = f.read()
+            snarkjs_verify(fx + "_vk.json", public, proof, "demo " + circ)
+    r = subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts/cuzk-client.py"), "--addr", addr,
+                        "prove", "bn128-poseidon", os.path.join(FIX, "bn128/multiplier.wtns")],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 2 and "INVALID_ARGUMENT" in r.stderr and "expects 520" in r.stderr,
+          "client reports a gRPC error: %s" % r.stderr)
+    proc.send_signal(signal.SIGTERM)
+    check(proc.wait(60) == 0, "run-demo daemon exits 0 on SIGTERM")
+
+
+def run_bad_config(name, body, needles):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(body)
+    r = subprocess.run([DAEMON, "--config", path], capture_output=True, text=True, timeout=30)
+    check(r.returncode == 2 and all(n % {"p": path} in r.stderr for n in needles),
+          "bad config %s: rc=%d %s" % (name, r.returncode, r.stderr.strip()))
+
+
+def test_config():
+    run_bad_config("unknown.toml", "[gpus]\nworkers_per_device = 2\nwrkers = 1\n",
+                   ["%(p)s:3", "gpus.wrkers"])
+    run_bad_config("type.toml", "[scheduler]\nmax_jobs_in_flight = \"many\"\n",
+                   ["%(p)s:2", "scheduler.max_jobs_in_flight"])
+    run_bad_config("size.toml", "[memory]\nworking_budget = \"50 GiBs\"\n", ["%(p)s:2", "memory.working_budget"])
+    run_bad_config("zkey.toml", "[[circuit]]\nid = \"x\"\nzkey = \"/nonexistent.zkey\"\n",
+                   ["circuit 'x'", "/nonexistent.zkey"])
+    # An empty file works (every key has a default).
+    d = Daemon("empty", "", ["--metrics", ""])
+    check(len(d.call("ListCircuits").circuits) == 0, "empty config serves no circuits")
+    # A second daemon on the same port fails to start (no silent SO_REUSEPORT sharing).
+    r = subprocess.run([DAEMON, "--listen", d.addr, "--metrics", ""], capture_output=True, text=True,
+                       timeout=30)
+    check(r.returncode == 2 and "cannot listen" in r.stderr, "port in use: rc=%d %s" % (r.returncode, r.stderr[-300:]))
+    check(d.stop(signal.SIGINT) == 0, "SIGINT exits 0")
+
+
+if __name__ == "__main__":
+    t0 = time.time()
+    test_config()
+    test_demo()
+    test_main()
+    test_priority()
+    test_budget()
+    print("daemon: %d checks, %d failed (%.1fs)" % (checks, failures, time.time() - t0))
+    sys.exit(1 if failures else 0)

@@ -1,0 +1,474 @@
+/*
+ * GPU backend against the CPU: MSM (G1, G2, both curves) and NTT / H over Fr.
+ *
+ * MSM references, independent of each other and of the GPU code:
+ *   - structured points P_i = t_i G with known t_i (made on the CPU by repeated Jacobian
+ *     addition, src/ec), so sum s_i P_i = (sum s_i t_i mod r) G: one CPU scalar multiple;
+ *   - for small n, the naive sum of double-and-add multiples s_i P_i;
+ *   - for medium n, the CPU Pippenger (src/msm).
+ * Edge cases: scalars 0, 1, r - 1, all equal, Montgomery-form scalars, mostly 0/1 (witness-
+ * like), points at infinity, repeated points, sizes 1 .. 2^22 including non-powers of two.
+ * NTT: sample outputs against the definition sum a_i (s w^j)^i (Horner), whole vectors against
+ * src/poly, inverse round trips; H: against src/poly's groth16_h and a naive O(N^2) version;
+ * H MSM against the structured-point identity.
+ *
+ * With no CUDA device (CI) it prints a skip message and exits 0.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ec/ec.h"
+#include "gpu/gpu.h"
+#include "msm/msm.h"
+#include "poly/ntt.h"
+#include "testutil.h"
+
+static cuzk_gpu_ctx *ctx;
+static int quick; /* CUZK_GPU_TEST_QUICK=1: skip the largest sizes */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+enum { SC_RANDOM, SC_SPARSE, SC_EQUAL, SC_RM1, SC_EDGE, SC_MONT };
+static const char *scname[] = {"random", "sparse01", "all-equal", "r-1", "0/1/r-1 mix", "mont"};
+
+/* Per-group test code, instantiated for the four groups. */
+#define GPU_GROUP_TESTS(G, FR, CURVE, GROUP)                                                  \
+    /* t_i = t0 + i d, with infinity where i % 17 == 5 and repeats where i % 13 == 7. */     \
+    static void G##_gen(size_t n, FR##_t *t, G##_affine *pts)                                \
+    {                                                                                         \
+        FR##_t t0, d;                                                                         \
+        FR##_from_u64(&t0, tu_rand64() | 1);                                                  \
+        FR##_from_u64(&d, tu_rand64() | 1);                                                   \
+        FR##_mul(&d, &d, &t0); /* spread over the whole field */                              \
+        G##_jac g, base, step, *jac = malloc(n * sizeof *jac);                                \
+        G##_from_affine(&g, &G##_GEN);                                                        \
+        uint64_t k[8];                                                                        \
+        FR##_to_canonical(k, &t0);                                                            \
+        G##_mul_limbs(&base, &g, k, 4);                                                       \
+        FR##_to_canonical(k, &d);                                                             \
+        G##_mul_limbs(&step, &g, k, 4);                                                       \
+        FR##_t ti = t0;                                                                       \
+        for (size_t i = 0; i < n; i++) {                                                      \
+            jac[i] = base;                                                                    \
+            t[i] = ti;                                                                        \
+            G##_add(&base, &base, &step);                                                     \
+            FR##_add(&ti, &ti, &d);                                                           \
+        }                                                                                     \
+        void *scr = malloc(n * sizeof(jac[0].Z));                                             \
+        G##_batch_to_affine(pts, jac, n, scr);                                                \
+        free(scr);                                                                            \
+        free(jac);                                                                            \
+        for (size_t i = 0; i < n; i++) {                                                      \
+            if (i % 17 == 5) {                                                                \
+                memset(&pts[i], 0, sizeof pts[i]);                                            \
+                FR##_set_zero(&t[i]);                                                         \
+            } else if (i % 13 == 7 && i > 0) {                                                \
+                pts[i] = pts[i - 1];                                                          \
+                t[i] = t[i - 1];                                                              \
+            }                                                                                 \
+        }                                                                                     \
+    }                                                                                         \
+                                                                                              \
+    static void G##_scalars(size_t n, int mode, uint8_t *sc, FR##_t *sv)                     \
+    {                                                                                         \
+        FR##_t eq, rm1, one;                                                                  \
+        FR##_set_one(&one);                                                                   \
+        FR##_neg(&rm1, &one);                                                                 \
+        do {                                                                                  \
+            uint64_t l[4];                                                                    \
+            tu_rand_bytes(l, 32);                                                             \
+            l[3] &= 0x3fffffffffffffffULL;                                                    \
+            if (FR##_limbs_lt_p(l)) {                                                         \
+                FR##_from_canonical(&eq, l);                                                  \
+                break;                                                                        \
+            }                                                                                 \
+        } while (1);                                                                          \
+        for (size_t i = 0; i < n; i++) {                                                      \
+            FR##_t v;                                                                         \
+            uint64_t r = tu_rand64() % 100;                                                   \
+            int rnd = 0;                                                                      \
+            switch (mode) {                                                                   \
+            case SC_SPARSE:                                                                   \
+                if (r < 50)                                                                   \
+                    FR##_set_zero(&v);                                                        \
+                else if (r < 92)                                                              \
+                    v = one;                                                                  \
+                else                                                                          \
+                    rnd = 1;                                                                  \
+                break;                                                                        \
+            case SC_EQUAL:                                                                    \
+                v = eq;                                                                       \
+                break;                                                                        \
+            case SC_RM1:                                                                      \
+                v = rm1;                                                                      \
+                break;                                                                        \
+            case SC_EDGE:                                                                     \
+                if (r < 25)                                                                   \
+                    FR##_set_zero(&v);                                                        \
+                else if (r < 50)                                                              \
+                    v = one;                                                                  \
+                else if (r < 75)                                                              \
+                    v = rm1;                                                                  \
+                else                                                                          \
+                    rnd = 1;                                                                  \
+                break;                                                                        \
+            default:                                                                          \
+                rnd = 1;                                                                      \
+            }                                                                                 \
+            while (rnd) {                                                                     \
+                uint64_t l[4];                                                                \
+                tu_rand_bytes(l, 32);                                                         \
+                l[3] &= 0x7fffffffffffffffULL;                                                \
+                if (FR##_limbs_lt_p(l)) {                                                     \
+                    FR##_from_canonical(&v, l);                                               \
+                    rnd = 0;                                                                  \
+                }                                                                             \
+            }                                                                                 \
+            sv[i] = v;                                                                        \
+            if (mode == SC_MONT)                                                              \
+                memcpy(sc + 32 * i, v.l, 32);                                                 \
+            else {                                                                            \
+                uint64_t l[4];                                                                \
+                FR##_to_canonical(l, &v);                                                     \
+                memcpy(sc + 32 * i, l, 32);                                                   \
+            }                                                                                 \
+        }                                                                                     \
+    }                                                                                         \
+                                                                                              \
+    static int G##_check_point(const char *what, size_t n, const uint64_t *gpu,               \
+                               const G##_jac *want)                                           \
+    {                                                                                         \
+        G##_jac got;                                                                          \
+        memcpy(&got, gpu, sizeof got);                                                        \
+        int ok = G##_eq(&got, want) && (G##_is_inf(&got) || G##_is_on_curve(&got));           \
+        CHECK_MSG(ok, "%s %s n=%zu", #G, what, n);                                            \
+        return ok;                                                                            \
+    }                                                                                         \
+                                                                                              \
+    static void G##_test_msm(size_t n, int mode, int naive, int cpu_msm)                      \
+    {                                                                                         \
+        cuzk_errbuf eb = {{0}};                                                               \
+        FR##_t *t = malloc((n + 8) * sizeof *t), *sv = malloc((n + 8) * sizeof *sv);          \
+        G##_affine *pts = malloc((n + 8) * sizeof *pts);                                      \
+        uint8_t *sc = malloc((n + 8) * 32);                                                   \
+        double t0 = now();                                                                    \
+        G##_gen(n + 8, t, pts);                                                               \
+        G##_scalars(n, mode, sc, sv);                                                         \
+        double t1 = now();                                                                    \
+        cuzk_gpu_points *gp = NULL;                                                           \
+        cuzk_err e = cuzk_gpu_points_upload(ctx, CURVE, GROUP, pts, n + 8, &gp, &eb);         \
+        CHECK_MSG(e == CUZK_OK, "upload: %s", eb.msg);                                        \
+        if (e) {                                                                              \
+            free(t), free(sv), free(pts), free(sc);                                           \
+            return;                                                                           \
+        }                                                                                     \
+        /* Offset 3 into the set: the MSM uses points 3 .. 3 + n. */                          \
+        uint64_t out[36];                                                                     \
+        double t2 = now();                                                                    \
+        e = cuzk_gpu_msm(ctx, gp, 3, n, sc, mode == SC_MONT ? CUZK_GPU_SCALARS_MONT : 0, out, \
+                         &eb);                                                                \
+        double t3 = now();                                                                    \
+        CHECK_MSG(e == CUZK_OK, "msm: %s", eb.msg);                                           \
+        if (!e) {                                                                             \
+            FR##_t acc, p;                                                                    \
+            FR##_set_zero(&acc);                                                              \
+            for (size_t i = 0; i < n; i++) {                                                  \
+                FR##_mul(&p, &sv[i], &t[i + 3]);                                              \
+                FR##_add(&acc, &acc, &p);                                                     \
+            }                                                                                 \
+            G##_jac g, want;                                                                  \
+            G##_from_affine(&g, &G##_GEN);                                                    \
+            uint64_t k[4];                                                                    \
+            FR##_to_canonical(k, &acc);                                                       \
+            G##_mul_limbs(&want, &g, k, 4);                                                   \
+            int ok = G##_check_point("structured", n, out, &want);                            \
+            if (naive) {                                                                      \
+                G##_jac sum, q, m;                                                            \
+                G##_set_inf(&sum);                                                            \
+                for (size_t i = 0; i < n; i++) {                                              \
+                    G##_from_affine(&q, &pts[i + 3]);                                         \
+                    FR##_to_canonical(k, &sv[i]);                                             \
+                    G##_mul_limbs(&m, &q, k, 4);                                              \
+                    G##_add(&sum, &sum, &m);                                                  \
+                }                                                                             \
+                ok &= G##_check_point("naive", n, out, &sum);                                 \
+            }                                                                                 \
+            if (cpu_msm && mode != SC_MONT) {                                                 \
+                G##_jac cpu;                                                                  \
+                cuzk_err ce = G##_msm(&cpu, pts + 3, sc, n, 0);                               \
+                CHECK(ce == CUZK_OK);                                                         \
+                ok &= G##_check_point("cpu-msm", n, out, &cpu);                               \
+            }                                                                                 \
+            printf("  %-13s n=%-8zu %-12s %s  (gpu %.1f ms, cpu gen %.2f s)\n", #G, n,        \
+                   scname[mode], ok ? "ok" : "MISMATCH", (t3 - t2) * 1e3, t1 - t0);           \
+        }                                                                                     \
+        cuzk_gpu_points_free(gp);                                                             \
+        free(t), free(sv), free(pts), free(sc);                                               \
+    }
+
+GPU_GROUP_TESTS(bn254_g1, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G1)
+GPU_GROUP_TESTS(bn254_g2, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G2)
+GPU_GROUP_TESTS(bls12_381_g1, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G1)
+GPU_GROUP_TESTS(bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G2)
+
+/* ---- NTT and H per Fr. */
+#define GPU_FR_TESTS(FR, CURVE)                                                               \
+    static void FR##_rand(FR##_t *v)                                                          \
+    {                                                                                         \
+        FR##_from_u64(v, tu_rand64());                                                        \
+        FR##_t w;                                                                             \
+        FR##_from_u64(&w, tu_rand64());                                                       \
+        FR##_mul(v, v, &w);                                                                   \
+        FR##_from_u64(&w, tu_rand64());                                                       \
+        FR##_add(v, v, &w);                                                                   \
+    }                                                                                         \
+    /* sum a_i x^i by Horner. */                                                              \
+    static void FR##_horner(FR##_t *r, const FR##_t *a, size_t n, const FR##_t *x)            \
+    {                                                                                         \
+        FR##_set_zero(r);                                                                     \
+        for (size_t i = n; i-- > 0;) {                                                        \
+            FR##_mul(r, r, x);                                                                \
+            FR##_add(r, r, &a[i]);                                                            \
+        }                                                                                     \
+    }                                                                                         \
+    static void FR##_test_ntt(int logn)                                                       \
+    {                                                                                         \
+        cuzk_errbuf eb = {{0}};                                                               \
+        size_t n = (size_t)1 << logn;                                                         \
+        FR##_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);                        \
+        FR##_t *c = malloc(n * sizeof *c);                                                    \
+        for (size_t i = 0; i < n; i++)                                                        \
+            FR##_rand(&a[i]);                                                                 \
+        cuzk_gpu_fr *v = NULL;                                                                \
+        cuzk_err e = cuzk_gpu_fr_alloc(ctx, CURVE, n, &v, &eb);                               \
+        CHECK_MSG(e == CUZK_OK, "fr_alloc: %s", eb.msg);                                      \
+        if (e)                                                                                \
+            goto out;                                                                         \
+        FR##_t w, sh;                                                                         \
+        FR##_root_of_unity(&w, logn);                                                         \
+        FR##_rand(&sh);                                                                       \
+        for (int coset = 0; coset < 2; coset++) {                                             \
+            e = cuzk_gpu_fr_upload(v, a, n, &eb);                                             \
+            if (!e)                                                                           \
+                e = cuzk_gpu_ntt(v, logn, CUZK_GPU_NTT_FORWARD, coset ? sh.l : NULL, &eb);    \
+            if (!e)                                                                           \
+                e = cuzk_gpu_fr_download(v, b, n, &eb);                                       \
+            CHECK_MSG(e == CUZK_OK, "ntt: %s", eb.msg);                                       \
+            if (e)                                                                            \
+                goto out;                                                                     \
+            int ok = 1;                                                                       \
+            for (int s = 0; s < 6; s++) {                                                     \
+                size_t j = s == 0 ? 0 : s == 1 ? n - 1 : tu_rand64() % n;                     \
+                FR##_t x, y;                                                                  \
+                FR##_pow_u64(&x, &w, j);                                                      \
+                if (coset)                                                                    \
+                    FR##_mul(&x, &x, &sh);                                                    \
+                FR##_horner(&y, a, n, &x);                                                    \
+                ok &= FR##_eq(&y, &b[j]);                                                     \
+            }                                                                                 \
+            CHECK_MSG(ok, "%s ntt 2^%d coset=%d vs definition", #FR, logn, coset);            \
+            if (!coset && logn <= 24) {                                                       \
+                FR##_domain d;                                                                \
+                if (FR##_domain_init(&d, logn) == CUZK_OK) {                                  \
+                    memcpy(c, a, n * sizeof *a);                                              \
+                    FR##_ntt(&d, c, 0);                                                       \
+                    int same = !memcmp(b, c, n * sizeof *c);                                  \
+                    CHECK_MSG(same, "%s ntt 2^%d vs src/poly", #FR, logn);                    \
+                    ok &= same;                                                               \
+                    FR##_domain_free(&d);                                                     \
+                }                                                                             \
+            }                                                                                 \
+            /* inverse of the same transform gives a back */                                  \
+            e = cuzk_gpu_ntt(v, logn, CUZK_GPU_NTT_INVERSE, coset ? sh.l : NULL, &eb);        \
+            if (!e)                                                                           \
+                e = cuzk_gpu_fr_download(v, c, n, &eb);                                       \
+            CHECK_MSG(e == CUZK_OK, "intt: %s", eb.msg);                                      \
+            int rt = !e && !memcmp(a, c, n * sizeof *c);                                      \
+            CHECK_MSG(rt, "%s intt(ntt) 2^%d coset=%d round trip", #FR, logn, coset);         \
+            printf("  %-13s ntt 2^%-2d coset=%d %s\n", #FR, logn, coset,                      \
+                   ok && rt ? "ok" : "MISMATCH");                                             \
+        }                                                                                     \
+    out:                                                                                      \
+        cuzk_gpu_fr_free(v);                                                                  \
+        free(a), free(b), free(c);                                                            \
+    }                                                                                         \
+    /* Naive H: coefficients by the O(N^2) inverse DFT, then evaluation at w_{2N} w^j. */     \
+    static void FR##_naive_h(int logn, const FR##_t *a, const FR##_t *b, const FR##_t *c,     \
+                             FR##_t *h)                                                       \
+    {                                                                                         \
+        size_t n = (size_t)1 << logn;                                                         \
+        FR##_t w, wi, w2, ninv, nn;                                                           \
+        FR##_root_of_unity(&w, logn);                                                         \
+        FR##_inv(&wi, &w);                                                                    \
+        FR##_root_of_unity(&w2, logn + 1);                                                    \
+        FR##_from_u64(&nn, n);                                                                \
+        FR##_inv(&ninv, &nn);                                                                 \
+        const FR##_t *in[3] = {a, b, c};                                                      \
+        FR##_t *ev[3], *co = malloc(n * sizeof *co);                                          \
+        for (int k = 0; k < 3; k++) {                                                         \
+            ev[k] = malloc(n * sizeof *co);                                                   \
+            for (size_t i = 0; i < n; i++) {                                                  \
+                FR##_t x;                                                                     \
+                FR##_pow_u64(&x, &wi, i);                                                     \
+                FR##_horner(&co[i], in[k], n, &x);                                            \
+                FR##_mul(&co[i], &co[i], &ninv);                                              \
+            }                                                                                 \
+            for (size_t j = 0; j < n; j++) {                                                  \
+                FR##_t x;                                                                     \
+                FR##_pow_u64(&x, &w, j);                                                      \
+                FR##_mul(&x, &x, &w2);                                                        \
+                FR##_horner(&ev[k][j], co, n, &x);                                            \
+            }                                                                                 \
+        }                                                                                     \
+        for (size_t j = 0; j < n; j++) {                                                      \
+            FR##_mul(&h[j], &ev[0][j], &ev[1][j]);                                            \
+            FR##_sub(&h[j], &h[j], &ev[2][j]);                                                \
+        }                                                                                     \
+        for (int k = 0; k < 3; k++)                                                           \
+            free(ev[k]);                                                                      \
+        free(co);                                                                             \
+    }
+
+GPU_FR_TESTS(bn254_fr, CUZK_GPU_BN254)
+GPU_FR_TESTS(bls12_381_fr, CUZK_GPU_BLS12_381)
+
+/* H on the GPU vs naive / src/poly, then the H MSM vs the structured-point identity. */
+#define GPU_H_TEST(G, FR, CURVE)                                                              \
+    static void G##_test_h(int logn)                                                          \
+    {                                                                                         \
+        cuzk_errbuf eb = {{0}};                                                               \
+        size_t n = (size_t)1 << logn;                                                         \
+        FR##_t *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *a),                        \
+               *c = malloc(n * sizeof *a), *h = malloc(n * sizeof *a),                        \
+               *want = malloc(n * sizeof *a), *t = malloc(n * sizeof *a);                     \
+        G##_affine *pts = malloc(n * sizeof *pts);                                            \
+        for (size_t i = 0; i < n; i++) {                                                      \
+            FR##_rand(&a[i]);                                                                 \
+            FR##_rand(&b[i]);                                                                 \
+            FR##_rand(&c[i]);                                                                 \
+        }                                                                                     \
+        G##_gen(n, t, pts);                                                                   \
+        cuzk_gpu_points *gp = NULL;                                                           \
+        uint64_t out[36];                                                                     \
+        cuzk_err e = cuzk_gpu_points_upload(ctx, CURVE, CUZK_GPU_G1, pts, n, &gp, &eb);       \
+        if (!e)                                                                               \
+            e = cuzk_gpu_h(ctx, CURVE, logn, a, b, c, h, gp, 0, out, &eb);                    \
+        CHECK_MSG(e == CUZK_OK, "gpu_h: %s", eb.msg);                                         \
+        if (!e) {                                                                             \
+            int ok = 1;                                                                       \
+            if (logn <= 9) {                                                                  \
+                FR##_naive_h(logn, a, b, c, want);                                            \
+                ok &= !memcmp(h, want, n * sizeof *h);                                        \
+                CHECK_MSG(ok, "%s H 2^%d vs naive", #FR, logn);                               \
+            }                                                                                 \
+            FR##_domain d;                                                                    \
+            if (FR##_domain_init(&d, logn) == CUZK_OK) {                                      \
+                CHECK(FR##_groth16_h(&d, want, a, n, b, n, c, n, 0) == CUZK_OK);              \
+                int same = !memcmp(h, want, n * sizeof *h);                                   \
+                CHECK_MSG(same, "%s H 2^%d vs src/poly", #FR, logn);                          \
+                ok &= same;                                                                   \
+                FR##_domain_free(&d);                                                         \
+            }                                                                                 \
+            FR##_t acc, p;                                                                    \
+            FR##_set_zero(&acc);                                                              \
+            for (size_t i = 0; i < n; i++) {                                                  \
+                FR##_mul(&p, &h[i], &t[i]);                                                   \
+                FR##_add(&acc, &acc, &p);                                                     \
+            }                                                                                 \
+            G##_jac g, wantp;                                                                 \
+            G##_from_affine(&g, &G##_GEN);                                                    \
+            uint64_t k[4];                                                                    \
+            FR##_to_canonical(k, &acc);                                                       \
+            G##_mul_limbs(&wantp, &g, k, 4);                                                  \
+            ok &= G##_check_point("H msm", n, out, &wantp);                                   \
+            printf("  %-13s H 2^%-2d + H MSM %s\n", #FR, logn, ok ? "ok" : "MISMATCH");       \
+        }                                                                                     \
+        cuzk_gpu_points_free(gp);                                                             \
+        free(a), free(b), free(c), free(h), free(want), free(t), free(pts);                   \
+    }
+
+GPU_H_TEST(bn254_g1, bn254_fr, CUZK_GPU_BN254)
+GPU_H_TEST(bls12_381_g1, bls12_381_fr, CUZK_GPU_BLS12_381)
+
+int main(void)
+{
+    int ndev = cuzk_gpu_device_count();
+    if (ndev == 0) {
+        printf("gpu_test: SKIP: no CUDA device (or no CUDA backend in this build); "
+               "nothing was checked\n");
+        return 0;
+    }
+    cuzk_ff_init();
+    const char *q = getenv("CUZK_GPU_TEST_QUICK");
+    quick = q && *q == '1';
+    cuzk_errbuf eb = {{0}};
+    cuzk_err e = cuzk_gpu_open(&ctx, 0, &eb);
+    CHECK_MSG(e == CUZK_OK, "open: %s", eb.msg);
+    if (e)
+        return tu_finish("gpu_test");
+    printf("gpu_test on %s (%d device(s))\n", cuzk_gpu_name(ctx), ndev);
+
+    /* Error path: a range past the set is refused with a message. */
+    {
+        cuzk_gpu_points *gp = NULL;
+        uint8_t z[96 * 4] = {0};
+        CHECK(cuzk_gpu_points_upload(ctx, CUZK_GPU_BN254, CUZK_GPU_G1, z, 4, &gp, &eb) == 0);
+        uint64_t out[12];
+        CHECK(cuzk_gpu_msm(ctx, gp, 2, 3, z, 0, out, &eb) == CUZK_SIZE_MISMATCH);
+        /* all points at infinity: result infinity (Z = 0) */
+        uint8_t s[4 * 32];
+        tu_rand_bytes(s, sizeof s);
+        for (int i = 0; i < 4; i++)
+            s[32 * i + 31] = 0;
+        CHECK(cuzk_gpu_msm(ctx, gp, 0, 4, s, 0, out, &eb) == 0);
+        CHECK(out[8] == 0 && out[9] == 0 && out[10] == 0 && out[11] == 0);
+        cuzk_gpu_points_free(gp);
+    }
+
+    static const size_t small[] = {1, 2, 3, 7, 33, 100};
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
+        int mode = (int)(i % 6);
+        bn254_g1_test_msm(small[i], mode, 1, 1);
+        bls12_381_g1_test_msm(small[i], mode, 1, 1);
+        bn254_g2_test_msm(small[i], (mode + 1) % 6, 1, 1);
+        bls12_381_g2_test_msm(small[i], (mode + 2) % 6, 1, 1);
+    }
+    for (int mode = 0; mode < 6; mode++) {
+        bn254_g1_test_msm(1000 + mode, mode, 0, 1);
+        bls12_381_g1_test_msm(4096, mode, 0, 1);
+        bn254_g2_test_msm(777, mode, 0, 1);
+        bls12_381_g2_test_msm(1024, mode, 0, 1);
+    }
+    bn254_g1_test_msm(65539, SC_RANDOM, 0, 1);
+    bls12_381_g1_test_msm(65536, SC_SPARSE, 0, 1);
+    bn254_g2_test_msm(1 << 16, SC_RANDOM, 0, 0);
+    bls12_381_g2_test_msm((1 << 16) - 1, SC_EQUAL, 0, 0);
+    bn254_g1_test_msm((1 << 20) + 1, SC_RANDOM, 0, 0);
+    bls12_381_g1_test_msm(1 << 20, SC_SPARSE, 0, 0);
+    bls12_381_g1_test_msm(1 << 18, SC_EQUAL, 0, 0);
+    if (!quick) {
+        bn254_g1_test_msm(1 << 22, SC_RANDOM, 0, 0);
+        bls12_381_g1_test_msm(1 << 22, SC_RANDOM, 0, 0);
+    }
+
+    static const int lns[] = {0, 1, 2, 3, 5, 9, 10, 11, 13, 16, 17, 20, 21};
+    for (size_t i = 0; i < sizeof lns / sizeof lns[0]; i++) {
+        bn254_fr_test_ntt(lns[i]);
+        bls12_381_fr_test_ntt(lns[i]);
+    }
+    static const int hl[] = {1, 4, 9, 12, 16};
+    for (size_t i = 0; i < sizeof hl / sizeof hl[0]; i++) {
+        bn254_g1_test_h(hl[i]);
+        bls12_381_g1_test_h(hl[i]);
+    }
+
+    cuzk_gpu_close(ctx);
+    return tu_finish("gpu_test");
+}
