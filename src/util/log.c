@@ -1,6 +1,8 @@
 /* Leveled structured logging; see include/cuzk/log.h for the format and the field syntax. */
 #include "cuzk/log.h"
 
+#include "util/utf8.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -212,36 +214,6 @@ static void sb_printf(cuzk__sb *b, const char *fmt, ...)
         sb_putn(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
-/* Length of the valid UTF-8 sequence starting at s (at most n bytes), or 0 if invalid
- * (overlong forms, surrogates and code points above U+10FFFF are invalid, RFC 3629). */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        len = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef)
-        len = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4)
-        len = 4, cp = c & 0x07;
-    else
-        return 0;
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
 /* Escapes s for the text format: \" \\ \n \r \t, other control bytes and invalid UTF-8 as
  * \xNN. Valid non-ASCII UTF-8 passes through. */
 static void put_text_escaped(cuzk__sb *b, const char *s, size_t n)
@@ -249,7 +221,7 @@ static void put_text_escaped(cuzk__sb *b, const char *s, size_t n)
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < n;) {
         unsigned c = u[i];
-        size_t k = utf8_seq(u + i, n - i);
+        size_t k = cuzk__utf8_seq(u + i, n - i);
         if (c == '"' || c == '\\') {
             sb_putc(b, '\\');
             sb_putc(b, (char)c);
@@ -276,7 +248,7 @@ static void put_json_escaped(cuzk__sb *b, const char *s, size_t n)
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < n;) {
         unsigned c = u[i];
-        size_t k = utf8_seq(u + i, n - i);
+        size_t k = cuzk__utf8_seq(u + i, n - i);
         if (c == '"' || c == '\\') {
             sb_putc(b, '\\');
             sb_putc(b, (char)c);
@@ -305,7 +277,7 @@ static bool text_needs_quotes(const char *s, size_t n)
         return true;
     for (size_t i = 0; i < n;) {
         unsigned char c = (unsigned char)s[i];
-        size_t k = utf8_seq((const unsigned char *)s + i, n - i);
+        size_t k = cuzk__utf8_seq((const unsigned char *)s + i, n - i);
         if (c <= 0x20 || c == '"' || c == '=' || c == '\\' || c == 0x7f || k == 0)
             return true;
         i += k;

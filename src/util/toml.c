@@ -3,6 +3,8 @@
  * subset is rejected with a message rather than half-supported. */
 #include "cuzk/toml.h"
 
+#include "util/utf8.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -782,33 +784,6 @@ out:
     return e;
 }
 
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        len = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef)
-        len = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4)
-        len = 4, cp = c & 0x07;
-    else
-        return 0;
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
 
 cuzk_err cuzk_toml_parse(cuzk_toml **out, const char *name, const char *text, size_t len,
                          cuzk_errbuf *eb)
@@ -825,7 +800,7 @@ cuzk_err cuzk_toml_parse(cuzk_toml **out, const char *name, const char *text, si
     int line = 1;
     for (size_t i = 0; i < len;) {
         unsigned char c = (unsigned char)text[i];
-        size_t k = utf8_len((const unsigned char *)text + i, len - i);
+        size_t k = cuzk__utf8_seq((const unsigned char *)text + i, len - i);
         if (c == 0)
             return cuzk_errf(eb, CUZK_BAD_CONFIG, "%s:%d: NUL byte in file", name, line);
         if (k == 0)
