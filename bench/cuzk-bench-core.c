@@ -329,6 +329,14 @@ int main(int argc, char **argv)
     o.n_ntt = parse_list("16,20", o.logs_ntt);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            printf("usage: %s [--threads N] [--msm 16,20] [--msm1 16] [--g2 16] [--ntt 16,20]\n"
+                   "       [--curve bn254|bls12_381|all] [--reps R] [--window C]\n"
+                   "Prints ns per field op and point add, ms per MSM (sizes log2), NTT and\n"
+                   "pairing for both curves, with the thread count and CPU model.\n",
+                   argv[0]);
+            return 0;
+        }
         if (!v) {
             fprintf(stderr, "%s: missing value\n", a);
             return 2;
