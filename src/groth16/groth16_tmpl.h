@@ -475,9 +475,9 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
     double t0 = cuzk__now_ms(), t;
     FRT *w = malloc((pk->n_vars ? pk->n_vars : 1) * sizeof(FRT));
     FRT *a = malloc(N * sizeof(FRT)), *b = malloc(N * sizeof(FRT)), *c = malloc(N * sizeof(FRT));
-    FRT *h = malloc(N * sizeof(FRT));
+    FRT *h = use_gpu ? NULL : malloc(N * sizeof(FRT)); /* the GPU keeps h on the device */
     cuzk_err e = CUZK_OK;
-    if (!w || !a || !b || !c || !h) {
+    if (!w || !a || !b || !c || (!use_gpu && !h)) {
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "cannot allocate the prover's working set (%" PRIu64 " bytes)",
                       (uint64_t)(pk->n_vars + 4 * N) * sizeof(FRT));
         goto out;
