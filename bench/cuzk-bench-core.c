@@ -26,34 +26,13 @@
 #include "poly/ntt.h"
 #include "util/parallel.h"
 
+#include "bench_common.h"
+
 static double now_s(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void cpu_model(char *out, size_t cap)
-{
-    snprintf(out, cap, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) == 0) {
-            char *c = strchr(line, ':');
-            if (c) {
-                c++;
-                while (*c == ' ' || *c == '\t')
-                    c++;
-                c[strcspn(c, "\n")] = 0;
-                snprintf(out, cap, "%s", c);
-            }
-            break;
-        }
-    }
-    fclose(f);
 }
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;

@@ -15,34 +15,13 @@
 
 #include "ff/ff.h"
 
+#include "bench_common.h"
+
 static double now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static void cpu_model(char *out, size_t cap)
-{
-    snprintf(out, cap, "unknown");
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
-        return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) == 0) {
-            char *c = strchr(line, ':');
-            if (c) {
-                c++;
-                while (*c == ' ' || *c == '\t')
-                    c++;
-                c[strcspn(c, "\n")] = 0;
-                snprintf(out, cap, "%s", c);
-            }
-            break;
-        }
-    }
-    fclose(f);
 }
 
 /* A volatile sink keeps the compiler from dropping the chains. */
