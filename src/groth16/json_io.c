@@ -97,8 +97,8 @@ void cuzk_proof_to_json(cuzk_strbuf *sb, const cuzk_proof *proof)
 
 static void fr_dec(char *out, const uint8_t *le32)
 {
-    /* Plain little-endian integer (< r, so < 2^255) to decimal, via the BN254 Fr-independent
-     * limb division (the value is not reduced by any modulus here). */
+    /* A plain little-endian 256-bit integer to decimal by repeated division by 10; no modulus
+     * is involved, so one routine serves both curves' public inputs. */
     uint64_t l[4];
     memcpy(l, le32, 32);
     char tmp[90];
