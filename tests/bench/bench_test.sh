@@ -96,7 +96,8 @@ PYEOF
 # Memory-growth checks (2, 3) mean nothing under AddressSanitizer: its quarantine keeps freed
 # memory resident on purpose. The normal build runs them; the sanitizer build skips them.
 asan_daemon=0
-ldd "$CUZK_DAEMON" 2>/dev/null | grep -q libasan && asan_daemon=1
+# (no `ldd | grep -q`: under pipefail grep's early exit can fail the pipeline by SIGPIPE)
+case "$(ldd "$CUZK_DAEMON" 2>/dev/null)" in *libasan*) asan_daemon=1 ;; esac
 if [ "$asan_daemon" = 1 ]; then
   echo "bench_test: daemon built with ASan: soak and leak checks skipped (quarantine holds memory)"
 else
