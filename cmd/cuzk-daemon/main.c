@@ -16,6 +16,7 @@
 #include "cuzk/log.h"
 #include "engine/config.h"
 #include "engine/engine.h"
+#include "gpu/gpu.h"
 #include "rpc/server.h"
 #include "util/parallel.h"
 
@@ -107,10 +108,11 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    CUZK_LOG_INFO(TGT, "cuzk-daemon starting", "config=%s circuits=%zu backend=cpu",
-                  config ? config : "(defaults)", cfg.n_circuits);
-    if (cfg.n_gpu_devices)
-        CUZK_LOG_WARN(TGT, "gpus.devices is set but this daemon proves on the CPU backend");
+    CUZK_LOG_INFO(TGT, "cuzk-daemon starting", "config=%s circuits=%zu backend=%s "
+                  "cuda_devices=%d", config ? config : "(defaults)", cfg.n_circuits,
+                  cfg.backend == CUZK_BACKEND_CPU ? "cpu" : cfg.backend == CUZK_BACKEND_GPU ? "gpu"
+                                                                                      : "auto",
+                  cuzk_gpu_device_count());
     cuzk_engine_config ec;
     cuzk_daemon_config_engine(&cfg, &ec);
     cuzk_engine *engine = NULL;

@@ -22,6 +22,7 @@
 #define CUZK_G1_MAX_BYTES 96
 #define CUZK_G2_MAX_BYTES 192
 #define CUZK_FR_BYTES 32
+#define CUZK_MAX_DEVICES 16 /* GPUs a proving key can be resident on */
 
 typedef struct {
     cuzk_curve curve;
@@ -87,6 +88,35 @@ cuzk_err cuzk_zkey_vk(const cuzk_zkey *zk, cuzk_vk *vk, cuzk_errbuf *eb);
 cuzk_err cuzk_prove(cuzk_proof *proof, const cuzk_pk *pk, const uint8_t *witness,
                     uint64_t n_witness, const cuzk_prove_opts *opts, cuzk_prove_stats *stats,
                     cuzk_errbuf *eb);
+
+/* ------------------------------------------------------------------ staged proving
+ *
+ * The stages of cuzk_prove as separate calls, so the engine can run them on different
+ * workers: begin (CPU: witness checks and synthesis of a, b, c), g1 (H and the G1 MSMs),
+ * g2 (B in G2), end (blinding, the proof, self-verification unless opts->no_verify).
+ * g1 and g2 may run at the same time on two threads; each may run on the CPU (device < 0) or
+ * on a GPU (device >= 0, with `gpu` an open context on that device, or NULL to use the
+ * key's own context on it, one caller at a time). The key's points are uploaded to a device
+ * on its first use there and stay resident until cuzk_pk_free. A failed g1 or g2 keeps its
+ * inputs, so the stage can be retried on another device or the CPU; a successful g1 frees
+ * a, b, c at once. opts is copied; opts->backend and g2_on_gpu are ignored. */
+typedef struct cuzk_prove_state cuzk_prove_state;
+struct cuzk_gpu_ctx;
+cuzk_err cuzk_prove_begin(cuzk_prove_state **out, const cuzk_pk *pk, const uint8_t *witness,
+                          uint64_t n_witness, const cuzk_prove_opts *opts, cuzk_errbuf *eb);
+cuzk_err cuzk_prove_g1(cuzk_prove_state *s, int device, struct cuzk_gpu_ctx *gpu,
+                       cuzk_errbuf *eb);
+cuzk_err cuzk_prove_g2(cuzk_prove_state *s, int device, struct cuzk_gpu_ctx *gpu,
+                       cuzk_errbuf *eb);
+cuzk_err cuzk_prove_end(cuzk_prove_state *s, cuzk_proof *proof, cuzk_errbuf *eb);
+/* Uploads the key's point sets (B in G2 too when with_g2) to GPU `device` now rather than on
+ * its first proof there. */
+cuzk_err cuzk_pk_gpu_stage(cuzk_pk *pk, int device, int with_g2, cuzk_errbuf *eb);
+/* Timings so far (synth, h, msm_g1, msm_g2, finalize, verify, gpu_upload, used_gpu). */
+const cuzk_prove_stats *cuzk_prove_state_stats(const cuzk_prove_state *s);
+/* Bytes the state holds now (w, and a, b, c until g1 succeeds). */
+uint64_t cuzk_prove_state_bytes(const cuzk_prove_state *s);
+void cuzk_prove_state_free(cuzk_prove_state *s);
 
 /* Checks a proof against a verification key and public inputs (n_public x 32 bytes, plain
  * little-endian). CUZK_OK when valid, CUZK_VERIFY_FAILED when not; other codes for malformed

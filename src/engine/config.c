@@ -25,6 +25,9 @@ void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
     c->shutdown_grace_ms = 30000;
     c->metrics_listen = dup_or_die("127.0.0.1:9821");
     c->gpu_workers_per_device = 2;
+    c->backend = CUZK_BACKEND_AUTO;
+    c->key_cache = 1;
+    c->key_cache_dir = dup_or_die("");
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     c->partition_workers = ncpu > 1 ? 2 : 1;
     c->max_jobs_in_flight = 16;
@@ -39,6 +42,7 @@ void cuzk_daemon_config_free(cuzk_daemon_config *c)
 {
     free(c->listen);
     free(c->metrics_listen);
+    free(c->key_cache_dir);
     free(c->gpu_devices);
     for (size_t i = 0; i < c->n_circuits; i++) {
         free((char *)c->circuits[i].id);
@@ -89,7 +93,8 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         (e = cuzk_toml_get_size(root, "memory.working_budget", &c->working_budget, eb)) ||
         (e = cuzk_toml_get_size(root, "memory.key_budget", &c->key_budget, eb)) ||
         (e = cuzk_toml_get_size(root, "memory.pinned_budget", &c->pinned_budget, eb)) ||
-        (e = cuzk_toml_get_size(root, "memory.gpu_budget", &c->gpu_budget, eb)))
+        (e = cuzk_toml_get_size(root, "memory.gpu_budget", &c->gpu_budget, eb)) ||
+        (e = cuzk_toml_get_size(root, "memory.witness_budget", &c->witness_budget, eb)))
         return e;
     if (c->max_message_size < 1024 || c->max_message_size > 0x7fffffffull) {
         v = cuzk_toml_get(root, "daemon.max_message_size");
@@ -119,6 +124,43 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
     if (s && cuzk_log_parse_format(s, &c->log_format, eb))
         return cuzk_toml_errf(cuzk_toml_get(root, "logging.format"), eb,
                               "'%s' is not one of text, json", s);
+    s = NULL;
+    if ((e = cuzk_toml_get_string(root, "gpus.backend", &s, eb)))
+        return e;
+    if (s) {
+        if (strcmp(s, "auto") == 0)
+            c->backend = CUZK_BACKEND_AUTO;
+        else if (strcmp(s, "cpu") == 0)
+            c->backend = CUZK_BACKEND_CPU;
+        else if (strcmp(s, "gpu") == 0)
+            c->backend = CUZK_BACKEND_GPU;
+        else
+            return cuzk_toml_errf(cuzk_toml_get(root, "gpus.backend"), eb,
+                                  "'%s' is not one of auto, cpu, gpu", s);
+    }
+    s = NULL;
+    if ((e = cuzk_toml_get_string(root, "gpus.g2", &s, eb)))
+        return e;
+    if (s) {
+        if (strcmp(s, "cpu") == 0 || strcmp(s, "gpu") == 0)
+            c->g2_on_gpu = strcmp(s, "gpu") == 0;
+        else
+            return cuzk_toml_errf(cuzk_toml_get(root, "gpus.g2"), eb,
+                                  "'%s' is not one of cpu, gpu", s);
+    }
+    if ((e = get_str(root, "keys.cache_dir", &c->key_cache_dir, eb)))
+        return e;
+    bool kc = c->key_cache;
+    if ((e = cuzk_toml_get_bool(root, "keys.cache", &kc, eb)))
+        return e;
+    c->key_cache = kc;
+    if (c->key_cache_dir[0] && c->key_cache_dir[0] != '/' && base_dir && base_dir[0]) {
+        char *p;
+        if (asprintf(&p, "%s/%s", base_dir, c->key_cache_dir) < 0)
+            return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+        free(c->key_cache_dir);
+        c->key_cache_dir = p;
+    }
     if ((e = cuzk_toml_get_array(root, "gpus.devices", CUZK_TOML_INT, &v, eb)))
         return e;
     if (v) {
@@ -226,6 +268,14 @@ void cuzk_daemon_config_engine(const cuzk_daemon_config *c, cuzk_engine_config *
     memset(o, 0, sizeof *o);
     o->partition_workers = c->partition_workers;
     o->prove_threads = c->host_threads;
+    o->backend = c->backend;
+    o->gpu_devices = c->gpu_devices;
+    o->n_gpu_devices = c->n_gpu_devices;
+    o->gpu_workers_per_device = c->gpu_workers_per_device;
+    o->g2_on_gpu = c->g2_on_gpu;
+    o->key_cache = c->key_cache;
+    o->key_cache_dir = c->key_cache_dir;
+    o->witness_budget = c->witness_budget;
     o->max_jobs_in_flight = c->max_jobs_in_flight;
     o->working_budget = c->working_budget;
     o->key_budget = c->key_budget;

@@ -5,12 +5,19 @@
  *   [daemon]     listen = "0.0.0.0:9820"   ("unix:///path" too), max_message_size = "256MiB",
  *                shutdown_grace = "30s", retain_jobs = 1024, max_partitions = 1024
  *   [metrics]    listen = "127.0.0.1:9821" (HTTP GET /metrics; "" disables)
- *   [gpus]       devices = [] (all), workers_per_device = 2 (gw), host_threads = 0 (gt; with
- *                the CPU backend the threads each partition proves with; 0: cores / pw)
+ *   [gpus]       backend = "auto" (GPU workers on every usable device, none without one) |
+ *                "cpu" | "gpu" (refuse to start without a device), devices = [] (all),
+ *                workers_per_device = 2 (gw), g2 = "cpu" (B in G2 on the partition worker's CPU
+ *                threads, off the GPU worker's path) | "gpu", host_threads = 0 (gt: the CPU
+ *                threads each partition worker synthesizes and proves with; 0: cores / pw)
+ *   [keys]       cache = true (write a preprocessed copy of each loaded key and load it at disk
+ *                speed next time), cache_dir = "" (next to each zkey, as ZKEY.cuzkcache)
  *   [synthesis]  partition_workers = 0 (pw; 0: 2, or 1 on a single core)
  *   [scheduler]  max_jobs_in_flight = 16 (j; 0: unlimited)
  *   [memory]     working_budget = "0" (partition working sets; 0: half the RAM),
  *                key_budget = "0" (resident proving keys; 0: unlimited),
+ *                witness_budget = "0" (witness bytes of accepted jobs, beside the working
+ *                budget; 0: 1/4 of the working budget, at least 256MiB),
  *                pinned_budget = "0", gpu_budget = "0" (GPU backend tiers; 0: automatic)
  *   [prover]     verify = true (self-verify every proof before returning it)
  *   [logging]    level = "info", format = "text" | "json"
@@ -33,6 +40,11 @@ typedef struct {
     int *gpu_devices;
     size_t n_gpu_devices;
     unsigned gpu_workers_per_device;
+    cuzk_backend_kind backend;
+    int g2_on_gpu;
+    int key_cache;
+    char *key_cache_dir;
+    uint64_t witness_budget;
     unsigned host_threads;
     unsigned partition_workers;
     unsigned max_jobs_in_flight;

@@ -18,6 +18,7 @@
 #include "cuzk/io.h"
 #include "cuzk/json.h"
 #include "cuzk/log.h"
+#include "gpu/gpu.h"
 #include "msm/msm.h"
 #include "util/clock.h"
 #include "util/parallel.h"
@@ -96,14 +97,53 @@ typedef struct job {
     part *parts;
     cuzk_err err;
     char *error;
-    double t_submit, t_start, t_end, synth_ms, prove_ms, wait_ms;
+    double t_submit, t_start, t_end, synth_ms, prove_ms, wait_ms, gpu_ms, g2_ms;
     uint64_t done_seq;
     unsigned waiters;
     pthread_cond_t cv;       /* signalled when the job ends */
 } job;
 
+/* A device in use by GPU workers. */
+typedef struct {
+    int id; /* CUDA device number (simulated: the index) */
+    char name[64];
+    unsigned workers, busy, fault_streak;
+    uint64_t partitions, faults;
+    int disabled;
+} gdev;
+
+/* A partition's GPU stage, queued by its partition worker (which owns the item, on its stack,
+ * and waits for done). tried: bit per device index that faulted on it. */
+typedef struct gitem {
+    struct gitem *next;
+    job *j;
+    size_t pi;
+    cuzk_prove_state *ps;
+    uint32_t tried;
+    int done, g1_ok, g2_ok, dev;
+    cuzk_err err;
+    cuzk_errbuf eb;
+    double ms;
+} gitem;
+
+typedef struct {
+    cuzk_engine *e;
+    unsigned dev; /* index into e->devs */
+    pthread_t tid;
+} gworker;
+
 struct cuzk_engine {
     cuzk_engine_config cfg;
+    cuzk_budget *wbudget;     /* witness bytes of accepted jobs */
+    gdev devs[CUZK_MAX_DEVICES];
+    unsigned n_devs;
+    gworker *gworkers;
+    unsigned n_gworkers;
+    gitem *gq_head, *gq_tail;
+    pthread_cond_t gpu_cv;    /* GPU work queued, or stopping */
+    pthread_cond_t gdone_cv;  /* a GPU stage ended */
+    int gpu_stopping;
+    uint64_t gpu_faults, gpu_retries, cpu_fallbacks, keys_from_cache;
     circuit *circs;
     size_t n_circs;
     cuzk_budget *budget;
@@ -247,6 +287,16 @@ static void admit(cuzk_engine *e)
     }
 }
 
+/* Frees a partition's .wtns copy and returns its bytes to the witness budget. */
+static void drop_wtns(cuzk_engine *e, part *p)
+{
+    if (!p->wtns)
+        return;
+    free(p->wtns);
+    p->wtns = NULL;
+    cuzk_budget_release(e->wbudget, CUZK_OWNER_WITNESS, p->wtns_len);
+}
+
 /* Ends a job (under e->mu): frees what it no longer needs, releases its key hold. */
 static void finish_job(cuzk_engine *e, job *j, cuzk_job_state st, cuzk_err err, const char *msg)
 {
@@ -257,8 +307,7 @@ static void finish_job(cuzk_engine *e, job *j, cuzk_job_state st, cuzk_err err, 
     j->t_end = cuzk__now_ms();
     j->done_seq = ++e->next_done_seq;
     for (size_t i = 0; i < j->n_parts; i++) {
-        free(j->parts[i].wtns);
-        j->parts[i].wtns = NULL;
+        drop_wtns(e, &j->parts[i]);
         if (st != CUZK_JOB_COMPLETED) {
             free(j->parts[i].res.proof_json);
             free(j->parts[i].res.public_json);
@@ -429,6 +478,203 @@ static job *pick(cuzk_engine *e)
     return best;
 }
 
+/* Whether some enabled device has not yet failed on an item. Under e->mu. */
+static int gpu_can_take(const cuzk_engine *e, uint32_t tried)
+{
+    for (unsigned d = 0; d < e->n_devs; d++)
+        if (!e->devs[d].disabled && !(tried & (1u << d)))
+            return 1;
+    return 0;
+}
+
+/* Runs a partition's GPU stage through the GPU workers and waits for it; on a GPU fault that
+ * no other device can take over, the stage runs on the CPU here. B in G2 runs on this thread
+ * meanwhile (unless g2_on_gpu). Returns the first error. */
+static cuzk_err run_stages(cuzk_engine *e, job *j, size_t pi, cuzk_prove_state *ps,
+                           double *gpu_ms, double *g2_ms, cuzk_errbuf *eb)
+{
+    gitem it;
+    memset(&it, 0, sizeof it);
+    it.j = j;
+    it.pi = pi;
+    it.ps = ps;
+    it.dev = -1;
+    int queued = 0;
+    pthread_mutex_lock(&e->mu);
+    if (e->n_devs && gpu_can_take(e, 0)) {
+        if (e->gq_tail)
+            e->gq_tail->next = &it;
+        else
+            e->gq_head = &it;
+        e->gq_tail = &it;
+        queued = 1;
+        pthread_cond_broadcast(&e->gpu_cv);
+    }
+    pthread_mutex_unlock(&e->mu);
+
+    cuzk_err err = CUZK_OK, g2err = CUZK_OK;
+    cuzk_errbuf g2eb = {{0}};
+    int g2_here = !queued || !e->cfg.g2_on_gpu;
+    if (g2_here) {
+        double t = cuzk__now_ms();
+        g2err = cuzk_prove_g2(ps, -1, NULL, &g2eb);
+        *g2_ms += cuzk__now_ms() - t;
+        it.g2_ok = !g2err;
+    }
+    if (queued) {
+        pthread_mutex_lock(&e->mu);
+        while (!it.done)
+            pthread_cond_wait(&e->gdone_cv, &e->mu);
+        pthread_mutex_unlock(&e->mu);
+        *gpu_ms += it.ms;
+        if (!g2_here)
+            *g2_ms += cuzk_prove_state_stats(ps)->msm_g2_ms;
+        err = it.err;
+        if (err == CUZK_GPU_FAULT || err == CUZK_NO_DEVICE) {
+            /* Every device that could take it failed: a GPU fault costs time, never the
+             * proof. */
+            pthread_mutex_lock(&e->mu);
+            e->cpu_fallbacks++;
+            pthread_mutex_unlock(&e->mu);
+            CUZK_LOG_WARN(TGT, "GPU stage falls back to the CPU", "job=%s partition=%zu error=%s",
+                          j->id, pi, it.eb.msg);
+            err = CUZK_OK;
+        } else if (err) {
+            *eb = it.eb;
+        }
+    }
+    if (!err && !it.g1_ok)
+        err = cuzk_prove_g1(ps, -1, NULL, eb); /* CPU backend, or the fallback */
+    if (!err && !it.g2_ok && !g2err) {
+        double t = cuzk__now_ms();
+        g2err = cuzk_prove_g2(ps, -1, NULL, &g2eb);
+        *g2_ms += cuzk__now_ms() - t;
+    }
+    if (!err && g2err) {
+        *eb = g2eb;
+        err = g2err;
+    }
+    return err;
+}
+
+static void *gpu_worker_main(void *arg)
+{
+    gworker *w = arg;
+    cuzk_engine *e = w->e;
+    gdev *d = &e->devs[w->dev];
+    int fake = e->cfg.test_fake_gpus > 0;
+    cuzk_gpu_ctx *ctx = NULL;
+    cuzk_errbuf oeb = {{0}};
+    cuzk_err oerr = CUZK_OK;
+    if (!fake && (oerr = cuzk_gpu_open(&ctx, d->id, &oeb)))
+        CUZK_LOG_ERROR(TGT, "GPU worker cannot open its device", "device=%d error=%s", d->id,
+                       oeb.msg);
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        gitem *it = NULL, *prev = NULL;
+        while (!e->gpu_stopping) {
+            if (!d->disabled)
+                for (prev = NULL, it = e->gq_head; it; prev = it, it = it->next)
+                    if (!(it->tried & (1u << w->dev)))
+                        break;
+            if (it)
+                break;
+            pthread_cond_wait(&e->gpu_cv, &e->mu);
+        }
+        if (!it)
+            break;
+        if (prev)
+            prev->next = it->next;
+        else
+            e->gq_head = it->next;
+        if (e->gq_tail == it)
+            e->gq_tail = prev;
+        it->next = NULL;
+        d->busy++;
+        pthread_mutex_unlock(&e->mu);
+
+        cuzk_errbuf eb = {{0}};
+        cuzk_err err;
+        int g1_ok = 0, g2_ok = it->g2_ok;
+        double t = cuzk__now_ms();
+        if (fake) {
+            if (e->cfg.test_faulty_gpus & (1u << w->dev))
+                err = cuzk_errf(&eb, CUZK_GPU_FAULT, "simulated fault on test device %u", w->dev);
+            else if (!(err = cuzk_prove_g1(it->ps, -1, NULL, &eb)))
+                g1_ok = 1;
+        } else if (!ctx) {
+            err = cuzk_errf(&eb, oerr ? oerr : CUZK_NO_DEVICE, "GPU %d: %s", d->id, oeb.msg);
+        } else if (!(err = cuzk_prove_g1(it->ps, d->id, ctx, &eb))) {
+            g1_ok = 1;
+        }
+        if (!err && e->cfg.g2_on_gpu && !g2_ok) {
+            if (!(err = fake ? cuzk_prove_g2(it->ps, -1, NULL, &eb)
+                             : cuzk_prove_g2(it->ps, d->id, ctx, &eb)))
+                g2_ok = 1;
+        }
+        double ms = cuzk__now_ms() - t;
+
+        pthread_mutex_lock(&e->mu);
+        d->busy--;
+        it->g1_ok |= g1_ok;
+        it->g2_ok |= g2_ok;
+        it->ms += ms;
+        if (err == CUZK_GPU_FAULT || err == CUZK_NO_DEVICE) {
+            d->faults++;
+            e->gpu_faults++;
+            it->tried |= 1u << w->dev;
+            CUZK_LOG_WARN(TGT, "GPU fault", "device=%d job=%s partition=%zu error=%s", d->id,
+                          it->j->id, it->pi, eb.msg);
+            if (++d->fault_streak >= 3 && !d->disabled) {
+                d->disabled = 1;
+                CUZK_LOG_ERROR(TGT, "GPU disabled after 3 faults in a row", "device=%d", d->id);
+                /* Queued items that no enabled device can take go back to their partition
+                 * workers (CPU fallback). */
+                gitem *q = e->gq_head, *qp = NULL;
+                while (q) {
+                    gitem *nx = q->next;
+                    if (!gpu_can_take(e, q->tried)) {
+                        if (qp)
+                            qp->next = nx;
+                        else
+                            e->gq_head = nx;
+                        if (e->gq_tail == q)
+                            e->gq_tail = qp;
+                        q->done = 1;
+                        q->err = CUZK_GPU_FAULT;
+                        snprintf(q->eb.msg, sizeof q->eb.msg, "no working GPU left");
+                    } else {
+                        qp = q;
+                    }
+                    q = nx;
+                }
+                pthread_cond_broadcast(&e->gdone_cv);
+            }
+            if (gpu_can_take(e, it->tried)) {
+                /* Retry on another device, ahead of newer work. */
+                e->gpu_retries++;
+                it->next = e->gq_head;
+                e->gq_head = it;
+                if (!e->gq_tail)
+                    e->gq_tail = it;
+                pthread_cond_broadcast(&e->gpu_cv);
+                continue;
+            }
+        } else if (!err) {
+            d->fault_streak = 0;
+            d->partitions++;
+        }
+        it->err = err;
+        it->eb = eb;
+        it->dev = (int)w->dev;
+        it->done = 1;
+        pthread_cond_broadcast(&e->gdone_cv);
+    }
+    pthread_mutex_unlock(&e->mu);
+    cuzk_gpu_close(ctx);
+    return NULL;
+}
+
 static void prove_partition(cuzk_engine *e, job *j, size_t pi)
 {
     circuit *c = j->circ;
@@ -439,12 +685,13 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
     err = cuzk_budget_reserve(e->budget, CUZK_OWNER_ABC, bytes, -1, &j->cancel, &eb);
     double wait_ms = cuzk__now_ms() - tw;
     cuzk_part_result res = {0};
-    double synth = 0, prove = 0;
+    double synth = 0, prove = 0, gpu_ms = 0, g2_ms = 0;
     if (!err) {
         /* One reservation, then split by owner for the status report (witness and MSM
-         * scratch vs the a, b, c, h vectors). */
+         * scratch vs the a, b, c, h vectors). a, b, c are returned as soon as H is done. */
         uint64_t wit = 32ull * c->n_vars, abc = 32ull * 4 * c->domain_size;
-        if (wit + abc <= bytes) {
+        int split = wit + abc <= bytes, abc_held = 1;
+        if (split) {
             cuzk_budget_transfer(e->budget, CUZK_OWNER_ABC, CUZK_OWNER_WITNESS, wit);
             cuzk_budget_transfer(e->budget, CUZK_OWNER_ABC, CUZK_OWNER_MSM_SCRATCH,
                                  bytes - wit - abc);
@@ -461,21 +708,36 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                 cuzk_prove_opts po = {0};
                 po.nthreads = e->cfg.prove_threads;
                 po.no_verify = e->cfg.no_verify;
-                po.backend = CUZK_BACKEND_AUTO;
-                cuzk_prove_stats st = {0};
+                cuzk_prove_state *ps = NULL;
+                double t0 = cuzk__now_ms();
+                /* w.values points into the job's .wtns copy, alive until this partition
+                 * ends: the public inputs are read from it below. */
+                const uint8_t *pub = w.values + 32;
+                err = cuzk_prove_begin(&ps, pk, w.values, w.n_witness, &po, &eb);
+                cuzk_wtns_close(&w);
+                if (!err)
+                    err = run_stages(e, j, pi, ps, &gpu_ms, &g2_ms, &eb);
+                if (!err && split && cuzk_prove_state_bytes(ps) <= wit) {
+                    cuzk_budget_release(e->budget, CUZK_OWNER_ABC, abc); /* H is done */
+                    abc_held = 0;
+                }
                 cuzk_proof proof;
-                err = cuzk_prove(&proof, pk, w.values, w.n_witness, &po, &st, &eb);
-                synth = st.synth_ms;
-                prove = st.total_ms > st.synth_ms ? st.total_ms - st.synth_ms
-                                                  : st.h_ms + st.msm_g1_ms + st.msm_g2_ms +
-                                                        st.finalize_ms + st.verify_ms;
+                if (!err)
+                    err = cuzk_prove_end(ps, &proof, &eb);
+                if (ps) {
+                    const cuzk_prove_stats *st = cuzk_prove_state_stats(ps);
+                    synth = st->synth_ms;
+                    double total = cuzk__now_ms() - t0;
+                    prove = total > synth ? total - synth : 0;
+                }
+                cuzk_prove_state_free(ps);
                 if (!err) {
                     cuzk_strbuf sb;
                     cuzk_sb_init(&sb);
                     cuzk_proof_to_json(&sb, &proof);
                     res.proof_json = sb.oom ? NULL : sb.buf;
                     cuzk_sb_init(&sb);
-                    cuzk_public_to_json(&sb, w.values + 32, c->n_public);
+                    cuzk_public_to_json(&sb, pub, c->n_public);
                     res.public_json = sb.oom ? NULL : sb.buf;
                     if (!res.proof_json || !res.public_json)
                         err = cuzk_errf(&eb, CUZK_NO_MEMORY, "cannot format the proof");
@@ -484,13 +746,13 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                         res.has_compressed = !err;
                     }
                 }
-                cuzk_wtns_close(&w);
             }
         }
-        if (wit + abc <= bytes) {
+        if (split) {
             cuzk_budget_release(e->budget, CUZK_OWNER_WITNESS, wit);
             cuzk_budget_release(e->budget, CUZK_OWNER_MSM_SCRATCH, bytes - wit - abc);
-            cuzk_budget_release(e->budget, CUZK_OWNER_ABC, abc);
+            if (abc_held)
+                cuzk_budget_release(e->budget, CUZK_OWNER_ABC, abc);
         } else {
             cuzk_budget_release(e->budget, CUZK_OWNER_ABC, bytes);
         }
@@ -501,8 +763,9 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
     j->wait_ms += wait_ms;
     j->synth_ms += synth;
     j->prove_ms += prove;
-    free(j->parts[pi].wtns); /* dead once proved */
-    j->parts[pi].wtns = NULL;
+    j->gpu_ms += gpu_ms;
+    j->g2_ms += g2_ms;
+    drop_wtns(e, &j->parts[pi]); /* dead once proved */
     if (!err) {
         j->parts[pi].res = res;
         j->done++;
@@ -576,6 +839,64 @@ static uint64_t phys_ram(void)
     return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : (8ull << 30);
 }
 
+#if CUZK_HAVE_CUDA
+static const char no_cuda_note[] = "";
+#else
+static const char no_cuda_note[] = " (this build has no CUDA backend)";
+#endif
+
+/* Picks the devices the GPU workers use (none on the CPU backend). */
+static cuzk_err setup_devices(cuzk_engine *e, cuzk_errbuf *eb)
+{
+    const cuzk_engine_config *c = &e->cfg;
+    if (c->test_fake_gpus) {
+        unsigned n = c->test_fake_gpus > CUZK_MAX_DEVICES ? CUZK_MAX_DEVICES : c->test_fake_gpus;
+        for (unsigned d = 0; d < n; d++) {
+            e->devs[d].id = (int)d;
+            snprintf(e->devs[d].name, sizeof e->devs[d].name, "simulated GPU %u (test)", d);
+        }
+        e->n_devs = n;
+        return CUZK_OK;
+    }
+    if (c->backend == CUZK_BACKEND_CPU)
+        return CUZK_OK;
+    int count = cuzk_gpu_device_count();
+    if (count <= 0) {
+        if (c->backend == CUZK_BACKEND_GPU)
+            return cuzk_errf(eb, CUZK_NO_DEVICE, "gpus.backend = \"gpu\" but no CUDA device is "
+                             "available%s", no_cuda_note);
+        return CUZK_OK;
+    }
+    size_t n = c->n_gpu_devices ? c->n_gpu_devices : (size_t)count;
+    if (n > CUZK_MAX_DEVICES)
+        n = CUZK_MAX_DEVICES;
+    for (size_t i = 0; i < n; i++) {
+        int id = c->n_gpu_devices ? c->gpu_devices[i] : (int)i;
+        if (id < 0 || id >= count)
+            return cuzk_errf(eb, CUZK_BAD_CONFIG, "gpus.devices lists device %d; %d CUDA "
+                             "device(s) found (0..%d)", id, count, count - 1);
+        for (size_t k = 0; k < i; k++)
+            if (e->devs[k].id == id)
+                return cuzk_errf(eb, CUZK_BAD_CONFIG, "gpus.devices lists device %d twice", id);
+        e->devs[i].id = id;
+        cuzk_gpu_ctx *ctx;
+        cuzk_errbuf oeb;
+        if (cuzk_gpu_open(&ctx, id, &oeb)) {
+            snprintf(e->devs[i].name, sizeof e->devs[i].name, "unusable");
+            e->devs[i].disabled = 1;
+            CUZK_LOG_ERROR(TGT, "GPU cannot be opened: not used", "device=%d error=%s", id,
+                           oeb.msg);
+        } else {
+            snprintf(e->devs[i].name, sizeof e->devs[i].name, "%s", cuzk_gpu_name(ctx));
+            cuzk_gpu_close(ctx);
+            CUZK_LOG_INFO(TGT, "GPU in use", "device=%d name=\"%s\" workers=%u", id,
+                          e->devs[i].name, c->gpu_workers_per_device);
+        }
+    }
+    e->n_devs = (unsigned)n;
+    return CUZK_OK;
+}
+
 cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_errbuf *eb)
 {
     *out = NULL;
@@ -592,6 +913,13 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
     }
     if (!e->cfg.working_budget)
         e->cfg.working_budget = phys_ram() / 2;
+    if (!e->cfg.witness_budget) {
+        e->cfg.witness_budget = e->cfg.working_budget / 4;
+        if (e->cfg.witness_budget < (256ull << 20))
+            e->cfg.witness_budget = 256ull << 20;
+    }
+    if (!e->cfg.gpu_workers_per_device)
+        e->cfg.gpu_workers_per_device = 2;
     if (!e->cfg.retain_jobs)
         e->cfg.retain_jobs = 1024;
     if (!e->cfg.max_partitions)
@@ -604,7 +932,13 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
     pthread_mutex_init(&e->load_mu, NULL);
     pthread_cond_init(&e->work_cv, NULL);
     pthread_cond_init(&e->idle_cv, NULL);
+    pthread_cond_init(&e->gpu_cv, NULL);
+    pthread_cond_init(&e->gdone_cv, NULL);
     cuzk_err err = cuzk_budget_new(&e->budget, "working", e->cfg.working_budget, eb);
+    if (!err)
+        err = cuzk_budget_new(&e->wbudget, "witness", e->cfg.witness_budget, eb);
+    if (!err)
+        err = setup_devices(e, eb);
     if (err) {
         cuzk_engine_free(e);
         return err;
@@ -652,6 +986,21 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
             cuzk_engine_free(e);
             return err;
         }
+        /* Stage the preloaded key's points on every device now, so the first proof does not
+         * pay for the upload. A device that fails here is left to the per-proof path (which
+         * retries elsewhere and counts the fault). */
+        for (unsigned d = 0; d < e->n_devs && !e->cfg.test_fake_gpus; d++) {
+            if (e->devs[d].disabled)
+                continue;
+            cuzk_errbuf geb;
+            double t = cuzk__now_ms();
+            if (cuzk_pk_gpu_stage(e->circs[i].pk, e->devs[d].id, e->cfg.g2_on_gpu, &geb))
+                CUZK_LOG_WARN(TGT, "cannot stage the key on the GPU", "circuit=%s device=%d "
+                              "error=%s", e->circs[i].id, e->devs[d].id, geb.msg);
+            else
+                CUZK_LOG_INFO(TGT, "key staged on the GPU", "circuit=%s device=%d ms=%.1f",
+                              e->circs[i].id, e->devs[d].id, cuzk__now_ms() - t);
+        }
     }
     e->workers = calloc(e->cfg.partition_workers, sizeof *e->workers);
     if (!e->workers) {
@@ -665,10 +1014,29 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
         }
         e->n_workers++;
     }
-    CUZK_LOG_INFO(TGT, "engine started", "partition_workers=%u prove_threads=%u "
-                  "max_jobs_in_flight=%u working_budget=%" PRIu64 " key_budget=%" PRIu64
-                  " verify=%s", e->cfg.partition_workers, e->cfg.prove_threads,
-                  e->cfg.max_jobs_in_flight, e->cfg.working_budget, e->cfg.key_budget,
+    unsigned gw = e->n_devs * e->cfg.gpu_workers_per_device;
+    e->gworkers = calloc(gw ? gw : 1, sizeof *e->gworkers);
+    if (!e->gworkers) {
+        cuzk_engine_free(e);
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+    }
+    for (unsigned i = 0; i < gw; i++) {
+        gworker *w = &e->gworkers[i];
+        w->e = e;
+        w->dev = i / e->cfg.gpu_workers_per_device;
+        if (pthread_create(&w->tid, NULL, gpu_worker_main, w)) {
+            cuzk_engine_free(e);
+            return cuzk_errf(eb, CUZK_INTERNAL, "cannot start GPU worker %u", i);
+        }
+        e->devs[w->dev].workers++;
+        e->n_gworkers++;
+    }
+    CUZK_LOG_INFO(TGT, "engine started", "partition_workers=%u prove_threads=%u gpus=%u "
+                  "gpu_workers=%u g2=%s max_jobs_in_flight=%u working_budget=%" PRIu64
+                  " witness_budget=%" PRIu64 " key_budget=%" PRIu64 " verify=%s",
+                  e->cfg.partition_workers, e->cfg.prove_threads, e->n_devs, e->n_gworkers,
+                  e->cfg.g2_on_gpu ? "gpu" : "cpu", e->cfg.max_jobs_in_flight,
+                  e->cfg.working_budget, e->cfg.witness_budget, e->cfg.key_budget,
                   e->cfg.no_verify ? "false" : "true");
     *out = e;
     return CUZK_OK;
@@ -722,6 +1090,13 @@ unsigned cuzk_engine_shutdown(cuzk_engine *e, uint64_t grace_ms)
     for (unsigned i = 0; i < e->n_workers; i++)
         pthread_join(e->workers[i], NULL);
     e->n_workers = 0;
+    pthread_mutex_lock(&e->mu);
+    e->gpu_stopping = 1;
+    pthread_cond_broadcast(&e->gpu_cv);
+    pthread_mutex_unlock(&e->mu);
+    for (unsigned i = 0; i < e->n_gworkers; i++)
+        pthread_join(e->gworkers[i].tid, NULL);
+    e->n_gworkers = 0;
     return n_cancelled;
 }
 
@@ -729,7 +1104,7 @@ void cuzk_engine_free(cuzk_engine *e)
 {
     if (!e)
         return;
-    if (e->n_workers)
+    if (e->n_workers || e->n_gworkers)
         cuzk_engine_shutdown(e, 0);
     pthread_mutex_lock(&e->mu);
     /* Waiters in cuzk_engine_await hold references; they are gone once the callers (rpc
@@ -748,8 +1123,13 @@ void cuzk_engine_free(cuzk_engine *e)
     }
     free(e->circs);
     free(e->workers);
+    free(e->gworkers);
     if (e->budget)
         cuzk_budget_free(e->budget);
+    if (e->wbudget)
+        cuzk_budget_free(e->wbudget);
+    pthread_cond_destroy(&e->gpu_cv);
+    pthread_cond_destroy(&e->gdone_cv);
     pthread_cond_destroy(&e->work_cv);
     pthread_cond_destroy(&e->idle_cv);
     pthread_mutex_destroy(&e->load_mu);
@@ -814,11 +1194,29 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
         fp = fnv1a(fp, req->witnesses[i], req->witness_lens[i]);
     }
 
+    /* The witness bytes are held until each partition ends: charge them now, or refuse. */
+    uint64_t wbytes = 0;
+    for (size_t i = 0; i < req->n_witnesses; i++)
+        wbytes += req->witness_lens[i];
+    if (wbytes > e->cfg.witness_budget)
+        return cuzk_errf(eb, CUZK_OUT_OF_BUDGET,
+                         "the request's witnesses are %" PRIu64 " bytes, more than the whole "
+                         "witness budget (%" PRIu64 " bytes; memory.witness_budget)", wbytes,
+                         e->cfg.witness_budget);
+    if (cuzk_budget_try_reserve(e->wbudget, CUZK_OWNER_WITNESS, wbytes, NULL)) {
+        cuzk_budget_snapshot ws;
+        cuzk_budget_get_snapshot(e->wbudget, &ws);
+        return cuzk_errf(eb, CUZK_OUT_OF_BUDGET,
+                         "busy: the witnesses of queued jobs hold %" PRIu64 " of %" PRIu64
+                         " bytes and this request needs %" PRIu64 "; retry later (or raise "
+                         "memory.witness_budget)", ws.in_use, ws.limit, wbytes);
+    }
     job *j = calloc(1, sizeof *j);
     part *parts = calloc(req->n_witnesses, sizeof *parts);
     if (!j || !parts) {
         free(j);
         free(parts);
+        cuzk_budget_release(e->wbudget, CUZK_OWNER_WITNESS, wbytes);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     }
     j->parts = parts;
@@ -827,6 +1225,7 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
         parts[i].wtns = malloc(req->witness_lens[i] ? req->witness_lens[i] : 1);
         if (!parts[i].wtns) {
             free_job(j);
+            cuzk_budget_release(e->wbudget, CUZK_OWNER_WITNESS, wbytes);
             return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory for the witnesses");
         }
         memcpy(parts[i].wtns, req->witnesses[i], req->witness_lens[i]);
@@ -844,6 +1243,7 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
     if (!e->accepting) {
         pthread_mutex_unlock(&e->mu);
         free_job(j);
+        cuzk_budget_release(e->wbudget, CUZK_OWNER_WITNESS, wbytes);
         return cuzk_errf(eb, CUZK_CANCELLED, "the daemon is shutting down");
     }
     if (rid[0]) {
@@ -860,6 +1260,7 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
             }
             pthread_mutex_unlock(&e->mu);
             free_job(j);
+            cuzk_budget_release(e->wbudget, CUZK_OWNER_WITNESS, wbytes);
             return err;
         }
     }
@@ -901,6 +1302,8 @@ static void fill_result(const job *j, cuzk_job_result *r)
     r->synth_ms = j->synth_ms;
     r->prove_ms = j->prove_ms;
     r->budget_wait_ms = j->wait_ms;
+    r->gpu_ms = j->gpu_ms;
+    r->g2_ms = j->g2_ms;
     r->total_ms = end - j->t_submit;
     r->seq = j->done_seq;
     if (j->state == CUZK_JOB_COMPLETED) {
@@ -1011,8 +1414,26 @@ void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *s)
     s->prove_ms_total = e->prove_ms_total;
     for (size_t i = 0; i < e->n_circs; i++)
         s->keys_bytes += e->circs[i].bytes;
+    s->n_devices = e->n_devs;
+    for (unsigned d = 0; d < e->n_devs; d++) {
+        const gdev *g = &e->devs[d];
+        s->devices[d].id = g->id;
+        snprintf(s->devices[d].name, sizeof s->devices[d].name, "%s", g->name);
+        s->devices[d].workers = g->workers;
+        s->devices[d].busy = g->busy;
+        s->devices[d].partitions = g->partitions;
+        s->devices[d].faults = g->faults;
+        s->devices[d].disabled = g->disabled;
+        s->gpu_workers += g->workers;
+        s->gpu_busy += g->busy;
+    }
+    s->gpu_faults = e->gpu_faults;
+    s->gpu_retries = e->gpu_retries;
+    s->cpu_fallbacks = e->cpu_fallbacks;
+    s->keys_from_cache = e->keys_from_cache;
     pthread_mutex_unlock(&e->mu);
     cuzk_budget_get_snapshot(e->budget, &s->budget);
+    cuzk_budget_get_snapshot(e->wbudget, &s->witness_budget);
 }
 
 size_t cuzk_engine_circuits(cuzk_engine *e, cuzk_circuit_info *out, size_t max)
@@ -1077,6 +1498,25 @@ char *cuzk_engine_metrics(cuzk_engine *e)
     GAUGE("cuzk_budget_waiting", "Reservations waiting for memory now.", "%" PRIu64,
           s.budget.waiting);
     COUNTER("cuzk_budget_waits_total", "Reservations that had to wait.", s.budget.waits);
+    GAUGE("cuzk_witness_budget_limit_bytes", "Budget for the witnesses of accepted jobs.",
+          "%" PRIu64, s.witness_budget.limit);
+    GAUGE("cuzk_witness_bytes", "Witness bytes held for accepted jobs.", "%" PRIu64,
+          s.witness_budget.in_use);
+    GAUGE("cuzk_gpu_workers", "GPU workers (gw x devices).", "%u", s.gpu_workers);
+    GAUGE("cuzk_gpu_workers_busy", "GPU workers running a partition's GPU stage now.", "%u",
+          s.gpu_busy);
+    COUNTER("cuzk_gpu_faults_total", "GPU stages that faulted.", s.gpu_faults);
+    COUNTER("cuzk_gpu_retries_total", "GPU stages retried on another device.", s.gpu_retries);
+    COUNTER("cuzk_gpu_cpu_fallbacks_total", "GPU stages redone on the CPU.", s.cpu_fallbacks);
+    COUNTER("cuzk_keys_from_cache_total", "Proving keys loaded from their cache file.",
+            s.keys_from_cache);
+    if (s.n_devices) {
+        cuzk_sb_printf(&sb, "# HELP cuzk_gpu_partitions_total Partition GPU stages done, by "
+                            "device.\n# TYPE cuzk_gpu_partitions_total counter\n");
+        for (unsigned d = 0; d < s.n_devices; d++)
+            cuzk_sb_printf(&sb, "cuzk_gpu_partitions_total{device=\"%d\"} %" PRIu64 "\n",
+                           s.devices[d].id, s.devices[d].partitions);
+    }
     cuzk_sb_printf(&sb, "# HELP cuzk_memory_in_use_bytes Working memory by owner.\n"
                         "# TYPE cuzk_memory_in_use_bytes gauge\n");
     for (int o = 0; o < CUZK_OWNER__COUNT; o++)

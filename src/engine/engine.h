@@ -22,11 +22,24 @@
  * reservation is released the moment the partition ends, and the partition's witness bytes are
  * freed then too. A partition larger than the whole budget fails its job (OUT_OF_BUDGET).
  *
+ * Witnesses. The .wtns bytes of accepted jobs are charged to their own budget until each
+ * partition ends; a request whose witnesses do not fit beside those already held is refused
+ * (CUZK_OUT_OF_BUDGET, "busy": retry later) instead of growing memory without bound.
+ *
  * Keys. Every configured circuit's zkey header is read at start (cheap: structure only);
  * preloaded keys are loaded (cuzk_pk_load) before the engine is ready, others on first use.
  * A key is held by every live job of its circuit; when loading a key would make the resident
  * keys exceed key_budget, the least recently used keys that no job holds are evicted first.
  * cuzk_engine_evict_key evicts at once unless a job holds the key.
+ *
+ * Pipeline. Partition workers (pw) take partitions as above. With GPU workers (gw per device,
+ * each with its own stream and scratch on its device), a partition worker synthesizes (a, b,
+ * c), queues the partition for the GPU workers, runs B in G2 on its own CPU threads meanwhile
+ * (unless g2_on_gpu), waits for the GPU stage (H and the G1 MSMs), then finalises and
+ * self-verifies. So a GPU worker takes the next partition as soon as its GPU work is done,
+ * and partitions of one job run on every device. A GPU fault retries the partition's GPU
+ * stage on another device it has not failed on, else on the CPU; three faults in a row
+ * disable a device. Faults, retries and CPU fallbacks are counted (status, metrics).
  *
  * Cancel. A queued job ends at once. A running job starts no new partition; partitions already
  * proving finish (a partition is the unit of work), release their memory, and then the job
@@ -40,6 +53,7 @@
 #include <stdint.h>
 
 #include "cuzk/err.h"
+#include "cuzk/groth16.h"
 #include "cuzk/pool.h"
 
 typedef enum {
@@ -82,6 +96,23 @@ typedef struct {
     unsigned max_partitions;     /* witnesses per request (0: 1024) */
     const cuzk_engine_circuit *circuits;
     size_t n_circuits;
+    /* GPU workers (see "Pipeline" above). */
+    cuzk_backend_kind backend;   /* AUTO: every usable device; CPU: none; GPU: fail without one */
+    const int *gpu_devices;      /* CUDA device numbers to use (n_gpu_devices 0: all) */
+    size_t n_gpu_devices;
+    unsigned gpu_workers_per_device; /* gw (0: 2) */
+    int g2_on_gpu;               /* B in G2 on the GPU worker (1) or the partition worker (0) */
+    /* Key cache (see "Keys"): 1 to write and use ZKEY.cuzkcache files, in key_cache_dir when
+     * it is not NULL or "" (else next to each zkey). */
+    int key_cache;
+    const char *key_cache_dir;
+    /* Witness bytes of accepted jobs (0: 1/4 of working_budget, at least 256 MiB). */
+    uint64_t witness_budget;
+    /* TESTING ONLY: simulated GPUs whose "device" stage runs on the CPU in the GPU worker
+     * threads (so the pipeline, retries and fallbacks run without a GPU); bit d of
+     * test_faulty_gpus makes simulated device d fault on every partition. */
+    unsigned test_fake_gpus;
+    uint32_t test_faulty_gpus;
 } cuzk_engine_config;
 
 typedef struct cuzk_engine cuzk_engine;
@@ -133,6 +164,7 @@ typedef struct {
     size_t n_parts, parts_done;
     cuzk_part_result *parts; /* n_parts entries when COMPLETED, else NULL */
     double queue_ms, synth_ms, prove_ms, budget_wait_ms, total_ms;
+    double gpu_ms, g2_ms; /* summed over partitions: the GPU stage (H + G1), B in G2 */
     uint64_t seq;       /* completion order (1, 2, ...; 0 while live), for tests */
 } cuzk_job_result;
 
@@ -183,6 +215,17 @@ typedef struct {
     uint64_t keys_bytes;
     double prove_ms_total;
     cuzk_budget_snapshot budget;
+    cuzk_budget_snapshot witness_budget; /* witness bytes of accepted jobs */
+    /* GPU workers: one entry per device in use (none on the CPU backend). */
+    unsigned n_devices, gpu_workers, gpu_busy;
+    struct {
+        int id;            /* CUDA device number (simulated: the index) */
+        char name[64];
+        unsigned workers, busy;
+        uint64_t partitions, faults;
+        int disabled;      /* after 3 faults in a row */
+    } devices[CUZK_MAX_DEVICES];
+    uint64_t gpu_faults, gpu_retries, cpu_fallbacks, keys_from_cache;
 } cuzk_engine_status;
 
 void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *out);

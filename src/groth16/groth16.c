@@ -139,22 +139,111 @@ cuzk_err cuzk_prove(cuzk_proof *proof, const cuzk_pk *pk, const uint8_t *witness
     } else if (opts->backend == CUZK_BACKEND_AUTO) {
         use_gpu = cuzk_gpu_device_count() > 0;
     }
+    int fallback = opts->backend == CUZK_BACKEND_AUTO;
     cuzk_err e;
-    for (;;) {
-        if (pk->curve == CUZK_CURVE_BN254)
-            e = bn254_prove(proof, pk->k.bn254, witness, n_witness, opts, use_gpu, stats, eb);
-        else
-            e = bls12_381_prove(proof, pk->k.bls12_381, witness, n_witness, opts, use_gpu, stats, eb);
-        if (!(use_gpu && opts->backend == CUZK_BACKEND_AUTO &&
-              (e == CUZK_GPU_FAULT || e == CUZK_NO_DEVICE)))
-            break;
-        /* AUTO: a GPU fault costs time, never the proof: redo it on the CPU. */
-        snprintf(stats->gpu_error, sizeof stats->gpu_error, "%.255s", eb ? eb->msg : "");
-        stats->gpu_fallback = 1;
-        use_gpu = 0;
-    }
-    stats->used_gpu = use_gpu;
+    if (pk->curve == CUZK_CURVE_BN254)
+        e = bn254_prove(proof, pk->k.bn254, witness, n_witness, opts, use_gpu, fallback, stats, eb);
+    else
+        e = bls12_381_prove(proof, pk->k.bls12_381, witness, n_witness, opts, use_gpu, fallback,
+                            stats, eb);
     return e;
+}
+
+/* ------------------------------------------------------------------ staged proving */
+
+struct cuzk_prove_state {
+    cuzk_curve curve;
+    union {
+        bn254_pstate *bn254;
+        bls12_381_pstate *bls12_381;
+    } s;
+    uint64_t n_vars, domain_size;
+};
+
+cuzk_err cuzk_prove_begin(cuzk_prove_state **out, const cuzk_pk *pk, const uint8_t *witness,
+                          uint64_t n_witness, const cuzk_prove_opts *opts, cuzk_errbuf *eb)
+{
+    *out = NULL;
+    cuzk_prove_opts def = {0};
+    if (!opts)
+        opts = &def;
+    cuzk_prove_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+    s->curve = pk->curve;
+    s->n_vars = cuzk_pk_n_vars(pk);
+    s->domain_size = cuzk_pk_domain_size(pk);
+    cuzk_err e = pk->curve == CUZK_CURVE_BN254
+                     ? bn254_pstart(&s->s.bn254, pk->k.bn254, witness, n_witness, opts, eb)
+                     : bls12_381_pstart(&s->s.bls12_381, pk->k.bls12_381, witness, n_witness,
+                                        opts, eb);
+    if (e) {
+        free(s);
+        return e;
+    }
+    *out = s;
+    return CUZK_OK;
+}
+
+#define STAGE(s, cpu, gpu_fn, ...)                                                            \
+    ((s)->curve == CUZK_CURVE_BN254                                                           \
+         ? (device < 0 ? bn254_##cpu((s)->s.bn254, eb)                                        \
+                       : bn254_##gpu_fn((s)->s.bn254, device, gpu, eb))                      \
+         : (device < 0 ? bls12_381_##cpu((s)->s.bls12_381, eb)                                \
+                       : bls12_381_##gpu_fn((s)->s.bls12_381, device, gpu, eb)))
+
+cuzk_err cuzk_prove_g1(cuzk_prove_state *s, int device, struct cuzk_gpu_ctx *gpu,
+                       cuzk_errbuf *eb)
+{
+    return STAGE(s, pg1_cpu, pg1_gpu);
+}
+
+cuzk_err cuzk_prove_g2(cuzk_prove_state *s, int device, struct cuzk_gpu_ctx *gpu,
+                       cuzk_errbuf *eb)
+{
+    return STAGE(s, pg2_cpu, pg2_gpu);
+}
+#undef STAGE
+
+cuzk_err cuzk_prove_end(cuzk_prove_state *s, cuzk_proof *proof, cuzk_errbuf *eb)
+{
+    return s->curve == CUZK_CURVE_BN254 ? bn254_pfinish(s->s.bn254, proof, eb)
+                                        : bls12_381_pfinish(s->s.bls12_381, proof, eb);
+}
+
+cuzk_err cuzk_pk_gpu_stage(cuzk_pk *pk, int device, int with_g2, cuzk_errbuf *eb)
+{
+    return pk->curve == CUZK_CURVE_BN254 ? bn254_gpu_stage(pk->k.bn254, device, with_g2, eb)
+                                         : bls12_381_gpu_stage(pk->k.bls12_381, device, with_g2, eb);
+}
+
+const cuzk_prove_stats *cuzk_prove_state_stats(const cuzk_prove_state *s)
+{
+    return s->curve == CUZK_CURVE_BN254 ? &s->s.bn254->st : &s->s.bls12_381->st;
+}
+
+uint64_t cuzk_prove_state_bytes(const cuzk_prove_state *s)
+{
+    int w, abc;
+    if (s->curve == CUZK_CURVE_BN254) {
+        w = s->s.bn254->w != NULL;
+        abc = s->s.bn254->a != NULL;
+    } else {
+        w = s->s.bls12_381->w != NULL;
+        abc = s->s.bls12_381->a != NULL;
+    }
+    return 32ull * ((w ? s->n_vars : 0) + (abc ? 3 * s->domain_size : 0));
+}
+
+void cuzk_prove_state_free(cuzk_prove_state *s)
+{
+    if (!s)
+        return;
+    if (s->curve == CUZK_CURVE_BN254)
+        bn254_pfree(s->s.bn254);
+    else
+        bls12_381_pfree(s->s.bls12_381);
+    free(s);
 }
 
 /* Decodes a vk/proof (untrusted: subgroup-checked) and verifies. */

@@ -45,24 +45,30 @@ typedef struct {
     uint64_t n_coef[2];
     FR_(domain) dom;
     size_t bytes;
-    /* GPU residency: the point sets uploaded once, on the first GPU proof, and kept until the
-     * key is freed. gpu_mu serialises use of the context (one thread at a time). */
-    pthread_mutex_t gpu_mu;
-    cuzk_gpu_ctx *gpu;
-    cuzk_gpu_points *g_a, *g_b1, *g_c, *g_h, *g_b2;
+    /* GPU residency, per device: the point sets are uploaded on the first proof that uses
+     * the device and kept until the key is freed. dev[d].ctx is the key's own context on
+     * device d (the points belong to it); dev[d].mu guards the upload and serialises use of
+     * that context by callers that bring none of their own. */
+    struct {
+        pthread_mutex_t mu;
+        cuzk_gpu_ctx *ctx;
+        cuzk_gpu_points *g_a, *g_b1, *g_c, *g_h, *g_b2;
+    } dev[CUZK_MAX_DEVICES];
 } GT_(pk);
 
 static void GT_(pk_free)(GT_(pk) *pk)
 {
     if (!pk)
         return;
-    cuzk_gpu_points_free(pk->g_a);
-    cuzk_gpu_points_free(pk->g_b1);
-    cuzk_gpu_points_free(pk->g_c);
-    cuzk_gpu_points_free(pk->g_h);
-    cuzk_gpu_points_free(pk->g_b2);
-    cuzk_gpu_close(pk->gpu);
-    pthread_mutex_destroy(&pk->gpu_mu);
+    for (int d = 0; d < CUZK_MAX_DEVICES; d++) {
+        cuzk_gpu_points_free(pk->dev[d].g_a);
+        cuzk_gpu_points_free(pk->dev[d].g_b1);
+        cuzk_gpu_points_free(pk->dev[d].g_c);
+        cuzk_gpu_points_free(pk->dev[d].g_h);
+        cuzk_gpu_points_free(pk->dev[d].g_b2);
+        cuzk_gpu_close(pk->dev[d].ctx);
+        pthread_mutex_destroy(&pk->dev[d].mu);
+    }
     free(pk->ic);
     free(pk->a);
     free(pk->b1);
@@ -149,7 +155,8 @@ static cuzk_err GT_(pk_load)(GT_(pk) **out, const cuzk_zkey *zk, unsigned nthrea
     GT_(pk) *pk = calloc(1, sizeof *pk);
     if (!pk)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "%s: out of memory", file);
-    pthread_mutex_init(&pk->gpu_mu, NULL);
+    for (int d = 0; d < CUZK_MAX_DEVICES; d++)
+        pthread_mutex_init(&pk->dev[d].mu, NULL);
     pk->n_vars = zk->n_vars;
     pk->n_public = zk->n_public;
     pk->domain_size = zk->domain_size;
@@ -354,197 +361,273 @@ static int GT_(verify_points)(const G1A *alpha1, const G2A *beta2, const G2A *ga
     return GT_(multi_pairing_is_one)(P, Q, 4);
 }
 
-/* ------------------------------------------------------------------ GPU stages */
+/* ------------------------------------------------------------------ staged prover */
 
-/* The B-in-G2 MSM on CPU threads beside the GPU's G1 work (--g2 cpu). */
+/* One proof in progress (cuzk_prove_state in the public API). Stages:
+ *   pstart  (CPU) witness checks, synthesis: w, a, b, c;
+ *   pg1     H and the G1 MSMs, on the CPU or a GPU; a, b, c are freed when it succeeds and
+ *           kept when it fails, so the stage can be retried on another device or the CPU;
+ *   pg2     B in G2, on the CPU or a GPU; may run on another thread at the same time as pg1
+ *           (both only read w);
+ *   pfinish blinding, the proof, self-verification; frees w. */
 typedef struct {
-    const GT_(pk) *pk;
-    const uint8_t *ws;
-    unsigned nthreads;
-    G2J out;
-    cuzk_err err;
-    double ms;
-} GT_(g2_job);
+    GT_(pk) *pk;
+    cuzk_prove_opts opts;
+    FRT *w, *a, *b, *c;
+    G1J pa, pb1, pc, ph;
+    G2J pb2;
+    int g1_done, g2_done;
+    cuzk_prove_stats st;
+    double t0;
+} GT_(pstate);
 
-static void *GT_(g2_thread)(void *arg)
+static void GT_(pfree)(GT_(pstate) *s)
 {
-    GT_(g2_job) *j = arg;
-    double t = cuzk__now_ms();
-    cuzk_msm_opts mo = {j->nthreads, 0, 0};
-    j->err = G2_(msm_ex)(&j->out, j->pk->b2, j->ws, j->pk->n_vars, &mo);
-    j->ms = cuzk__now_ms() - t;
-    return NULL;
+    if (!s)
+        return;
+    free(s->w);
+    free(s->a);
+    free(s->b);
+    free(s->c);
+    free(s);
 }
 
-/* Uploads the key's point sets to device 0 on first use (pk->gpu_mu held). */
-static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int want_g2, cuzk_errbuf *eb)
+static cuzk_err GT_(pstart)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *witness,
+                            uint64_t n_witness, const cuzk_prove_opts *opts, cuzk_errbuf *eb)
 {
-    cuzk_err e = CUZK_OK;
-    cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
-    if (!pk->gpu && (e = cuzk_gpu_open(&pk->gpu, 0, eb)))
-        return e;
-    if (!pk->g_a && (e = cuzk_gpu_points_upload(pk->gpu, gc, CUZK_GPU_G1, pk->a, pk->n_vars, &pk->g_a, eb)))
-        return e;
-    if (!pk->g_b1 && (e = cuzk_gpu_points_upload(pk->gpu, gc, CUZK_GPU_G1, pk->b1, pk->n_vars, &pk->g_b1, eb)))
-        return e;
-    if (!pk->g_c && (e = cuzk_gpu_points_upload(pk->gpu, gc, CUZK_GPU_G1, pk->c,
-                                                 pk->n_vars - pk->n_public - 1, &pk->g_c, eb)))
-        return e;
-    if (!pk->g_h && (e = cuzk_gpu_points_upload(pk->gpu, gc, CUZK_GPU_G1, pk->h, pk->domain_size, &pk->g_h, eb)))
-        return e;
-    if (want_g2 && !pk->g_b2 &&
-        (e = cuzk_gpu_points_upload(pk->gpu, gc, CUZK_GPU_G2, pk->b2, pk->n_vars, &pk->g_b2, eb)))
-        return e;
-    return CUZK_OK;
-}
-
-/* H and every MSM on the GPU (B in G2 on CPU threads beside it unless opts->g2_gpu). The GPU
- * writes Jacobian points in exactly the layout of G1J / G2J (X, Y, Z limbs, Fp2 as c0, c1). */
-static cuzk_err GT_(gpu_stages)(GT_(pk) *pk, const uint8_t *ws, const FRT *a, const FRT *b,
-                                const FRT *c, const cuzk_prove_opts *opts, cuzk_prove_stats *st,
-                                G1J *pa, G1J *pb1, G1J *pc, G1J *ph, G2J *pb2, cuzk_errbuf *eb)
-{
-    cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
-    int g2_gpu = opts->g2_on_gpu;
-    GT_(g2_job) job;
-    memset(&job, 0, sizeof job);
-    job.pk = pk;
-    job.ws = ws;
-    job.nthreads = opts->nthreads;
-    pthread_t tid;
-    int started = 0;
-    if (!g2_gpu)
-        started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0;
-    if (!g2_gpu && !started)
-        GT_(g2_thread)(&job); /* no thread: run it here, before the GPU work */
-    cuzk_err e;
-    pthread_mutex_lock(&pk->gpu_mu);
-    double t = cuzk__now_ms();
-    e = GT_(gpu_ensure)(pk, g2_gpu, eb);
-    st->gpu_upload_ms = cuzk__now_ms() - t;
-    if (!e) {
-        t = cuzk__now_ms();
-        e = cuzk_gpu_h(pk->gpu, gc, (int)pk->log_n, a, b, c, NULL, pk->g_h, 0, (uint64_t *)ph, eb);
-        st->h_ms = cuzk__now_ms() - t;
-    }
-    t = cuzk__now_ms();
-    if (!e)
-        e = cuzk_gpu_msm(pk->gpu, pk->g_a, 0, pk->n_vars, ws, 0, (uint64_t *)pa, eb);
-    if (!e)
-        e = cuzk_gpu_msm(pk->gpu, pk->g_b1, 0, pk->n_vars, ws, 0, (uint64_t *)pb1, eb);
-    if (!e)
-        e = cuzk_gpu_msm(pk->gpu, pk->g_c, 0, pk->n_vars - pk->n_public - 1,
-                         ws + 32 * ((uint64_t)pk->n_public + 1), 0, (uint64_t *)pc, eb);
-    st->msm_g1_ms = cuzk__now_ms() - t;
-    if (!e && g2_gpu) {
-        t = cuzk__now_ms();
-        e = cuzk_gpu_msm(pk->gpu, pk->g_b2, 0, pk->n_vars, ws, 0, (uint64_t *)pb2, eb);
-        st->msm_g2_ms = cuzk__now_ms() - t;
-    }
-    pthread_mutex_unlock(&pk->gpu_mu);
-    if (started)
-        pthread_join(tid, NULL);
-    if (!g2_gpu) {
-        st->msm_g2_ms = job.ms;
-        if (!e && job.err)
-            e = cuzk_errf(eb, job.err, "G2 MSM failed");
-        *pb2 = job.out;
-    }
-    if (!e) {
-        /* The device results are trusted only once they are points of the curve; a wrong one
-         * would also fail self-verification, this names the stage. */
-        if (!G1_(is_on_curve)(pa) || !G1_(is_on_curve)(pb1) || !G1_(is_on_curve)(pc) ||
-            !G1_(is_on_curve)(ph) || !G2_(is_on_curve)(pb2))
-            e = cuzk_errf(eb, CUZK_GPU_FAULT, "a GPU MSM result is not on the curve");
-    }
-    return e;
-}
-
-/* ------------------------------------------------------------------ prove */
-
-static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witness,
-                           uint64_t n_witness, const cuzk_prove_opts *opts, int use_gpu,
-                           cuzk_prove_stats *st, cuzk_errbuf *eb)
-{
-    unsigned nt = opts->nthreads;
+    *out = NULL;
     uint64_t N = pk->domain_size;
     if (n_witness != pk->n_vars)
         return cuzk_errf(eb, CUZK_SIZE_MISMATCH,
                          "witness has %" PRIu64 " values, the circuit expects %u", n_witness,
                          pk->n_vars);
-    double t0 = cuzk__now_ms(), t;
-    FRT *w = malloc((pk->n_vars ? pk->n_vars : 1) * sizeof(FRT));
-    FRT *a = malloc(N * sizeof(FRT)), *b = malloc(N * sizeof(FRT)), *c = malloc(N * sizeof(FRT));
-    FRT *h = use_gpu ? NULL : malloc(N * sizeof(FRT)); /* the GPU keeps h on the device */
+    GT_(pstate) *s = calloc(1, sizeof *s);
+    if (!s)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+    s->t0 = cuzk__now_ms();
+    s->pk = pk;
+    s->opts = *opts;
+    s->w = malloc((pk->n_vars ? pk->n_vars : 1) * sizeof(FRT));
+    s->a = malloc(N * sizeof(FRT));
+    s->b = malloc(N * sizeof(FRT));
+    s->c = malloc(N * sizeof(FRT));
     cuzk_err e = CUZK_OK;
-    if (!w || !a || !b || !c || (!use_gpu && !h)) {
+    if (!s->w || !s->a || !s->b || !s->c) {
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "cannot allocate the prover's working set (%" PRIu64 " bytes)",
-                      (uint64_t)(pk->n_vars + 4 * N) * sizeof(FRT));
-        goto out;
+                      (uint64_t)(pk->n_vars + 3 * N) * sizeof(FRT));
+        goto fail;
     }
     for (uint64_t i = 0; i < n_witness; i++) {
-        memcpy(w[i].l, witness + 32 * i, 32);
-        if (!FR_(limbs_lt_p)(w[i].l)) {
+        memcpy(s->w[i].l, witness + 32 * i, 32);
+        if (!FR_(limbs_lt_p)(s->w[i].l)) {
             e = cuzk_errf(eb, CUZK_NON_CANONICAL, "witness value %" PRIu64 " is not below r", i);
-            goto out;
+            goto fail;
         }
     }
-    if (n_witness == 0 || !(w[0].l[0] == 1 && !w[0].l[1] && !w[0].l[2] && !w[0].l[3])) {
+    if (n_witness == 0 ||
+        !(s->w[0].l[0] == 1 && !s->w[0].l[1] && !s->w[0].l[2] && !s->w[0].l[3])) {
         e = cuzk_errf(eb, CUZK_WITNESS_UNSATISFIED, "witness value 0 must be 1 (the constant wire)");
-        goto out;
+        goto fail;
     }
+    double t = cuzk__now_ms();
+    GT_(synthesize)(pk, s->w, s->a, s->b, s->c, opts->nthreads);
+    s->st.synth_ms = cuzk__now_ms() - t;
+    *out = s;
+    return CUZK_OK;
+fail:
+    GT_(pfree)(s);
+    return e;
+}
 
+static void GT_(free_abc)(GT_(pstate) *s)
+{
+    free(s->a);
+    free(s->b);
+    free(s->c);
+    s->a = s->b = s->c = NULL; /* dead after H: released at once */
+}
+
+/* H and the G1 MSMs on CPU threads. */
+static cuzk_err GT_(pg1_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
+{
+    GT_(pk) *pk = s->pk;
+    uint64_t N = pk->domain_size;
+    unsigned nt = s->opts.nthreads;
+    const uint8_t *ws = (const uint8_t *)s->w;
+    FRT *h = malloc(N * sizeof(FRT));
+    if (!h)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "cannot allocate h (%" PRIu64 " bytes)",
+                         N * (uint64_t)sizeof(FRT));
+    double t = cuzk__now_ms();
+    cuzk_err e = FR_(groth16_h)(&pk->dom, h, s->a, N, s->b, N, s->c, N, nt);
+    s->st.h_ms = cuzk__now_ms() - t;
+    if (e) {
+        free(h);
+        return cuzk_errf(eb, e, "H computation failed");
+    }
+    GT_(free_abc)(s);
     t = cuzk__now_ms();
-    GT_(synthesize)(pk, w, a, b, c, nt);
-    st->synth_ms = cuzk__now_ms() - t;
+    cuzk_msm_opts mo = {nt, 0, 0}, mh = {nt, CUZK_MSM_SCALARS_MONT, 0};
+    if ((e = G1_(msm_ex)(&s->pa, pk->a, ws, pk->n_vars, &mo)) ||
+        (e = G1_(msm_ex)(&s->pb1, pk->b1, ws, pk->n_vars, &mo)) ||
+        (e = G1_(msm_ex)(&s->pc, pk->c, ws + 32 * ((uint64_t)pk->n_public + 1),
+                         pk->n_vars - pk->n_public - 1, &mo)) ||
+        (e = G1_(msm_ex)(&s->ph, pk->h, (const uint8_t *)h, N, &mh)))
+        e = cuzk_errf(eb, e, "G1 MSM failed");
+    free(h);
+    s->st.msm_g1_ms = cuzk__now_ms() - t;
+    s->g1_done = !e;
+    return e;
+}
 
+/* B in G2 on CPU threads. */
+static cuzk_err GT_(pg2_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
+{
+    double t = cuzk__now_ms();
+    cuzk_msm_opts mo = {s->opts.nthreads, 0, 0};
+    cuzk_err e = G2_(msm_ex)(&s->pb2, s->pk->b2, (const uint8_t *)s->w, s->pk->n_vars, &mo);
+    s->st.msm_g2_ms = cuzk__now_ms() - t;
+    if (e)
+        return cuzk_errf(eb, e, "G2 MSM failed");
+    s->g2_done = 1;
+    return CUZK_OK;
+}
+
+/* Uploads the key's point sets to `device` on first use (pk->dev[device].mu held). */
+static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int device, int want_g2, cuzk_errbuf *eb)
+{
+    cuzk_err e = CUZK_OK;
+    cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
+    __typeof__(pk->dev[0]) *d = &pk->dev[device];
+    if (!d->ctx && (e = cuzk_gpu_open(&d->ctx, device, eb)))
+        return e;
+    if (!d->g_a && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->a, pk->n_vars, &d->g_a, eb)))
+        return e;
+    if (!d->g_b1 && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->b1, pk->n_vars, &d->g_b1, eb)))
+        return e;
+    if (!d->g_c && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->c,
+                                               pk->n_vars - pk->n_public - 1, &d->g_c, eb)))
+        return e;
+    if (!d->g_h && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->h, pk->domain_size, &d->g_h, eb)))
+        return e;
+    if (want_g2 && !d->g_b2 &&
+        (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G2, pk->b2, pk->n_vars, &d->g_b2, eb)))
+        return e;
+    return CUZK_OK;
+}
+
+/* Uploads the key's point sets to `device` now (the engine stages preloaded keys at start). */
+static cuzk_err GT_(gpu_stage)(GT_(pk) *pk, int device, int want_g2, cuzk_errbuf *eb)
+{
+    if (device < 0 || device >= CUZK_MAX_DEVICES)
+        return cuzk_errf(eb, CUZK_NO_DEVICE, "GPU device %d is out of range (0..%d)", device,
+                         CUZK_MAX_DEVICES - 1);
+    pthread_mutex_lock(&pk->dev[device].mu);
+    cuzk_err e = GT_(gpu_ensure)(pk, device, want_g2, eb);
+    pthread_mutex_unlock(&pk->dev[device].mu);
+    return e;
+}
+
+/* Makes the key resident on `device` and picks the context to compute with: the caller's
+ * (which must be open on `device`; the device lock is then dropped again: the points are
+ * read-only) or the key's own (then the lock stays held until GT_(gpu_release)). */
+static cuzk_err GT_(gpu_acquire)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, int want_g2,
+                                 cuzk_gpu_ctx **use, cuzk_errbuf *eb)
+{
+    GT_(pk) *pk = s->pk;
+    if (device < 0 || device >= CUZK_MAX_DEVICES)
+        return cuzk_errf(eb, CUZK_NO_DEVICE, "GPU device %d is out of range (0..%d)", device,
+                         CUZK_MAX_DEVICES - 1);
+    pthread_mutex_lock(&pk->dev[device].mu);
+    double t = cuzk__now_ms();
+    cuzk_err e = GT_(gpu_ensure)(pk, device, want_g2, eb);
+    s->st.gpu_upload_ms += cuzk__now_ms() - t;
+    if (e || ctx)
+        pthread_mutex_unlock(&pk->dev[device].mu);
+    *use = ctx ? ctx : pk->dev[device].ctx;
+    return e;
+}
+
+static void GT_(gpu_release)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx)
+{
+    if (!ctx)
+        pthread_mutex_unlock(&s->pk->dev[device].mu);
+}
+
+/* H and the G1 MSMs on a GPU. The GPU writes Jacobian points in exactly the layout of G1J /
+ * G2J (X, Y, Z limbs, Fp2 as c0, c1); they are trusted only once they are points of the
+ * curve (a wrong one would also fail self-verification; this names the stage). */
+static cuzk_err GT_(pg1_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+{
+    GT_(pk) *pk = s->pk;
+    cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
+    const uint8_t *ws = (const uint8_t *)s->w;
+    cuzk_gpu_ctx *g = NULL;
+    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, 0, &g, eb);
+    if (e)
+        return e;
+    __typeof__(pk->dev[0]) *d = &pk->dev[device];
     G1J pa, pb1, pc, ph;
-    G2J pb2;
-    const uint8_t *ws = (const uint8_t *)w;
-    if (use_gpu) {
-        e = GT_(gpu_stages)(pk, ws, a, b, c, opts, st, &pa, &pb1, &pc, &ph, &pb2, eb);
-        free(a);
-        free(b);
-        free(c);
-        a = b = c = NULL;
-        if (e)
-            goto out;
-    } else {
-        t = cuzk__now_ms();
-        e = FR_(groth16_h)(&pk->dom, h, a, N, b, N, c, N, nt);
-        st->h_ms = cuzk__now_ms() - t;
-        free(a);
-        free(b);
-        free(c);
-        a = b = c = NULL; /* dead after H: released at once */
-        if (e) {
-            e = cuzk_errf(eb, e, "H computation failed");
-            goto out;
-        }
-        t = cuzk__now_ms();
-        cuzk_msm_opts mo = {nt, 0, 0}, mh = {nt, CUZK_MSM_SCALARS_MONT, 0};
-        if ((e = G1_(msm_ex)(&pa, pk->a, ws, pk->n_vars, &mo)) ||
-            (e = G1_(msm_ex)(&pb1, pk->b1, ws, pk->n_vars, &mo)) ||
-            (e = G1_(msm_ex)(&pc, pk->c, ws + 32 * ((uint64_t)pk->n_public + 1),
-                             pk->n_vars - pk->n_public - 1, &mo)) ||
-            (e = G1_(msm_ex)(&ph, pk->h, (const uint8_t *)h, N, &mh))) {
-            e = cuzk_errf(eb, e, "G1 MSM failed");
-            goto out;
-        }
-        st->msm_g1_ms = cuzk__now_ms() - t;
-        t = cuzk__now_ms();
-        if ((e = G2_(msm_ex)(&pb2, pk->b2, ws, pk->n_vars, &mo))) {
-            e = cuzk_errf(eb, e, "G2 MSM failed");
-            goto out;
-        }
-        st->msm_g2_ms = cuzk__now_ms() - t;
-    }
-
+    double t = cuzk__now_ms();
+    e = cuzk_gpu_h(g, gc, (int)pk->log_n, s->a, s->b, s->c, NULL, d->g_h, 0, (uint64_t *)&ph, eb);
+    s->st.h_ms = cuzk__now_ms() - t;
     t = cuzk__now_ms();
-    FRT r, s, rs;
-    GT_(rand_scalar)(&r, opts->zero_rs);
-    GT_(rand_scalar)(&s, opts->zero_rs);
-    FR_(mul)(&rs, &r, &s);
+    if (!e)
+        e = cuzk_gpu_msm(g, d->g_a, 0, pk->n_vars, ws, 0, (uint64_t *)&pa, eb);
+    if (!e)
+        e = cuzk_gpu_msm(g, d->g_b1, 0, pk->n_vars, ws, 0, (uint64_t *)&pb1, eb);
+    if (!e)
+        e = cuzk_gpu_msm(g, d->g_c, 0, pk->n_vars - pk->n_public - 1,
+                         ws + 32 * ((uint64_t)pk->n_public + 1), 0, (uint64_t *)&pc, eb);
+    s->st.msm_g1_ms = cuzk__now_ms() - t;
+    GT_(gpu_release)(s, device, ctx);
+    if (!e && (!G1_(is_on_curve)(&pa) || !G1_(is_on_curve)(&pb1) || !G1_(is_on_curve)(&pc) ||
+               !G1_(is_on_curve)(&ph)))
+        e = cuzk_errf(eb, CUZK_GPU_FAULT, "GPU %d: a G1 MSM result is not on the curve", device);
+    if (e)
+        return e;
+    s->pa = pa;
+    s->pb1 = pb1;
+    s->pc = pc;
+    s->ph = ph;
+    s->g1_done = 1;
+    s->st.used_gpu = 1;
+    GT_(free_abc)(s);
+    return CUZK_OK;
+}
+
+static cuzk_err GT_(pg2_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+{
+    GT_(pk) *pk = s->pk;
+    cuzk_gpu_ctx *g = NULL;
+    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, 1, &g, eb);
+    if (e)
+        return e;
+    G2J pb2;
+    double t = cuzk__now_ms();
+    e = cuzk_gpu_msm(g, pk->dev[device].g_b2, 0, pk->n_vars, s->w, 0, (uint64_t *)&pb2, eb);
+    s->st.msm_g2_ms = cuzk__now_ms() - t;
+    GT_(gpu_release)(s, device, ctx);
+    if (!e && !G2_(is_on_curve)(&pb2))
+        e = cuzk_errf(eb, CUZK_GPU_FAULT, "GPU %d: the G2 MSM result is not on the curve", device);
+    if (e)
+        return e;
+    s->pb2 = pb2;
+    s->g2_done = 1;
+    return CUZK_OK;
+}
+
+static cuzk_err GT_(pfinish)(GT_(pstate) *s, cuzk_proof *proof, cuzk_errbuf *eb)
+{
+    GT_(pk) *pk = s->pk;
+    if (!s->g1_done || !s->g2_done)
+        return cuzk_errf(eb, CUZK_INTERNAL, "finish called before the %s stage ended",
+                         s->g1_done ? "G2" : "G1");
+    double t = cuzk__now_ms();
+    FRT r, s_, rs;
+    GT_(rand_scalar)(&r, s->opts.zero_rs);
+    GT_(rand_scalar)(&s_, s->opts.zero_rs);
+    FR_(mul)(&rs, &r, &s_);
     FR_(neg)(&rs, &rs);
     G1J alpha, beta1, delta1, tmp, A, B1, C;
     G2J beta2, delta2, B2, tmp2;
@@ -554,19 +637,19 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
     G2_(from_affine)(&beta2, &pk->beta2);
     G2_(from_affine)(&delta2, &pk->delta2);
     /* pi_a = alpha + A + r delta1 */
-    G1_(add)(&A, &alpha, &pa);
+    G1_(add)(&A, &alpha, &s->pa);
     GT_(g1_mul_fr)(&tmp, &delta1, &r);
     G1_(add)(&A, &A, &tmp);
     /* pi_b = beta2 + B2 + s delta2; b1 = beta1 + B1 + s delta1 */
-    G2_(add)(&B2, &beta2, &pb2);
-    GT_(g2_mul_fr)(&tmp2, &delta2, &s);
+    G2_(add)(&B2, &beta2, &s->pb2);
+    GT_(g2_mul_fr)(&tmp2, &delta2, &s_);
     G2_(add)(&B2, &B2, &tmp2);
-    G1_(add)(&B1, &beta1, &pb1);
-    GT_(g1_mul_fr)(&tmp, &delta1, &s);
+    G1_(add)(&B1, &beta1, &s->pb1);
+    GT_(g1_mul_fr)(&tmp, &delta1, &s_);
     G1_(add)(&B1, &B1, &tmp);
     /* pi_c = C + H + s pi_a + r b1 - r s delta1 */
-    G1_(add)(&C, &pc, &ph);
-    GT_(g1_mul_fr)(&tmp, &A, &s);
+    G1_(add)(&C, &s->pc, &s->ph);
+    GT_(g1_mul_fr)(&tmp, &A, &s_);
     G1_(add)(&C, &C, &tmp);
     GT_(g1_mul_fr)(&tmp, &B1, &r);
     G1_(add)(&C, &C, &tmp);
@@ -582,26 +665,85 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
     G1_(to_snarkjs)(proof->a, &aa);
     G2_(to_snarkjs)(proof->b, &ba);
     G1_(to_snarkjs)(proof->c, &ca);
-    st->finalize_ms = cuzk__now_ms() - t;
+    s->st.finalize_ms = cuzk__now_ms() - t;
 
-    if (!opts->no_verify) {
+    cuzk_err e = CUZK_OK;
+    if (!s->opts.no_verify) {
         t = cuzk__now_ms();
         int ok = GT_(verify_points)(&pk->alpha1, &pk->beta2, &pk->gamma2, &pk->delta2, pk->ic,
-                                    w + 1, pk->n_public, &aa, &ba, &ca);
-        st->verify_ms = cuzk__now_ms() - t;
-        if (!ok) {
+                                    s->w + 1, pk->n_public, &aa, &ba, &ca);
+        s->st.verify_ms = cuzk__now_ms() - t;
+        if (!ok)
             e = cuzk_errf(eb, CUZK_WITNESS_UNSATISFIED,
                           "the proof failed self-verification: the witness does not satisfy the "
                           "circuit (give the .r1cs to find the first failing constraint)");
-            goto out;
-        }
     }
-out:
-    free(w);
-    free(a);
-    free(b);
-    free(c);
-    free(h);
-    st->total_ms = cuzk__now_ms() - t0;
+    free(s->w);
+    s->w = NULL;
+    s->st.total_ms = cuzk__now_ms() - s->t0;
+    return e;
+}
+
+/* The B-in-G2 MSM on CPU threads beside the GPU's G1 work (--g2 cpu). */
+typedef struct {
+    GT_(pstate) *s;
+    cuzk_err err;
+    cuzk_errbuf eb;
+} GT_(g2_job);
+
+static void *GT_(g2_thread)(void *arg)
+{
+    GT_(g2_job) *j = arg;
+    j->err = GT_(pg2_cpu)(j->s, &j->eb);
+    return NULL;
+}
+
+/* The whole proof in one call (the command line's path): on the CPU, or H and the G1 MSMs on
+ * device 0 with B in G2 on the GPU after them or on CPU threads beside them. When the GPU
+ * fails and fallback is set, the G1 stage (and G2 if it was on the GPU) is redone on the CPU
+ * from the kept a, b, c. */
+static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witness,
+                           uint64_t n_witness, const cuzk_prove_opts *opts, int use_gpu,
+                           int fallback, cuzk_prove_stats *st, cuzk_errbuf *eb)
+{
+    GT_(pstate) *s;
+    cuzk_err e = GT_(pstart)(&s, pk, witness, n_witness, opts, eb);
+    if (e)
+        return e;
+    if (use_gpu) {
+        int g2_gpu = opts->g2_on_gpu;
+        GT_(g2_job) job;
+        memset(&job, 0, sizeof job);
+        job.s = s;
+        pthread_t tid;
+        int started = 0;
+        if (!g2_gpu && !(started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0))
+            GT_(g2_thread)(&job); /* no thread: run it here, before the GPU work */
+        e = GT_(pg1_gpu)(s, 0, NULL, eb);
+        if (!e && g2_gpu)
+            e = GT_(pg2_gpu)(s, 0, NULL, eb);
+        if (started)
+            pthread_join(tid, NULL);
+        if (e && fallback && (e == CUZK_GPU_FAULT || e == CUZK_NO_DEVICE)) {
+            /* AUTO: a GPU fault costs time, never the proof. */
+            snprintf(s->st.gpu_error, sizeof s->st.gpu_error, "%.255s", eb ? eb->msg : "");
+            s->st.gpu_fallback = 1;
+            s->st.used_gpu = 0;
+            e = CUZK_OK;
+            if (!s->g1_done)
+                e = GT_(pg1_cpu)(s, eb);
+            if (!e && !s->g2_done && g2_gpu)
+                e = GT_(pg2_cpu)(s, eb);
+        }
+        if (!e && !g2_gpu && job.err)
+            e = cuzk_errf(eb, job.err, "%s", job.eb.msg);
+    } else {
+        if (!(e = GT_(pg1_cpu)(s, eb)))
+            e = GT_(pg2_cpu)(s, eb);
+    }
+    if (!e)
+        e = GT_(pfinish)(s, proof, eb);
+    *st = s->st;
+    GT_(pfree)(s);
     return e;
 }

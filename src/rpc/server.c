@@ -156,6 +156,8 @@ static void reply_result(call *c, const cuzk_job_result *r)
     tm.prove_ms = r->prove_ms;
     tm.total_ms = r->total_ms;
     tm.budget_wait_ms = r->budget_wait_ms;
+    tm.gpu_ms = r->gpu_ms;
+    tm.g2_ms = r->g2_ms;
     pr.timings = &tm;
     if (r->state == CUZK_JOB_FAILED || r->state == CUZK_JOB_CANCELLED) {
         er.code = (char *)cuzk_errname(r->err);
@@ -334,9 +336,37 @@ static void h_status(call *c)
     }
     m.n_keys = n;
     m.keys = ksp;
-    char *dev = c->srv->devices;
-    m.n_devices = 1;
-    m.devices = &dev;
+    char *dev = c->srv->devices, dline[CUZK_MAX_DEVICES][160], *dlp[CUZK_MAX_DEVICES];
+    Cuzk__V1__GpuStatus gs[CUZK_MAX_DEVICES], *gsp[CUZK_MAX_DEVICES];
+    for (unsigned d = 0; d < s.n_devices; d++) {
+        cuzk__v1__gpu_status__init(&gs[d]);
+        gs[d].device = s.devices[d].id;
+        gs[d].name = s.devices[d].name;
+        gs[d].workers = s.devices[d].workers;
+        gs[d].busy = s.devices[d].busy;
+        gs[d].partitions = s.devices[d].partitions;
+        gs[d].faults = s.devices[d].faults;
+        gs[d].disabled = s.devices[d].disabled;
+        gsp[d] = &gs[d];
+        snprintf(dline[d], sizeof dline[d], "gpu%d: %s (%u workers%s)", s.devices[d].id,
+                 s.devices[d].name, s.devices[d].workers, s.devices[d].disabled ? ", disabled" : "");
+        dlp[d] = dline[d];
+    }
+    if (s.n_devices) {
+        m.n_devices = s.n_devices;
+        m.devices = dlp;
+    } else {
+        m.n_devices = 1;
+        m.devices = &dev;
+    }
+    m.n_gpus = s.n_devices;
+    m.gpus = gsp;
+    m.gpu_faults = s.gpu_faults;
+    m.gpu_retries = s.gpu_retries;
+    m.cpu_fallbacks = s.cpu_fallbacks;
+    m.witness_budget_limit = s.witness_budget.limit;
+    m.witness_in_use = s.witness_budget.in_use;
+    m.keys_from_cache = s.keys_from_cache;
     set_resp(c, &m.base);
 }
 

@@ -83,6 +83,8 @@ static const cuzk_engine_circuit CIRCS[] = {
     {"bls-pos", "tests/fixtures/bls12381/poseidon.zkey", 0, CUZK_PRIO_LOW},
 };
 
+static cuzk_engine_config g_extra; /* GPU / witness settings for the next make_kb */
+
 static cuzk_engine *make_kb(unsigned pw, uint64_t budget, unsigned jmax, uint64_t key_budget)
 {
     static cuzk_engine_circuit circs[4];
@@ -90,7 +92,7 @@ static cuzk_engine *make_kb(unsigned pw, uint64_t budget, unsigned jmax, uint64_
         circs[i] = CIRCS[i];
         circs[i].zkey = strdup(tu_src_path(CIRCS[i].zkey));
     }
-    cuzk_engine_config cfg = {0};
+    cuzk_engine_config cfg = g_extra;
     cfg.partition_workers = pw;
     cfg.prove_threads = 1;
     cfg.max_jobs_in_flight = jmax;
@@ -393,6 +395,108 @@ static void test_config(void)
     CHECK_MSG(strstr(eb.msg, "e.toml:1") && strstr(eb.msg, "'id'"), "%s", eb.msg);
 }
 
+/* The GPU pipeline on simulated devices (their "GPU" stage runs on the CPU in the GPU worker
+ * threads): partitions flow through the GPU workers, a faulting device's partitions are
+ * retried on the other one, and when every device faults they fall back to the CPU; every
+ * proof verifies against snarkjs's key either way. */
+static void run_gpu_case(unsigned ndev, uint32_t faulty, int g2_on_gpu, cuzk_engine_status *st)
+{
+    memset(&g_extra, 0, sizeof g_extra);
+    g_extra.test_fake_gpus = ndev;
+    g_extra.test_faulty_gpus = faulty;
+    g_extra.gpu_workers_per_device = 2;
+    g_extra.g2_on_gpu = g2_on_gpu;
+    cuzk_engine *e = make(3, 1ull << 30, 0);
+    memset(&g_extra, 0, sizeof g_extra);
+    blob bp = load("tests/fixtures/bn128/poseidon.wtns");
+    blob lp = load("tests/fixtures/bls12381/poseidon.wtns");
+    blob three_b[3] = {bp, bp, bp}, three_l[3] = {lp, lp, lp};
+    cuzk_errbuf eb = {{0}};
+    char ids[6][32];
+    for (int i = 0; i < 6; i++)
+        CHECK(submit(e, i & 1 ? "bls-pos" : "bn-pos", NULL, 0, i & 1 ? three_l : three_b, 3,
+                     ids[i], &eb) == CUZK_OK);
+    for (int i = 0; i < 6; i++) {
+        cuzk_job_result r;
+        CHECK(cuzk_engine_await(e, ids[i], 0, &r, &eb) == CUZK_OK);
+        CHECK_MSG(r.state == CUZK_JOB_COMPLETED, "gpu case %u/%x job %d: state %d %s", ndev,
+                  faulty, i, r.state, r.error);
+        if (r.state == CUZK_JOB_COMPLETED)
+            check_proofs(&r, i & 1 ? "tests/fixtures/bls12381/poseidon_vk.json"
+                                   : "tests/fixtures/bn128/poseidon_vk.json",
+                         i & 1 ? CUZK_CURVE_BLS12_381 : CUZK_CURVE_BN254);
+        cuzk_job_result_free(&r);
+    }
+    cuzk_engine_get_status(e, st);
+    CHECK(st->n_devices == ndev && st->gpu_workers == 2 * ndev);
+    CHECK(st->partitions_proved == 18 && st->budget.in_use == 0);
+    CHECK(st->witness_budget.in_use == 0 && st->witness_budget.peak > 0);
+    char *m = cuzk_engine_metrics(e);
+    CHECK(m && strstr(m, "cuzk_gpu_faults_total") && strstr(m, "cuzk_gpu_partitions_total"));
+    free(m);
+    cuzk_engine_free(e);
+    free(bp.data);
+    free(lp.data);
+}
+
+static void test_gpu_pipeline(void)
+{
+    cuzk_engine_status st;
+    /* Two healthy devices: every GPU stage runs on them, none on the CPU. */
+    run_gpu_case(2, 0, 0, &st);
+    CHECK(st.devices[0].partitions + st.devices[1].partitions == 18);
+    CHECK(st.gpu_faults == 0 && st.cpu_fallbacks == 0);
+    /* B in G2 on the GPU workers too. */
+    run_gpu_case(1, 0, 1, &st);
+    CHECK(st.devices[0].partitions == 18 && st.cpu_fallbacks == 0);
+    /* Device 0 always faults: each fault is retried on device 1, which does all the work. */
+    run_gpu_case(2, 1, 0, &st);
+    CHECK_MSG(st.devices[1].partitions == 18 && st.devices[0].partitions == 0,
+              "partitions %llu / %llu", (unsigned long long)st.devices[0].partitions,
+              (unsigned long long)st.devices[1].partitions);
+    CHECK(st.gpu_retries == st.gpu_faults && st.cpu_fallbacks == 0);
+    CHECK(st.devices[0].faults == st.gpu_faults && st.devices[1].faults == 0);
+    /* Every device faults: both are disabled after 3 faults in a row, the CPU does the rest. */
+    run_gpu_case(2, 3, 0, &st);
+    CHECK(st.devices[0].disabled && st.devices[1].disabled);
+    CHECK(st.devices[0].faults >= 3 && st.devices[1].faults >= 3 &&
+          st.gpu_faults == st.devices[0].faults + st.devices[1].faults);
+    CHECK(st.cpu_fallbacks >= 3 && st.devices[0].partitions + st.devices[1].partitions == 0);
+}
+
+/* Witness bytes of accepted jobs are charged to the witness budget and refused beyond it. */
+static void test_witness_budget(void)
+{
+    blob lp = load("tests/fixtures/bls12381/poseidon.wtns");
+    memset(&g_extra, 0, sizeof g_extra);
+    g_extra.witness_budget = 3 * lp.len + lp.len / 2;
+    cuzk_engine *e = make(1, 1ull << 30, 0);
+    memset(&g_extra, 0, sizeof g_extra);
+    blob four[4] = {lp, lp, lp, lp};
+    cuzk_errbuf eb = {{0}};
+    char a[32], b[32];
+    CHECK(submit(e, "bls-pos", NULL, 0, four, 4, a, &eb) == CUZK_OUT_OF_BUDGET);
+    CHECK_MSG(strstr(eb.msg, "more than the whole witness budget"), "%s", eb.msg);
+    /* Three partitions on one worker (the key is cold): the second request finds the first's
+     * witnesses still held. */
+    CHECK(submit(e, "bls-pos", NULL, 0, four, 3, a, &eb) == CUZK_OK);
+    CHECK(submit(e, "bls-pos", NULL, 0, four, 1, b, &eb) == CUZK_OUT_OF_BUDGET);
+    CHECK_MSG(strstr(eb.msg, "busy") && strstr(eb.msg, "retry later"), "%s", eb.msg);
+    cuzk_engine_status st;
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.witness_budget.in_use > 0 && st.witness_budget.in_use <= 3 * lp.len);
+    cuzk_job_result r;
+    CHECK(cuzk_engine_await(e, a, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
+    cuzk_job_result_free(&r);
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.witness_budget.in_use == 0);
+    CHECK(submit(e, "bls-pos", NULL, 0, four, 3, b, &eb) == CUZK_OK);
+    CHECK(cuzk_engine_await(e, b, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
+    cuzk_job_result_free(&r);
+    cuzk_engine_free(e);
+    free(lp.data);
+}
+
 int main(void)
 {
     cuzk_log_set_level(CUZK_LOG_LEVEL_WARN);
@@ -401,5 +505,7 @@ int main(void)
     test_key_lru();
     test_priority_cancel();
     test_budget();
+    test_gpu_pipeline();
+    test_witness_budget();
     return tu_finish("engine");
 }
