@@ -89,6 +89,25 @@ cuzk_err cuzk_prove(cuzk_proof *proof, const cuzk_pk *pk, const uint8_t *witness
                     uint64_t n_witness, const cuzk_prove_opts *opts, cuzk_prove_stats *stats,
                     cuzk_errbuf *eb);
 
+/* ------------------------------------------------------------------ key cache
+ *
+ * A preprocessed copy of a loaded key (points decoded and checked, coefficients indexed), so
+ * a later load reads it at disk speed instead of parsing and validating the zkey again. The
+ * cache records the zkey's size, modification time and inode and is refused when they differ
+ * (stale), when its length or either of its hashes is wrong (truncated, corrupt), or when it
+ * was written by another format version; the caller then loads the zkey and rewrites it. */
+/* The cache file of a zkey: ZKEY.cuzkcache, or in cache_dir (when not NULL or "") a name
+ * made of the zkey's file name and a hash of its full path. malloc'd; NULL when out of
+ * memory. */
+char *cuzk_pk_cache_path(const char *zkey_path, const char *cache_dir);
+/* Writes the cache (to a temporary file renamed into place). */
+cuzk_err cuzk_pk_cache_save(const cuzk_pk *pk, const char *cache_path, const char *zkey_path,
+                            cuzk_errbuf *eb);
+/* Loads a key from its cache. CUZK_NOT_FOUND when there is no cache file; CUZK_BAD_FORMAT /
+ * CUZK_TRUNCATED (stale, corrupt, other version), CUZK_IO, CUZK_NO_MEMORY otherwise. */
+cuzk_err cuzk_pk_cache_load(cuzk_pk **out, const char *cache_path, const char *zkey_path,
+                            cuzk_errbuf *eb);
+
 /* ------------------------------------------------------------------ staged proving
  *
  * The stages of cuzk_prove as separate calls, so the engine can run them on different

@@ -378,19 +378,49 @@ static cuzk_err ensure_key(cuzk_engine *e, circuit *c, int *was_loaded, double *
     }
     double t0 = cuzk__now_ms();
     CUZK_LOG_INFO(TGT, "loading proving key", "circuit=%s zkey=%s", c->id, c->zkey);
-    cuzk_zkey zk;
-    cuzk_err err = cuzk_zkey_open(&zk, c->zkey, eb);
     cuzk_pk *pk = NULL;
-    if (!err) {
+    cuzk_err err = CUZK_OK;
+    char *cpath = e->cfg.key_cache ? cuzk_pk_cache_path(c->zkey, e->cfg.key_cache_dir) : NULL;
+    const char *source = "zkey";
+    if (cpath) {
+        cuzk_errbuf ceb = {{0}};
+        cuzk_err ce = cuzk_pk_cache_load(&pk, cpath, c->zkey, &ceb);
+        if (!ce && (cuzk_pk_curve(pk) != c->curve || cuzk_pk_n_vars(pk) != c->n_vars ||
+                    cuzk_pk_domain_size(pk) != c->domain_size ||
+                    cuzk_pk_n_public(pk) != c->n_public)) {
+            ce = cuzk_errf(&ceb, CUZK_BAD_FORMAT, "%s: the key's shape differs from the zkey's",
+                           cpath);
+            cuzk_pk_free(pk);
+            pk = NULL;
+        }
+        if (!ce)
+            source = "cache";
+        else if (ce != CUZK_NOT_FOUND)
+            CUZK_LOG_WARN(TGT, "key cache not used: loading the zkey", "circuit=%s error=%s",
+                          c->id, ceb.msg);
+    }
+    cuzk_zkey zk;
+    if (!pk && !(err = cuzk_zkey_open(&zk, c->zkey, eb))) {
         /* The file may have changed since start: the jobs were checked against the header
          * read then, so refuse a key whose shape differs. */
         if (zk.curve != c->curve || zk.n_vars != c->n_vars || zk.domain_size != c->domain_size ||
             zk.n_public != c->n_public)
             err = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s changed since the daemon started", c->zkey);
         else
-            err = cuzk_pk_load(&pk, &zk, e->cfg.prove_threads * e->n_workers, eb);
+            err = cuzk_pk_load(&pk, &zk, e->cfg.prove_threads * e->cfg.partition_workers, eb);
         cuzk_zkey_close(&zk);
+        if (!err && cpath) {
+            double tc = cuzk__now_ms();
+            cuzk_errbuf ceb = {{0}};
+            if (cuzk_pk_cache_save(pk, cpath, c->zkey, &ceb))
+                CUZK_LOG_WARN(TGT, "cannot write the key cache", "circuit=%s error=%s", c->id,
+                              ceb.msg);
+            else
+                CUZK_LOG_INFO(TGT, "key cache written", "circuit=%s path=%s ms=%.1f", c->id,
+                              cpath, cuzk__now_ms() - tc);
+        }
     }
+    free(cpath);
     if (!err) {
         pthread_mutex_lock(&e->mu);
         uint64_t bytes = cuzk_pk_bytes(pk);
@@ -399,13 +429,14 @@ static cuzk_err ensure_key(cuzk_engine *e, circuit *c, int *was_loaded, double *
         c->bytes = bytes;
         c->last_used = ++e->lru_tick;
         e->keys_loaded++;
+        e->keys_from_cache += source[0] == 'c';
         pthread_mutex_unlock(&e->mu);
         double dt = cuzk__now_ms() - t0;
         if (ms)
             *ms = dt;
         CUZK_LOG_INFO(TGT, "proving key loaded", "circuit=%s curve=%s n_vars=%u domain=%u "
-                      "bytes=%" PRIu64 " ms=%.1f", c->id, cuzk_curve_name(c->curve), c->n_vars,
-                      c->domain_size, bytes, dt);
+                      "bytes=%" PRIu64 " source=%s ms=%.1f", c->id, cuzk_curve_name(c->curve),
+                      c->n_vars, c->domain_size, bytes, source, dt);
     }
     pthread_mutex_unlock(&e->load_mu);
     return err;

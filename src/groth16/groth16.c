@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* asprintf, realpath */
 /* Curve-erased Groth16 API (include/cuzk/groth16.h) over the per-curve template. */
 #include "cuzk/groth16.h"
 
@@ -6,7 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ec/ec.h"
 #include "ec/encode.h"
@@ -17,10 +23,61 @@
 #include "util/clock.h"
 #include "util/parallel.h"
 
+/* ------------------------------------------------------------------ key cache (shared part) */
+
+#define CUZK__CACHE_VERSION 1u
+#define CUZK__CACHE_SEED 0x9e3779b97f4a7c15ull
+
+typedef struct {
+    uint64_t size, mtime_ns, ino;
+} cuzk__zkey_id;
+
+/* Header of a key cache file (layout in pk_cache_tmpl.h), the same for both curves. */
+typedef struct {
+    char magic[8]; /* "CUZKPKC\0" */
+    uint32_t version, curve;
+    uint32_t n_vars, n_public, domain_size, log_n;
+    uint32_t g1_bytes, g2_bytes, coef_bytes, fr_bytes;
+    uint64_t zkey_size, zkey_mtime_ns, zkey_ino;
+    uint64_t n_coef[2];
+    uint64_t payload_len, payload_hash;
+    uint64_t hdr_hash; /* of every byte above */
+} cuzk__cache_hdr;
+
+static inline uint64_t cache_rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+
+/* A fast 64-bit hash of a byte string, chained through h: four independent multiply-rotate
+ * lanes over 32-byte blocks (several GB/s, so checking a cache costs little next to reading
+ * it), then the tail bytes and the length. For integrity against accidents (truncation, bit
+ * rot), not against an adversary: the cache is as trusted as the zkey beside it. */
+static uint64_t cuzk__cache_hash(uint64_t h, const void *buf, size_t len)
+{
+    const uint64_t K1 = 0x9e3779b185ebca87ull, K2 = 0xc2b2ae3d27d4eb4full;
+    const uint8_t *p = buf;
+    uint64_t v[4] = {h + K1, h ^ K2, h - K1, cache_rotl(h, 17) + K2};
+    size_t nb = len / 32;
+    for (size_t b = 0; b < nb; b++, p += 32)
+        for (int l = 0; l < 4; l++) {
+            uint64_t w;
+            memcpy(&w, p + 8 * l, 8);
+            v[l] = cache_rotl(v[l] + w * K2, 31) * K1;
+        }
+    uint64_t r = cache_rotl(v[0], 1) + cache_rotl(v[1], 7) + cache_rotl(v[2], 12) +
+                 cache_rotl(v[3], 18);
+    for (size_t i = 0; i < len % 32; i++)
+        r = (r ^ p[i]) * 0x100000001b3ull;
+    r ^= (uint64_t)len;
+    r ^= r >> 33;
+    r *= K2;
+    r ^= r >> 29;
+    return r;
+}
+
 #define GP bn254
 #define GP_CURVE CUZK_CURVE_BN254
 #define GP_FR_BITS BN254_FR_BITS
 #include "groth16/groth16_tmpl.h"
+#include "groth16/pk_cache_tmpl.h"
 #undef GP
 #undef GP_CURVE
 #undef GP_FR_BITS
@@ -29,6 +86,7 @@
 #define GP_CURVE CUZK_CURVE_BLS12_381
 #define GP_FR_BITS BLS12_381_FR_BITS
 #include "groth16/groth16_tmpl.h"
+#include "groth16/pk_cache_tmpl.h"
 #undef GP
 #undef GP_CURVE
 #undef GP_FR_BITS
@@ -444,4 +502,102 @@ cuzk_err cuzk_r1cs_check_witness(const cuzk_r1cs *r1cs, const uint8_t *witness,
     if (r1cs->curve == CUZK_CURVE_BN254)
         return bn254_r1cs_check(r1cs, witness, eb);
     return bls12_381_r1cs_check(r1cs, witness, eb);
+}
+
+/* ------------------------------------------------------------------ key cache */
+
+static cuzk_err zkey_identity(const char *zkey_path, cuzk__zkey_id *id, cuzk_errbuf *eb)
+{
+    struct stat st;
+    if (stat(zkey_path, &st) != 0)
+        return cuzk_errf(eb, CUZK_IO, "%s: %s", zkey_path, strerror(errno));
+    id->size = (uint64_t)st.st_size;
+    id->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
+    id->ino = (uint64_t)st.st_ino;
+    return CUZK_OK;
+}
+
+char *cuzk_pk_cache_path(const char *zkey_path, const char *cache_dir)
+{
+    char *out = NULL;
+    if (!cache_dir || !cache_dir[0]) {
+        if (asprintf(&out, "%s.cuzkcache", zkey_path) < 0)
+            return NULL;
+        return out;
+    }
+    /* One folder for many keys: the file name plus a hash of the zkey's full path, so keys
+     * of the same name in different folders do not collide. */
+    char *abs = realpath(zkey_path, NULL);
+    const char *full = abs ? abs : zkey_path;
+    const char *base = strrchr(zkey_path, '/');
+    base = base ? base + 1 : zkey_path;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *c = full; *c; c++)
+        h = (h ^ (uint8_t)*c) * 0x100000001b3ull;
+    if (asprintf(&out, "%s/%s.%08" PRIx64 ".cuzkcache", cache_dir, base, h & 0xffffffffu) < 0)
+        out = NULL;
+    free(abs);
+    return out;
+}
+
+cuzk_err cuzk_pk_cache_save(const cuzk_pk *pk, const char *cache_path, const char *zkey_path,
+                            cuzk_errbuf *eb)
+{
+    cuzk__zkey_id id = {0, 0, 0};
+    cuzk_err e = zkey_identity(zkey_path, &id, eb);
+    if (e)
+        return e;
+    return pk->curve == CUZK_CURVE_BN254 ? bn254_cache_save(pk->k.bn254, cache_path, &id, eb)
+                                         : bls12_381_cache_save(pk->k.bls12_381, cache_path, &id, eb);
+}
+
+cuzk_err cuzk_pk_cache_load(cuzk_pk **out, const char *cache_path, const char *zkey_path,
+                            cuzk_errbuf *eb)
+{
+    *out = NULL;
+    cuzk_ff_init();
+    cuzk__zkey_id id = {0, 0, 0};
+    cuzk_err e = zkey_identity(zkey_path, &id, eb);
+    if (e)
+        return e;
+    int fd = open(cache_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? cuzk_errf(eb, CUZK_NOT_FOUND, "%s: no cache file", cache_path)
+                               : cuzk_errf(eb, CUZK_IO, "%s: %s", cache_path, strerror(errno));
+    struct stat st;
+    cuzk__cache_hdr h;
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < sizeof h ||
+        read(fd, &h, sizeof h) != (ssize_t)sizeof h)
+        e = cuzk_errf(eb, CUZK_TRUNCATED, "%s: shorter than a cache header", cache_path);
+    else if (memcmp(h.magic, "CUZKPKC", 8) != 0)
+        e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: not a cuzk key cache", cache_path);
+    else if (h.hdr_hash !=
+             cuzk__cache_hash(CUZK__CACHE_SEED, &h, offsetof(cuzk__cache_hdr, hdr_hash)))
+        e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: the header hash does not match (corrupt file)",
+                      cache_path);
+    else if (h.version != CUZK__CACHE_VERSION)
+        e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: cache format %u, this build reads %u",
+                      cache_path, h.version, CUZK__CACHE_VERSION);
+    else if (h.zkey_size != id.size || h.zkey_mtime_ns != id.mtime_ns || h.zkey_ino != id.ino)
+        e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: stale: %s changed since the cache was written",
+                      cache_path, zkey_path);
+    else if (h.curve != CUZK_CURVE_BN254 && h.curve != CUZK_CURVE_BLS12_381)
+        e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: unknown curve %u", cache_path, h.curve);
+    cuzk_pk *pk = NULL;
+    if (!e && !(pk = calloc(1, sizeof *pk)))
+        e = cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+    if (!e) {
+        pk->curve = (cuzk_curve)h.curve;
+        e = pk->curve == CUZK_CURVE_BN254
+                ? bn254_cache_load(&pk->k.bn254, fd, &h, (uint64_t)st.st_size, cache_path, eb)
+                : bls12_381_cache_load(&pk->k.bls12_381, fd, &h, (uint64_t)st.st_size,
+                                       cache_path, eb);
+        if (e) {
+            free(pk);
+            pk = NULL;
+        }
+    }
+    close(fd);
+    *out = pk;
+    return e;
 }

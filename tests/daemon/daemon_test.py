@@ -53,6 +53,8 @@ W = {k: read(k + ".wtns") for k in ("bn128/multiplier", "bn128/poseidon",
 TMP = tempfile.mkdtemp(prefix="cuzk-daemon-test-")
 
 CIRCUITS = """
+[keys]
+cache = false
 [[circuit]]
 id = "bn-mul"
 zkey = "%(f)s/bn128/multiplier.zkey"
@@ -407,6 +409,70 @@ def test_config():
     check(d.stop(signal.SIGINT) == 0, "SIGINT exits 0")
 
 
+def load_ms(d, circuit):
+    """(source, ms) of the daemon's "proving key loaded" line for a circuit."""
+    for l in d.lines:
+        if "proving key loaded" in l and "circuit=%s " % circuit in l:
+            m = re.search(r"source=(\w+) ms=([\d.]+)", l)
+            if m:
+                return m.group(1), float(m.group(2))
+    return None, None
+
+
+def test_cache():
+    """The preprocessed key cache: the first start loads the zkey and writes the cache, a
+    restart loads the cache (faster), a corrupt cache is refused with a warning and rewritten,
+    and proofs from a cached key verify with snarkjs."""
+    import shutil
+    zk = os.path.join(TMP, "chain.zkey")
+    shutil.copyfile(os.path.join(FIX, "bls12381/chain.zkey"), zk)
+    cache_dir = os.path.join(TMP, "keycache")
+    os.mkdir(cache_dir)
+    body = ('[keys]\ncache_dir = "%s"\n[[circuit]]\nid = "chain"\nzkey = "%s"\npreload = true\n'
+            % (cache_dir, zk))
+    wtns = read("bls12381/chain.wtns")
+
+    def start_prove_stop(tag):
+        d = Daemon("cache-" + tag, body, ["--metrics", ""])
+        src, ms = load_ms(d, "chain")
+        r = d.call("Prove", circuit_id="chain", witnesses=[wtns])
+        if check(r.state == COMPLETED, "%s: proof %s" % (tag, r.error.message)):
+            snarkjs_verify("bls12381/chain_vk.json", r.proofs[0].public_json,
+                           r.proofs[0].proof_json, "cache " + tag)
+        st = d.call("GetStatus")
+        check(d.stop() == 0, "%s: exits 0" % tag)
+        return d, src, ms, st
+
+    d1, src1, ms1, st1 = start_prove_stop("first")
+    files = os.listdir(cache_dir)
+    check(src1 == "zkey" and len(files) == 1 and files[0].startswith("chain.zkey."),
+          "first start loads the zkey and writes the cache: %s %s" % (src1, files))
+    check(st1.keys_from_cache == 0, "first start: keys_from_cache 0")
+    d2, src2, ms2, st2 = start_prove_stop("restart")
+    check(src2 == "cache" and st2.keys_from_cache == 1, "restart loads the cache: %s" % src2)
+    check(ms2 is not None and ms1 is not None and ms2 < ms1,
+          "restart loads faster: %s ms from the cache vs %s ms from the zkey" % (ms2, ms1))
+    print("key cache: first start %.1f ms (zkey), restart %.1f ms (cache)" % (ms1 or -1, ms2 or -1),
+          flush=True)
+    # Corrupt one payload byte: refused (hash), the zkey is loaded, the cache rewritten.
+    cpath = os.path.join(cache_dir, files[0])
+    size = os.path.getsize(cpath)
+    with open(cpath, "r+b") as f:
+        f.seek(size // 2)
+        b = f.read(1)
+        f.seek(size // 2)
+        f.write(bytes([b[0] ^ 0x40]))
+    d3, src3, _, _ = start_prove_stop("corrupt")
+    warned = any("key cache not used" in l and "hash" in l for l in d3.lines)
+    check(src3 == "zkey" and warned, "a corrupt cache is refused with a warning: %s" % src3)
+    d4, src4, _, _ = start_prove_stop("rewritten")
+    check(src4 == "cache", "the cache was rewritten after the corrupt one: %s" % src4)
+    # A changed zkey (new mtime) makes the cache stale.
+    os.utime(zk, (time.time() + 5, time.time() + 5))
+    d5, src5, _, _ = start_prove_stop("stale")
+    check(src5 == "zkey" and any("stale" in l for l in d5.lines), "a stale cache is refused: %s" % src5)
+
+
 if __name__ == "__main__":
     t0 = time.time()
     test_config()
@@ -414,5 +480,6 @@ if __name__ == "__main__":
     test_main()
     test_priority()
     test_budget()
+    test_cache()
     print("daemon: %d checks, %d failed (%.1fs)" % (checks, failures, time.time() - t0))
     sys.exit(1 if failures else 0)

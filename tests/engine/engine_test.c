@@ -389,6 +389,22 @@ static void test_config(void)
     CHECK(cuzk_daemon_config_parse(&c, "d.toml", size, strlen(size), ".", &eb) ==
           CUZK_BAD_CONFIG);
     CHECK_MSG(strstr(eb.msg, "d.toml:3") && strstr(eb.msg, "working_budget"), "%s", eb.msg);
+    const char *gpus = "[gpus]\nbackend = \"cpu\"\ng2 = \"gpu\"\n[keys]\ncache_dir = \"kc\"\n"
+                       "[memory]\nwitness_budget = \"1MiB\"\n";
+    CHECK(cuzk_daemon_config_parse(&c, "g.toml", gpus, strlen(gpus), "/cfg", &eb) == CUZK_OK);
+    CHECK(c.backend == CUZK_BACKEND_CPU && c.g2_on_gpu == 1 && c.key_cache == 1);
+    CHECK(strcmp(c.key_cache_dir, "/cfg/kc") == 0 && c.witness_budget == 1u << 20);
+    cuzk_daemon_config_free(&c);
+    CHECK(cuzk_daemon_config_parse(&c, "h.toml", "", 0, ".", &eb) == CUZK_OK);
+    CHECK(c.backend == CUZK_BACKEND_AUTO && c.g2_on_gpu == 0 && c.key_cache == 1 &&
+          c.key_cache_dir[0] == 0);
+    cuzk_daemon_config_free(&c);
+    const char *badb = "[gpus]\nbackend = \"tpu\"\n";
+    CHECK(cuzk_daemon_config_parse(&c, "i.toml", badb, strlen(badb), ".", &eb) == CUZK_BAD_CONFIG);
+    CHECK_MSG(strstr(eb.msg, "i.toml:2") && strstr(eb.msg, "auto, cpu, gpu"), "%s", eb.msg);
+    const char *badg = "[gpus]\ng2 = \"fpga\"\n";
+    CHECK(cuzk_daemon_config_parse(&c, "j.toml", badg, strlen(badg), ".", &eb) == CUZK_BAD_CONFIG);
+    CHECK_MSG(strstr(eb.msg, "j.toml:2") && strstr(eb.msg, "gpus.g2"), "%s", eb.msg);
     const char *noid = "[[circuit]]\nzkey = \"a\"\n";
     CHECK(cuzk_daemon_config_parse(&c, "e.toml", noid, strlen(noid), ".", &eb) ==
           CUZK_BAD_CONFIG);
