@@ -18,6 +18,7 @@ a JSON summary. Exit status: 0 ok, 1 the job failed or was cancelled, 2 a gRPC e
 import argparse
 import atexit
 import importlib
+import importlib.util
 import json
 import os
 import shutil
@@ -25,7 +26,13 @@ import subprocess
 import sys
 import tempfile
 
-import grpc
+try:
+    import grpc
+    importlib.import_module("google.protobuf")  # the generated classes need it
+except ImportError as _e:
+    sys.stderr.write("cuzk-client: %s: run this with Debian's /usr/bin/python3 and install "
+                     "python3-grpcio and python3-protobuf (scripts/install-deps)\n" % _e)
+    sys.exit(2)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROTO_DIR = os.path.join(ROOT, "proto")
@@ -36,11 +43,29 @@ _pb = None
 def pb():
     """The generated proving_pb2 module (generated once per process)."""
     global _pb
+    # CUZK_PB_DIR: a folder holding cuzk/v1/proving_pb2.py generated beforehand (for machines
+    # without protoc); when it lacks the module, it is generated there.
+    pre = os.environ.get("CUZK_PB_DIR")
+    if _pb is None and pre and os.path.exists(os.path.join(pre, "cuzk/v1/proving_pb2.py")):
+        sys.path.insert(0, pre)
+        _pb = importlib.import_module("cuzk.v1.proving_pb2")
     if _pb is None:
-        out = tempfile.mkdtemp(prefix="cuzk-pb-")
-        atexit.register(shutil.rmtree, out, True)
-        subprocess.run(["protoc", "-I" + PROTO_DIR, "--python_out=" + out,
-                        os.path.join(PROTO_DIR, "cuzk/v1/proving.proto")], check=True)
+        if pre:
+            out = pre
+            os.makedirs(out, exist_ok=True)
+        else:
+            out = tempfile.mkdtemp(prefix="cuzk-pb-")
+            atexit.register(shutil.rmtree, out, True)
+        protoc = ["protoc"]
+        if shutil.which("protoc") is None:
+            # python3-grpc-tools bundles a protoc as a module; else say what to install
+            if importlib.util.find_spec("grpc_tools") is None:
+                sys.stderr.write("cuzk-client: protoc not found: install protobuf-compiler "
+                                 "(scripts/install-deps); it generates the message classes\n")
+                sys.exit(2)
+            protoc = [sys.executable, "-m", "grpc_tools.protoc"]
+        subprocess.run(protoc + ["-I" + PROTO_DIR, "--python_out=" + out,
+                                 os.path.join(PROTO_DIR, "cuzk/v1/proving.proto")], check=True)
         sys.path.insert(0, out)
         _pb = importlib.import_module("cuzk.v1.proving_pb2")
     return _pb
@@ -62,7 +87,7 @@ METHODS = {
 class Client:
     """Unary calls to the daemon through grpc's generic channel API."""
 
-    def __init__(self, addr, max_message=512 << 20):
+    def __init__(self, addr, max_message=(2 << 30) - 1):
         self.channel = grpc.insecure_channel(addr, options=[
             ("grpc.max_receive_message_length", max_message),
             ("grpc.max_send_message_length", max_message)])

@@ -133,7 +133,7 @@ fi # asan_daemon
 bp=$!
 dpid=
 for _ in $(seq 200); do
-  dpid=$(sed -n 's/^daemon: pid \([0-9]*\) .*/\1/p' "$T/kill.err")
+  dpid=$(sed -n 's/^daemon: pid \([0-9]*\) .*/\1/p' "$T/kill.err" 2>/dev/null)
   [ -n "$dpid" ] && break
   sleep 0.1
 done

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# scripts/porep-bench end to end at a tiny size (2^10 domain, BLS12-381, 3 partitions, two
+# configs, one compare round): circuit, key, distinct witnesses, configs, batch, compare and the
+# summary all appear with the right counts; every proof's public signals match its own
+# partition's witness. Without python3-grpcio it stops at once with a message saying what to
+# install (the GPU machine may lack it).
+set -euo pipefail
+cd "${CUZK_SOURCE_DIR:-$(dirname "$0")/../..}"
+SRC=$PWD
+BIN=${CUZK_BIN_DIR:-build/bin}
+PY=/usr/bin/python3
+for b in cuzk cuzk-daemon; do
+  [ -x "$BIN/$b" ] || { echo "porep_test: $BIN/$b was not built" >&2; exit 1; }
+done
+T=$(mktemp -d /tmp/cuzk-porep-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+fails=0
+fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
+
+# without grpc: a Python that does not see Debian's dist-packages (-S: no site)
+printf '#!/bin/sh\nexec /usr/bin/python3 -S "$@"\n' > "$T/nogrpc-python"
+chmod +x "$T/nogrpc-python"
+rc=0
+CUZK_PYTHON=$T/nogrpc-python scripts/porep-bench --bin "$BIN" --out "$T/x" > "$T/nogrpc.out" 2>&1 \
+  || rc=$?
+[ "$rc" = 2 ] && grep -q "needs python3-grpcio and python3-protobuf" "$T/nogrpc.out" \
+  || fail "without grpc: exit $rc: $(cat "$T/nogrpc.out")"
+[ ! -e "$T/x/circuit" ] || fail "without grpc it still generated a circuit"
+
+rc=0
+scripts/porep-bench --bin "$BIN" --out "$T/out" --log 10 --partitions 3 --count 2 --rounds 1 \
+  --grid "2:2:2 1:1:1" --budget 512MiB > "$T/run.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "porep-bench exit $rc: $(cat "$T/run.out")"
+O=$T/out
+for f in circuit/circuit.zkey circuit/w1.wtns circuit/w2.wtns circuit/w3.wtns gw2-pw2-j2.toml \
+         gw1-pw1-j1.toml batch.json report/batch.md report/batch-memory.svg \
+         compare-gw1-pw1-j1.json report-gw1-pw1-j1/compare-memory.svg summary.md; do
+  [ -s "$O/$f" ] || fail "porep-bench did not write $f"
+done
+cmp -s "$O/circuit/w1.wtns" "$O/circuit/w2.wtns" && fail "partition witnesses are identical"
+grep -q "^partition_workers = 1$" "$O/gw1-pw1-j1.toml" && grep -q "^max_jobs_in_flight = 1$" \
+  "$O/gw1-pw1-j1.toml" && grep -q "^workers_per_device = 1$" "$O/gw1-pw1-j1.toml" \
+  || fail "grid config: $(cat "$O/gw1-pw1-j1.toml")"
+$PY - "$O" <<'PYEOF' || fail "porep-bench reports: $(cat "$T/run.out")"
+import json, os, sys
+o = sys.argv[1]
+b = json.load(open(os.path.join(o, "batch.json")))
+assert b["command"] == "batch" and b["completed"] == 2 and b["failed"] == 0, b
+assert b["partitions"] == 3 and b["concurrency"] == 2 and b["checked_public"] == 2, b
+assert b["daemon"]["exit_status"] == 0
+c = json.load(open(os.path.join(o, "compare-gw1-pw1-j1.json")))
+assert c["exit_status"] == 0 and c["rounds"] == 1 and c["partitions"] == 3, c
+for k in ("s_per_proof", "peak_rss"):
+    assert len(c["metrics"][k]["A"]["values"]) == 1 and c["metrics"][k]["B"]["mean"] > 0
+s = open(os.path.join(o, "summary.md")).read()
+assert "1008 constraints (domain 2^10), 3 partitions per proof" in s, s
+assert "| gw1-pw1-j1 |" in s and "Best gw/pw/j" in s, s
+PYEOF
+grep -q "reusing" "$T/run.out" && fail "first run claims to reuse the circuit"
+# a second run with the same size reuses circuit, key and witnesses
+rc=0
+scripts/porep-bench --bin "$BIN" --out "$T/out" --log 10 --partitions 3 --count 1 --no-compare \
+  --budget 512MiB > "$T/run2.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] && grep -q "reusing" "$T/run2.out" \
+  || fail "second run: exit $rc: $(cat "$T/run2.out")"
+
+if [ "$fails" = 0 ]; then echo "porep_test: all passed"; else echo "porep_test: $fails failed"; fi
+[ "$fails" = 0 ]
