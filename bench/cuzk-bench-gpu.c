@@ -4,7 +4,12 @@
  * every call, as in a prover. Times are wall clock around the synchronous API call: best and
  * median of the repetitions after one warm-up.
  *
- *   cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE]
+ *   cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] [--only TAGS] [--logs K,K..]
+ *                  [--scalars random|sparse01]
+ *
+ * --only: comma-separated substrings of the row tags "ntt-bn254", "h-bls12-381", "g1-bn254",
+ * "g2-bls12-381", ...: only matching rows run (e.g. --only g1 for every G1 MSM). --logs: only
+ * these sizes (each still capped by --max-log). Both exist so a profiler sees one case.
  *
  * Points: 2^20 distinct multiples of the generator, repeated to fill larger sets (the work an
  * MSM does does not depend on the points being distinct).
@@ -20,6 +25,34 @@
 static cuzk_gpu_ctx *ctx;
 static int reps = 5, max_log = 26;
 static FILE *outf;
+static const char *only;    /* --only filter, NULL = everything */
+static int logs_sel[16], nlogs_sel; /* --logs filter */
+static int scal_sel = -1;   /* --scalars: 0 random, 1 sparse01, -1 both */
+
+static int want(const char *kind, cuzk_gpu_curve curve)
+{
+    if (!only)
+        return 1;
+    char tag[64], buf[256];
+    snprintf(tag, sizeof tag, "%s-%s", kind, curve == CUZK_GPU_BN254 ? "bn254" : "bls12-381");
+    snprintf(buf, sizeof buf, "%s", only);
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ","))
+        if (strstr(tag, t))
+            return 1;
+    return 0;
+}
+
+static int want_log(int k)
+{
+    if (k > max_log)
+        return 0;
+    if (!nlogs_sel)
+        return 1;
+    for (int i = 0; i < nlogs_sel; i++)
+        if (logs_sel[i] == k)
+            return 1;
+    return 0;
+}
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t rnd(void)
@@ -113,8 +146,10 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
 {
     cuzk_errbuf eb = {{0}};
     int top = 0;
+    if (!want(g == CUZK_GPU_G1 ? "g1" : "g2", curve))
+        return;
     for (int i = 0; i < nlogs; i++)
-        if (logs[i] <= max_log && logs[i] > top)
+        if (want_log(logs[i]) && logs[i] > top)
             top = logs[i];
     if (!top)
         return;
@@ -135,10 +170,12 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
     const char *what = g == CUZK_GPU_G1 ? "MSM G1" : "MSM G2";
     uint64_t out[36];
     for (int i = 0; i < nlogs; i++) {
-        if (logs[i] > max_log)
+        if (!want_log(logs[i]))
             continue;
         size_t m = (size_t)1 << logs[i];
         for (int sp = 0; sp < 2; sp++) {
+            if (scal_sel >= 0 && sp != scal_sel)
+                continue;
             uint8_t *sc = sp ? sc_sparse : sc_rand;
             double t[32];
             e = cuzk_gpu_msm(ctx, gp, 0, m, sc, 0, out, &eb); /* warm-up */
@@ -161,7 +198,14 @@ static void bench_ntt(cuzk_gpu_curve curve, const int *logs, int nlogs, uint8_t 
 {
     cuzk_errbuf eb = {{0}};
     const char *cname = curve == CUZK_GPU_BN254 ? "BN254" : "BLS12-381";
+    if (!want("ntt", curve))
+        return;
     for (int i = 0; i < nlogs; i++) {
+        int listed = 0; /* NTT sizes ignore --max-log (their buffer is 2^27 anyway) */
+        for (int k = 0; k < nlogs_sel; k++)
+            listed |= logs_sel[k] == logs[i];
+        if (nlogs_sel && !listed)
+            continue;
         size_t n = (size_t)1 << logs[i];
         cuzk_gpu_fr *v;
         cuzk_err e = cuzk_gpu_fr_alloc(ctx, curve, n, &v, &eb);
@@ -192,7 +236,7 @@ static void bench_ntt(cuzk_gpu_curve curve, const int *logs, int nlogs, uint8_t 
 static void bench_h(cuzk_gpu_curve curve, int logn, uint8_t *buf)
 {
     cuzk_errbuf eb = {{0}};
-    if (logn > max_log)
+    if (!want_log(logn) || !want("h", curve))
         return;
     size_t n = (size_t)1 << logn;
     uint8_t *a = buf, *b = buf + 32 * n, *c = buf + 64 * n;
@@ -222,8 +266,24 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--out") && i + 1 < argc)
             outpath = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
+        else if (!strcmp(argv[i], "--scalars") && i + 1 < argc) {
+            i++;
+            scal_sel = !strcmp(argv[i], "random") ? 0 : !strcmp(argv[i], "sparse01") ? 1 : -1;
+        } else if (!strcmp(argv[i], "--logs") && i + 1 < argc) {
+            char *p = argv[++i];
+            while (*p && nlogs_sel < 16) {
+                logs_sel[nlogs_sel++] = (int)strtol(p, &p, 10);
+                if (*p == ',')
+                    p++;
+                else
+                    break;
+            }
+        }
         else {
-            fprintf(stderr, "usage: cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE]\n");
+            fprintf(stderr, "usage: cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] "
+                            "[--only TAGS] [--logs K,K..] [--scalars random|sparse01]\n");
             return 2;
         }
     }

@@ -131,6 +131,8 @@ cuzk_err cuzk_prove_end(cuzk_prove_state *s, cuzk_proof *proof, cuzk_errbuf *eb)
 /* Uploads the key's point sets (B in G2 too when with_g2) to GPU `device` now rather than on
  * its first proof there. */
 cuzk_err cuzk_pk_gpu_stage(cuzk_pk *pk, int device, int with_g2, cuzk_errbuf *eb);
+/* Bit d set when the key's points are resident on GPU device d. */
+uint32_t cuzk_pk_gpu_mask(cuzk_pk *pk);
 /* Timings so far (synth, h, msm_g1, msm_g2, finalize, verify, gpu_upload, used_gpu). */
 const cuzk_prove_stats *cuzk_prove_state_stats(const cuzk_prove_state *s);
 /* Bytes the state holds now (w, and a, b, c until g1 succeeds). */

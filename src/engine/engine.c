@@ -1481,6 +1481,7 @@ size_t cuzk_engine_circuits(cuzk_engine *e, cuzk_circuit_info *out, size_t max)
         o->n_public = c->n_public;
         o->domain_size = c->domain_size;
         o->resident = c->pk != NULL;
+        o->gpu_mask = c->pk ? cuzk_pk_gpu_mask(c->pk) : 0;
         o->bytes = c->bytes;
         o->holders = c->holders;
         o->priority = c->priority;

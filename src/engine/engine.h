@@ -189,6 +189,7 @@ typedef struct {
     int curve; /* cuzk_curve */
     uint32_t n_vars, n_public, domain_size;
     int resident;
+    uint32_t gpu_mask; /* devices the key's points are staged on (bit per CUDA device) */
     uint64_t bytes;   /* resident bytes (0 when cold) */
     unsigned holders; /* live jobs of this circuit */
     cuzk_priority priority;

@@ -2,12 +2,10 @@
  * Device prime-field arithmetic on 32-bit limbs, Montgomery form (R = 2^(32*N)), byte-identical
  * to the host's src/ff (a host 64-bit limb is two device limbs, low first).
  *
- * Multiplication is CIOS (Koc, Acar, Kaliski 1996) with every row done as PTX carry chains:
- * per row, the low halves of a*b_i go in one mad.lo.cc/madc.lo.cc chain, the high halves in a
- * second chain shifted one word, then the same for m*p. That is 4*N*N multiply-adds, the
- * minimum for schoolbook CIOS, plus a few carry-absorbing adds per row. The accumulator keeps
- * two spare words, so no carry is ever lost; t < 2p after every row (all moduli here are far
- * below R/4), and one conditional subtraction ends fully reduced.
+ * Multiplication is CIOS (Koc, Acar, Kaliski 1996) with every row done as PTX carry chains,
+ * split into two independent chains per row (even/odd words, see mont_row): 4*N*N
+ * multiply-adds, the minimum for schoolbook CIOS, plus 4 adds per row. t < 2p after every row
+ * (all moduli here are below R/4), and one conditional subtraction ends fully reduced.
  *
  * The carry flag lives between separate asm statements; they are volatile and nothing else
  * sits between them in the unrolled loops (the usual practice for nvcc PTX chains).
@@ -15,16 +13,23 @@
  * A field is described by a config struct C: C::N (limbs), C::n0 (-p^-1 mod 2^32), and
  * C::p(i) / C::one(i) returning limbs from __constant__ memory (IMAD reads constant banks
  * directly, so the modulus costs no registers).
+ *
+ * With CUZK_GPU_HOST_EMU defined this header compiles as plain C++ with the carry primitives
+ * emulated, so the carry logic can be checked on a machine without a GPU
+ * (tests/gpu/field_emu_test.sh, against GMP).
  */
 #ifndef CUZK_GPU_FIELD_CUH
 #define CUZK_GPU_FIELD_CUH
 
 #include <stdint.h>
 
+#ifndef CUZK_GPU_HOST_EMU
 #define DI __device__ __forceinline__
+#endif
 
 namespace cuzk_gpu {
 
+#ifndef CUZK_GPU_HOST_EMU
 DI uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c)
 {
     uint32_t r;
@@ -47,6 +52,12 @@ DI uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c)
 {
     uint32_t r;
     asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+}
+DI uint32_t madc_hi(uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t r;
+    asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
     return r;
 }
 DI uint32_t add_cc(uint32_t a, uint32_t b)
@@ -85,6 +96,57 @@ DI uint32_t subc(uint32_t a, uint32_t b)
     asm volatile("subc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
     return r;
 }
+
+#else
+/* Host emulation of the PTX carry-flag primitives (one global flag, as in PTX), so the
+ * multiplication's carry logic can be checked against GMP on a machine without a GPU. */
+#define DI inline
+#define __device__
+#define __noinline__
+static uint32_t emu_cc; /* the emulated carry flag (host test only) */
+static inline uint32_t __umulhi(uint32_t a, uint32_t b)
+{
+    return (uint32_t)(((uint64_t)a * b) >> 32);
+}
+#define EMU_OP(name, expr, setcc)                                                           \
+    DI uint32_t name(uint32_t a, uint32_t b, uint32_t c)                                    \
+    {                                                                                       \
+        uint64_t r = (expr);                                                                \
+        if (setcc)                                                                          \
+            emu_cc = (uint32_t)(r >> 32);                                                   \
+        return (uint32_t)r;                                                                 \
+    }
+EMU_OP(mad_lo_cc, (uint64_t)(uint32_t)(a * b) + c, 1)
+EMU_OP(madc_lo_cc, (uint64_t)(uint32_t)(a * b) + c + emu_cc, 1)
+EMU_OP(mad_hi_cc, (uint64_t)__umulhi(a, b) + c, 1)
+EMU_OP(madc_hi_cc, (uint64_t)__umulhi(a, b) + c + emu_cc, 1)
+EMU_OP(madc_hi, (uint64_t)__umulhi(a, b) + c + emu_cc, 0)
+DI uint32_t add_cc(uint32_t a, uint32_t b)
+{
+    uint64_t r = (uint64_t)a + b;
+    emu_cc = (uint32_t)(r >> 32);
+    return (uint32_t)r;
+}
+DI uint32_t addc_cc(uint32_t a, uint32_t b)
+{
+    uint64_t r = (uint64_t)a + b + emu_cc;
+    emu_cc = (uint32_t)(r >> 32);
+    return (uint32_t)r;
+}
+DI uint32_t addc(uint32_t a, uint32_t b) { return (uint32_t)((uint64_t)a + b + emu_cc); }
+DI uint32_t sub_cc(uint32_t a, uint32_t b)
+{
+    emu_cc = a < b;
+    return a - b;
+}
+DI uint32_t subc_cc(uint32_t a, uint32_t b)
+{
+    uint64_t r = (uint64_t)a - b - emu_cc;
+    emu_cc = (uint32_t)(r >> 63);
+    return (uint32_t)r;
+}
+DI uint32_t subc(uint32_t a, uint32_t b) { return (uint32_t)((uint64_t)a - b - emu_cc); }
+#endif
 
 template <class C> struct fe {
     static constexpr int N = C::N;
@@ -176,57 +238,124 @@ template <class C> DI fe<C> operator-(const fe<C> &a) { return fe<C>::zero() - a
 
 template <class C> DI fe<C> dbl(const fe<C> &a) { return a + a; }
 
-template <class C> DI fe<C> operator*(const fe<C> &a, const fe<C> &b)
+/*
+ * Montgomery multiplication, CIOS with the accumulator split into "even" and "odd" halves
+ * (Emmart, Zheng, Weems, "Optimizing Modular Multiplication for NVIDIA's Maxwell GPUs",
+ * ARITH 2016). For one word b_i, the products a_j b_i with j even occupy words j, j+1 and do
+ * not overlap each other, so they form ONE carry chain over an N-word array X at offset 0;
+ * those with j odd form a second chain over an N-word array Y at offset one word. The running
+ * value is T = X + Y * 2^32. The two chains are independent, so each thread has two carry
+ * chains in flight instead of one (the multiply-add latency is the bottleneck, not the issue
+ * rate), and no separate carry-absorbing words are needed.
+ *
+ * One row (not the first) with X = the previous Y-array's partner (see mont_row):
+ *   X[0] += Y[1]                  (the division by 2^32 of the previous row, low part; its
+ *                                  carry, of weight 2^32, enters the odd chain below)
+ *   Y <- (Y >> 64) + odd products (in place, ascending: the "shift" is free)
+ *   X += even products            (carry out, of weight 2^(32N), goes to Y[N-1])
+ *   m = X[0] * n0; Y += odd words of m*p; X += even words of m*p (carry to Y[N-1]); X[0] = 0.
+ * Then T / 2^32 = Y + (X >> 32): the next row runs with the roles of the arrays swapped.
+ * Bounds: a, b < p < 2^(32N-2), so T < 2p + 2^33 p < 2^(32N+32) before each division and
+ * T < 2p after (CIOS); hence Y (which is at most T / 2^32) never carries out of its top word
+ * and the odd chains' final carries are zero. One conditional subtraction ends reduced.
+ */
+template <class C> DI void mont_row(uint32_t *X, uint32_t *Y, const fe<C> &a, uint32_t bi,
+                                    bool first)
 {
     constexpr int N = C::N;
-    uint32_t t[N + 2];
+    if (first) {
 #pragma unroll
-    for (int i = 0; i < N + 2; i++)
-        t[i] = 0;
+        for (int j = 0; j < N; j += 2) {
+            X[j] = a.v[j] * bi;
+            X[j + 1] = __umulhi(a.v[j], bi);
+            Y[j] = a.v[j + 1] * bi;
+            Y[j + 1] = __umulhi(a.v[j + 1], bi);
+        }
+    } else {
+        X[0] = add_cc(X[0], Y[1]);
+        /* Y[j-1..j] = Y[j+1..j+2] + a_j b_i for odd j, carrying, with the carry of X[0] in. */
 #pragma unroll
-    for (int i = 0; i < N; i++) {
-        const uint32_t bi = b.v[i];
-        /* t += a * b_i: low halves at word j, high halves at word j + 1. */
-        t[0] = mad_lo_cc(a.v[0], bi, t[0]);
+        for (int j = 1; j < N - 2; j += 2) {
+            Y[j - 1] = madc_lo_cc(a.v[j], bi, Y[j + 1]);
+            Y[j] = madc_hi_cc(a.v[j], bi, Y[j + 2]);
+        }
+        Y[N - 2] = madc_lo_cc(a.v[N - 1], bi, 0);
+        Y[N - 1] = madc_hi(a.v[N - 1], bi, 0);
+        X[0] = mad_lo_cc(a.v[0], bi, X[0]);
+        X[1] = madc_hi_cc(a.v[0], bi, X[1]);
 #pragma unroll
-        for (int j = 1; j < N; j++)
-            t[j] = madc_lo_cc(a.v[j], bi, t[j]);
-        t[N] = addc_cc(t[N], 0);
-        t[N + 1] = addc(t[N + 1], 0);
-        t[1] = mad_hi_cc(a.v[0], bi, t[1]);
-#pragma unroll
-        for (int j = 1; j < N; j++)
-            t[j + 1] = madc_hi_cc(a.v[j], bi, t[j + 1]);
-        t[N + 1] = addc(t[N + 1], 0);
-        /* t += m * p with m chosen so the low word becomes zero; then shift one word. */
-        const uint32_t m = t[0] * C::n0;
-        t[0] = mad_lo_cc(m, C::p(0), t[0]);
-#pragma unroll
-        for (int j = 1; j < N; j++)
-            t[j] = madc_lo_cc(m, C::p(j), t[j]);
-        t[N] = addc_cc(t[N], 0);
-        t[N + 1] = addc(t[N + 1], 0);
-        t[1] = mad_hi_cc(m, C::p(0), t[1]);
-#pragma unroll
-        for (int j = 1; j < N; j++)
-            t[j + 1] = madc_hi_cc(m, C::p(j), t[j + 1]);
-        t[N + 1] = addc(t[N + 1], 0);
-#pragma unroll
-        for (int j = 0; j < N + 1; j++)
-            t[j] = t[j + 1];
-        t[N + 1] = 0;
+        for (int j = 2; j < N; j += 2) {
+            X[j] = madc_lo_cc(a.v[j], bi, X[j]);
+            X[j + 1] = madc_hi_cc(a.v[j], bi, X[j + 1]);
+        }
+        Y[N - 1] = addc(Y[N - 1], 0);
     }
-    return reduce_once<C>(t, t[N]);
+    const uint32_t m = X[0] * C::n0;
+    Y[0] = mad_lo_cc(m, C::p(1), Y[0]);
+    Y[1] = madc_hi_cc(m, C::p(1), Y[1]);
+#pragma unroll
+    for (int j = 3; j < N; j += 2) {
+        Y[j - 1] = madc_lo_cc(m, C::p(j), Y[j - 1]);
+        Y[j] = madc_hi_cc(m, C::p(j), Y[j]);
+    }
+    X[0] = mad_lo_cc(m, C::p(0), X[0]);
+    X[1] = madc_hi_cc(m, C::p(0), X[1]);
+#pragma unroll
+    for (int j = 2; j < N; j += 2) {
+        X[j] = madc_lo_cc(m, C::p(j), X[j]);
+        X[j + 1] = madc_hi_cc(m, C::p(j), X[j + 1]);
+    }
+    Y[N - 1] = addc(Y[N - 1], 0);
 }
 
-template <class C> DI fe<C> sqr(const fe<C> &a) { return a * a; }
+/* After the last row (run with X = o, so o[0] = 0): the product is e + (o >> 32), < 2p. */
+template <class C> DI fe<C> mont_fin(const uint32_t *e, const uint32_t *o)
+{
+    constexpr int N = C::N;
+    uint32_t t[N];
+    t[0] = add_cc(e[0], o[1]);
+#pragma unroll
+    for (int k = 1; k < N - 1; k++)
+        t[k] = addc_cc(e[k], o[k + 1]);
+    t[N - 1] = addc(e[N - 1], 0);
+    return reduce_once<C>(t, 0);
+}
+
+/* The multiplication inlined: for small kernels (NTT butterflies, scalings). */
+template <class C> DI fe<C> mul_inl(const fe<C> &a, const fe<C> &b)
+{
+    constexpr int N = C::N;
+    static_assert(N % 2 == 0, "even limb count");
+    uint32_t e[N], o[N];
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+        mont_row<C>(e, o, a, b.v[i], i == 0);
+        mont_row<C>(o, e, a, b.v[i + 1], false);
+    }
+    return mont_fin<C>(e, o);
+}
+
+/* The multiplication as a called function, used by all curve arithmetic. Profiling (ncu, H200,
+ * 2026-11-30) showed the point kernels with every multiplication inlined stalled mostly on
+ * instruction fetch: an inlined BLS12-381 mul is ~600 instructions, an XYZZ addition 14 of
+ * them, and a kernel's few resident warps at different places in that code missed the
+ * instruction cache. One shared copy of the multiplication stays cached; the call costs a few
+ * instructions. (It also keeps ptxas fast on G2.) */
+template <class C> __device__ __noinline__ fe<C> mul_call(const fe<C> a, const fe<C> b)
+{
+    return mul_inl(a, b);
+}
+
+template <class C> DI fe<C> operator*(const fe<C> &a, const fe<C> &b) { return mul_call(a, b); }
+
+template <class C> DI fe<C> sqr(const fe<C> &a) { return mul_call(a, a); }
 
 /* From Montgomery form to the canonical integer: one multiplication by 1. */
 template <class C> DI fe<C> from_mont(const fe<C> &a)
 {
     fe<C> one_int = fe<C>::zero();
     one_int.v[0] = 1;
-    return a * one_int;
+    return mul_inl(a, one_int);
 }
 
 /* ---- Fp2 = Fp[u]/(u^2 + 1) (both BN254 and BLS12-381 use this tower). */
@@ -275,13 +404,6 @@ template <class C> DI fe2<C> operator-(const fe2<C> &a)
     return r;
 }
 template <class C> DI fe2<C> dbl(const fe2<C> &a) { return a + a; }
-/* The base multiplication as a called function: G2 code inlining every Fp multiplication
- * grows so large that ptxas takes many minutes per kernel; a call per Fp mul costs little
- * next to the multiplication itself. */
-template <class C> __device__ __noinline__ fe<C> mul_call(const fe<C> a, const fe<C> b)
-{
-    return a * b;
-}
 
 /* Karatsuba: 3 base multiplications. */
 template <class C> DI fe2<C> operator*(const fe2<C> &a, const fe2<C> &b)

@@ -1,15 +1,18 @@
-/* Host-side Fr constants for the CUDA backend (roots of unity, inverses), computed with src/ff
- * so the device uses exactly the host's field. Only built into the CUDA backend. */
+/* Host-side helpers of the CUDA backend: Fr constants (roots of unity, inverses), computed with
+ * src/ff so the device uses exactly the host's field, and the MSM's final window combination
+ * (src/ec). Only built into the CUDA backend. */
 #ifdef CUZK_HAVE_CUDA
 #include <stdint.h>
 #include <string.h>
 
+#include "ec/ec.h"
 #include "ff/ff.h"
 
 int cuzk__gpu_fr_two_adicity(int curve);
 void cuzk__gpu_fr_root(int curve, int logn, uint64_t out[4]);
 void cuzk__gpu_fr_inv(int curve, const uint64_t a[4], uint64_t out[4]);
 void cuzk__gpu_fr_from_u64(int curve, uint64_t v, uint64_t out[4]);
+void cuzk__gpu_horner(int curve, int g2, int W, int c, const void *jac, uint64_t *out);
 
 int cuzk__gpu_fr_two_adicity(int curve)
 {
@@ -57,6 +60,42 @@ void cuzk__gpu_fr_from_u64(int curve, uint64_t v, uint64_t out[4])
         bls12_381_fr_t r;
         bls12_381_fr_from_u64(&r, v);
         memcpy(out, r.l, 32);
+    }
+}
+/* Horner's rule over the MSM's window sums (src/ec's complete Jacobian formulas), then the
+ * ones bucket. The device's Jacobian points have exactly the layout of G##_jac. */
+#define GPU_HORNER(G)                                                                         \
+    static void G##_gpu_horner(int W, int c, const void *jac, uint64_t *out)                  \
+    {                                                                                         \
+        G##_jac acc, p;                                                                       \
+        G##_set_inf(&acc);                                                                    \
+        for (int w = W - 1; w >= 0; w--) {                                                    \
+            for (int k = 0; k < c && !G##_is_inf(&acc); k++)                                  \
+                G##_dbl(&acc, &acc);                                                          \
+            memcpy(&p, (const char *)jac + (size_t)w * sizeof p, sizeof p);                   \
+            G##_add(&acc, &acc, &p);                                                          \
+        }                                                                                     \
+        memcpy(&p, (const char *)jac + (size_t)W * sizeof p, sizeof p);                       \
+        G##_add(&acc, &acc, &p);                                                              \
+        memcpy(out, &acc, sizeof acc);                                                        \
+    }
+GPU_HORNER(bn254_g1)
+GPU_HORNER(bn254_g2)
+GPU_HORNER(bls12_381_g1)
+GPU_HORNER(bls12_381_g2)
+
+void cuzk__gpu_horner(int curve, int g2, int W, int c, const void *jac, uint64_t *out)
+{
+    if (curve == 0) {
+        if (g2)
+            bn254_g2_gpu_horner(W, c, jac, out);
+        else
+            bn254_g1_gpu_horner(W, c, jac, out);
+    } else {
+        if (g2)
+            bls12_381_g2_gpu_horner(W, c, jac, out);
+        else
+            bls12_381_g1_gpu_horner(W, c, jac, out);
     }
 }
 #else

@@ -92,7 +92,7 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     if (e == cudaSuccess)
         e = cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking);
     if (e == cudaSuccess)
-        e = cudaMallocHost(&ctx->host_res, 4096);
+        e = cudaMallocHost(&ctx->host_res, CUZK_GPU_HOST_RES_BYTES);
     if (e != cudaSuccess) {
         r = cuzk__gpu_fault(eb, __FILE__, __LINE__, "cuzk_gpu_open", e);
         cuzk_gpu_close(ctx);

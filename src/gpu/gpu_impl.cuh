@@ -19,7 +19,8 @@
  *   5. bucket reduction: chunks of S buckets per thread: running sums give sum (b-lo+1) B_b
  *      and sum B_b; the chunk offset (lo-1) * sum B_b by double-and-add; then per window a
  *      tree of group sums.
- *   6. final: Horner over windows (c doublings each), plus the ones bucket, to Jacobian.
+ *   6. final: window sums and the ones bucket to Jacobian on the device, then Horner over
+ *      windows (c doublings each) plus the ones on the host (cuzk__gpu_horner).
  *
  * NTT (radix-2 Cooley-Tukey, decimation in time): the first pass gathers in bit-reversed order
  * and runs up to 10 stages in shared memory; later passes run up to 7 stages each on tiles of
@@ -42,6 +43,11 @@
 namespace cuzk_gpu {
 
 static const uint32_t SENT = 0xffffffffu;
+
+/* Threads per block of the accumulation kernels: their 120-255 registers per thread leave room
+ * for few warps per SM, and 64-thread blocks waste fewer of them than 128 (BLS12-381 G1: 184
+ * registers, 10 warps per SM instead of 8). */
+#define ACC_THREADS 64
 
 /* 16-byte loads/stores of structs whose size is a multiple of 16 (points, xyzz). */
 template <class T> DI T ld16(const T *p)
@@ -146,10 +152,16 @@ static __global__ void k_digits(const uint32_t *sc, const uint32_t *idx, uint32_
 }
 
 /* Level-1 accumulation over sorted (key, value) entries; values index affine points.
- * ALL_ZERO: every key is 0 (the ones: no key array, values are plain indices). */
+ * ALL_ZERO: every key is 0 (the ones: no key array, values are plain indices).
+ *
+ * One flat loop over the thread's L entries, a run boundary being a short store inside it:
+ * every lane of a warp does its i-th addition at the same time. (Nested loops, one per run,
+ * let lanes whose runs ended wait for the others at each run's end: ncu, 2026-11-30, showed
+ * 16 of 32 lanes active on average in the accumulation, which took 85% of a 2^24 MSM.) */
 template <class F, bool ALL_ZERO>
-__global__ void k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L,
-                         const affine<F> *pts, xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
+__global__ void __launch_bounds__(ACC_THREADS)
+k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, const affine<F> *pts,
+         xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t beg = t * L;
@@ -157,72 +169,76 @@ __global__ void k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, u
         return;
     size_t end = beg + L < M ? beg + L : M;
 #define KEY(i) (ALL_ZERO ? 0u : keys[i])
-    size_t i = beg;
-    uint32_t k = KEY(i);
-    if (i > 0 && k != SENT && KEY(i - 1) == k) {
-        xyzz<F> acc = xyzz<F>::inf();
-        for (; i < end && KEY(i) == k; i++) {
-            uint32_t v = vals[i];
-            affine<F> q = ld16(pts + (v & 0x7fffffffu));
-            if (v >> 31)
-                q.y = -q.y;
-            xyzz_add_affine(acc, q);
+    uint32_t cur = KEY(beg);
+    /* The first run continues one owned by an earlier slice: it becomes this slice's carry. */
+    bool carry = beg > 0 && cur != SENT && KEY(beg - 1) == cur;
+    ckey[t] = SENT;
+    xyzz<F> acc = xyzz<F>::inf();
+    for (size_t i = beg; i < end; i++) {
+        uint32_t k = KEY(i);
+        if (k != cur) {
+            if (carry) {
+                ckey[t] = cur;
+                st16(cpt + t, acc);
+                carry = false;
+            } else {
+                st16(buckets + cur, acc);
+            }
+            acc = xyzz<F>::inf();
+            cur = k;
         }
-        ckey[t] = k;
-        st16(cpt + t, acc);
-    } else {
-        ckey[t] = SENT;
-    }
-    while (i < end) {
-        k = KEY(i);
         if (k == SENT)
             break; /* sorted: only sentinels remain */
-        xyzz<F> acc = xyzz<F>::inf();
-        for (; i < end && KEY(i) == k; i++) {
-            uint32_t v = vals[i];
-            affine<F> q = ld16(pts + (v & 0x7fffffffu));
-            if (v >> 31)
-                q.y = -q.y;
-            xyzz_add_affine(acc, q);
+        uint32_t v = vals[i];
+        affine<F> q = ld16(pts + (v & 0x7fffffffu));
+        if (v >> 31)
+            q.y = -q.y;
+        xyzz_add_affine(acc, q);
+    }
+    if (cur != SENT) {
+        if (carry) {
+            ckey[t] = cur;
+            st16(cpt + t, acc);
+        } else {
+            st16(buckets + cur, acc);
         }
-        st16(buckets + k, acc);
     }
 #undef KEY
 }
 
-/* Level >= 2: the carries of the previous level (sorted, with SENT gaps). */
+/* Level >= 2: the carries of the previous level (sorted, with SENT gaps); a run owned here is
+ * added to its bucket (which its owner at level 1 already wrote). Flat loop as in k_accum1. */
 template <class F>
-__global__ void k_accumk(const uint32_t *ikey, const xyzz<F> *ipt, size_t M, uint32_t L,
-                         xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
+__global__ void __launch_bounds__(ACC_THREADS)
+k_accumk(const uint32_t *ikey, const xyzz<F> *ipt, size_t M, uint32_t L, xyzz<F> *buckets,
+         uint32_t *ckey, xyzz<F> *cpt)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t beg = t * L;
     if (beg >= M)
         return;
     size_t end = beg + L < M ? beg + L : M;
-    size_t i = beg;
-    uint32_t k = ikey[i];
-    if (i > 0 && k != SENT && ikey[i - 1] == k) {
-        xyzz<F> acc = xyzz<F>::inf();
-        for (; i < end && ikey[i] == k; i++)
-            xyzz_add(acc, ld16v(ipt + i));
-        ckey[t] = k;
-        st16(cpt + t, acc);
-    } else {
-        ckey[t] = SENT;
-    }
-    while (i < end) {
-        k = ikey[i];
-        if (k == SENT) {
-            i++;
-            continue;
+    uint32_t cur = ikey[beg];
+    bool carry = beg > 0 && cur != SENT && ikey[beg - 1] == cur;
+    ckey[t] = SENT;
+    xyzz<F> acc = xyzz<F>::inf();
+    for (size_t i = beg; i <= end; i++) {
+        uint32_t k = i < end ? ikey[i] : SENT;
+        if (k != cur) {
+            if (carry) {
+                ckey[t] = cur;
+                st16(cpt + t, acc);
+                carry = false;
+            } else if (cur != SENT) {
+                xyzz<F> b = ld16v(buckets + cur);
+                xyzz_add(b, acc);
+                st16(buckets + cur, b);
+            }
+            acc = xyzz<F>::inf();
+            cur = k;
         }
-        xyzz<F> acc = xyzz<F>::inf();
-        for (; i < end && ikey[i] == k; i++)
+        if (k != SENT)
             xyzz_add(acc, ld16v(ipt + i));
-        xyzz<F> b = ld16v(buckets + k);
-        xyzz_add(b, acc);
-        st16(buckets + k, b);
     }
 }
 
@@ -270,25 +286,28 @@ __global__ void k_group_sum(const xyzz<F> *in, int W, uint32_t cnt, uint32_t G, 
     st16(out + t, acc);
 }
 
+/* Each window sum (t < W) and the ones bucket (t == W) to Jacobian, one thread each; the host
+ * finishes with Horner's rule (cuzk__gpu_horner). That serial chain of W * c doublings took one
+ * GPU thread 9 ms for a BLS12-381 G1 MSM of any size (ncu, 2026-11-30); the host's CPU code
+ * does it in well under a millisecond. */
 template <class F>
-__global__ void k_final(const xyzz<F> *win, int W, int c, const xyzz<F> *ones, int have_ones,
-                        F *res)
+__global__ void k_to_jac(const xyzz<F> *win, int W, const xyzz<F> *ones, F *out)
 {
-    if (threadIdx.x != 0 || blockIdx.x != 0)
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t > W)
         return;
-    xyzz<F> acc = xyzz<F>::inf();
-    for (int w = W - 1; w >= 0; w--) {
-        for (int k = 0; k < c; k++)
-            xyzz_dbl(acc);
-        xyzz_add(acc, win[w]);
-    }
-    if (have_ones)
-        xyzz_add(acc, ones[0]);
+    xyzz<F> p;
+    if (t < W)
+        p = ld16v(win + t);
+    else if (ones)
+        p = ld16v(ones);
+    else
+        p = xyzz<F>::inf();
     F j[3];
-    xyzz_to_jacobian(j, acc);
-    res[0] = j[0];
-    res[1] = j[1];
-    res[2] = j[2];
+    xyzz_to_jacobian(j, p);
+    out[3 * t] = j[0];
+    out[3 * t + 1] = j[1];
+    out[3 * t + 2] = j[2];
 }
 
 static inline unsigned nblk(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
@@ -316,7 +335,9 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
                            size_t M, const affine<F> *pts, xyzz<F> *buckets, cuzk_errbuf *eb)
 {
     cudaStream_t st = ctx->stream;
-    uint32_t L1 = M >= (1u << 22) ? 32 : M >= (1u << 16) ? 16 : 4;
+    /* Entries per level-1 thread: longer slices mean fewer carries for the later levels
+     * (each slice leaves at most one), as long as the slices still fill the device. */
+    uint32_t L1 = M >= (1u << 26) ? 64 : M >= (1u << 22) ? 32 : M >= (1u << 16) ? 16 : 4;
     const uint32_t LK = 8;
     size_t T = (M + L1 - 1) / L1;
     uint32_t *ck0, *ck1;
@@ -326,12 +347,13 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
     size_t T2 = (T + LK - 1) / LK;
     SCRATCH(SCR_CKEY1, T2 * 4 + 4, ck1);
     SCRATCH(SCR_CPT1, T2 * sizeof(xyzz<F>) + sizeof(xyzz<F>), cp1);
-    k_accum1<F, ALL_ZERO><<<nblk(T, 128), 128, 0, st>>>(keys, vals, M, L1, pts, buckets, ck0,
-                                                         cp0);
+    k_accum1<F, ALL_ZERO><<<nblk(T, ACC_THREADS), ACC_THREADS, 0, st>>>(keys, vals, M, L1, pts,
+                                                                         buckets, ck0, cp0);
     LAUNCHED("k_accum1");
     while (T > 1) {
         size_t Tn = (T + LK - 1) / LK;
-        k_accumk<F><<<nblk(Tn, 128), 128, 0, st>>>(ck0, cp0, T, LK, buckets, ck1, cp1);
+        k_accumk<F><<<nblk(Tn, ACC_THREADS), ACC_THREADS, 0, st>>>(ck0, cp0, T, LK, buckets,
+                                                                     ck1, cp1);
         LAUNCHED("k_accumk");
         uint32_t *tk = ck0;
         ck0 = ck1;
@@ -344,18 +366,13 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
     return CUZK_OK;
 }
 
-template <class F, class FR, int NBITS>
+template <class F, class FR, int NBITS, int CURVE>
 static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const void *d_sc,
                         bool mont, uint64_t *out, cuzk_errbuf *eb)
 {
     typedef xyzz<F> X;
     cudaStream_t st = ctx->stream;
     const affine<F> *pts = (const affine<F> *)d_pts;
-    X *res_acc;
-    F *res;
-    SCRATCH(SCR_RES, 3 * sizeof(F) + sizeof(X), res);
-    res_acc = (X *)(res + 3);
-    (void)res_acc;
     if (n == 0) {
         memset(out, 0, 3 * sizeof(F));
         return CUZK_OK;
@@ -418,8 +435,14 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         SCRATCH(SCR_BUCKETS, (size_t)W * B * sizeof(X), buckets);
         CU(cudaMemsetAsync(buckets, 0, (size_t)W * B * sizeof(X), st));
         TRY((accumulate<F, false>(ctx, dk.Current(), dv.Current(), M, pts, buckets, eb)));
-        /* Bucket reduction. */
-        uint32_t S = B < 32 ? B : 32;
+        /* Bucket reduction: chunks of S buckets per thread, S (a power of two) small enough
+         * that the W * B / S threads fill the device (the chunk's serial chain is ~2S
+         * additions), at most 32. */
+        uint32_t S = 32;
+        while (S > 4 && (size_t)W * B / S < (size_t)256 * ctx->sm_count)
+            S >>= 1;
+        if (S > B)
+            S = B;
         uint32_t cnt = B / S;
         X *ch0, *ch1;
         SCRATCH(SCR_CHUNK0, (size_t)W * cnt * sizeof(X), ch0);
@@ -444,11 +467,17 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         W = 0;
         win = NULL;
     }
-    k_final<F><<<1, 32, 0, st>>>(win, W, c, ones, n1 != 0, res);
-    LAUNCHED("k_final");
-    CU(cudaMemcpyAsync(ctx->host_res, res, 3 * sizeof(F), cudaMemcpyDeviceToHost, st));
+    F *res;
+    SCRATCH(SCR_RES, (size_t)(W + 1) * 3 * sizeof(F), res);
+    if ((size_t)(W + 1) * 3 * sizeof(F) > CUZK_GPU_HOST_RES_BYTES)
+        return cuzk_errf(eb, CUZK_INTERNAL, "GPU MSM: %d windows exceed the result buffer", W);
+    k_to_jac<F><<<1, 128, 0, st>>>(win, W, n1 ? ones : NULL, res);
+    LAUNCHED("k_to_jac");
+    CU(cudaMemcpyAsync(ctx->host_res, res, (size_t)(W + 1) * 3 * sizeof(F),
+                       cudaMemcpyDeviceToHost, st));
     CU(cudaStreamSynchronize(st));
-    memcpy(out, ctx->host_res, 3 * sizeof(F));
+    const int g2 = sizeof(F) == (CURVE == 0 ? 64 : 96);
+    cuzk__gpu_horner(CURVE, g2, W, c, ctx->host_res, out);
     return CUZK_OK;
 }
 
@@ -459,8 +488,8 @@ template <class FR> DI fe<FR> pow_u64(fe<FR> b, uint64_t e)
     fe<FR> r = fe<FR>::one();
     while (e) {
         if (e & 1)
-            r = r * b;
-        b = sqr(b);
+            r = mul_inl(r, b);
+        b = mul_inl(b, b);
         e >>= 1;
     }
     return r;
@@ -488,10 +517,10 @@ template <class FR> __global__ void k_powers(fe<FR> *out, size_t n, fr_const w_,
     if (beg >= n)
         return;
     fe<FR> w = load_fe<FR>(w_.l), f = load_fe<FR>(f_.l);
-    fe<FR> x = f * pow_u64(w, beg);
+    fe<FR> x = mul_inl(f, pow_u64(w, beg));
     for (size_t i = beg; i < beg + 64 && i < n; i++) {
         out[i] = x;
-        x = x * w;
+        x = mul_inl(x, w);
     }
 }
 
@@ -503,25 +532,48 @@ template <class FR> __global__ void k_scale_pow(fe<FR> *v, size_t n, fr_const w_
     if (beg >= n)
         return;
     fe<FR> w = load_fe<FR>(w_.l), f = load_fe<FR>(f_.l);
-    fe<FR> x = f * pow_u64(w, beg);
+    fe<FR> x = mul_inl(f, pow_u64(w, beg));
     for (size_t i = beg; i < beg + 64 && i < n; i++) {
-        v[i] = v[i] * x;
-        x = x * w;
+        v[i] = mul_inl(v[i], x);
+        x = mul_inl(x, w);
     }
 }
 
 #define NTT_SH 1024 /* elements per block */
 
+/* Shared memory holds the block's elements limb-major (sh[limb][element]): a warp touching 32
+ * consecutive elements hits 32 different banks. (Array-of-structs, 32-byte elements, made every
+ * access an 8-way bank conflict: ncu, 2026-11-30, the NTT passes were shared-memory bound.) */
+template <class FR> DI fe<FR> sh_ld(const uint32_t (*sh)[NTT_SH], int e)
+{
+    fe<FR> r;
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        r.v[k] = sh[k][e];
+    return r;
+}
+template <class FR> DI void sh_st(uint32_t (*sh)[NTT_SH], int e, const fe<FR> &x)
+{
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        sh[k][e] = x.v[k];
+}
+
 /* One pass of stages m0 .. m0+s-1 (1-based) of a size-2^logn DIT NTT.
  * Index of a block element: hi * 2^(m0-1+s) + q * 2^(m0-1) + tile * 2^lob + lo, q < 2^s.
  * first: read src in bit-reversed order. post: 0 none, 1 times f, 2 times f * w_{2N}^i. */
+/* Blocks of 512 threads per SM asked of ptxas: 3 caps the kernel at 40 registers (no spills;
+ * 54 uncapped allowed only 2 blocks): NTT 2^24 5.47 -> 4.96 ms, 2^27 56.9 -> 53.0 ms (H200,
+ * 2026-11-30). */
+#ifndef CUZK_GPU_NTT_MINB
+#define CUZK_GPU_NTT_MINB 3
+#endif
 template <class FR>
-__global__ void __launch_bounds__(512) k_ntt_pass(const fe<FR> *src, fe<FR> *dst, int logn,
-                                                  int m0, int s, int lob, const fe<FR> *tw,
-                                                  int L, int inverse, int first, int post,
-                                                  fr_const f_)
+__global__ void __launch_bounds__(512, CUZK_GPU_NTT_MINB)
+k_ntt_pass(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, const fe<FR> *tw,
+           int L, int inverse, int first, int post, fr_const f_)
 {
-    __shared__ fe<FR> sh[NTT_SH];
+    __shared__ uint32_t sh[8][NTT_SH];
     const int E = 1 << (s + lob);
     const int lo_all = m0 - 1; /* bits below q */
     const uint32_t ntiles = 1u << (lo_all - lob);
@@ -534,7 +586,7 @@ __global__ void __launch_bounds__(512) k_ntt_pass(const fe<FR> *src, fe<FR> *dst
         size_t g = GIDX(e);
         if (first)
             g = __brevll(g) >> (64 - logn);
-        sh[e] = src[g];
+        sh_st<FR>(sh, e, ld16v(src + g)); /* src may be dst (middle passes) */
     }
     __syncthreads();
     const size_t half_tab = (size_t)1 << (L - 1);
@@ -548,15 +600,15 @@ __global__ void __launch_bounds__(512) k_ntt_pass(const fe<FR> *src, fe<FR> *dst
             size_t ti = j << (L - m);
             fe<FR> w;
             if (!inverse)
-                w = tw[ti];
+                w = ld16(tw + ti);
             else if (ti == 0)
                 w = fe<FR>::one();
             else
-                w = -tw[half_tab - ti];
+                w = -ld16(tw + (half_tab - ti));
             int e0 = (q0 << lob) | lo, e1 = (q1 << lob) | lo;
-            fe<FR> u = sh[e0], v = sh[e1] * w;
-            sh[e0] = u + v;
-            sh[e1] = u - v;
+            fe<FR> u = sh_ld<FR>(sh, e0), v = mul_inl(sh_ld<FR>(sh, e1), w);
+            sh_st<FR>(sh, e0, u + v);
+            sh_st<FR>(sh, e1, u - v);
         }
         __syncthreads();
     }
@@ -565,12 +617,12 @@ __global__ void __launch_bounds__(512) k_ntt_pass(const fe<FR> *src, fe<FR> *dst
         f = load_fe<FR>(f_.l);
     for (int e = threadIdx.x; e < E; e += blockDim.x) {
         size_t g = GIDX(e);
-        fe<FR> x = sh[e];
+        fe<FR> x = sh_ld<FR>(sh, e);
         if (post == 1)
-            x = x * f;
+            x = mul_inl(x, f);
         else if (post == 2)
-            x = x * f * tw[g << (L - logn - 1)];
-        dst[g] = x;
+            x = mul_inl(x, mul_inl(f, ld16(tw + (g << (L - logn - 1)))));
+        st16(dst + g, x);
     }
 #undef GIDX
 }
@@ -579,7 +631,7 @@ template <class FR> __global__ void k_hmul(fe<FR> *a, const fe<FR> *b, const fe<
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
-        a[i] = a[i] * b[i] - c[i];
+        a[i] = mul_inl(a[i], b[i]) - c[i];
 }
 
 static inline fr_const mkc(const uint64_t *l)
@@ -736,7 +788,7 @@ static cuzk_err h_api(cuzk_gpu_ctx *ctx, int curve, int logn, void *d_a, void *d
     cuzk_err fn(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const void *d_sc, bool mont, \
                 uint64_t *out, cuzk_errbuf *eb)                                              \
     {                                                                                        \
-        return cuzk_gpu::msm_run<F, FRC, NBITS>(ctx, d_pts, n, d_sc, mont, out, eb);         \
+        return cuzk_gpu::msm_run<F, FRC, NBITS, CURVE_ID>(ctx, d_pts, n, d_sc, mont, out, eb); \
     }
 
 #define CUZK_GPU_FR_TU(prefix, curve_id, FRC)                                                \

@@ -42,6 +42,9 @@ enum {
     SCR_COUNT
 };
 
+/* W + 1 <= 65 Jacobian points of at most 288 bytes (BLS12-381 G2, c >= 4). */
+#define CUZK_GPU_HOST_RES_BYTES 32768
+
 struct cuzk_gpu_ctx {
     int device;
     int sm_count;
@@ -51,7 +54,7 @@ struct cuzk_gpu_ctx {
     size_t scr_cap[SCR_COUNT];
     void *tw[2]; /* per curve: w_{2^L}^i for i < 2^(L-1), Montgomery Fr */
     int tw_log[2];
-    void *host_res; /* pinned, for results */
+    void *host_res; /* pinned, CUZK_GPU_HOST_RES_BYTES, for results */
 };
 
 struct cuzk_gpu_points {
@@ -125,6 +128,9 @@ int cuzk__gpu_fr_two_adicity(int curve);
 void cuzk__gpu_fr_root(int curve, int logn, uint64_t out[4]);
 void cuzk__gpu_fr_inv(int curve, const uint64_t a[4], uint64_t out[4]);
 void cuzk__gpu_fr_from_u64(int curve, uint64_t v, uint64_t out[4]);
+/* MSM finish: jac holds W + 1 Jacobian points (device layout = src/ec's), the window sums
+ * W_0 .. W_{W-1} then the ones bucket; out = sum_w 2^(c w) W_w + ones, Jacobian. */
+void cuzk__gpu_horner(int curve, int g2, int W, int c, const void *jac, uint64_t *out);
 }
 
 #endif

@@ -275,6 +275,12 @@ cuzk_err cuzk_pk_gpu_stage(cuzk_pk *pk, int device, int with_g2, cuzk_errbuf *eb
                                          : bls12_381_gpu_stage(pk->k.bls12_381, device, with_g2, eb);
 }
 
+uint32_t cuzk_pk_gpu_mask(cuzk_pk *pk)
+{
+    return pk->curve == CUZK_CURVE_BN254 ? bn254_gpu_mask(pk->k.bn254)
+                                         : bls12_381_gpu_mask(pk->k.bls12_381);
+}
+
 const cuzk_prove_stats *cuzk_prove_state_stats(const cuzk_prove_state *s)
 {
     return s->curve == CUZK_CURVE_BN254 ? &s->s.bn254->st : &s->s.bls12_381->st;

@@ -517,6 +517,19 @@ static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int device, int want_g2, cuzk_errbu
 }
 
 /* Uploads the key's point sets to `device` now (the engine stages preloaded keys at start). */
+/* Bit d set when the G1 point sets are resident on device d. */
+static uint32_t GT_(gpu_mask)(GT_(pk) *pk)
+{
+    uint32_t m = 0;
+    for (int d = 0; d < CUZK_MAX_DEVICES; d++) {
+        pthread_mutex_lock(&pk->dev[d].mu);
+        if (pk->dev[d].g_h)
+            m |= 1u << d;
+        pthread_mutex_unlock(&pk->dev[d].mu);
+    }
+    return m;
+}
+
 static cuzk_err GT_(gpu_stage)(GT_(pk) *pk, int device, int want_g2, cuzk_errbuf *eb)
 {
     if (device < 0 || device >= CUZK_MAX_DEVICES)

@@ -327,7 +327,7 @@ static void h_status(call *c)
         cuzk__v1__key_status__init(&ks[i]);
         ks[i].circuit_id = ci[i].id;
         ks[i].curve = (char *)curve_name(ci[i].curve);
-        ks[i].tier = ci[i].resident ? "host" : "cold";
+        ks[i].tier = ci[i].gpu_mask ? "gpu" : ci[i].resident ? "host" : "cold";
         ks[i].bytes = ci[i].bytes;
         ks[i].holders = ci[i].holders;
         ks[i].n_vars = ci[i].n_vars;

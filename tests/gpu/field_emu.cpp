@@ -1,0 +1,172 @@
+/*
+ * The device field arithmetic (src/gpu/field.cuh) compiled for the host with the PTX carry
+ * primitives emulated (CUZK_GPU_HOST_EMU), checked against GMP: Montgomery products a*b/R mod
+ * p for the four fields, Fp2 products and squares (u^2 = -1), add / sub / neg, on random
+ * reduced inputs and the edge values 0, 1, p - 1. Runs on machines without a GPU (CI), so the
+ * carry logic of the even/odd multiplication is covered there. Built and run by
+ * field_emu_test.sh.
+ */
+#define CUZK_GPU_HOST_EMU 1
+#include <gmp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ff/ff_params.h"
+#include "gpu/field.cuh"
+
+using namespace cuzk_gpu;
+
+#define LIMB32(arr, i) ((uint32_t)((arr)[(i) >> 1] >> (((i)&1) * 32)))
+static const uint64_t bn_p[4] = BN254_FP_P, bn_one[4] = BN254_FP_ONE;
+static const uint64_t bls_p[6] = BLS12_381_FP_P, bls_one[6] = BLS12_381_FP_ONE;
+static const uint64_t bnr_p[4] = BN254_FR_P, bnr_one[4] = BN254_FR_ONE;
+static const uint64_t blsr_p[4] = BLS12_381_FR_P, blsr_one[4] = BLS12_381_FR_ONE;
+
+#define CFG(name, n, arr, onearr, n0v)                                                       \
+    struct name {                                                                            \
+        static constexpr int N = n;                                                          \
+        static constexpr uint32_t n0 = (uint32_t)(n0v);                                      \
+        static uint32_t p(int i) { return LIMB32(arr, i); }                                  \
+        static uint32_t one(int i) { return LIMB32(onearr, i); }                             \
+    };
+CFG(BnFp, 8, bn_p, bn_one, BN254_FP_N0)
+CFG(BlsFp, 12, bls_p, bls_one, BLS12_381_FP_N0)
+CFG(BnFr, 8, bnr_p, bnr_one, BN254_FR_N0)
+CFG(BlsFr, 8, blsr_p, blsr_one, BLS12_381_FR_N0)
+
+static uint64_t rs = 0x9e3779b97f4a7c15ull;
+static uint32_t r32(void)
+{
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return (uint32_t)rs;
+}
+
+static long checks, failed;
+
+template <class C> struct ctx {
+    mpz_t P, Rinv, t, u, v;
+    ctx()
+    {
+        mpz_inits(P, Rinv, t, u, v, NULL);
+        uint32_t w[C::N];
+        for (int i = 0; i < C::N; i++)
+            w[i] = C::p(i);
+        mpz_import(P, C::N, -1, 4, 0, 0, w);
+        mpz_set_ui(Rinv, 1);
+        mpz_mul_2exp(Rinv, Rinv, 32 * C::N);
+        mpz_invert(Rinv, Rinv, P);
+    }
+    void to_mpz(mpz_t r, const fe<C> &a) { mpz_import(r, C::N, -1, 4, 0, 0, a.v); }
+    fe<C> from_mpz(const mpz_t a)
+    {
+        fe<C> r;
+        memset(r.v, 0, sizeof r.v);
+        mpz_export(r.v, NULL, -1, 4, 0, 0, a);
+        return r;
+    }
+    /* random reduced element; every 8th is 0, 1 or p - 1 */
+    fe<C> rnd()
+    {
+        uint32_t w[C::N];
+        for (int i = 0; i < C::N; i++)
+            w[i] = r32();
+        mpz_import(t, C::N, -1, 4, 0, 0, w);
+        mpz_mod(t, t, P);
+        switch (r32() % 24) {
+        case 0: mpz_set_ui(t, 0); break;
+        case 1: mpz_set_ui(t, 1); break;
+        case 2: mpz_sub_ui(t, P, 1); break;
+        }
+        return from_mpz(t);
+    }
+    void check(const char *what, const fe<C> &got, const mpz_t want)
+    {
+        fe<C> w = from_mpz(want);
+        checks++;
+        if (memcmp(w.v, got.v, sizeof w.v)) {
+            if (failed++ < 10)
+                printf("MISMATCH %s (N=%d)\n", what, C::N);
+        }
+    }
+};
+
+template <class C> static void test_fp(int iters)
+{
+    ctx<C> c;
+    mpz_t a, b, r;
+    mpz_inits(a, b, r, NULL);
+    for (int it = 0; it < iters; it++) {
+        fe<C> x = c.rnd(), y = c.rnd();
+        c.to_mpz(a, x);
+        c.to_mpz(b, y);
+        mpz_mul(r, a, b);
+        mpz_mul(r, r, c.Rinv);
+        mpz_mod(r, r, c.P);
+        c.check("mul", x * y, r);
+        c.check("mul_inl", mul_inl(x, y), r);
+        mpz_mul(r, a, a);
+        mpz_mul(r, r, c.Rinv);
+        mpz_mod(r, r, c.P);
+        c.check("sqr", sqr(x), r);
+        mpz_add(r, a, b);
+        mpz_mod(r, r, c.P);
+        c.check("add", x + y, r);
+        mpz_sub(r, a, b);
+        mpz_mod(r, r, c.P);
+        c.check("sub", x - y, r);
+        mpz_neg(r, a);
+        mpz_mod(r, r, c.P);
+        c.check("neg", -x, r);
+    }
+    mpz_clears(a, b, r, NULL);
+}
+
+/* (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + (a0 b1 + a1 b0) u, all over R. */
+template <class C> static void test_fp2(int iters)
+{
+    ctx<C> c;
+    mpz_t a0, a1, b0, b1, r0, r1, s;
+    mpz_inits(a0, a1, b0, b1, r0, r1, s, NULL);
+    for (int it = 0; it < iters; it++) {
+        fe2<C> x, y;
+        x.c0 = c.rnd(), x.c1 = c.rnd(), y.c0 = c.rnd(), y.c1 = c.rnd();
+        c.to_mpz(a0, x.c0), c.to_mpz(a1, x.c1), c.to_mpz(b0, y.c0), c.to_mpz(b1, y.c1);
+        mpz_mul(r0, a0, b0);
+        mpz_submul(r0, a1, b1);
+        mpz_mul(r0, r0, c.Rinv);
+        mpz_mod(r0, r0, c.P);
+        mpz_mul(r1, a0, b1);
+        mpz_addmul(r1, a1, b0);
+        mpz_mul(r1, r1, c.Rinv);
+        mpz_mod(r1, r1, c.P);
+        fe2<C> m = x * y;
+        c.check("fp2 mul c0", m.c0, r0);
+        c.check("fp2 mul c1", m.c1, r1);
+        mpz_mul(r0, a0, a0);
+        mpz_submul(r0, a1, a1);
+        mpz_mul(r0, r0, c.Rinv);
+        mpz_mod(r0, r0, c.P);
+        mpz_mul(r1, a0, a1);
+        mpz_mul_2exp(r1, r1, 1);
+        mpz_mul(r1, r1, c.Rinv);
+        mpz_mod(r1, r1, c.P);
+        fe2<C> q = sqr(x);
+        c.check("fp2 sqr c0", q.c0, r0);
+        c.check("fp2 sqr c1", q.c1, r1);
+    }
+    mpz_clears(a0, a1, b0, b1, r0, r1, s, NULL);
+}
+
+int main(void)
+{
+    test_fp<BnFp>(200000);
+    test_fp<BlsFp>(200000);
+    test_fp<BnFr>(100000);
+    test_fp<BlsFr>(100000);
+    test_fp2<BnFp>(50000);
+    test_fp2<BlsFp>(50000);
+    printf("field_emu: %ld checks, %ld failed\n", checks, failed);
+    return failed != 0;
+}
