@@ -8,9 +8,12 @@
  *          limbs of NAME_fr_t, as .zkey files store them).
  * Returns CUZK_OK; CUZK_NON_CANONICAL if some scalar is not below r; CUZK_INVALID_ARGUMENT
  * for n >= 2^32 or NULL pointers with n > 0; CUZK_NO_MEMORY if the scratch cannot be
- * allocated. All scratch is allocated and freed inside the call: index lists (8n bytes),
- * buckets (T * 2^(c-1) XYZZ points, T threads, c the window: G1 BN254 at c = 16 is 4 MiB per
- * thread), a copy of the points whose scalar is 1 (for the batch-affine sum), and 32n bytes
+ * allocated. All scratch is allocated and freed inside the call: index lists (8n bytes), per
+ * thread either (up to 2^18 points with scalars other than 0 and 1) a bucket-sorted affine
+ * copy of the points of one task plus one field element per two points and 4 bytes per point
+ * (T threads: G1 BLS12-381 at n = 2^15 is about 5 MiB per thread) and 8 bytes per bucket,
+ * or (larger inputs) 2^(c-1) XYZZ buckets (c the window: G1 BN254 at c = 16 is 4 MiB per
+ * thread); a copy of the points whose scalar is 1 (for the batch-affine sum), and 32n bytes
  * for converted scalars with CUZK_MSM_SCALARS_MONT.
  * nthreads = 0 uses cuzk_num_threads().
  */
@@ -24,6 +27,11 @@
 #include "ec/ec.h"
 
 #define CUZK_MSM_SCALARS_MONT 1u /* scalars are Montgomery-form Fr limbs */
+/* Tests only: run the batch-affine bucket rounds down to single pairs (normally they stop at
+ * a few dozen pairs and the rest is added in XYZZ), so small inputs exercise them. */
+#define CUZK__MSM_ALL_ROUNDS 0x100u
+/* Tests only: the XYZZ bucket phase (normally used above 2^18 points) at any size. */
+#define CUZK__MSM_XYZZ 0x200u
 
 typedef struct {
     unsigned nthreads; /* 0: cuzk_num_threads() */

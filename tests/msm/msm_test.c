@@ -5,12 +5,19 @@
  *    (non-powers of two included), with scalar sets: random < r; special values 0, 1, 2, r-1,
  *    small; all-equal; mostly 0/1; all 1 (the batch-affine tree for scalar 1); and point sets
  *    with repeated points, points at infinity, equal and opposite neighbours; thread
- *    counts 1, 2, 3, 7 and forced window sizes;
+ *    counts 1, 2, 3, 7 and forced window sizes, in both bucket phases (batch-affine and, as
+ *    used above 2^18 points, XYZZ);
+ *  - the batch-affine bucket rounds run down to single pairs (CUZK__MSM_ALL_ROUNDS) on the same
+ *    cases: all-equal scalars put every point of a window into one bucket, so equal points
+ *    (doubling), opposite points (infinity) and infinities meeting finite points all occur
+ *    inside one batch;
+ *  - known answers from @noble/curves (tests/vectors/msm.json) with the same edge cases;
  *  - Montgomery-form scalar input (CUZK_MSM_SCALARS_MONT) gives the same result;
  *  - a scalar >= r is rejected with CUZK_NON_CANONICAL;
  *  - a 2^12 random case (2^9 on G2) against a single-threaded simultaneous double-and-add
  *    (one doubling chain over all points, add P_i where bit j of k_i is set).
  */
+#include <gmp.h>
 #include <string.h>
 
 #include "ec/ec.h"
@@ -107,8 +114,8 @@ static void put_scalar(uint8_t *b, const uint64_t k[4])
                     }                                                                     \
                     put_scalar(sb + 32 * i, ks[i]);                                       \
                 }                                                                         \
-                if (pset == 2 && sset < 3)                                                \
-                    continue; /* point set 2 is aimed at the scalar-1 tree */             \
+                if (pset == 2 && sset < 2)                                                \
+                    continue; /* point set 2: the scalar-1 tree and the affine rounds */  \
                 /* prefix sums of the naive products; for all-equal scalars k sum P_i */  \
                 static G##_jac pref[NMAX + 1];                                            \
                 G##_set_inf(&pref[0]);                                                    \
@@ -133,13 +140,27 @@ static void put_scalar(uint8_t *b, const uint64_t k[4])
                     CHECK(e == CUZK_OK);                                                  \
                     CHECK_MSG(G##_eq(&out, &pref[n]), #G " n=%zu pset=%d sset=%d th=%u",  \
                               n, pset, sset, th);                                         \
-                    /* forced windows, including c = 2 and one wider than log n */        \
+                    /* forced windows, including c = 2 and one wider than log n; odd      \
+                     * sizes' turns in the XYZZ bucket phase of large inputs */            \
                     unsigned cw = (unsigned[]){2, 3, 5, 8, 13}[si % 5];                   \
-                    cuzk_msm_opts o = {THREADS[(si + 1) % 4], 0, cw};                     \
+                    cuzk_msm_opts o = {THREADS[(si + 1) % 4], si % 2 ? CUZK__MSM_XYZZ : 0, cw}; \
                     e = G##_msm_ex(&out, pts, sb, n, &o);                                 \
                     CHECK(e == CUZK_OK);                                                  \
                     CHECK_MSG(G##_eq(&out, &pref[n]), #G " n=%zu c=%u pset=%d sset=%d",   \
                               n, cw, pset, sset);                                         \
+                    /* batch-affine rounds down to single pairs: with all-equal scalars   \
+                     * every bucket holds the whole list, so point set 2's P, P and      \
+                     * Q, -Q neighbours meet in one round (doubling, infinity), and      \
+                     * infinities then meet finite points in later rounds (every other  \
+                     * size, both parities, to keep the test fast under sanitizers) */    \
+                    if (si % 2)                                                           \
+                        continue;                                                         \
+                    cuzk_msm_opts oa = {THREADS[(si + 2) % 4], CUZK__MSM_ALL_ROUNDS,      \
+                                        (unsigned[]){0, 3, 4, 9}[si / 2 % 4]};                \
+                    e = G##_msm_ex(&out, pts, sb, n, &oa);                                \
+                    CHECK(e == CUZK_OK);                                                  \
+                    CHECK_MSG(G##_eq(&out, &pref[n]), #G " n=%zu all rounds pset=%d sset=%d", \
+                              n, pset, sset);                                             \
                 }                                                                         \
                 /* Montgomery-form scalars */                                             \
                 static uint8_t mb[NMAX * 32];                                             \
@@ -191,12 +212,140 @@ static void put_scalar(uint8_t *b, const uint64_t k[4])
         cuzk_msm_opts ob = {13, 0, 16};                                                   \
         CHECK(G##_msm_ex(&out, bp, bs, nb, &ob) == CUZK_OK);                              \
         CHECK_MSG(G##_eq(&out, &ref), #G " big n=%zu c=16 threads=13", nb);               \
+        cuzk_msm_opts oc = {2, CUZK__MSM_ALL_ROUNDS, 0}, ox = {3, CUZK__MSM_XYZZ, 0};     \
+        CHECK(G##_msm_ex(&out, bp, bs, nb, &oc) == CUZK_OK);                              \
+        CHECK_MSG(G##_eq(&out, &ref), #G " big n=%zu all rounds", nb);                    \
+        CHECK(G##_msm_ex(&out, bp, bs, nb, &ox) == CUZK_OK);                              \
+        CHECK_MSG(G##_eq(&out, &ref), #G " big n=%zu XYZZ buckets", nb);                  \
         free(bp);                                                                         \
         free(bj);                                                                         \
         free(bk);                                                                         \
         free(bs);                                                                         \
         free(scr);                                                                        \
     }
+
+/* Known answers from @noble/curves (tests/vectors/msm.json, tests/vectors/gen/msm.mjs): decimal
+ * coordinates and scalars, parsed with GMP; default settings, all affine rounds, XYZZ buckets,
+ * windows 2..9 and 1, 2, 3 threads. */
+static char *kat_field(const char *line, const char *key)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, "\"%s\":\"", key);
+    const char *s = strstr(line, pat);
+    if (!s)
+        return NULL;
+    s += strlen(pat);
+    const char *e = strchr(s, '"');
+    if (!e)
+        return NULL;
+    char *out = malloc((size_t)(e - s) + 1);
+    memcpy(out, s, (size_t)(e - s));
+    out[e - s] = 0;
+    return out;
+}
+
+/* Next comma-separated decimal of *p as limbs (at most 6) via GMP; advances *p. */
+static void kat_next(const char **p, uint64_t *l, int n)
+{
+    const char *s = *p, *e = strchr(s, ',');
+    size_t len = e ? (size_t)(e - s) : strlen(s);
+    char buf[160];
+    memset(l, 0, sizeof(uint64_t) * (size_t)n);
+    if (len < sizeof buf) {
+        memcpy(buf, s, len);
+        buf[len] = 0;
+        mpz_t z;
+        mpz_init_set_str(z, buf, 10);
+        if (mpz_sizeinbase(z, 2) <= 64 * (size_t)n)
+            mpz_export(l, NULL, -1, 8, 0, 0, z);
+        mpz_clear(z);
+    }
+    *p = e ? e + 1 : s + len;
+}
+
+#define KAT_FP(F, NL, x, p)                                                               \
+    do {                                                                                  \
+        uint64_t l_[6];                                                                   \
+        kat_next(p, l_, NL);                                                              \
+        F##_from_canonical(x, l_);                                                        \
+    } while (0)
+#define KAT_G1(F, NL, x, p) KAT_FP(F, NL, x, p)
+#define KAT_G2(F, NL, x, p)                                                               \
+    do {                                                                                  \
+        KAT_FP(F, NL, &(x)->c0, p);                                                       \
+        KAT_FP(F, NL, &(x)->c1, p);                                                       \
+    } while (0)
+
+#define MSM_KAT(G, FP, NL, KIND)                                                          \
+    static void kat_##G(const char *line)                                                 \
+    {                                                                                     \
+        char *ps = kat_field(line, "points"), *ks = kat_field(line, "scalars");           \
+        char *xs = kat_field(line, "x"), *ys = kat_field(line, "y"), *ns = kat_field(line, "n"); \
+        CHECK(ps && ks && xs && ys && ns);                                                \
+        size_t n = ns ? strtoul(ns, NULL, 10) : 0;                                        \
+        G##_affine *pts = malloc(sizeof(G##_affine) * (n ? n : 1));                       \
+        uint8_t *sb = malloc(32 * (n ? n : 1));                                           \
+        const char *p = ps, *k = ks;                                                      \
+        for (size_t i = 0; ps && ks && i < n; i++) {                                      \
+            KAT_##KIND(FP, NL, &pts[i].x, &p);                                            \
+            KAT_##KIND(FP, NL, &pts[i].y, &p);                                            \
+            CHECK(G##_affine_is_on_curve(&pts[i]));                                       \
+            uint64_t kl[4];                                                               \
+            kat_next(&k, kl, 4);                                                          \
+            put_scalar(sb + 32 * i, kl);                                                  \
+        }                                                                                 \
+        G##_affine ea;                                                                    \
+        const char *xp = xs ? xs : "0", *yp = ys ? ys : "0";                              \
+        KAT_##KIND(FP, NL, &ea.x, &xp);                                                   \
+        KAT_##KIND(FP, NL, &ea.y, &yp);                                                   \
+        G##_jac exp, out;                                                                 \
+        G##_from_affine(&exp, &ea);                                                       \
+        for (unsigned v = 0; v < 8; v++) {                                                \
+            unsigned fl = v >= 6 ? CUZK__MSM_XYZZ : v >= 3 ? CUZK__MSM_ALL_ROUNDS : 0;    \
+            cuzk_msm_opts o = {1 + v % 3, fl, (unsigned[]){0, 2, 5, 0, 4, 9, 0, 7}[v]};   \
+            CHECK(G##_msm_ex(&out, pts, sb, n, &o) == CUZK_OK);                           \
+            CHECK_MSG(G##_eq(&out, &exp), #G " known answer, variant %u", v);             \
+        }                                                                                 \
+        free(pts);                                                                        \
+        free(sb);                                                                         \
+        free(ps);                                                                         \
+        free(ks);                                                                         \
+        free(xs);                                                                         \
+        free(ys);                                                                         \
+        free(ns);                                                                         \
+    }
+
+MSM_KAT(bn254_g1, bn254_fp, 4, G1)
+MSM_KAT(bn254_g2, bn254_fp, 4, G2)
+MSM_KAT(bls12_381_g1, bls12_381_fp, 6, G1)
+MSM_KAT(bls12_381_g2, bls12_381_fp, 6, G2)
+
+static void kat_tests(void)
+{
+    size_t len;
+    char *txt = tu_read_file(tu_src_path("tests/vectors/msm.json"), &len);
+    CHECK_MSG(txt != NULL, "missing tests/vectors/msm.json");
+    if (!txt)
+        return;
+    int seen = 0;
+    for (char *s = txt; *s;) {
+        char *e = strchr(s, '\n');
+        if (e)
+            *e = 0;
+        int bls = strstr(s, "\"curve\":\"bls12_381\"") != NULL;
+        int g2 = strstr(s, "\"group\":\"g2\"") != NULL;
+        if (*s) {
+            seen++;
+            if (bls)
+                g2 ? kat_bls12_381_g2(s) : kat_bls12_381_g1(s);
+            else
+                g2 ? kat_bn254_g2(s) : kat_bn254_g1(s);
+        }
+        s = e ? e + 1 : s + strlen(s);
+    }
+    CHECK_MSG(seen == 4, "msm.json: %d records, expected 4", seen);
+    free(txt);
+}
 
 /* G2 is about 3x slower per operation: it skips point set 0 (set 1 holds random points too)
  * and runs the large case at 2^9, to keep the test fast under sanitizers. */
@@ -212,5 +361,6 @@ int main(void)
     test_bn254_g2();
     test_bls12_381_g1();
     test_bls12_381_g2();
+    kat_tests();
     return tu_finish("msm_test");
 }
