@@ -142,7 +142,7 @@ int main(int argc, char **argv)
         }
         CUZK_LOG_INFO(TGT, "metrics endpoint listening", "addr=http://%s/metrics", mbound);
     }
-    cuzk_rpc_config rc = {cfg.listen, cfg.max_message_size, "cpu"};
+    cuzk_rpc_config rc = {cfg.listen, cfg.max_message_size, "cpu", cfg.witness_dir};
     cuzk_rpc_server *srv = NULL;
     char bound[256];
     if ((e = cuzk_rpc_start(&srv, engine, &rc, bound, &eb))) {

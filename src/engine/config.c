@@ -28,6 +28,7 @@ void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
     c->backend = CUZK_BACKEND_AUTO;
     c->key_cache = 1;
     c->key_cache_dir = dup_or_die("");
+    c->witness_dir = dup_or_die("");
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     c->partition_workers = ncpu > 1 ? 2 : 1;
     c->max_jobs_in_flight = 16;
@@ -43,6 +44,7 @@ void cuzk_daemon_config_free(cuzk_daemon_config *c)
     free(c->listen);
     free(c->metrics_listen);
     free(c->key_cache_dir);
+    free(c->witness_dir);
     free(c->gpu_devices);
     for (size_t i = 0; i < c->n_circuits; i++) {
         free((char *)c->circuits[i].id);
@@ -147,6 +149,15 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         else
             return cuzk_toml_errf(cuzk_toml_get(root, "gpus.g2"), eb,
                                   "'%s' is not one of cpu, gpu", s);
+    }
+    if ((e = get_str(root, "daemon.witness_dir", &c->witness_dir, eb)))
+        return e;
+    if (c->witness_dir[0] && c->witness_dir[0] != '/' && base_dir && base_dir[0]) {
+        char *p;
+        if (asprintf(&p, "%s/%s", base_dir, c->witness_dir) < 0)
+            return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+        free(c->witness_dir);
+        c->witness_dir = p;
     }
     if ((e = get_str(root, "keys.cache_dir", &c->key_cache_dir, eb)))
         return e;

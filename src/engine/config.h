@@ -3,7 +3,9 @@
  * file (or none) works. Relative zkey paths are resolved against the config file's folder.
  *
  *   [daemon]     listen = "0.0.0.0:9820"   ("unix:///path" too), max_message_size = "256MiB",
- *                shutdown_grace = "30s", retain_jobs = 1024, max_partitions = 1024
+ *                shutdown_grace = "30s", retain_jobs = 1024, max_partitions = 1024,
+ *                witness_dir = "" (SubmitProof may name .wtns files inside it instead of
+ *                sending them; "" refuses witness_paths)
  *   [metrics]    listen = "127.0.0.1:9821" (HTTP GET /metrics; "" disables)
  *   [gpus]       backend = "auto" (GPU workers on every usable device, none without one) |
  *                "cpu" | "gpu" (refuse to start without a device), devices = [] (all),
@@ -44,6 +46,7 @@ typedef struct {
     int g2_on_gpu;
     int key_cache;
     char *key_cache_dir;
+    char *witness_dir;
     uint64_t witness_budget;
     unsigned host_threads;
     unsigned partition_workers;

@@ -22,6 +22,7 @@
 #include "cuzk/curve.h"
 #include "cuzk/log.h"
 #include "cuzk/v1/proving.pb-c.h"
+#include "io/binfile.h"
 
 #define TGT "cuzk_rpc"
 #define SVC "/cuzk.v1.ProvingService/"
@@ -54,6 +55,7 @@ struct cuzk_rpc_server {
     unsigned handlers; /* handler threads alive */
     char shutdown_tag;
     char *devices;
+    char *witness_dir; /* realpath of daemon.witness_dir, NULL when paths are refused */
 };
 
 /* ------------------------------------------------------------------ errors */
@@ -194,24 +196,76 @@ static void reply_result(call *c, const cuzk_job_result *r)
 
 /* ------------------------------------------------------------------ handlers */
 
+/* Maps the witness files a request names. Each must resolve (symlinks followed) to a file
+ * inside daemon.witness_dir: the daemon reads nothing else on a client's behalf. Returns -1
+ * with the call's status set on the first bad path. */
+static int map_witness_paths(call *c, const Cuzk__V1__SubmitProofRequest *q, cuzk_file *maps,
+                             size_t *n_mapped, const uint8_t **ptrs, size_t *lens)
+{
+    size_t dl = strlen(c->srv->witness_dir);
+    for (size_t i = 0; i < q->n_witness_paths; i++) {
+        char msg[CUZK_ERRBUF_SIZE + 600];
+        const char *p = q->witness_paths[i];
+        char *real = realpath(p, NULL);
+        if (!real) {
+            snprintf(msg, sizeof msg, "witness path %zu (%.400s): %s", i, p, strerror(errno));
+            set_status(c, errno == ENOENT ? GRPC_STATUS_NOT_FOUND : GRPC_STATUS_INVALID_ARGUMENT,
+                       msg);
+            return -1;
+        }
+        int inside = strncmp(real, c->srv->witness_dir, dl) == 0 &&
+                     (real[dl] == '/' || c->srv->witness_dir[dl - 1] == '/');
+        if (!inside) {
+            snprintf(msg, sizeof msg, "witness path %zu (%.400s) is outside daemon.witness_dir",
+                     i, p);
+            free(real);
+            set_status(c, GRPC_STATUS_PERMISSION_DENIED, msg);
+            return -1;
+        }
+        cuzk_errbuf eb = {{0}};
+        cuzk_err e = cuzk__file_map(&maps[i], real, &eb);
+        free(real);
+        if (e) {
+            snprintf(msg, sizeof msg, "witness path %zu: %s", i, eb.msg);
+            set_status(c, GRPC_STATUS_INVALID_ARGUMENT, msg);
+            return -1;
+        }
+        (*n_mapped)++;
+        ptrs[i] = maps[i].data;
+        lens[i] = (size_t)maps[i].len;
+    }
+    return 0;
+}
+
 static int do_submit(call *c, char job_id[32], int *existing)
 {
     Cuzk__V1__SubmitProofRequest *q = (Cuzk__V1__SubmitProofRequest *)unpack(
         c, &cuzk__v1__submit_proof_request__descriptor);
     if (!q)
         return -1;
-    const uint8_t **ptrs = calloc(q->n_witnesses ? q->n_witnesses : 1, sizeof *ptrs);
-    size_t *lens = calloc(q->n_witnesses ? q->n_witnesses : 1, sizeof *lens);
+    size_t nw = q->n_witnesses ? q->n_witnesses : q->n_witness_paths;
+    const uint8_t **ptrs = calloc(nw ? nw : 1, sizeof *ptrs);
+    size_t *lens = calloc(nw ? nw : 1, sizeof *lens);
+    cuzk_file *maps = calloc(nw ? nw : 1, sizeof *maps);
+    size_t n_mapped = 0;
     int rc = -1;
-    if (!ptrs || !lens) {
+    if (!ptrs || !lens || !maps) {
         set_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+    } else if (q->n_witnesses && q->n_witness_paths) {
+        set_status(c, GRPC_STATUS_INVALID_ARGUMENT,
+                   "send witnesses or witness_paths, not both");
+    } else if (q->n_witness_paths && !c->srv->witness_dir) {
+        set_status(c, GRPC_STATUS_FAILED_PRECONDITION,
+                   "witness_paths are not accepted by this daemon (set daemon.witness_dir)");
+    } else if (q->n_witness_paths && map_witness_paths(c, q, maps, &n_mapped, ptrs, lens)) {
+        /* status set */
     } else {
         for (size_t i = 0; i < q->n_witnesses; i++) {
             ptrs[i] = q->witnesses[i].data;
             lens[i] = q->witnesses[i].len;
         }
         cuzk_submit s = {q->circuit_id, q->request_id, (cuzk_priority)q->priority,
-                         q->n_witnesses, ptrs, lens};
+                         nw, ptrs, lens};
         cuzk_errbuf eb = {{0}};
         cuzk_err e = cuzk_engine_submit(c->srv->engine, &s, job_id, existing, &eb);
         if (e)
@@ -219,6 +273,9 @@ static int do_submit(call *c, char job_id[32], int *existing)
         else
             rc = 0;
     }
+    for (size_t i = 0; i < n_mapped; i++)
+        cuzk__file_unmap(&maps[i]);
+    free(maps);
     free(ptrs);
     free(lens);
     protobuf_c_message_free_unpacked(&q->base, NULL);
@@ -670,6 +727,16 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     s->engine = e;
     s->devices = strdup(cfg->devices ? cfg->devices : "cpu");
+    if (cfg->witness_dir && cfg->witness_dir[0]) {
+        s->witness_dir = realpath(cfg->witness_dir, NULL);
+        if (!s->witness_dir) {
+            cuzk_err e = cuzk_errf(eb, CUZK_BAD_CONFIG, "daemon.witness_dir %s: %s",
+                                   cfg->witness_dir, strerror(errno));
+            free(s->devices);
+            free(s);
+            return e;
+        }
+    }
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
     grpc_arg args[3];
@@ -698,6 +765,7 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
         grpc_completion_queue_shutdown(s->cq);
         grpc_completion_queue_destroy(s->cq);
         free(s->devices);
+        free(s->witness_dir);
         free(s);
         return cuzk_errf(eb, CUZK_IO, "cannot listen on '%s' (address in use or invalid)",
                          cfg->listen);
@@ -770,5 +838,6 @@ void cuzk_rpc_free(cuzk_rpc_server *s)
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->mu);
     free(s->devices);
+    free(s->witness_dir);
     free(s);
 }

@@ -63,6 +63,13 @@ scripts/porep-bench --bin "$BIN" --out "$T/out" --log 10 --partitions 3 --count 
   --budget 512MiB > "$T/run2.out" 2>&1 || rc=$?
 [ "$rc" = 0 ] && grep -q "reusing" "$T/run2.out" \
   || fail "second run: exit $rc: $(cat "$T/run2.out")"
+# --paths: the daemon reads the witnesses from the circuit folder (daemon.witness_dir)
+rc=0
+scripts/porep-bench --bin "$BIN" --out "$T/out" --log 10 --partitions 3 --count 1 --no-compare \
+  --budget 512MiB --paths > "$T/run3.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] && grep -q "^witness_dir = \"$T/out/circuit\"$" "$T/out/gw2-pw2-j2.toml" &&
+  $PY -c 'import json,sys; b=json.load(open(sys.argv[1])); assert b["completed"] == 1 and b["failed"] == 0, b' \
+    "$T/out/batch.json" || fail "--paths run: exit $rc: $(cat "$T/run3.out")"
 
 if [ "$fails" = 0 ]; then echo "porep_test: all passed"; else echo "porep_test: $fails failed"; fi
 [ "$fails" = 0 ]

@@ -219,12 +219,16 @@ working_budget = "256MiB"
                  "await unknown job")
 
     # Cancel: a long job is stopped at a partition boundary and its memory is released.
-    long = d.call("SubmitProof", circuit_id="bls-pos", witnesses=[W["bls12381/poseidon"]] * 12)
-    time.sleep(0.3)
+    # 60 partitions: long enough that the cancel lands while it runs (cancel as soon as one
+    # partition is done, not after a fixed sleep: proving speed varies by machine).
+    long = d.call("SubmitProof", circuit_id="bls-pos", witnesses=[W["bls12381/poseidon"]] * 60)
+    for _ in range(600):
+        if d.call("AwaitProof", job_id=long.job_id, timeout_ms=5).partitions_done >= 1:
+            break
     c = d.call("CancelProof", job_id=long.job_id)
     check(c.cancelled, "cancel reports a live job")
     r = d.call("AwaitProof", job_id=long.job_id)
-    check(r.state == CANCELLED and r.partitions_done < 12 and r.error.code == "CANCELLED",
+    check(r.state == CANCELLED and r.partitions_done < 60 and r.error.code == "CANCELLED",
           "cancelled job: %s" % r)
     c2 = d.call("CancelProof", job_id=long.job_id)
     check(not c2.cancelled and c2.state == CANCELLED, "second cancel is a no-op")
@@ -473,6 +477,41 @@ def test_cache():
     check(src5 == "zkey" and any("stale" in l for l in d5.lines), "a stale cache is refused: %s" % src5)
 
 
+def test_witness_paths():
+    """SubmitProof may name .wtns files inside daemon.witness_dir instead of sending them;
+    anything outside it (also through a symlink), a missing file, or both forms at once is
+    refused with its own status, and a daemon without witness_dir refuses paths."""
+    wdir = os.path.join(TMP, "wdir")
+    os.mkdir(wdir)
+    import shutil
+    for fx in ("bn128/poseidon", "bls12381/multiplier"):
+        shutil.copyfile(os.path.join(FIX, fx + ".wtns"), os.path.join(wdir, fx.replace("/", "-") + ".wtns"))
+    os.symlink("/etc/passwd", os.path.join(wdir, "escape.wtns"))
+    d = Daemon("wpaths", CIRCUITS + '[daemon]\nwitness_dir = "%s"\n' % wdir, ["--metrics", ""])
+    r = d.call("Prove", circuit_id="bn-pos", witness_paths=[os.path.join(wdir, "bn128-poseidon.wtns")] * 2)
+    if check(r.state == COMPLETED and len(r.proofs) == 2, "witness_paths prove: %s" % r.error.message):
+        snarkjs_verify("bn128/poseidon_vk.json", r.proofs[1].public_json, r.proofs[1].proof_json,
+                       "witness_paths bn-pos")
+    r = d.call("Prove", circuit_id="bls-mul", witness_paths=[wdir + "/../wdir/bls12381-multiplier.wtns"])
+    check(r.state == COMPLETED, "witness_paths with .. inside the dir: %s" % r.error.message)
+    expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witness_paths=[os.path.join(FIX, "bn128/poseidon.wtns")]),
+                 grpc.StatusCode.PERMISSION_DENIED, "outside daemon.witness_dir", "path outside the dir")
+    expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witness_paths=[os.path.join(wdir, "escape.wtns")]),
+                 grpc.StatusCode.PERMISSION_DENIED, "outside daemon.witness_dir", "symlink out of the dir")
+    expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witness_paths=[os.path.join(wdir, "none.wtns")]),
+                 grpc.StatusCode.NOT_FOUND, "none.wtns", "missing witness file")
+    expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witnesses=[W["bn128/poseidon"]],
+                                witness_paths=[os.path.join(wdir, "bn128-poseidon.wtns")]),
+                 grpc.StatusCode.INVALID_ARGUMENT, "not both", "witnesses and witness_paths")
+    expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witness_paths=[os.path.join(wdir, "bls12381-multiplier.wtns")]),
+                 grpc.StatusCode.INVALID_ARGUMENT, "witness 0", "a path to the wrong curve's witness")
+    check(d.stop() == 0, "witness_paths daemon exits 0")
+    d = Daemon("nopaths", CIRCUITS, ["--metrics", ""])
+    expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witness_paths=[os.path.join(wdir, "bn128-poseidon.wtns")]),
+                 grpc.StatusCode.FAILED_PRECONDITION, "daemon.witness_dir", "paths refused without witness_dir")
+    check(d.stop() == 0, "nopaths daemon exits 0")
+
+
 if __name__ == "__main__":
     t0 = time.time()
     test_config()
@@ -481,5 +520,6 @@ if __name__ == "__main__":
     test_priority()
     test_budget()
     test_cache()
+    test_witness_paths()
     print("daemon: %d checks, %d failed (%.1fs)" % (checks, failures, time.time() - t0))
     sys.exit(1 if failures else 0)
