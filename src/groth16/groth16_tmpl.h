@@ -376,7 +376,7 @@ typedef struct {
     FRT *w, *a, *b, *c;
     G1J pa, pb1, pc, ph;
     G2J pb2;
-    int g1_done, g2_done;
+    int g1_done, g2_done, g1_msm_done, synthesized;
     cuzk_prove_stats st;
     double t0;
 } GT_(pstate);
@@ -392,8 +392,20 @@ static void GT_(pfree)(GT_(pstate) *s)
     free(s);
 }
 
-static cuzk_err GT_(pstart)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *witness,
-                            uint64_t n_witness, const cuzk_prove_opts *opts, cuzk_errbuf *eb)
+/* Synthesis of a, b, c (CPU), when pstart deferred it. */
+static void GT_(psynth)(GT_(pstate) *s)
+{
+    if (s->synthesized)
+        return;
+    double t = cuzk__now_ms();
+    GT_(synthesize)(s->pk, s->w, s->a, s->b, s->c, s->opts.nthreads);
+    s->st.synth_ms = cuzk__now_ms() - t;
+    s->synthesized = 1;
+}
+
+static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *witness,
+                               uint64_t n_witness, const cuzk_prove_opts *opts, int defer_synth,
+                               cuzk_errbuf *eb)
 {
     *out = NULL;
     uint64_t N = pk->domain_size;
@@ -429,14 +441,19 @@ static cuzk_err GT_(pstart)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *witne
         e = cuzk_errf(eb, CUZK_WITNESS_UNSATISFIED, "witness value 0 must be 1 (the constant wire)");
         goto fail;
     }
-    double t = cuzk__now_ms();
-    GT_(synthesize)(pk, s->w, s->a, s->b, s->c, opts->nthreads);
-    s->st.synth_ms = cuzk__now_ms() - t;
+    if (!defer_synth)
+        GT_(psynth)(s);
     *out = s;
     return CUZK_OK;
 fail:
     GT_(pfree)(s);
     return e;
+}
+
+static cuzk_err GT_(pstart)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *witness,
+                            uint64_t n_witness, const cuzk_prove_opts *opts, cuzk_errbuf *eb)
+{
+    return GT_(pstart_ex)(out, pk, witness, n_witness, opts, 0, eb);
 }
 
 static void GT_(free_abc)(GT_(pstate) *s)
@@ -567,26 +584,24 @@ static void GT_(gpu_release)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx)
         pthread_mutex_unlock(&s->pk->dev[device].mu);
 }
 
-/* H and the G1 MSMs on a GPU. The GPU writes Jacobian points in exactly the layout of G1J /
- * G2J (X, Y, Z limbs, Fp2 as c0, c1); they are trusted only once they are points of the
- * curve (a wrong one would also fail self-verification; this names the stage). */
-static cuzk_err GT_(pg1_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+/* The A, B1, C MSMs on a GPU (they need only the witness, so they may run while the CPU
+ * synthesizes a, b, c). The GPU writes Jacobian points in exactly the layout of G1J / G2J
+ * (X, Y, Z limbs, Fp2 as c0, c1); they are trusted only once they are points of the curve (a
+ * wrong one would also fail self-verification; this names the stage). */
+static cuzk_err GT_(pg1_gpu_msm)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
 {
+    if (s->g1_msm_done)
+        return CUZK_OK;
     GT_(pk) *pk = s->pk;
-    cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
     const uint8_t *ws = (const uint8_t *)s->w;
     cuzk_gpu_ctx *g = NULL;
     cuzk_err e = GT_(gpu_acquire)(s, device, ctx, 0, &g, eb);
     if (e)
         return e;
     __typeof__(pk->dev[0]) *d = &pk->dev[device];
-    G1J pa, pb1, pc, ph;
+    G1J pa, pb1, pc;
     double t = cuzk__now_ms();
-    e = cuzk_gpu_h(g, gc, (int)pk->log_n, s->a, s->b, s->c, NULL, d->g_h, 0, (uint64_t *)&ph, eb);
-    s->st.h_ms = cuzk__now_ms() - t;
-    t = cuzk__now_ms();
-    if (!e)
-        e = cuzk_gpu_msm(g, d->g_a, 0, pk->n_vars, ws, 0, (uint64_t *)&pa, eb);
+    e = cuzk_gpu_msm(g, d->g_a, 0, pk->n_vars, ws, 0, (uint64_t *)&pa, eb);
     if (!e)
         e = cuzk_gpu_msm(g, d->g_b1, 0, pk->n_vars, ws, 0, (uint64_t *)&pb1, eb);
     if (!e)
@@ -594,18 +609,51 @@ static cuzk_err GT_(pg1_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk
                          ws + 32 * ((uint64_t)pk->n_public + 1), 0, (uint64_t *)&pc, eb);
     s->st.msm_g1_ms = cuzk__now_ms() - t;
     GT_(gpu_release)(s, device, ctx);
-    if (!e && (!G1_(is_on_curve)(&pa) || !G1_(is_on_curve)(&pb1) || !G1_(is_on_curve)(&pc) ||
-               !G1_(is_on_curve)(&ph)))
+    if (!e && (!G1_(is_on_curve)(&pa) || !G1_(is_on_curve)(&pb1) || !G1_(is_on_curve)(&pc)))
         e = cuzk_errf(eb, CUZK_GPU_FAULT, "GPU %d: a G1 MSM result is not on the curve", device);
     if (e)
         return e;
     s->pa = pa;
     s->pb1 = pb1;
     s->pc = pc;
+    s->g1_msm_done = 1;
+    return CUZK_OK;
+}
+
+/* H and the H MSM on a GPU (a, b, c in, h never leaves the device); frees a, b, c. */
+static cuzk_err GT_(pg1_gpu_h)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+{
+    GT_(pk) *pk = s->pk;
+    cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
+    cuzk_gpu_ctx *g = NULL;
+    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, 0, &g, eb);
+    if (e)
+        return e;
+    G1J ph;
+    double t = cuzk__now_ms();
+    e = cuzk_gpu_h(g, gc, (int)pk->log_n, s->a, s->b, s->c, NULL, pk->dev[device].g_h, 0,
+                   (uint64_t *)&ph, eb);
+    s->st.h_ms = cuzk__now_ms() - t;
+    GT_(gpu_release)(s, device, ctx);
+    if (!e && !G1_(is_on_curve)(&ph))
+        e = cuzk_errf(eb, CUZK_GPU_FAULT, "GPU %d: the H MSM result is not on the curve", device);
+    if (e)
+        return e;
     s->ph = ph;
+    GT_(free_abc)(s);
+    return CUZK_OK;
+}
+
+/* H and the G1 MSMs on a GPU (the engine's GPU stage). */
+static cuzk_err GT_(pg1_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+{
+    cuzk_err e = GT_(pg1_gpu_msm)(s, device, ctx, eb);
+    if (!e)
+        e = GT_(pg1_gpu_h)(s, device, ctx, eb);
+    if (e)
+        return e;
     s->g1_done = 1;
     s->st.used_gpu = 1;
-    GT_(free_abc)(s);
     return CUZK_OK;
 }
 
@@ -711,6 +759,23 @@ static void *GT_(g2_thread)(void *arg)
     return NULL;
 }
 
+/* The witness-only GPU MSMs of the command line's path (device 0, the key's context). */
+typedef struct {
+    GT_(pstate) *s;
+    int g2;
+    cuzk_err err;
+    cuzk_errbuf eb;
+} GT_(gpu_msm_job);
+
+static void *GT_(gpu_msm_thread)(void *arg)
+{
+    GT_(gpu_msm_job) *j = arg;
+    j->err = GT_(pg1_gpu_msm)(j->s, 0, NULL, &j->eb);
+    if (!j->err && j->g2)
+        j->err = GT_(pg2_gpu)(j->s, 0, NULL, &j->eb);
+    return NULL;
+}
+
 /* The whole proof in one call (the command line's path): on the CPU, or H and the G1 MSMs on
  * device 0 with B in G2 on the GPU after them or on CPU threads beside them. When the GPU
  * fails and fallback is set, the G1 stage (and G2 if it was on the GPU) is redone on the CPU
@@ -720,11 +785,25 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
                            int fallback, cuzk_prove_stats *st, cuzk_errbuf *eb)
 {
     GT_(pstate) *s;
-    cuzk_err e = GT_(pstart)(&s, pk, witness, n_witness, opts, eb);
+    cuzk_err e = GT_(pstart_ex)(&s, pk, witness, n_witness, opts, use_gpu, eb);
     if (e)
         return e;
     if (use_gpu) {
+        /* The A, B1, C MSMs (and B2 with --g2 gpu) need only the witness: the GPU runs them
+         * while the CPU synthesizes a, b, c; then H on the GPU while the CPU runs B in G2
+         * (--g2 cpu). */
         int g2_gpu = opts->g2_on_gpu;
+        GT_(gpu_msm_job) mj;
+        memset(&mj, 0, sizeof mj);
+        mj.s = s;
+        mj.g2 = g2_gpu;
+        pthread_t mt;
+        int mstarted = pthread_create(&mt, NULL, GT_(gpu_msm_thread), &mj) == 0;
+        GT_(psynth)(s);
+        if (mstarted)
+            pthread_join(mt, NULL);
+        else
+            GT_(gpu_msm_thread)(&mj); /* no thread: after synthesis */
         GT_(g2_job) job;
         memset(&job, 0, sizeof job);
         job.s = s;
@@ -732,9 +811,13 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
         int started = 0;
         if (!g2_gpu && !(started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0))
             GT_(g2_thread)(&job); /* no thread: run it here, before the GPU work */
-        e = GT_(pg1_gpu)(s, 0, NULL, eb);
-        if (!e && g2_gpu)
-            e = GT_(pg2_gpu)(s, 0, NULL, eb);
+        e = mj.err;
+        if (e)
+            *eb = mj.eb;
+        else if (!(e = GT_(pg1_gpu_h)(s, 0, NULL, eb))) {
+            s->g1_done = 1;
+            s->st.used_gpu = 1;
+        }
         if (started)
             pthread_join(tid, NULL);
         if (e && fallback && (e == CUZK_GPU_FAULT || e == CUZK_NO_DEVICE)) {
