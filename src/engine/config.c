@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "engine/config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,8 @@ void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
     c->metrics_listen = dup_or_die("127.0.0.1:9821");
     c->gpu_workers_per_device = 2;
     c->backend = CUZK_BACKEND_AUTO;
+    c->g2_on_gpu = 2;
+    c->g2_gpu_min_scalars = 262144;
     c->key_cache = 1;
     c->key_cache_dir = dup_or_die("");
     c->witness_dir = dup_or_die("");
@@ -144,12 +147,16 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
     if ((e = cuzk_toml_get_string(root, "gpus.g2", &s, eb)))
         return e;
     if (s) {
-        if (strcmp(s, "cpu") == 0 || strcmp(s, "gpu") == 0)
-            c->g2_on_gpu = strcmp(s, "gpu") == 0;
+        if (strcmp(s, "cpu") == 0 || strcmp(s, "gpu") == 0 || strcmp(s, "auto") == 0)
+            c->g2_on_gpu = strcmp(s, "gpu") == 0 ? 1 : strcmp(s, "auto") == 0 ? 2 : 0;
         else
             return cuzk_toml_errf(cuzk_toml_get(root, "gpus.g2"), eb,
-                                  "'%s' is not one of cpu, gpu", s);
+                                  "'%s' is not one of auto, cpu, gpu", s);
     }
+    int64_t g2min = (int64_t)c->g2_gpu_min_scalars;
+    if ((e = cuzk_toml_get_int_range(root, "gpus.g2_gpu_min_scalars", 1, INT64_MAX, &g2min, eb)))
+        return e;
+    c->g2_gpu_min_scalars = (uint64_t)g2min;
     if ((e = get_str(root, "daemon.witness_dir", &c->witness_dir, eb)))
         return e;
     if (c->witness_dir[0] && c->witness_dir[0] != '/' && base_dir && base_dir[0]) {
@@ -284,6 +291,7 @@ void cuzk_daemon_config_engine(const cuzk_daemon_config *c, cuzk_engine_config *
     o->n_gpu_devices = c->n_gpu_devices;
     o->gpu_workers_per_device = c->gpu_workers_per_device;
     o->g2_on_gpu = c->g2_on_gpu;
+    o->g2_gpu_min_scalars = c->g2_gpu_min_scalars;
     o->key_cache = c->key_cache;
     o->key_cache_dir = c->key_cache_dir;
     o->witness_budget = c->witness_budget;

@@ -9,8 +9,10 @@
  *   [metrics]    listen = "127.0.0.1:9821" (HTTP GET /metrics; "" disables)
  *   [gpus]       backend = "auto" (GPU workers on every usable device, none without one) |
  *                "cpu" | "gpu" (refuse to start without a device), devices = [] (all),
- *                workers_per_device = 2 (gw), g2 = "cpu" (B in G2 on the partition worker's CPU
- *                threads, off the GPU worker's path) | "gpu", host_threads = 0 (gt: the CPU
+ *                workers_per_device = 2 (gw), g2 = "auto" (B in G2 on the partition worker's
+ *                CPU threads, off the GPU worker's path, unless the partition's witness has at
+ *                least g2_gpu_min_scalars = 262144 values other than 0 and 1: then on the GPU
+ *                worker) | "cpu" | "gpu", host_threads = 0 (gt: the CPU
  *                threads each partition worker synthesizes and proves with; 0: cores / pw)
  *   [keys]       cache = true (write a preprocessed copy of each loaded key and load it at disk
  *                speed next time), cache_dir = "" (next to each zkey, as ZKEY.cuzkcache)
@@ -43,7 +45,8 @@ typedef struct {
     size_t n_gpu_devices;
     unsigned gpu_workers_per_device;
     cuzk_backend_kind backend;
-    int g2_on_gpu;
+    int g2_on_gpu; /* 0 cpu, 1 gpu, 2 auto */
+    uint64_t g2_gpu_min_scalars;
     int key_cache;
     char *key_cache_dir;
     char *witness_dir;

@@ -120,7 +120,7 @@ typedef struct gitem {
     size_t pi;
     cuzk_prove_state *ps;
     uint32_t tried;
-    int done, g1_ok, g2_ok, dev;
+    int done, g1_ok, g2_ok, dev, g2_gpu;
     cuzk_err err;
     cuzk_errbuf eb;
     double ms;
@@ -143,7 +143,7 @@ struct cuzk_engine {
     pthread_cond_t gpu_cv;    /* GPU work queued, or stopping */
     pthread_cond_t gdone_cv;  /* a GPU stage ended */
     int gpu_stopping;
-    uint64_t gpu_faults, gpu_retries, cpu_fallbacks, keys_from_cache;
+    uint64_t gpu_faults, gpu_retries, cpu_fallbacks, keys_from_cache, g2_gpu_parts;
     circuit *circs;
     size_t n_circs;
     cuzk_budget *budget;
@@ -509,6 +509,24 @@ static job *pick(cuzk_engine *e)
     return best;
 }
 
+/* Where B in G2 goes for a partition with these witness values (32-byte plain integers):
+ * the configured place, or with auto the GPU when at least g2_gpu_min_scalars of them are
+ * other than 0 and 1 (the CPU MSM's cost grows with those; 0 and 1 cost next to nothing). */
+static int g2_on_gpu(const cuzk_engine *e, const uint8_t *w, uint64_t n)
+{
+    if (e->cfg.g2_on_gpu != 2)
+        return e->cfg.g2_on_gpu;
+    uint64_t need = e->cfg.g2_gpu_min_scalars, cnt = 0;
+    for (uint64_t i = 0; i < n && cnt < need; i++) {
+        const uint8_t *v = w + 32 * i;
+        uint64_t hi = 0;
+        for (int k = 1; k < 32; k++)
+            hi |= v[k];
+        cnt += hi != 0 || v[0] > 1;
+    }
+    return cnt >= need;
+}
+
 /* Whether some enabled device has not yet failed on an item. Under e->mu. */
 static int gpu_can_take(const cuzk_engine *e, uint32_t tried)
 {
@@ -522,7 +540,7 @@ static int gpu_can_take(const cuzk_engine *e, uint32_t tried)
  * no other device can take over, the stage runs on the CPU here. B in G2 runs on this thread
  * meanwhile (unless g2_on_gpu). Returns the first error. */
 static cuzk_err run_stages(cuzk_engine *e, job *j, size_t pi, cuzk_prove_state *ps,
-                           double *gpu_ms, double *g2_ms, cuzk_errbuf *eb)
+                           int g2_gpu, double *gpu_ms, double *g2_ms, cuzk_errbuf *eb)
 {
     gitem it;
     memset(&it, 0, sizeof it);
@@ -530,6 +548,7 @@ static cuzk_err run_stages(cuzk_engine *e, job *j, size_t pi, cuzk_prove_state *
     it.pi = pi;
     it.ps = ps;
     it.dev = -1;
+    it.g2_gpu = g2_gpu;
     int queued = 0;
     pthread_mutex_lock(&e->mu);
     if (e->n_devs && gpu_can_take(e, 0)) {
@@ -545,7 +564,7 @@ static cuzk_err run_stages(cuzk_engine *e, job *j, size_t pi, cuzk_prove_state *
 
     cuzk_err err = CUZK_OK, g2err = CUZK_OK;
     cuzk_errbuf g2eb = {{0}};
-    int g2_here = !queued || !e->cfg.g2_on_gpu;
+    int g2_here = !queued || !g2_gpu;
     if (g2_here) {
         double t = cuzk__now_ms();
         g2err = cuzk_prove_g2(ps, -1, NULL, &g2eb);
@@ -638,7 +657,7 @@ static void *gpu_worker_main(void *arg)
         } else if (!(err = cuzk_prove_g1(it->ps, d->id, ctx, &eb))) {
             g1_ok = 1;
         }
-        if (!err && e->cfg.g2_on_gpu && !g2_ok) {
+        if (!err && it->g2_gpu && !g2_ok) {
             if (!(err = fake ? cuzk_prove_g2(it->ps, -1, NULL, &eb)
                              : cuzk_prove_g2(it->ps, d->id, ctx, &eb)))
                 g2_ok = 1;
@@ -648,6 +667,7 @@ static void *gpu_worker_main(void *arg)
         pthread_mutex_lock(&e->mu);
         d->busy--;
         it->g1_ok |= g1_ok;
+        e->g2_gpu_parts += g2_ok && !it->g2_ok;
         it->g2_ok |= g2_ok;
         it->ms += ms;
         if (err == CUZK_GPU_FAULT || err == CUZK_NO_DEVICE) {
@@ -747,7 +767,8 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                 err = cuzk_prove_begin(&ps, pk, w.values, w.n_witness, &po, &eb);
                 cuzk_wtns_close(&w);
                 if (!err)
-                    err = run_stages(e, j, pi, ps, &gpu_ms, &g2_ms, &eb);
+                    err = run_stages(e, j, pi, ps, g2_on_gpu(e, pub - 32, c->n_vars), &gpu_ms,
+                                     &g2_ms, &eb);
                 if (!err && split && cuzk_prove_state_bytes(ps) <= wit) {
                     cuzk_budget_release(e->budget, CUZK_OWNER_ABC, abc); /* H is done */
                     abc_held = 0;
@@ -951,6 +972,8 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
     }
     if (!e->cfg.gpu_workers_per_device)
         e->cfg.gpu_workers_per_device = 2;
+    if (!e->cfg.g2_gpu_min_scalars)
+        e->cfg.g2_gpu_min_scalars = 262144;
     if (!e->cfg.retain_jobs)
         e->cfg.retain_jobs = 1024;
     if (!e->cfg.max_partitions)
@@ -1025,7 +1048,7 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
                 continue;
             cuzk_errbuf geb;
             double t = cuzk__now_ms();
-            if (cuzk_pk_gpu_stage(e->circs[i].pk, e->devs[d].id, e->cfg.g2_on_gpu, &geb))
+            if (cuzk_pk_gpu_stage(e->circs[i].pk, e->devs[d].id, e->cfg.g2_on_gpu != 0, &geb))
                 CUZK_LOG_WARN(TGT, "cannot stage the key on the GPU", "circuit=%s device=%d "
                               "error=%s", e->circs[i].id, e->devs[d].id, geb.msg);
             else
@@ -1066,7 +1089,8 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
                   "gpu_workers=%u g2=%s max_jobs_in_flight=%u working_budget=%" PRIu64
                   " witness_budget=%" PRIu64 " key_budget=%" PRIu64 " verify=%s",
                   e->cfg.partition_workers, e->cfg.prove_threads, e->n_devs, e->n_gworkers,
-                  e->cfg.g2_on_gpu ? "gpu" : "cpu", e->cfg.max_jobs_in_flight,
+                  e->cfg.g2_on_gpu == 2 ? "auto" : e->cfg.g2_on_gpu ? "gpu" : "cpu",
+                  e->cfg.max_jobs_in_flight,
                   e->cfg.working_budget, e->cfg.witness_budget, e->cfg.key_budget,
                   e->cfg.no_verify ? "false" : "true");
     *out = e;
@@ -1462,6 +1486,7 @@ void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *s)
     s->gpu_retries = e->gpu_retries;
     s->cpu_fallbacks = e->cpu_fallbacks;
     s->keys_from_cache = e->keys_from_cache;
+    s->g2_on_gpu = e->g2_gpu_parts;
     pthread_mutex_unlock(&e->mu);
     cuzk_budget_get_snapshot(e->budget, &s->budget);
     cuzk_budget_get_snapshot(e->wbudget, &s->witness_budget);
@@ -1540,6 +1565,8 @@ char *cuzk_engine_metrics(cuzk_engine *e)
     COUNTER("cuzk_gpu_faults_total", "GPU stages that faulted.", s.gpu_faults);
     COUNTER("cuzk_gpu_retries_total", "GPU stages retried on another device.", s.gpu_retries);
     COUNTER("cuzk_gpu_cpu_fallbacks_total", "GPU stages redone on the CPU.", s.cpu_fallbacks);
+    COUNTER("cuzk_g2_on_gpu_total", "Partitions whose B in G2 ran on a GPU worker.",
+            s.g2_on_gpu);
     COUNTER("cuzk_keys_from_cache_total", "Proving keys loaded from their cache file.",
             s.keys_from_cache);
     if (s.n_devices) {

@@ -35,7 +35,8 @@
  * Pipeline. Partition workers (pw) take partitions as above. With GPU workers (gw per device,
  * each with its own stream and scratch on its device), a partition worker synthesizes (a, b,
  * c), queues the partition for the GPU workers, runs B in G2 on its own CPU threads meanwhile
- * (unless g2_on_gpu), waits for the GPU stage (H and the G1 MSMs), then finalises and
+ * (unless g2_on_gpu says the GPU worker does it: always, or with auto when the witness has
+ * many full-width values, where the CPU would take far longer), waits for the GPU stage (H and the G1 MSMs), then finalises and
  * self-verifies. So a GPU worker takes the next partition as soon as its GPU work is done,
  * and partitions of one job run on every device. A GPU fault retries the partition's GPU
  * stage on another device it has not failed on, else on the CPU; three faults in a row
@@ -101,7 +102,10 @@ typedef struct {
     const int *gpu_devices;      /* CUDA device numbers to use (n_gpu_devices 0: all) */
     size_t n_gpu_devices;
     unsigned gpu_workers_per_device; /* gw (0: 2) */
-    int g2_on_gpu;               /* B in G2 on the GPU worker (1) or the partition worker (0) */
+    int g2_on_gpu;               /* B in G2 on the GPU worker (1), the partition worker (0),
+                                  * or per partition (2, auto): on the GPU when the witness has
+                                  * at least g2_gpu_min_scalars values other than 0 and 1 */
+    uint64_t g2_gpu_min_scalars; /* auto's threshold (0: 262144) */
     /* Key cache (see "Keys"): 1 to write and use ZKEY.cuzkcache files, in key_cache_dir when
      * it is not NULL or "" (else next to each zkey). */
     int key_cache;
@@ -227,6 +231,7 @@ typedef struct {
         int disabled;      /* after 3 faults in a row */
     } devices[CUZK_MAX_DEVICES];
     uint64_t gpu_faults, gpu_retries, cpu_fallbacks, keys_from_cache;
+    uint64_t g2_on_gpu; /* partitions whose B in G2 ran on a GPU worker */
 } cuzk_engine_status;
 
 void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *out);

@@ -396,7 +396,8 @@ static void test_config(void)
     CHECK(strcmp(c.key_cache_dir, "/cfg/kc") == 0 && c.witness_budget == 1u << 20);
     cuzk_daemon_config_free(&c);
     CHECK(cuzk_daemon_config_parse(&c, "h.toml", "", 0, ".", &eb) == CUZK_OK);
-    CHECK(c.backend == CUZK_BACKEND_AUTO && c.g2_on_gpu == 0 && c.key_cache == 1 &&
+    CHECK(c.backend == CUZK_BACKEND_AUTO && c.g2_on_gpu == 2 && c.g2_gpu_min_scalars == 262144 &&
+          c.key_cache == 1 &&
           c.key_cache_dir[0] == 0);
     cuzk_daemon_config_free(&c);
     const char *badb = "[gpus]\nbackend = \"tpu\"\n";
@@ -415,6 +416,8 @@ static void test_config(void)
  * threads): partitions flow through the GPU workers, a faulting device's partitions are
  * retried on the other one, and when every device faults they fall back to the CPU; every
  * proof verifies against snarkjs's key either way. */
+static uint64_t g_g2_min; /* g2_gpu_min_scalars for the next run_gpu_case */
+
 static void run_gpu_case(unsigned ndev, uint32_t faulty, int g2_on_gpu, cuzk_engine_status *st)
 {
     memset(&g_extra, 0, sizeof g_extra);
@@ -422,6 +425,7 @@ static void run_gpu_case(unsigned ndev, uint32_t faulty, int g2_on_gpu, cuzk_eng
     g_extra.test_faulty_gpus = faulty;
     g_extra.gpu_workers_per_device = 2;
     g_extra.g2_on_gpu = g2_on_gpu;
+    g_extra.g2_gpu_min_scalars = g_g2_min;
     cuzk_engine *e = make(3, 1ull << 30, 0);
     memset(&g_extra, 0, sizeof g_extra);
     blob bp = load("tests/fixtures/bn128/poseidon.wtns");
@@ -462,9 +466,20 @@ static void test_gpu_pipeline(void)
     run_gpu_case(2, 0, 0, &st);
     CHECK(st.devices[0].partitions + st.devices[1].partitions == 18);
     CHECK(st.gpu_faults == 0 && st.cpu_fallbacks == 0);
+    CHECK(st.g2_on_gpu == 0);
     /* B in G2 on the GPU workers too. */
     run_gpu_case(1, 0, 1, &st);
-    CHECK(st.devices[0].partitions == 18 && st.cpu_fallbacks == 0);
+    CHECK(st.devices[0].partitions == 18 && st.cpu_fallbacks == 0 && st.g2_on_gpu == 18);
+    /* auto: the fixtures' witnesses have ~500 values other than 0 and 1 (poseidon): below the
+     * default threshold G2 stays on the CPU, at a threshold of 100 it moves to the GPU. */
+    run_gpu_case(1, 0, 2, &st);
+    CHECK_MSG(st.g2_on_gpu == 0, "auto, default threshold: %llu on GPU",
+              (unsigned long long)st.g2_on_gpu);
+    g_g2_min = 100;
+    run_gpu_case(1, 0, 2, &st);
+    g_g2_min = 0;
+    CHECK_MSG(st.g2_on_gpu == 18, "auto, threshold 100: %llu on GPU",
+              (unsigned long long)st.g2_on_gpu);
     /* Device 0 always faults: each fault is retried on device 1, which does all the work. */
     run_gpu_case(2, 1, 0, &st);
     CHECK_MSG(st.devices[1].partitions == 18 && st.devices[0].partitions == 0,
