@@ -25,7 +25,7 @@
 
 /* ------------------------------------------------------------------ key cache (shared part) */
 
-#define CUZK__CACHE_VERSION 1u
+#define CUZK__CACHE_VERSION 2u
 #define CUZK__CACHE_SEED 0x9e3779b97f4a7c15ull
 
 typedef struct {
@@ -71,6 +71,65 @@ static uint64_t cuzk__cache_hash(uint64_t h, const void *buf, size_t len)
     r *= K2;
     r ^= r >> 29;
     return r;
+}
+
+/* Large arrays move in chunks on all cores: each chunk is read (or written) with pread/pwrite
+ * at its own offset and hashed on its own; the array's hash chains the chunk hashes in order.
+ * So a cache loads at the disk's (or page cache's) speed rather than one core's hashing. */
+#define CUZK__CACHE_CHUNK ((size_t)32 << 20)
+
+typedef struct {
+    int fd, write;
+    uint8_t *buf;
+    size_t len;
+    uint64_t file_off;
+    uint64_t *hashes;
+    int err;
+} cache_io;
+
+static void cache_io_chunk(void *arg, size_t i)
+{
+    cache_io *c = arg;
+    size_t off = i * CUZK__CACHE_CHUNK, n = c->len - off;
+    if (n > CUZK__CACHE_CHUNK)
+        n = CUZK__CACHE_CHUNK;
+    uint8_t *p = c->buf + off;
+    if (c->write)
+        c->hashes[i] = cuzk__cache_hash(CUZK__CACHE_SEED + i, p, n);
+    for (size_t done = 0; done < n;) {
+        ssize_t r = c->write ? pwrite(c->fd, p + done, n - done, (off_t)(c->file_off + off + done))
+                             : pread(c->fd, p + done, n - done, (off_t)(c->file_off + off + done));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            __atomic_store_n(&c->err, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        done += (size_t)r;
+    }
+    if (!c->write)
+        c->hashes[i] = cuzk__cache_hash(CUZK__CACHE_SEED + i, p, n);
+}
+
+/* Reads (write = 0) or writes len bytes of buf at file_off, chaining the array's hash into
+ * *h. 0 on success, -1 on a short read or a failed write (errno as set by the call). */
+static int cuzk__cache_io(int fd, void *buf, size_t len, uint64_t file_off, int write,
+                          uint64_t *h)
+{
+    size_t nc = (len + CUZK__CACHE_CHUNK - 1) / CUZK__CACHE_CHUNK;
+    uint64_t *hs = calloc(nc ? nc : 1, sizeof *hs);
+    if (!hs) {
+        errno = ENOMEM;
+        return -1;
+    }
+    cache_io c = {fd, write, buf, len, file_off, hs, 0};
+    if (nc == 1)
+        cache_io_chunk(&c, 0);
+    else if (nc)
+        cuzk_parallel_for(nc, 0, cache_io_chunk, &c);
+    *h = cuzk__cache_hash(*h, hs, nc * sizeof *hs);
+    free(hs);
+    return c.err ? -1 : 0;
 }
 
 #define GP bn254

@@ -19,42 +19,10 @@
  * points were validated when the zkey was parsed and the hash guards them since; a proof is
  * still self-verified, so a cache can cost a failed proof but never yield a wrong one.
  * Writes go to a temporary file renamed into place, so readers never see a partial cache.
+ * Arrays move in 32 MiB chunks on all cores (groth16.c's cuzk__cache_io), each chunk hashed
+ * on its own and the chunk hashes chained per array.
  */
 
-
-/* Writes all of buf or fails. */
-static int GT_(cache_write_all)(int fd, const void *buf, size_t len, uint64_t *h)
-{
-    *h = cuzk__cache_hash(*h, buf, len);
-    const uint8_t *p = buf;
-    while (len) {
-        ssize_t w = write(fd, p, len > (1u << 30) ? (1u << 30) : len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
-static int GT_(cache_read_all)(int fd, void *buf, size_t len, uint64_t *h)
-{
-    uint8_t *p = buf;
-    size_t left = len;
-    while (left) {
-        ssize_t r = read(fd, p, left > (1u << 30) ? (1u << 30) : left);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return -1;
-        p += r;
-        left -= (size_t)r;
-    }
-    *h = cuzk__cache_hash(*h, buf, len);
-    return 0;
-}
 
 /* The arrays of the payload in order: pointer slot, element size, count. */
 typedef struct {
@@ -118,14 +86,19 @@ static cuzk_err GT_(cache_save)(GT_(pk) *pk, const char *path, const cuzk__zkey_
         return e;
     }
     /* The header goes first with the payload hash still 0, then again once it is known. */
-    uint64_t ph = CUZK__CACHE_SEED, hh = 0;
-    int bad = GT_(cache_write_all)(fd, &h, sizeof h, &hh);
-    const void *hp[6] = {&pk->alpha1, &pk->beta1, &pk->delta1, &pk->beta2, &pk->gamma2,
-                         &pk->delta2};
-    for (int i = 0; i < 6 && !bad; i++)
-        bad = GT_(cache_write_all)(fd, hp[i], i < 3 ? sizeof(G1A) : sizeof(G2A), &ph);
-    for (size_t i = 0; i < na && !bad; i++)
-        bad = GT_(cache_write_all)(fd, *arr[i].p, arr[i].size * arr[i].n, &ph);
+    uint64_t ph = CUZK__CACHE_SEED, off = sizeof h;
+    int bad = 0;
+    void *hp[6] = {&pk->alpha1, &pk->beta1, &pk->delta1, &pk->beta2, &pk->gamma2, &pk->delta2};
+    for (int i = 0; i < 6 && !bad; i++) {
+        size_t n = i < 3 ? sizeof(G1A) : sizeof(G2A);
+        bad = cuzk__cache_io(fd, hp[i], n, off, 1, &ph);
+        off += n;
+    }
+    for (size_t i = 0; i < na && !bad; i++) {
+        size_t n = arr[i].size * arr[i].n;
+        bad = cuzk__cache_io(fd, *arr[i].p, n, off, 1, &ph);
+        off += n;
+    }
     if (!bad) {
         h.payload_hash = ph;
         h.hdr_hash = cuzk__cache_hash(CUZK__CACHE_SEED, &h, offsetof(cuzk__cache_hdr, hdr_hash));
@@ -180,18 +153,22 @@ static cuzk_err GT_(cache_load)(GT_(pk) **out, int fd, const cuzk__cache_hdr *h,
     if (!e && (len != h->payload_len || file_len != sizeof *h + len))
         e = cuzk_errf(eb, CUZK_TRUNCATED, "%s: %" PRIu64 " bytes, expected %" PRIu64, path,
                       file_len, (uint64_t)sizeof *h + len);
-    uint64_t ph = CUZK__CACHE_SEED;
+    uint64_t ph = CUZK__CACHE_SEED, off = sizeof *h;
     void *hp[6] = {&pk->alpha1, &pk->beta1, &pk->delta1, &pk->beta2, &pk->gamma2, &pk->delta2};
-    for (int i = 0; i < 6 && !e; i++)
-        if (GT_(cache_read_all)(fd, hp[i], i < 3 ? sizeof(G1A) : sizeof(G2A), &ph))
+    for (int i = 0; i < 6 && !e; i++) {
+        size_t n = i < 3 ? sizeof(G1A) : sizeof(G2A);
+        if (cuzk__cache_io(fd, hp[i], n, off, 0, &ph))
             e = cuzk_errf(eb, CUZK_TRUNCATED, "%s: short read", path);
+        off += n;
+    }
     for (size_t i = 0; i < na && !e; i++) {
         size_t bytes = arr[i].size * arr[i].n;
         *arr[i].p = malloc(bytes ? bytes : 1);
         if (!*arr[i].p)
             e = cuzk_errf(eb, CUZK_NO_MEMORY, "%s: cannot allocate %zu bytes", path, bytes);
-        else if (GT_(cache_read_all)(fd, *arr[i].p, bytes, &ph))
+        else if (cuzk__cache_io(fd, *arr[i].p, bytes, off, 0, &ph))
             e = cuzk_errf(eb, CUZK_TRUNCATED, "%s: short read", path);
+        off += bytes;
     }
     if (!e && ph != h->payload_hash)
         e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: the payload hash does not match (corrupt file)",
