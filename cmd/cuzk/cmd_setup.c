@@ -16,82 +16,19 @@
 #include "util/clock.h"
 #include "util/parallel.h"
 
+#include "cli.h"
+
 int cuzk_cmd_setup(int argc, char **argv);
 int cuzk_cmd_gen_circuit(int argc, char **argv);
 int cuzk_cmd_gen_witness(int argc, char **argv);
 
 #define SX_EXIT_INPUT 2
 
-typedef struct {
-    const char *name; /* long name without dashes */
-    char short_name;  /* 0: none */
-    int takes_value;
-    const char *value;
-    int seen;
-} sx_opt;
-
-static int sx_usage(const char *cmd, const char *msg)
-{
-    fprintf(stderr, "cuzk %s: %s\nTry 'cuzk %s --help'.\n", cmd, msg, cmd);
-    return SX_EXIT_INPUT;
-}
-
 static int sx_fail(const char *cmd, cuzk_err e, const cuzk_errbuf *eb)
 {
     fprintf(stderr, "cuzk %s: error: %s (%s)\n", cmd, eb->msg[0] ? eb->msg : cuzk_strerror(e),
             cuzk_errname(e));
     return SX_EXIT_INPUT;
-}
-
-/* Options (--name value, --name=value, -x value) and positional arguments; returns 0 or the
- * exit code of a usage error. */
-static int sx_parse(const char *cmd, int argc, char **argv, sx_opt *o, int no, const char **pos,
-                    int maxpos, int *npos)
-{
-    *npos = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        int k = no;
-        const char *val = NULL;
-        char m[300];
-        if (a[0] == '-' && a[1] == '-' && a[2]) {
-            const char *eq = strchr(a, '=');
-            size_t nl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-            for (k = 0; k < no; k++)
-                if (strlen(o[k].name) == nl && strncmp(o[k].name, a + 2, nl) == 0)
-                    break;
-            if (eq)
-                val = eq + 1;
-        } else if (a[0] == '-' && a[1] && !a[2]) {
-            for (k = 0; k < no; k++)
-                if (o[k].short_name == a[1])
-                    break;
-        } else {
-            if (*npos >= maxpos)
-                return sx_usage(cmd, "too many arguments");
-            pos[(*npos)++] = a;
-            continue;
-        }
-        if (k == no) {
-            snprintf(m, sizeof m, "unknown option '%s'", a);
-            return sx_usage(cmd, m);
-        }
-        o[k].seen = 1;
-        if (o[k].takes_value) {
-            if (!val) {
-                if (i + 1 >= argc) {
-                    snprintf(m, sizeof m, "option '%s' needs a value", a);
-                    return sx_usage(cmd, m);
-                }
-                val = argv[++i];
-            }
-            o[k].value = val;
-        } else if (val) {
-            snprintf(m, sizeof m, "option '--%s' takes no value", o[k].name);
-            return sx_usage(cmd, m);
-        }
-    }
-    return 0;
 }
 
 /* "1048576", "2^20", "1M", "64K", "1G" (binary multiples). 0 on success. */
@@ -127,21 +64,6 @@ static int sx_parse_size(const char *s, uint64_t *out)
     if (*end || (sh && v > (UINT64_MAX >> sh)))
         return -1;
     *out = (uint64_t)v << sh;
-    return 0;
-}
-
-static int sx_threads(const char *cmd, const sx_opt *o, unsigned *out)
-{
-    *out = 0;
-    if (!o->seen)
-        return 0;
-    char *end;
-    errno = 0;
-    long v = strtol(o->value, &end, 10);
-    if (errno || *end || v < 1 || v > 4096)
-        return sx_usage(cmd, "--threads must be an integer from 1 to 4096");
-    *out = (unsigned)v;
-    cuzk_set_num_threads(*out);
     return 0;
 }
 
@@ -199,11 +121,11 @@ static int hexval(char c)
 int cuzk_cmd_setup(int argc, char **argv)
 {
     const char *cmd = "setup";
-    sx_opt o[] = {{"seed", 0, 1, NULL, 0},       {"threads", 0, 1, NULL, 0},
+    cli_opt o[] = {{"seed", 0, 1, NULL, 0},       {"threads", 0, 1, NULL, 0},
                   {"max-memory", 0, 1, NULL, 0}, {"quiet", 'q', 0, NULL, 0},
                   {"help", 'h', 0, NULL, 0}};
     const char *pos[2];
-    int npos, rc = sx_parse(cmd, argc, argv, o, 5, pos, 2, &npos);
+    int npos, rc = cli_parse(cmd, argc, argv, o, 5, pos, 2, &npos);
     if (rc)
         return rc;
     if (o[4].seen) {
@@ -211,7 +133,7 @@ int cuzk_cmd_setup(int argc, char **argv)
         return 0;
     }
     if (npos != 2)
-        return sx_usage(cmd, "expected CIRCUIT.r1cs and CIRCUIT.zkey");
+        return cli_usage(cmd, "expected CIRCUIT.r1cs and CIRCUIT.zkey");
     cuzk_setup_opts so = {0};
     uint8_t seed[256];
     if (o[0].seen) {
@@ -220,20 +142,20 @@ int cuzk_cmd_setup(int argc, char **argv)
             h += 2;
         size_t n = strlen(h);
         if (n == 0 || n % 2 || n / 2 > sizeof seed)
-            return sx_usage(cmd, "--seed must be an even number of hex digits (1 to 256 bytes)");
+            return cli_usage(cmd, "--seed must be an even number of hex digits (1 to 256 bytes)");
         for (size_t i = 0; i < n / 2; i++) {
             int a = hexval(h[2 * i]), b = hexval(h[2 * i + 1]);
             if (a < 0 || b < 0)
-                return sx_usage(cmd, "--seed must be hex digits");
+                return cli_usage(cmd, "--seed must be hex digits");
             seed[i] = (uint8_t)(a << 4 | b);
         }
         so.seed = seed;
         so.seed_len = n / 2;
     }
-    if ((rc = sx_threads(cmd, &o[1], &so.nthreads)))
+    if ((rc = cli_threads(cmd, &o[1], &so.nthreads)))
         return rc;
     if (o[2].seen && (sx_parse_size(o[2].value, &so.max_memory) || so.max_memory == 0))
-        return sx_usage(cmd, "--max-memory must be a size such as 512M, 8G or 1073741824");
+        return cli_usage(cmd, "--max-memory must be a size such as 512M, 8G or 1073741824");
     fprintf(stderr,
             "cuzk setup: WARNING: single-party setup without a ceremony; the key is for testing "
             "and benchmarking only, never for production (its maker can forge proofs)\n");
@@ -285,12 +207,12 @@ static int sx_mkdir(const char *d)
 int cuzk_cmd_gen_circuit(int argc, char **argv)
 {
     const char *cmd = "gen-circuit";
-    sx_opt o[] = {{"constraints", 0, 1, NULL, 0}, {"curve", 0, 1, NULL, 0},
+    cli_opt o[] = {{"constraints", 0, 1, NULL, 0}, {"curve", 0, 1, NULL, 0},
                   {"profile", 0, 1, NULL, 0},     {"seed", 0, 1, NULL, 0},
                   {"out", 'o', 1, NULL, 0},       {"quiet", 'q', 0, NULL, 0},
                   {"help", 'h', 0, NULL, 0},      {"threads", 0, 1, NULL, 0}};
     const char *pos[1];
-    int npos, rc = sx_parse(cmd, argc, argv, o, 8, pos, 1, &npos);
+    int npos, rc = cli_parse(cmd, argc, argv, o, 8, pos, 1, &npos);
     if (rc)
         return rc;
     if (o[6].seen) {
@@ -298,23 +220,23 @@ int cuzk_cmd_gen_circuit(int argc, char **argv)
         return 0;
     }
     if (npos)
-        return sx_usage(cmd, "unexpected argument (the output directory is given with -o)");
+        return cli_usage(cmd, "unexpected argument (the output directory is given with -o)");
     cuzk_gen_params p = {0};
     uint64_t n;
     if (!o[0].seen || sx_parse_size(o[0].value, &n) || n == 0 || n > (1ull << 31))
-        return sx_usage(cmd, "--constraints N is required (1 to 2^31)");
+        return cli_usage(cmd, "--constraints N is required (1 to 2^31)");
     p.n_constraints = (uint32_t)n;
     p.curve = CUZK_CURVE_BN254;
     if (o[1].seen && cuzk_curve_from_name(o[1].value, &p.curve))
-        return sx_usage(cmd, "--curve must be bn128 or bls12381");
+        return cli_usage(cmd, "--curve must be bn128 or bls12381");
     p.profile = CUZK_GEN_DENSE;
     if (o[2].seen && cuzk_gen_profile_from_name(o[2].value, &p.profile))
-        return sx_usage(cmd, "--profile must be dense, sparse-bits or mixed");
+        return cli_usage(cmd, "--profile must be dense, sparse-bits or mixed");
     p.seed = o[3].seen ? o[3].value : "1";
     if (!o[4].seen)
-        return sx_usage(cmd, "-o DIR is required");
+        return cli_usage(cmd, "-o DIR is required");
     unsigned nt;
-    if ((rc = sx_threads(cmd, &o[7], &nt)))
+    if ((rc = cli_threads(cmd, &o[7], &nt)))
         return rc;
     const char *dir = o[4].value;
     if (sx_mkdir(dir)) {
@@ -382,11 +304,11 @@ static const char *GENW_HELP =
 int cuzk_cmd_gen_witness(int argc, char **argv)
 {
     const char *cmd = "gen-witness";
-    sx_opt o[] = {{"circuit", 0, 1, NULL, 0}, {"seed", 0, 1, NULL, 0},
+    cli_opt o[] = {{"circuit", 0, 1, NULL, 0}, {"seed", 0, 1, NULL, 0},
                   {"out", 'o', 1, NULL, 0},   {"quiet", 'q', 0, NULL, 0},
                   {"help", 'h', 0, NULL, 0},  {"input", 0, 1, NULL, 0}};
     const char *pos[1];
-    int npos, rc = sx_parse(cmd, argc, argv, o, 6, pos, 1, &npos);
+    int npos, rc = cli_parse(cmd, argc, argv, o, 6, pos, 1, &npos);
     if (rc)
         return rc;
     if (o[4].seen) {
@@ -394,9 +316,9 @@ int cuzk_cmd_gen_witness(int argc, char **argv)
         return 0;
     }
     if (npos)
-        return sx_usage(cmd, "unexpected argument");
+        return cli_usage(cmd, "unexpected argument");
     if (!o[0].seen || !o[1].seen || !o[2].seen)
-        return sx_usage(cmd, "--circuit DIR, --seed S and -o FILE are required");
+        return cli_usage(cmd, "--circuit DIR, --seed S and -o FILE are required");
     size_t dl = strlen(o[0].value);
     char *meta = malloc(dl + 32);
     if (!meta)

@@ -15,6 +15,8 @@
 #include "util/clock.h"
 #include "util/parallel.h"
 
+#include "cli.h"
+
 #define EXIT_INVALID 1
 #define EXIT_INPUT 2
 
@@ -38,93 +40,6 @@ static int fail(cuzk_err e, const cuzk_errbuf *eb)
     fprintf(stderr, "cuzk: error: %s (%s)\n", eb->msg[0] ? eb->msg : cuzk_strerror(e),
             cuzk_errname(e));
     return EXIT_INPUT;
-}
-
-static int usage_error(const char *cmd, const char *msg)
-{
-    fprintf(stderr, "cuzk %s: %s\nTry 'cuzk %s --help'.\n", cmd, msg, cmd);
-    return EXIT_INPUT;
-}
-
-/* Splits argv into options (--name or --name=value / --name value for known valued options)
- * and positional arguments. */
-typedef struct {
-    const char *name;
-    int takes_value;
-    const char *value;
-    int seen;
-} opt;
-
-static int parse_args(const char *cmd, int argc, char **argv, opt *opts, int nopts,
-                      const char **pos, int maxpos, int *npos)
-{
-    *npos = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            for (i++; i < argc; i++) {
-                if (*npos >= maxpos)
-                    return usage_error(cmd, "too many arguments");
-                pos[(*npos)++] = argv[i];
-            }
-            break;
-        }
-        if (a[0] == '-' && a[1] == '-') {
-            const char *eq = strchr(a, '=');
-            size_t nl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-            int k;
-            for (k = 0; k < nopts; k++)
-                if (strlen(opts[k].name) == nl && strncmp(opts[k].name, a + 2, nl) == 0)
-                    break;
-            if (k == nopts) {
-                char m[300];
-                snprintf(m, sizeof m, "unknown option '%s'", a);
-                return usage_error(cmd, m);
-            }
-            opts[k].seen = 1;
-            if (opts[k].takes_value) {
-                if (eq) {
-                    opts[k].value = eq + 1;
-                } else if (i + 1 < argc) {
-                    opts[k].value = argv[++i];
-                } else {
-                    char m[300];
-                    snprintf(m, sizeof m, "option '--%s' needs a value", opts[k].name);
-                    return usage_error(cmd, m);
-                }
-            } else if (eq) {
-                char m[300];
-                snprintf(m, sizeof m, "option '--%s' takes no value", opts[k].name);
-                return usage_error(cmd, m);
-            }
-            continue;
-        }
-        if (strcmp(a, "-h") == 0) {
-            for (int k = 0; k < nopts; k++)
-                if (strcmp(opts[k].name, "help") == 0)
-                    opts[k].seen = 1;
-            continue;
-        }
-        if (*npos >= maxpos)
-            return usage_error(cmd, "too many arguments");
-        pos[(*npos)++] = a;
-    }
-    return 0;
-}
-
-static int parse_threads(const char *cmd, const opt *o, unsigned *out)
-{
-    *out = 0;
-    if (!o->seen)
-        return 0;
-    char *end;
-    errno = 0;
-    long v = strtol(o->value, &end, 10);
-    if (errno || *end || v < 1 || v > 4096)
-        return usage_error(cmd, "--threads must be an integer from 1 to 4096");
-    *out = (unsigned)v;
-    cuzk_set_num_threads(*out);
-    return 0;
 }
 
 /* ------------------------------------------------------------------ prove */
@@ -157,15 +72,16 @@ static const char *PROVE_HELP =
 
 static int cmd_prove(int argc, char **argv)
 {
-    opt o[] = {{"threads", 1, 0, 0},   {"backend", 1, 0, 0},  {"format", 1, 0, 0},
-               {"r1cs", 1, 0, 0},      {"no-verify", 0, 0, 0}, {"verify", 0, 0, 0},
-               {"zero-blinding", 0, 0, 0}, {"quiet", 0, 0, 0}, {"help", 0, 0, 0},
-               {"g2", 1, 0, 0}};
+    cli_opt o[] = {{"threads", 0, 1, NULL, 0},       {"backend", 0, 1, NULL, 0},
+                   {"format", 0, 1, NULL, 0},        {"r1cs", 0, 1, NULL, 0},
+                   {"no-verify", 0, 0, NULL, 0},     {"verify", 0, 0, NULL, 0},
+                   {"zero-blinding", 0, 0, NULL, 0}, {"quiet", 0, 0, NULL, 0},
+                   {"help", 'h', 0, NULL, 0},        {"g2", 0, 1, NULL, 0}};
     enum { O_THREADS, O_BACKEND, O_FORMAT, O_R1CS, O_NOVERIFY, O_VERIFY, O_ZERO, O_QUIET, O_HELP,
            O_G2 };
     const char *pos[8];
     int npos, rc;
-    if ((rc = parse_args("prove", argc, argv, o, 10, pos, 8, &npos)))
+    if ((rc = cli_parse("prove", argc, argv, o, 10, pos, 8, &npos)))
         return rc;
     if (o[O_HELP].seen) {
         fputs(PROVE_HELP, stdout);
@@ -173,11 +89,11 @@ static int cmd_prove(int argc, char **argv)
     }
     g_quiet = o[O_QUIET].seen;
     if (npos != 4)
-        return usage_error("prove", "expected CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json");
+        return cli_usage("prove", "expected CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json");
     if (o[O_NOVERIFY].seen && o[O_VERIFY].seen)
-        return usage_error("prove", "--verify and --no-verify contradict each other");
+        return cli_usage("prove", "--verify and --no-verify contradict each other");
     cuzk_prove_opts po = {0};
-    if ((rc = parse_threads("prove", &o[O_THREADS], &po.nthreads)))
+    if ((rc = cli_threads("prove", &o[O_THREADS], &po.nthreads)))
         return rc;
     po.no_verify = o[O_NOVERIFY].seen;
     po.zero_rs = o[O_ZERO].seen;
@@ -189,7 +105,7 @@ static int cmd_prove(int argc, char **argv)
         else if (strcmp(o[O_BACKEND].value, "gpu") == 0)
             po.backend = CUZK_BACKEND_GPU;
         else
-            return usage_error("prove", "--backend must be auto, cpu or gpu");
+            return cli_usage("prove", "--backend must be auto, cpu or gpu");
     }
     /* B in G2 on the GPU by default: on an H200 at 2^20 dense constraints it takes 50 ms
      * there against 1.9 s on 16 CPU threads (docs/PERFORMANCE.md). */
@@ -198,14 +114,14 @@ static int cmd_prove(int argc, char **argv)
         if (strcmp(o[O_G2].value, "cpu") == 0)
             po.g2_on_gpu = 0;
         else if (strcmp(o[O_G2].value, "gpu") != 0)
-            return usage_error("prove", "--g2 must be gpu or cpu");
+            return cli_usage("prove", "--g2 must be gpu or cpu");
     }
     int compressed = 0;
     if (o[O_FORMAT].seen) {
         if (strcmp(o[O_FORMAT].value, "compressed") == 0)
             compressed = 1;
         else if (strcmp(o[O_FORMAT].value, "json") != 0)
-            return usage_error("prove", "--format must be json or compressed");
+            return cli_usage("prove", "--format must be json or compressed");
     }
 
     cuzk_errbuf eb = {{0}};
@@ -328,10 +244,10 @@ static cuzk_err read_small_file(const char *path, uint8_t **buf, size_t *len, si
 
 static int cmd_verify(int argc, char **argv)
 {
-    opt o[] = {{"quiet", 0, 0, 0}, {"help", 0, 0, 0}};
+    cli_opt o[] = {{"quiet", 0, 0, NULL, 0}, {"help", 'h', 0, NULL, 0}};
     const char *pos[4];
     int npos, rc;
-    if ((rc = parse_args("verify", argc, argv, o, 2, pos, 4, &npos)))
+    if ((rc = cli_parse("verify", argc, argv, o, 2, pos, 4, &npos)))
         return rc;
     if (o[1].seen) {
         fputs(VERIFY_HELP, stdout);
@@ -339,7 +255,7 @@ static int cmd_verify(int argc, char **argv)
     }
     g_quiet = o[0].seen;
     if (npos != 3)
-        return usage_error("verify", "expected VERIFICATION_KEY.json PUBLIC.json PROOF.json");
+        return cli_usage("verify", "expected VERIFICATION_KEY.json PUBLIC.json PROOF.json");
     cuzk_errbuf eb = {{0}};
     cuzk_err e;
     cuzk_json_doc *vj = NULL, *pj = NULL, *prj = NULL;
@@ -404,17 +320,17 @@ static const char *EXPORT_HELP =
 
 static int cmd_export_vk(int argc, char **argv)
 {
-    opt o[] = {{"help", 0, 0, 0}};
+    cli_opt o[] = {{"help", 'h', 0, NULL, 0}};
     const char *pos[4];
     int npos, rc;
-    if ((rc = parse_args("export-vk", argc, argv, o, 1, pos, 4, &npos)))
+    if ((rc = cli_parse("export-vk", argc, argv, o, 1, pos, 4, &npos)))
         return rc;
     if (o[0].seen) {
         fputs(EXPORT_HELP, stdout);
         return 0;
     }
     if (npos != 2)
-        return usage_error("export-vk", "expected CIRCUIT.zkey VERIFICATION_KEY.json");
+        return cli_usage("export-vk", "expected CIRCUIT.zkey VERIFICATION_KEY.json");
     cuzk_errbuf eb = {{0}};
     cuzk_err e;
     cuzk_zkey zk;
@@ -450,17 +366,17 @@ static const char *INSPECT_HELP =
 
 static int cmd_inspect(int argc, char **argv)
 {
-    opt o[] = {{"help", 0, 0, 0}};
+    cli_opt o[] = {{"help", 'h', 0, NULL, 0}};
     const char *pos[4];
     int npos, rc;
-    if ((rc = parse_args("inspect", argc, argv, o, 1, pos, 4, &npos)))
+    if ((rc = cli_parse("inspect", argc, argv, o, 1, pos, 4, &npos)))
         return rc;
     if (o[0].seen) {
         fputs(INSPECT_HELP, stdout);
         return 0;
     }
     if (npos != 1)
-        return usage_error("inspect", "expected one FILE");
+        return cli_usage("inspect", "expected one FILE");
     const char *path = pos[0];
     cuzk_errbuf eb = {{0}};
     cuzk_err e;

@@ -79,6 +79,19 @@ static cuzk_err get_str(const cuzk_toml_value *root, const char *path, char **ou
     return e;
 }
 
+/* Makes *path (malloc'd) relative to the config file's folder unless it is absolute or "". */
+static cuzk_err resolve_path(char **path, const char *base_dir, cuzk_errbuf *eb)
+{
+    char *p;
+    if (!(*path)[0] || (*path)[0] == '/' || !base_dir || !base_dir[0])
+        return CUZK_OK;
+    if (asprintf(&p, "%s/%s", base_dir, *path) < 0)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+    free(*path);
+    *path = p;
+    return CUZK_OK;
+}
+
 static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_dir,
                       cuzk_errbuf *eb)
 {
@@ -157,28 +170,15 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
     if ((e = cuzk_toml_get_int_range(root, "gpus.g2_gpu_min_scalars", 1, INT64_MAX, &g2min, eb)))
         return e;
     c->g2_gpu_min_scalars = (uint64_t)g2min;
-    if ((e = get_str(root, "daemon.witness_dir", &c->witness_dir, eb)))
-        return e;
-    if (c->witness_dir[0] && c->witness_dir[0] != '/' && base_dir && base_dir[0]) {
-        char *p;
-        if (asprintf(&p, "%s/%s", base_dir, c->witness_dir) < 0)
-            return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
-        free(c->witness_dir);
-        c->witness_dir = p;
-    }
-    if ((e = get_str(root, "keys.cache_dir", &c->key_cache_dir, eb)))
+    if ((e = get_str(root, "daemon.witness_dir", &c->witness_dir, eb)) ||
+        (e = resolve_path(&c->witness_dir, base_dir, eb)) ||
+        (e = get_str(root, "keys.cache_dir", &c->key_cache_dir, eb)) ||
+        (e = resolve_path(&c->key_cache_dir, base_dir, eb)))
         return e;
     bool kc = c->key_cache;
     if ((e = cuzk_toml_get_bool(root, "keys.cache", &kc, eb)))
         return e;
     c->key_cache = kc;
-    if (c->key_cache_dir[0] && c->key_cache_dir[0] != '/' && base_dir && base_dir[0]) {
-        char *p;
-        if (asprintf(&p, "%s/%s", base_dir, c->key_cache_dir) < 0)
-            return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
-        free(c->key_cache_dir);
-        c->key_cache_dir = p;
-    }
     if ((e = cuzk_toml_get_array(root, "gpus.devices", CUZK_TOML_INT, &v, eb)))
         return e;
     if (v) {
@@ -226,11 +226,11 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         if (prio && cuzk_priority_parse(prio, &p, eb))
             return cuzk_toml_errf(cuzk_toml_get(t, "priority"), eb,
                                   "'%s' is not one of low, normal, high, critical", prio);
-        char *path;
-        if (zkey[0] == '/' || !base_dir || !base_dir[0])
-            path = dup_or_die(zkey);
-        else if (asprintf(&path, "%s/%s", base_dir, zkey) < 0)
-            return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+        char *path = dup_or_die(zkey);
+        if ((e = resolve_path(&path, base_dir, eb))) {
+            free(path);
+            return e;
+        }
         cuzk_engine_circuit *ec = &c->circuits[c->n_circuits++];
         ec->id = dup_or_die(id);
         ec->zkey = path;
