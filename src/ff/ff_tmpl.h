@@ -95,7 +95,7 @@ static inline void FF_(reduce_once)(FF_(t) *r, const FF_(t) *a)
         r->l[i] = (a->l[i] & mask) | (t[i] & ~mask);
 }
 
-static inline void FF_(add)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
+static inline void FF_(add_generic)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
 {
     /* a, b < p < 2^(64N-1), so a + b fits in N limbs. */
     FF_(t) s;
@@ -115,7 +115,7 @@ static inline void FF_(add)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
     FF_(reduce_once)(r, &s);
 }
 
-static inline void FF_(sub)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
+static inline void FF_(sub_generic)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
 {
     uint64_t t[FF_N];
 #ifdef FF_HAVE_CARRY_INTRIN_
@@ -140,6 +140,103 @@ static inline void FF_(sub)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
         r->l[i] = (uint64_t)w;
         carry = (uint64_t)(w >> 64);
     }
+#endif
+}
+
+
+/* x86-64 add and sub for 4 and 6 limbs in inline assembly. GCC compiles the C forms above
+ * with the carry chain broken up: in sub it interleaves the masking ANDs (which clobber CF)
+ * with the ADC chain and saves the carry through SETB / ADD 0xFF, and in add it vectorises
+ * the final select through the stack (a store-forwarding stall). Here each chain is one
+ * unbroken run, in N registers plus two, with a scratch copy on the stack:
+ * add: x = a + b (no carry out: a, b < p < 2^(64N-1)); keep x on the stack; x -= p; on a
+ *      borrow (a + b < p) CMOV reloads the kept copy (CMOV always performs its load).
+ * sub: x = a - b; m = -borrow (SBB m, m); the stack gets p AND m; x += that.
+ * Either way the flow and the addresses touched do not depend on the values. r may alias a
+ * or b: every input is read before r is written. */
+#if defined(FF_HAVE_CARRY_INTRIN_) && (FF_N == 4 || FF_N == 6)
+#define FF_ASM_ADDSUB_ 1
+/* op off(%[ptr]), %[x_i]  /  op %[x_i], off(%[ptr])  /  op %[y_i], %[x_i] */
+#define FF_MR_(op, x, ptr, i, off) op " " #off "(%[" #ptr "]), %[" #x #i "]\n\t"
+#define FF_RM_(op, x, ptr, i, off) op " %[" #x #i "], " #off "(%[" #ptr "])\n\t"
+#define FF_RR_(op, x, y, i, off) op " %[" #y #i "], %[" #x #i "]\n\t"
+#define FF_ZERO_(op, x, y, i, off) "movq $0, %[" #x #i "]\n\t"
+#if FF_N == 4
+#define FF_EACH_(F, op0, opn, x, ptr) F(op0, x, ptr, 0, 0) F(opn, x, ptr, 1, 8) \
+    F(opn, x, ptr, 2, 16) F(opn, x, ptr, 3, 24)
+#define FF_XREGS_(x) [x##0] "=&r"(x[0]), [x##1] "=&r"(x[1]), [x##2] "=&r"(x[2]), \
+    [x##3] "=&r"(x[3])
+#else
+#define FF_EACH_(F, op0, opn, x, ptr) F(op0, x, ptr, 0, 0) F(opn, x, ptr, 1, 8) \
+    F(opn, x, ptr, 2, 16) F(opn, x, ptr, 3, 24) F(opn, x, ptr, 4, 32) F(opn, x, ptr, 5, 40)
+#define FF_XREGS_(x) [x##0] "=&r"(x[0]), [x##1] "=&r"(x[1]), [x##2] "=&r"(x[2]), \
+    [x##3] "=&r"(x[3]), [x##4] "=&r"(x[4]), [x##5] "=&r"(x[5])
+#endif
+/* off(%[r]) = p_i AND m, through the register y. */
+#define FF_MASK1_(op, x, ptr, i, off) "movq " #off "(%[p]), %[y]\n\t" "andq %[m], %[y]\n\t" \
+    "movq %[y], " #off "(%[" #ptr "])\n\t"
+#endif
+
+static inline void FF_(add)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
+{
+#if defined(FF_ASM_ADDSUB_) && FF_N == 4
+    /* 4 limbs: the kept copy and the selected p stay in registers. */
+    uint64_t x[4], k[4];
+    __asm__(FF_EACH_(FF_MR_, "movq", "movq", x, a)     /* x = a */
+            FF_EACH_(FF_MR_, "addq", "adcq", x, b)     /* x += b */
+            FF_EACH_(FF_RR_, "movq", "movq", k, x)     /* k = x */
+            FF_EACH_(FF_MR_, "subq", "sbbq", x, p)     /* x -= p */
+            FF_EACH_(FF_RR_, "cmovcq", "cmovcq", x, k) /* borrow: a + b < p, take k */
+            FF_EACH_(FF_RM_, "movq", "movq", x, r)     /* r = x */
+            : FF_XREGS_(x), FF_XREGS_(k), "=m"(*r)
+            : [a] "r"(a), [b] "r"(b), [r] "r"(r), [p] "r"(&FF_(P)), "m"(*a), "m"(*b),
+              "m"(FF_(P))
+            : "cc");
+#elif defined(FF_ASM_ADDSUB_)
+    uint64_t x[FF_N];
+    __asm__(FF_EACH_(FF_MR_, "movq", "movq", x, a)     /* x = a */
+            FF_EACH_(FF_MR_, "addq", "adcq", x, b)     /* x += b */
+            FF_EACH_(FF_RM_, "movq", "movq", x, r)     /* r = x (kept) */
+            FF_EACH_(FF_MR_, "subq", "sbbq", x, p)     /* x -= p */
+            FF_EACH_(FF_MR_, "cmovcq", "cmovcq", x, r) /* borrow: a + b < p, take r */
+            FF_EACH_(FF_RM_, "movq", "movq", x, r)     /* r = x */
+            : FF_XREGS_(x), "=m"(*r)
+            : [a] "r"(a), [b] "r"(b), [r] "r"(r), [p] "r"(&FF_(P)), "m"(*a), "m"(*b),
+              "m"(FF_(P))
+            : "cc");
+#else
+    FF_(add_generic)(r, a, b);
+#endif
+}
+
+static inline void FF_(sub)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
+{
+#if defined(FF_ASM_ADDSUB_) && FF_N == 4
+    uint64_t x[4], u[4];
+    __asm__(FF_EACH_(FF_MR_, "movq", "movq", x, a)     /* x = a */
+            FF_EACH_(FF_MR_, "subq", "sbbq", x, b)     /* x -= b */
+            FF_EACH_(FF_ZERO_, "", "", u, u)           /* u = 0 (MOV keeps the flags) */
+            FF_EACH_(FF_MR_, "cmovcq", "cmovcq", u, p) /* borrow: u = p */
+            FF_EACH_(FF_RR_, "addq", "adcq", x, u)     /* x += u */
+            FF_EACH_(FF_RM_, "movq", "movq", x, r)     /* r = x */
+            : FF_XREGS_(x), FF_XREGS_(u), "=m"(*r)
+            : [a] "r"(a), [b] "r"(b), [r] "r"(r), [p] "r"(&FF_(P)), "m"(*a), "m"(*b),
+              "m"(FF_(P))
+            : "cc");
+#elif defined(FF_ASM_ADDSUB_)
+    uint64_t x[FF_N], m, y;
+    __asm__(FF_EACH_(FF_MR_, "movq", "movq", x, a)     /* x = a */
+            FF_EACH_(FF_MR_, "subq", "sbbq", x, b)     /* x -= b */
+            "sbbq %[m], %[m]\n\t"                      /* m = borrow ? ~0 : 0 */
+            FF_EACH_(FF_MASK1_, "", "", x, r)          /* r = p AND m */
+            FF_EACH_(FF_MR_, "addq", "adcq", x, r)     /* x += r */
+            FF_EACH_(FF_RM_, "movq", "movq", x, r)     /* r = x */
+            : FF_XREGS_(x), [m] "=&r"(m), [y] "=&r"(y), "=m"(*r)
+            : [a] "r"(a), [b] "r"(b), [r] "r"(r), [p] "r"(&FF_(P)), "m"(*a), "m"(*b),
+              "m"(FF_(P))
+            : "cc");
+#else
+    FF_(sub_generic)(r, a, b);
 #endif
 }
 
@@ -356,4 +453,12 @@ int FF_(legendre)(const FF_(t) *a);
 #undef FF_NAME
 #undef FF_UPPER
 #undef FF_N
+#undef FF_ASM_ADDSUB_
+#undef FF_MR_
+#undef FF_RM_
+#undef FF_RR_
+#undef FF_ZERO_
+#undef FF_EACH_
+#undef FF_XREGS_
+#undef FF_MASK1_
 #undef FF_HAS_SQRT
