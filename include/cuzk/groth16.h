@@ -107,6 +107,12 @@ cuzk_err cuzk_pk_cache_save(const cuzk_pk *pk, const char *cache_path, const cha
  * CUZK_TRUNCATED (stale, corrupt, other version), CUZK_IO, CUZK_NO_MEMORY otherwise. */
 cuzk_err cuzk_pk_cache_load(cuzk_pk **out, const char *cache_path, const char *zkey_path,
                             cuzk_errbuf *eb);
+/* Checks a cache file without loading it: the header (magic, hash, version, curve), the
+ * zkey's identity against the zkey on disk now, and the file's exact length (the payload hash
+ * is checked only by cuzk_pk_cache_load, which stays the guard against corrupt arrays).
+ * *file_bytes (when not NULL) receives the file's size. Errors as cuzk_pk_cache_load. */
+cuzk_err cuzk_pk_cache_check(const char *cache_path, const char *zkey_path, uint64_t *file_bytes,
+                             cuzk_errbuf *eb);
 
 /* ------------------------------------------------------------------ staged proving
  *
@@ -133,6 +139,18 @@ cuzk_err cuzk_prove_end(cuzk_prove_state *s, cuzk_proof *proof, cuzk_errbuf *eb)
 cuzk_err cuzk_pk_gpu_stage(cuzk_pk *pk, int device, int with_g2, cuzk_errbuf *eb);
 /* Bit d set when the key's points are resident on GPU device d. */
 uint32_t cuzk_pk_gpu_mask(cuzk_pk *pk);
+/* Frees the key's point sets (and its own context) on GPU `device`, undoing cuzk_pk_gpu_stage;
+ * a later stage or proof there uploads them again. The caller guarantees that no g1 / g2
+ * stage uses the key on that device meanwhile (the engine's GPU tier holds a key while a
+ * stage runs). */
+void cuzk_pk_gpu_unstage(cuzk_pk *pk, int device);
+/* Device bytes a full stage of the key occupies (the G1 point sets, plus B in G2 when
+ * with_g2). */
+uint64_t cuzk_pk_gpu_bytes(cuzk_pk *pk, int with_g2);
+/* The host arrays a stage uploads (A, B1, C, H in G1, then B in G2) and their byte lengths:
+ * what is worth page-locking (cuzk_gpu_pin) so uploads run at full bus speed. Returns 5. The
+ * arrays stay valid until cuzk_pk_free (unpin them first). */
+size_t cuzk_pk_gpu_arrays(cuzk_pk *pk, void *ptr[5], size_t len[5]);
 /* Timings so far (synth, h, msm_g1, msm_g2, finalize, verify, gpu_upload, used_gpu). */
 const cuzk_prove_stats *cuzk_prove_state_stats(const cuzk_prove_state *s);
 /* Bytes the state holds now (w, and a, b, c until g1 succeeds). */

@@ -37,6 +37,8 @@ void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
     c->max_jobs_in_flight = 16;
     c->retain_jobs = 1024;
     c->max_partitions = 1024;
+    c->pinned_budget = CUZK_BUDGET_AUTO;
+    c->gpu_budget = CUZK_BUDGET_AUTO;
     c->verify = 1;
     c->log_level = CUZK_LOG_LEVEL_INFO;
     c->log_format = CUZK_LOG_FORMAT_TEXT;
@@ -65,6 +67,20 @@ static cuzk_err get_uint(const cuzk_toml_value *root, const char *path, int64_t 
     if (!e)
         *out = (unsigned)v;
     return e;
+}
+
+/* A tier budget: "auto" (CUZK_BUDGET_AUTO) or a size. */
+static cuzk_err get_tier_budget(const cuzk_toml_value *root, const char *path, uint64_t *out,
+                                cuzk_errbuf *eb)
+{
+    const cuzk_toml_value *v = cuzk_toml_get(root, path);
+    const char *s;
+    if (v && cuzk_toml_type_of(v) == CUZK_TOML_STRING && cuzk_toml_as_string(v, &s, eb) == 0 &&
+        strcmp(s, "auto") == 0) {
+        *out = CUZK_BUDGET_AUTO;
+        return CUZK_OK;
+    }
+    return cuzk_toml_get_size(root, path, out, eb); /* names file, line and key */
 }
 
 static cuzk_err get_str(const cuzk_toml_value *root, const char *path, char **out,
@@ -110,8 +126,8 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
                       eb)) ||
         (e = cuzk_toml_get_size(root, "memory.working_budget", &c->working_budget, eb)) ||
         (e = cuzk_toml_get_size(root, "memory.key_budget", &c->key_budget, eb)) ||
-        (e = cuzk_toml_get_size(root, "memory.pinned_budget", &c->pinned_budget, eb)) ||
-        (e = cuzk_toml_get_size(root, "memory.gpu_budget", &c->gpu_budget, eb)) ||
+        (e = get_tier_budget(root, "memory.pinned_budget", &c->pinned_budget, eb)) ||
+        (e = get_tier_budget(root, "memory.gpu_budget", &c->gpu_budget, eb)) ||
         (e = cuzk_toml_get_size(root, "memory.witness_budget", &c->witness_budget, eb)))
         return e;
     if (c->max_message_size < 1024 || c->max_message_size > 0x7fffffffull) {
@@ -298,6 +314,8 @@ void cuzk_daemon_config_engine(const cuzk_daemon_config *c, cuzk_engine_config *
     o->max_jobs_in_flight = c->max_jobs_in_flight;
     o->working_budget = c->working_budget;
     o->key_budget = c->key_budget;
+    o->gpu_budget = c->gpu_budget;
+    o->pinned_budget = c->pinned_budget;
     o->no_verify = !c->verify;
     o->retain_jobs = c->retain_jobs;
     o->max_partitions = c->max_partitions;

@@ -22,7 +22,10 @@
  *                key_budget = "0" (resident proving keys; 0: unlimited),
  *                witness_budget = "0" (witness bytes of accepted jobs, beside the working
  *                budget; 0: 1/4 of the working budget, at least 256MiB),
- *                pinned_budget = "0", gpu_budget = "0" (GPU backend tiers; 0: automatic)
+ *                pinned_budget = "auto" (page-locked key arrays, only with GPU workers;
+ *                "auto": a quarter of the RAM; "0": nothing pinned),
+ *                gpu_budget = "auto" (per device: staged proving keys; "auto" or "0": the
+ *                device's free memory at start less the GPU workers' scratch and a margin)
  *   [prover]     verify = true (self-verify every proof before returning it)
  *   [logging]    level = "info", format = "text" | "json"
  *   [[circuit]]  id = "...", zkey = "path.zkey", preload = false, priority = "normal"

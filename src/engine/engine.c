@@ -62,6 +62,17 @@ const char *cuzk_job_state_name(cuzk_job_state s)
     }
 }
 
+const char *cuzk_key_tier_name(cuzk_key_tier t)
+{
+    switch (t) {
+    case CUZK_TIER_MAPPED: return "mapped";
+    case CUZK_TIER_HOST: return "host";
+    case CUZK_TIER_PINNED: return "pinned";
+    case CUZK_TIER_GPU: return "gpu";
+    default: return "cold";
+    }
+}
+
 /* ------------------------------------------------------------------ types */
 
 typedef struct {
@@ -75,6 +86,14 @@ typedef struct {
     unsigned holders;    /* live jobs + preload calls in progress */
     uint64_t last_used;  /* LRU tick */
     uint64_t part_bytes; /* working set per partition */
+    /* Residency tiers (engine.h "Key residency tiers"), all under e->mu. */
+    uint64_t gbytes;     /* device bytes of one staged copy (set when loaded) */
+    uint64_t pbytes;     /* page-locked bytes (0: not pinned) */
+    uint32_t gmask;      /* device indices the key is staged on (reserved before the upload) */
+    unsigned ghold[CUZK_MAX_DEVICES]; /* GPU stages using the key on device d now */
+    uint64_t glast[CUZK_MAX_DEVICES]; /* LRU tick of its last GPU stage on device d */
+    int mapped;          /* a valid cache file was found (the tier while not resident) */
+    uint64_t cache_bytes; /* its size */
 } circuit;
 
 typedef struct part {
@@ -110,6 +129,10 @@ typedef struct {
     unsigned workers, busy, fault_streak;
     uint64_t partitions, faults;
     int disabled;
+    /* GPU tier: staged key bytes and their budget; tier_waiters: a GPU worker waits for room
+     * (at most one: the others wait behind it, see gpu_acquire). */
+    uint64_t kbudget, kbytes, kpeak, kstages, kunstages;
+    unsigned tier_waiters;
 } gdev;
 
 /* A partition's GPU stage, queued by its partition worker (which owns the item, on its stack,
@@ -162,6 +185,13 @@ struct cuzk_engine {
     uint64_t submitted, completed, failed, cancelled, parts_proved, parts_failed, keys_loaded,
         keys_evicted;
     double prove_ms_total;
+    /* Key tiers: pinned bytes and budget (pin_ctx: a context to page-lock with, real GPUs),
+     * tier_cv: a GPU stage released its key, or a GPU worker got room. */
+    uint64_t pin_budget, pin_bytes, pin_peak, pins, unpins, gpu_budget_cpu;
+    int with_g2; /* staged copies include B in G2 (g2 may run on the GPU) */
+    cuzk_gpu_ctx *pin_ctx;
+    pthread_mutex_t pin_mu;
+    pthread_cond_t tier_cv;
 };
 
 /* ------------------------------------------------------------------ helpers */
@@ -334,6 +364,250 @@ static void finish_job(cuzk_engine *e, job *j, cuzk_job_state st, cuzk_err err, 
 
 /* ------------------------------------------------------------------ keys */
 
+/* ---- tiers: pinned host and GPU (engine.h "Key residency tiers") */
+
+static int real_gpus(const cuzk_engine *e)
+{
+    return e->n_devs && !e->cfg.test_fake_gpus;
+}
+
+static cuzk_key_tier tier_of(const circuit *c)
+{
+    if (c->pk)
+        return c->gmask ? CUZK_TIER_GPU : c->pbytes ? CUZK_TIER_PINNED : CUZK_TIER_HOST;
+    return c->mapped ? CUZK_TIER_MAPPED : CUZK_TIER_COLD;
+}
+
+/* Bytes of the arrays a stage uploads (what pinning page-locks). */
+static uint64_t pin_size(cuzk_pk *pk)
+{
+    void *p[5];
+    size_t l[5], n = cuzk_pk_gpu_arrays(pk, p, l);
+    uint64_t b = 0;
+    for (size_t i = 0; i < n; i++)
+        b += l[i];
+    return b;
+}
+
+/* Page-locks (pin = 1) or unlocks a key's uploaded arrays. Simulated GPUs: accounting only. */
+static cuzk_err pin_arrays(cuzk_engine *e, cuzk_pk *pk, int pin, cuzk_errbuf *eb)
+{
+    if (!real_gpus(e) || !e->pin_ctx)
+        return CUZK_OK;
+    void *p[5];
+    size_t l[5], n = cuzk_pk_gpu_arrays(pk, p, l);
+    cuzk_err err = CUZK_OK;
+    pthread_mutex_lock(&e->pin_mu);
+    for (size_t i = 0; i < n; i++) {
+        if (!l[i])
+            continue;
+        if (!pin) {
+            cuzk_gpu_unpin(e->pin_ctx, p[i]);
+        } else if ((err = cuzk_gpu_pin(e->pin_ctx, p[i], l[i], eb))) {
+            while (i-- > 0)
+                if (l[i])
+                    cuzk_gpu_unpin(e->pin_ctx, p[i]);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&e->pin_mu);
+    return err;
+}
+
+/* Drops c's pinning. Under e->mu. */
+static void unpin_key(cuzk_engine *e, circuit *c)
+{
+    if (!c->pbytes)
+        return;
+    if (c->pk)
+        pin_arrays(e, c->pk, 0, NULL);
+    e->pin_bytes -= c->pbytes;
+    c->pbytes = 0;
+}
+
+/* Pins a freshly loaded key (not yet published in c->pk, so nothing else reads its arrays
+ * while they are page-locked) if it fits in pinned_budget, unpinning the least recently used
+ * pinned keys no job holds first. Under e->load_mu, not e->mu. */
+static void pin_new_key(cuzk_engine *e, circuit *c, cuzk_pk *pk)
+{
+    if (!e->pin_budget)
+        return;
+    uint64_t need = pin_size(pk);
+    pthread_mutex_lock(&e->mu);
+    if (need > e->pin_budget) {
+        pthread_mutex_unlock(&e->mu);
+        CUZK_LOG_INFO(TGT, "key not pinned: larger than the pinned budget", "circuit=%s "
+                      "bytes=%" PRIu64 " pinned_budget=%" PRIu64, c->id, need, e->pin_budget);
+        return;
+    }
+    while (e->pin_bytes + need > e->pin_budget) {
+        circuit *v = NULL;
+        for (size_t i = 0; i < e->n_circs; i++) {
+            circuit *x = &e->circs[i];
+            if (x != c && x->pbytes && x->pk && x->holders == 0 &&
+                (!v || x->last_used < v->last_used))
+                v = x;
+        }
+        if (!v)
+            break;
+        CUZK_LOG_INFO(TGT, "unpinning key (LRU, pinned budget)", "circuit=%s bytes=%" PRIu64,
+                      v->id, v->pbytes);
+        unpin_key(e, v);
+        e->unpins++;
+    }
+    int fits = e->pin_bytes + need <= e->pin_budget;
+    if (fits) {
+        e->pin_bytes += need;
+        if (e->pin_bytes > e->pin_peak)
+            e->pin_peak = e->pin_bytes;
+        c->pbytes = need;
+    }
+    pthread_mutex_unlock(&e->mu);
+    if (!fits) {
+        CUZK_LOG_INFO(TGT, "key not pinned: the pinned budget is held by keys in use",
+                      "circuit=%s bytes=%" PRIu64, c->id, need);
+        return;
+    }
+    cuzk_errbuf eb = {{0}};
+    double t = cuzk__now_ms();
+    cuzk_err err = pin_arrays(e, pk, 1, &eb);
+    pthread_mutex_lock(&e->mu);
+    if (err) {
+        e->pin_bytes -= need;
+        c->pbytes = 0;
+    } else {
+        e->pins++;
+    }
+    pthread_mutex_unlock(&e->mu);
+    if (err)
+        CUZK_LOG_WARN(TGT, "cannot pin the key: left in pageable memory", "circuit=%s error=%s",
+                      c->id, eb.msg);
+    else
+        CUZK_LOG_INFO(TGT, "key pinned", "circuit=%s bytes=%" PRIu64 " ms=%.1f", c->id, need,
+                      cuzk__now_ms() - t);
+}
+
+/* Frees c's staged copy on device index d. Under e->mu; no stage holds it there. */
+static void gpu_unstage(cuzk_engine *e, circuit *c, unsigned d)
+{
+    if (!(c->gmask & (1u << d)))
+        return;
+    if (real_gpus(e) && c->pk)
+        cuzk_pk_gpu_unstage(c->pk, e->devs[d].id);
+    c->gmask &= ~(1u << d);
+    e->devs[d].kbytes -= c->gbytes;
+}
+
+/* Reserves room for c's staged copy on device d if it is not staged there: unstages the least
+ * recently used staged keys that no stage holds on d (keys without live jobs first) until it
+ * fits. Returns 1 when c is staged or reserved (*upload = 1: the caller uploads it), 0 when
+ * it does not fit now. Under e->mu. */
+static int gpu_reserve(cuzk_engine *e, circuit *c, unsigned d, int *upload)
+{
+    gdev *g = &e->devs[d];
+    uint32_t bit = 1u << d;
+    *upload = 0;
+    if (c->gmask & bit)
+        return 1;
+    if (c->gbytes > g->kbudget)
+        return 0;
+    while (g->kbytes + c->gbytes > g->kbudget) {
+        circuit *v = NULL;
+        for (size_t i = 0; i < e->n_circs; i++) {
+            circuit *x = &e->circs[i];
+            if (x == c || !(x->gmask & bit) || x->ghold[d])
+                continue;
+            if (!v || (x->holders == 0) > (v->holders == 0) ||
+                ((x->holders == 0) == (v->holders == 0) && x->glast[d] < v->glast[d]))
+                v = x;
+        }
+        if (!v)
+            return 0;
+        CUZK_LOG_INFO(TGT, "unstaging key (LRU, GPU budget)", "circuit=%s device=%d bytes=%"
+                      PRIu64 " live_jobs=%u", v->id, g->id, v->gbytes, v->holders);
+        gpu_unstage(e, v, d);
+        g->kunstages++;
+    }
+    c->gmask |= bit;
+    g->kbytes += c->gbytes;
+    if (g->kbytes > g->kpeak)
+        g->kpeak = g->kbytes;
+    g->kstages++;
+    *upload = 1;
+    return 1;
+}
+
+/* Holds c staged on device d for a GPU stage (see gpu_reserve), waiting while the keys in the
+ * way are held by running stages. While one GPU worker of d waits for room, the others wait
+ * behind it before taking any hold on d, so the keys it waits for are released and it is not
+ * starved. Returns 0 (without waiting) when c is larger than d's budget. Under e->mu. */
+static int gpu_acquire(cuzk_engine *e, circuit *c, unsigned d, int *upload)
+{
+    gdev *g = &e->devs[d];
+    int waiting = 0;
+    *upload = 0;
+    if (c->gbytes > g->kbudget)
+        return 0;
+    for (;;) {
+        if (waiting || !g->tier_waiters) {
+            if (gpu_reserve(e, c, d, upload))
+                break;
+            if (!waiting) {
+                waiting = 1;
+                g->tier_waiters++;
+            }
+        }
+        pthread_cond_wait(&e->tier_cv, &e->mu);
+    }
+    if (waiting) {
+        g->tier_waiters--;
+        pthread_cond_broadcast(&e->tier_cv);
+    }
+    c->ghold[d]++;
+    return 1;
+}
+
+static void gpu_release(cuzk_engine *e, circuit *c, unsigned d)
+{
+    c->ghold[d]--;
+    c->glast[d] = ++e->lru_tick;
+    pthread_cond_broadcast(&e->tier_cv);
+}
+
+/* Whether c's cache file is valid now (header, length, the zkey's identity); *bytes: its size.
+ * No lock needed (reads only c's constant fields). */
+static int cache_valid(const cuzk_engine *e, const circuit *c, uint64_t *bytes)
+{
+    *bytes = 0;
+    if (!e->cfg.key_cache)
+        return 0;
+    char *p = cuzk_pk_cache_path(c->zkey, e->cfg.key_cache_dir);
+    cuzk_errbuf eb = {{0}};
+    int ok = p && cuzk_pk_cache_check(p, c->zkey, bytes, &eb) == CUZK_OK;
+    free(p);
+    if (!ok)
+        *bytes = 0;
+    return ok;
+}
+
+/* Takes c's key out of the host tier (and so out of the pinned and GPU tiers): unpins it,
+ * forgets its staged copies (cuzk_pk_free frees them), and notes whether it is now "mapped".
+ * Returns the key for the caller to free. Under e->mu; nobody holds c. */
+static cuzk_pk *drop_key(cuzk_engine *e, circuit *c)
+{
+    cuzk_pk *pk = c->pk;
+    unpin_key(e, c);
+    for (unsigned d = 0; d < e->n_devs; d++)
+        if (c->gmask & (1u << d))
+            e->devs[d].kbytes -= c->gbytes;
+    c->gmask = 0;
+    c->pk = NULL;
+    c->bytes = 0;
+    c->mapped = cache_valid(e, c, &c->cache_bytes);
+    e->keys_evicted++;
+    return pk;
+}
+
 /* Evicts least recently used unheld keys until `need` more bytes fit in key_budget.
  * Under e->mu and e->load_mu. */
 static void make_key_room(cuzk_engine *e, uint64_t need, const circuit *keep)
@@ -352,10 +626,9 @@ static void make_key_room(cuzk_engine *e, uint64_t need, const circuit *keep)
         if (used + need <= e->cfg.key_budget || !lru)
             return;
         CUZK_LOG_INFO(TGT, "evicting key (LRU)", "circuit=%s bytes=%" PRIu64, lru->id, lru->bytes);
-        cuzk_pk_free(lru->pk);
-        lru->pk = NULL;
-        lru->bytes = 0;
-        e->keys_evicted++;
+        cuzk_pk_free(drop_key(e, lru));
+        CUZK_LOG_INFO(TGT, "key tier", "circuit=%s tier=%s", lru->id,
+                      cuzk_key_tier_name(tier_of(lru)));
     }
 }
 
@@ -422,11 +695,20 @@ static cuzk_err ensure_key(cuzk_engine *e, circuit *c, int *was_loaded, double *
     }
     free(cpath);
     if (!err) {
+        /* The cache now on disk (read or just written) is what a later reload would use. */
+        uint64_t cbytes = 0;
+        int mapped = cache_valid(e, c, &cbytes);
+        uint64_t gbytes = cuzk_pk_gpu_bytes(pk, e->with_g2);
+        pin_new_key(e, c, pk);
         pthread_mutex_lock(&e->mu);
         uint64_t bytes = cuzk_pk_bytes(pk);
         make_key_room(e, bytes, c);
         c->pk = pk;
         c->bytes = bytes;
+        c->gbytes = gbytes;
+        c->gmask = 0;
+        c->mapped = mapped;
+        c->cache_bytes = cbytes;
         c->last_used = ++e->lru_tick;
         e->keys_loaded++;
         e->keys_from_cache += source[0] == 'c';
@@ -478,12 +760,9 @@ cuzk_err cuzk_engine_evict_key(cuzk_engine *e, const char *circuit_id, int *was_
                         "circuit '%s': key held by %u job(s); evict it when they end", c->id,
                         c->holders);
     } else if (c->pk) {
-        pk = c->pk;
         *was_loaded = 1;
         *bytes_freed = c->bytes;
-        c->pk = NULL;
-        c->bytes = 0;
-        e->keys_evicted++;
+        pk = drop_key(e, c);
     }
     pthread_mutex_unlock(&e->mu);
     if (pk) {
@@ -527,11 +806,18 @@ static int g2_on_gpu(const cuzk_engine *e, const uint8_t *w, uint64_t n)
     return cnt >= need;
 }
 
-/* Whether some enabled device has not yet failed on an item. Under e->mu. */
-static int gpu_can_take(const cuzk_engine *e, uint32_t tried)
+/* Whether device d may run a GPU stage with key c: enabled, not yet failed on the item, and
+ * the key fits in its GPU budget. Under e->mu. */
+static int gpu_dev_takes(const cuzk_engine *e, unsigned d, uint32_t tried, const circuit *c)
+{
+    return !e->devs[d].disabled && !(tried & (1u << d)) && c->gbytes <= e->devs[d].kbudget;
+}
+
+/* Whether some device may take an item. Under e->mu. */
+static int gpu_can_take(const cuzk_engine *e, uint32_t tried, const circuit *c)
 {
     for (unsigned d = 0; d < e->n_devs; d++)
-        if (!e->devs[d].disabled && !(tried & (1u << d)))
+        if (gpu_dev_takes(e, d, tried, c))
             return 1;
     return 0;
 }
@@ -551,7 +837,13 @@ static cuzk_err run_stages(cuzk_engine *e, job *j, size_t pi, cuzk_prove_state *
     it.g2_gpu = g2_gpu;
     int queued = 0;
     pthread_mutex_lock(&e->mu);
-    if (e->n_devs && gpu_can_take(e, 0)) {
+    int any_dev = 0;
+    for (unsigned d = 0; d < e->n_devs; d++)
+        any_dev |= !e->devs[d].disabled;
+    if (any_dev && !gpu_can_take(e, 0, j->circ)) {
+        /* Some device works but the key is larger than every GPU budget: never staged. */
+        e->gpu_budget_cpu++;
+    } else if (e->n_devs && gpu_can_take(e, 0, j->circ)) {
         if (e->gq_tail)
             e->gq_tail->next = &it;
         else
@@ -569,7 +861,9 @@ static cuzk_err run_stages(cuzk_engine *e, job *j, size_t pi, cuzk_prove_state *
         double t = cuzk__now_ms();
         g2err = cuzk_prove_g2(ps, -1, NULL, &g2eb);
         *g2_ms += cuzk__now_ms() - t;
+        pthread_mutex_lock(&e->mu); /* a GPU worker may hold the item now */
         it.g2_ok = !g2err;
+        pthread_mutex_unlock(&e->mu);
     }
     if (queued) {
         pthread_mutex_lock(&e->mu);
@@ -623,10 +917,9 @@ static void *gpu_worker_main(void *arg)
     for (;;) {
         gitem *it = NULL, *prev = NULL;
         while (!e->gpu_stopping) {
-            if (!d->disabled)
-                for (prev = NULL, it = e->gq_head; it; prev = it, it = it->next)
-                    if (!(it->tried & (1u << w->dev)))
-                        break;
+            for (prev = NULL, it = e->gq_head; it; prev = it, it = it->next)
+                if (gpu_dev_takes(e, w->dev, it->tried, it->j->circ))
+                    break;
             if (it)
                 break;
             pthread_cond_wait(&e->gpu_cv, &e->mu);
@@ -641,13 +934,33 @@ static void *gpu_worker_main(void *arg)
             e->gq_tail = prev;
         it->next = NULL;
         d->busy++;
+        /* GPU tier: the key is staged on this device (within its budget) and held there
+         * until the stage ends. gpu_dev_takes checked that it fits. */
+        circuit *kc = it->j->circ;
+        int upload = 0, held = gpu_acquire(e, kc, w->dev, &upload);
+        cuzk_pk *kpk = kc->pk;
+        int g1_ok = 0, g2_ok = it->g2_ok;
         pthread_mutex_unlock(&e->mu);
 
         cuzk_errbuf eb = {{0}};
-        cuzk_err err;
-        int g1_ok = 0, g2_ok = it->g2_ok;
+        cuzk_err err = CUZK_OK;
         double t = cuzk__now_ms();
-        if (fake) {
+        if (!held) {
+            err = cuzk_errf(&eb, CUZK_NO_DEVICE, "GPU %d: the key does not fit in its GPU budget",
+                            d->id);
+        } else if (upload && !fake && ctx) {
+            /* Uploaded here rather than inside the stage so the staged bytes are exactly the
+             * accounted ones (B in G2 included whenever G2 may run on the GPU). */
+            if ((err = cuzk_pk_gpu_stage(kpk, d->id, e->with_g2, &eb)))
+                CUZK_LOG_WARN(TGT, "cannot stage the key on the GPU", "circuit=%s device=%d "
+                              "error=%s", kc->id, d->id, eb.msg);
+            else
+                CUZK_LOG_INFO(TGT, "key staged on the GPU", "circuit=%s device=%d bytes=%" PRIu64
+                              " ms=%.1f", kc->id, d->id, kc->gbytes, cuzk__now_ms() - t);
+        }
+        if (err) {
+            /* Not run: the key could not be staged. */
+        } else if (fake) {
             if (e->cfg.test_faulty_gpus & (1u << w->dev))
                 err = cuzk_errf(&eb, CUZK_GPU_FAULT, "simulated fault on test device %u", w->dev);
             else if (!(err = cuzk_prove_g1(it->ps, -1, NULL, &eb)))
@@ -665,6 +978,13 @@ static void *gpu_worker_main(void *arg)
         double ms = cuzk__now_ms() - t;
 
         pthread_mutex_lock(&e->mu);
+        if (held) {
+            /* Simulated devices check the tier's invariant: a held key stays staged. */
+            if (fake && !err && !(kc->gmask & (1u << w->dev)))
+                err = cuzk_errf(&eb, CUZK_INTERNAL, "simulated GPU %u: key %s was unstaged "
+                                "while a stage held it", w->dev, kc->id);
+            gpu_release(e, kc, w->dev);
+        }
         d->busy--;
         it->g1_ok |= g1_ok;
         e->g2_gpu_parts += g2_ok && !it->g2_ok;
@@ -684,7 +1004,7 @@ static void *gpu_worker_main(void *arg)
                 gitem *q = e->gq_head, *qp = NULL;
                 while (q) {
                     gitem *nx = q->next;
-                    if (!gpu_can_take(e, q->tried)) {
+                    if (!gpu_can_take(e, q->tried, q->j->circ)) {
                         if (qp)
                             qp->next = nx;
                         else
@@ -701,7 +1021,7 @@ static void *gpu_worker_main(void *arg)
                 }
                 pthread_cond_broadcast(&e->gdone_cv);
             }
-            if (gpu_can_take(e, it->tried)) {
+            if (gpu_can_take(e, it->tried, kc)) {
                 /* Retry on another device, ahead of newer work. */
                 e->gpu_retries++;
                 it->next = e->gq_head;
@@ -949,6 +1269,55 @@ static cuzk_err setup_devices(cuzk_engine *e, cuzk_errbuf *eb)
     return CUZK_OK;
 }
 
+/* The tier budgets (engine.h "Key residency tiers"), once the devices and circuits are
+ * known. */
+static void setup_tiers(cuzk_engine *e)
+{
+    const cuzk_engine_config *c = &e->cfg;
+    /* Device scratch of one GPU worker for the largest circuit, estimated: a, b, c and the
+     * NTT buffers of H (about 4 x 32 N), the MSM scalars and bucket / digit arrays (about
+     * 4 x 32 n), and fixed buffers. */
+    uint64_t nmax = 0;
+    for (size_t i = 0; i < e->n_circs; i++) {
+        uint64_t n = e->circs[i].n_vars > e->circs[i].domain_size ? e->circs[i].n_vars
+                                                                   : e->circs[i].domain_size;
+        if (n > nmax)
+            nmax = n;
+    }
+    uint64_t scratch = 8 * 32 * nmax + (64ull << 20);
+    for (unsigned d = 0; d < e->n_devs; d++) {
+        gdev *g = &e->devs[d];
+        if (c->gpu_budget && c->gpu_budget != CUZK_BUDGET_AUTO) {
+            g->kbudget = c->gpu_budget;
+        } else if (c->test_fake_gpus) {
+            g->kbudget = UINT64_MAX; /* simulated devices have no memory to run out of */
+        } else {
+            uint64_t fr = 0, tot = 0;
+            cuzk_errbuf meb = {{0}};
+            if (!g->disabled && cuzk_gpu_mem_info(g->id, &fr, &tot, &meb) == CUZK_OK) {
+                uint64_t margin = tot / 20 > (512ull << 20) ? tot / 20 : (512ull << 20);
+                uint64_t keep = c->gpu_workers_per_device * scratch + margin;
+                g->kbudget = fr > keep ? fr - keep : 0;
+            }
+            CUZK_LOG_INFO(TGT, "GPU key budget (automatic)", "device=%d free=%" PRIu64
+                          " gpu_budget=%" PRIu64 " worker_scratch_estimate=%" PRIu64, g->id, fr,
+                          g->kbudget, scratch);
+        }
+    }
+    e->pin_budget = 0;
+    if (e->n_devs && c->pinned_budget)
+        e->pin_budget = c->pinned_budget == CUZK_BUDGET_AUTO ? phys_ram() / 4 : c->pinned_budget;
+    if (e->pin_budget && real_gpus(e)) {
+        /* Page-locking needs a CUDA context: the first usable device's. */
+        cuzk_errbuf peb = {{0}};
+        for (unsigned d = 0; d < e->n_devs && !e->pin_ctx; d++)
+            if (!e->devs[d].disabled && cuzk_gpu_open(&e->pin_ctx, e->devs[d].id, &peb))
+                e->pin_ctx = NULL;
+        if (!e->pin_ctx)
+            e->pin_budget = 0;
+    }
+}
+
 cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_errbuf *eb)
 {
     *out = NULL;
@@ -984,6 +1353,9 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
                  ((uint64_t)getpid() << 32);
     pthread_mutex_init(&e->mu, NULL);
     pthread_mutex_init(&e->load_mu, NULL);
+    pthread_mutex_init(&e->pin_mu, NULL);
+    pthread_cond_init(&e->tier_cv, NULL);
+    e->with_g2 = e->cfg.g2_on_gpu != 0;
     pthread_cond_init(&e->work_cv, NULL);
     pthread_cond_init(&e->idle_cv, NULL);
     pthread_cond_init(&e->gpu_cv, NULL);
@@ -1032,7 +1404,9 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
         CUZK_LOG_INFO(TGT, "circuit registered", "circuit=%s curve=%s n_vars=%u domain=%u "
                       "partition_bytes=%" PRIu64 " preload=%s", c->id, cuzk_curve_name(c->curve),
                       c->n_vars, c->domain_size, c->part_bytes, c->preload ? "true" : "false");
+        c->mapped = cache_valid(e, c, &c->cache_bytes);
     }
+    setup_tiers(e);
     for (size_t i = 0; i < e->n_circs; i++) {
         if (!e->circs[i].preload)
             continue;
@@ -1041,19 +1415,35 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
             return err;
         }
         /* Stage the preloaded key's points on every device now, so the first proof does not
-         * pay for the upload. A device that fails here is left to the per-proof path (which
-         * retries elsewhere and counts the fault). */
-        for (unsigned d = 0; d < e->n_devs && !e->cfg.test_fake_gpus; d++) {
-            if (e->devs[d].disabled)
+         * pay for the upload, if it fits beside the keys staged before it (no unstaging at
+         * start: the first preloaded keys keep their places). A device that fails here is left
+         * to the per-proof path (which retries elsewhere and counts the fault). */
+        circuit *c = &e->circs[i];
+        for (unsigned d = 0; d < e->n_devs; d++) {
+            gdev *g = &e->devs[d];
+            if (g->disabled)
+                continue;
+            pthread_mutex_lock(&e->mu);
+            int fits = g->kbytes + c->gbytes <= g->kbudget, upload = 0;
+            if (fits)
+                gpu_reserve(e, c, d, &upload);
+            pthread_mutex_unlock(&e->mu);
+            if (!fits) {
+                CUZK_LOG_INFO(TGT, "key not staged: the GPU budget is full", "circuit=%s "
+                              "device=%d bytes=%" PRIu64 " staged=%" PRIu64 " gpu_budget=%"
+                              PRIu64, c->id, g->id, c->gbytes, g->kbytes, g->kbudget);
+                continue;
+            }
+            if (!upload || e->cfg.test_fake_gpus)
                 continue;
             cuzk_errbuf geb;
             double t = cuzk__now_ms();
-            if (cuzk_pk_gpu_stage(e->circs[i].pk, e->devs[d].id, e->cfg.g2_on_gpu != 0, &geb))
+            if (cuzk_pk_gpu_stage(c->pk, g->id, e->with_g2, &geb))
                 CUZK_LOG_WARN(TGT, "cannot stage the key on the GPU", "circuit=%s device=%d "
-                              "error=%s", e->circs[i].id, e->devs[d].id, geb.msg);
+                              "error=%s", c->id, g->id, geb.msg);
             else
-                CUZK_LOG_INFO(TGT, "key staged on the GPU", "circuit=%s device=%d ms=%.1f",
-                              e->circs[i].id, e->devs[d].id, cuzk__now_ms() - t);
+                CUZK_LOG_INFO(TGT, "key staged on the GPU", "circuit=%s device=%d bytes=%"
+                              PRIu64 " ms=%.1f", c->id, g->id, c->gbytes, cuzk__now_ms() - t);
         }
     }
     e->workers = calloc(e->cfg.partition_workers, sizeof *e->workers);
@@ -1087,12 +1477,13 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
     }
     CUZK_LOG_INFO(TGT, "engine started", "partition_workers=%u prove_threads=%u gpus=%u "
                   "gpu_workers=%u g2=%s max_jobs_in_flight=%u working_budget=%" PRIu64
-                  " witness_budget=%" PRIu64 " key_budget=%" PRIu64 " verify=%s",
+                  " witness_budget=%" PRIu64 " key_budget=%" PRIu64 " pinned_budget=%" PRIu64
+                  " verify=%s",
                   e->cfg.partition_workers, e->cfg.prove_threads, e->n_devs, e->n_gworkers,
                   e->cfg.g2_on_gpu == 2 ? "auto" : e->cfg.g2_on_gpu ? "gpu" : "cpu",
                   e->cfg.max_jobs_in_flight,
                   e->cfg.working_budget, e->cfg.witness_budget, e->cfg.key_budget,
-                  e->cfg.no_verify ? "false" : "true");
+                  e->pin_budget, e->cfg.no_verify ? "false" : "true");
     *out = e;
     return CUZK_OK;
 }
@@ -1172,11 +1563,14 @@ void cuzk_engine_free(cuzk_engine *e)
     e->head = e->tail = NULL;
     pthread_mutex_unlock(&e->mu);
     for (size_t i = 0; i < e->n_circs; i++) {
+        if (e->circs[i].pbytes && e->circs[i].pk)
+            pin_arrays(e, e->circs[i].pk, 0, NULL);
         cuzk_pk_free(e->circs[i].pk);
         free(e->circs[i].id);
         free(e->circs[i].zkey);
     }
     free(e->circs);
+    cuzk_gpu_close(e->pin_ctx);
     free(e->workers);
     free(e->gworkers);
     if (e->budget)
@@ -1189,6 +1583,8 @@ void cuzk_engine_free(cuzk_engine *e)
     pthread_cond_destroy(&e->idle_cv);
     pthread_mutex_destroy(&e->load_mu);
     pthread_mutex_destroy(&e->mu);
+    pthread_mutex_destroy(&e->pin_mu);
+    pthread_cond_destroy(&e->tier_cv);
     free(e);
 }
 
@@ -1467,8 +1863,22 @@ void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *s)
     s->keys_loaded = e->keys_loaded;
     s->keys_evicted = e->keys_evicted;
     s->prove_ms_total = e->prove_ms_total;
-    for (size_t i = 0; i < e->n_circs; i++)
-        s->keys_bytes += e->circs[i].bytes;
+    for (size_t i = 0; i < e->n_circs; i++) {
+        const circuit *c = &e->circs[i];
+        cuzk_key_tier t = tier_of(c);
+        s->keys_bytes += c->bytes;
+        s->keys_pinned_bytes += c->pbytes;
+        s->keys_gpu_bytes += (uint64_t)__builtin_popcount(c->gmask) * c->gbytes;
+        if (t == CUZK_TIER_MAPPED)
+            s->keys_mapped_bytes += c->cache_bytes;
+        s->keys_in_tier[t]++;
+    }
+    s->pinned_budget = e->pin_budget;
+    s->pinned_peak = e->pin_peak;
+    s->pinned_unpins = e->unpins;
+    s->keys_pinned = e->pins;
+    s->key_budget = e->cfg.key_budget;
+    s->gpu_budget_cpu = e->gpu_budget_cpu;
     s->n_devices = e->n_devs;
     for (unsigned d = 0; d < e->n_devs; d++) {
         const gdev *g = &e->devs[d];
@@ -1479,6 +1889,12 @@ void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *s)
         s->devices[d].partitions = g->partitions;
         s->devices[d].faults = g->faults;
         s->devices[d].disabled = g->disabled;
+        s->devices[d].key_budget = g->kbudget;
+        s->devices[d].key_bytes = g->kbytes;
+        s->devices[d].key_peak = g->kpeak;
+        s->devices[d].key_stages = g->kstages;
+        s->devices[d].key_unstages = g->kunstages;
+        s->gpu_unstages += g->kunstages;
         s->gpu_workers += g->workers;
         s->gpu_busy += g->busy;
     }
@@ -1506,7 +1922,13 @@ size_t cuzk_engine_circuits(cuzk_engine *e, cuzk_circuit_info *out, size_t max)
         o->n_public = c->n_public;
         o->domain_size = c->domain_size;
         o->resident = c->pk != NULL;
-        o->gpu_mask = c->pk ? cuzk_pk_gpu_mask(c->pk) : 0;
+        for (unsigned d = 0; d < e->n_devs; d++)
+            if (c->gmask & (1u << d) && e->devs[d].id >= 0 && e->devs[d].id < 32)
+                o->gpu_mask |= 1u << e->devs[d].id;
+        o->tier = tier_of(c);
+        o->gpu_bytes = (uint64_t)__builtin_popcount(c->gmask) * c->gbytes;
+        o->pinned_bytes = c->pbytes;
+        o->mapped_bytes = c->mapped ? c->cache_bytes : 0;
         o->bytes = c->bytes;
         o->holders = c->holders;
         o->priority = c->priority;
@@ -1569,6 +1991,39 @@ char *cuzk_engine_metrics(cuzk_engine *e)
             s.g2_on_gpu);
     COUNTER("cuzk_keys_from_cache_total", "Proving keys loaded from their cache file.",
             s.keys_from_cache);
+    GAUGE("cuzk_keys_gpu_bytes", "Bytes of proving keys staged on GPUs (all devices).",
+          "%" PRIu64, s.keys_gpu_bytes);
+    GAUGE("cuzk_keys_pinned_bytes", "Bytes of proving keys page-locked in host memory.",
+          "%" PRIu64, s.keys_pinned_bytes);
+    GAUGE("cuzk_keys_mapped_bytes", "Bytes of the cache files of evicted keys (mapped tier).",
+          "%" PRIu64, s.keys_mapped_bytes);
+    GAUGE("cuzk_pinned_budget_bytes", "Budget for page-locked proving keys.", "%" PRIu64,
+          s.pinned_budget);
+    COUNTER("cuzk_gpu_key_unstages_total", "Staged keys freed to make room on a GPU.",
+            s.gpu_unstages);
+    COUNTER("cuzk_pinned_key_unpins_total", "Pinned keys unpinned to make room.",
+            s.pinned_unpins);
+    COUNTER("cuzk_keys_pinned_total", "Proving keys page-locked.", s.keys_pinned);
+    COUNTER("cuzk_gpu_budget_cpu_stages_total",
+            "GPU stages run on the CPU: the key is larger than every device's GPU budget.",
+            s.gpu_budget_cpu);
+    cuzk_sb_printf(&sb, "# HELP cuzk_keys_in_tier Proving keys per residency tier.\n"
+                        "# TYPE cuzk_keys_in_tier gauge\n");
+    for (int t = 0; t < 5; t++)
+        cuzk_sb_printf(&sb, "cuzk_keys_in_tier{tier=\"%s\"} %u\n",
+                       cuzk_key_tier_name((cuzk_key_tier)t), s.keys_in_tier[t]);
+    if (s.n_devices) {
+        cuzk_sb_printf(&sb, "# HELP cuzk_gpu_key_bytes Bytes of keys staged, by device.\n"
+                            "# TYPE cuzk_gpu_key_bytes gauge\n");
+        for (unsigned d = 0; d < s.n_devices; d++)
+            cuzk_sb_printf(&sb, "cuzk_gpu_key_bytes{device=\"%d\"} %" PRIu64 "\n",
+                           s.devices[d].id, s.devices[d].key_bytes);
+        cuzk_sb_printf(&sb, "# HELP cuzk_gpu_key_budget_bytes GPU key budget, by device.\n"
+                            "# TYPE cuzk_gpu_key_budget_bytes gauge\n");
+        for (unsigned d = 0; d < s.n_devices; d++)
+            cuzk_sb_printf(&sb, "cuzk_gpu_key_budget_bytes{device=\"%d\"} %" PRIu64 "\n",
+                           s.devices[d].id, s.devices[d].key_budget);
+    }
     if (s.n_devices) {
         cuzk_sb_printf(&sb, "# HELP cuzk_gpu_partitions_total Partition GPU stages done, by "
                             "device.\n# TYPE cuzk_gpu_partitions_total counter\n");
@@ -1587,6 +2042,11 @@ char *cuzk_engine_metrics(cuzk_engine *e)
     for (size_t i = 0; i < e->n_circs; i++)
         cuzk_sb_printf(&sb, "cuzk_key_resident{circuit=\"%s\"} %d\n", e->circs[i].id,
                        e->circs[i].pk != NULL);
+    cuzk_sb_printf(&sb, "# HELP cuzk_key_tier A circuit's key residency tier (1 for its tier).\n"
+                        "# TYPE cuzk_key_tier gauge\n");
+    for (size_t i = 0; i < e->n_circs; i++)
+        cuzk_sb_printf(&sb, "cuzk_key_tier{circuit=\"%s\",tier=\"%s\"} 1\n", e->circs[i].id,
+                       cuzk_key_tier_name(tier_of(&e->circs[i])));
     pthread_mutex_unlock(&e->mu);
 #undef GAUGE
 #undef COUNTER

@@ -32,6 +32,31 @@
  * keys exceed key_budget, the least recently used keys that no job holds are evicted first.
  * cuzk_engine_evict_key evicts at once unless a job holds the key.
  *
+ * Key residency tiers. Each key is in the highest of: "gpu" (its point sets are staged on at
+ * least one device), "pinned" (resident and its uploaded arrays page-locked), "host"
+ * (resident), "mapped" (not resident, but a valid cache file exists: the next load reads it at
+ * disk / page-cache speed), "cold" (only its zkey). Budgets:
+ *  - gpu_budget, per device: bytes of staged keys (cuzk_pk_gpu_bytes; B in G2 counted when G2
+ *    may run on the GPU). A GPU stage needs its key staged on its device: a staged key is held
+ *    there while the stage runs; staging one that does not fit first unstages the least
+ *    recently used staged keys no running stage holds on that device (keys without live jobs
+ *    before keys of live jobs). When only held keys are in the way the GPU worker waits for
+ *    their stages to end (and other GPU workers of that device wait behind it, so it is not
+ *    starved). A key larger than every device's gpu_budget is never staged: its GPU stages run
+ *    on the CPU (counted as gpu_budget_cpu). Default (0): the device's free memory at start
+ *    less gw times a scratch estimate for the largest circuit and a margin; unlimited on
+ *    simulated GPUs. No GPU workers: no GPU tier.
+ *  - pinned_budget: bytes of page-locked key arrays (cuzk_pk_gpu_arrays), only with GPU
+ *    workers. A key is pinned when it is loaded, after unpinning the least recently used
+ *    pinned keys no job holds if needed; a key that does not fit stays "host". 0: nothing is
+ *    pinned; CUZK_BUDGET_AUTO: a quarter of the RAM. Pinned uploads run at full bus speed.
+ *  - key_budget (host, above). A key evicted from the host whose cache file is valid (header,
+ *    format, length and the zkey's size / mtime / inode, cuzk_pk_cache_check) becomes
+ *    "mapped", else "cold". A load always goes through cuzk_pk_cache_load, which checks the
+ *    zkey's identity and every hash again, so a stale or corrupt cache is never used: the zkey
+ *    is loaded instead and the cache rewritten.
+ * Evicting a key from the host unpins it and frees its staged copies first.
+ *
  * Pipeline. Partition workers (pw) take partitions as above. With GPU workers (gw per device,
  * each with its own stream and scratch on its device), a partition worker synthesizes (a, b,
  * c), queues the partition for the GPU workers, runs B in G2 on its own CPU threads meanwhile
@@ -117,7 +142,23 @@ typedef struct {
      * test_faulty_gpus makes simulated device d fault on every partition. */
     unsigned test_fake_gpus;
     uint32_t test_faulty_gpus;
+    /* Key residency tiers (see "Key residency tiers"): bytes of staged keys per device (0:
+     * automatic) and of page-locked key arrays (0: none; CUZK_BUDGET_AUTO: automatic). */
+    uint64_t gpu_budget;
+    uint64_t pinned_budget;
 } cuzk_engine_config;
+
+#define CUZK_BUDGET_AUTO UINT64_MAX
+
+typedef enum {
+    CUZK_TIER_COLD = 0,
+    CUZK_TIER_MAPPED = 1,
+    CUZK_TIER_HOST = 2,
+    CUZK_TIER_PINNED = 3,
+    CUZK_TIER_GPU = 4,
+} cuzk_key_tier;
+
+const char *cuzk_key_tier_name(cuzk_key_tier t); /* "cold", "mapped", "host", "pinned", "gpu" */
 
 typedef struct cuzk_engine cuzk_engine;
 
@@ -198,6 +239,10 @@ typedef struct {
     unsigned holders; /* live jobs of this circuit */
     cuzk_priority priority;
     uint64_t partition_bytes; /* working set reserved per partition */
+    cuzk_key_tier tier;
+    uint64_t gpu_bytes;    /* staged bytes, summed over the devices it is staged on */
+    uint64_t pinned_bytes; /* page-locked host bytes */
+    uint64_t mapped_bytes; /* its cache file's size when a valid cache is known (else 0) */
 } cuzk_circuit_info;
 
 /* Fills up to max entries, returns the number of circuits. */
@@ -229,9 +274,22 @@ typedef struct {
         unsigned workers, busy;
         uint64_t partitions, faults;
         int disabled;      /* after 3 faults in a row */
+        uint64_t key_budget, key_bytes, key_peak; /* GPU tier: gpu_budget, staged bytes */
+        uint64_t key_stages, key_unstages; /* keys staged; unstaged to make room */
     } devices[CUZK_MAX_DEVICES];
     uint64_t gpu_faults, gpu_retries, cpu_fallbacks, keys_from_cache;
     uint64_t g2_on_gpu; /* partitions whose B in G2 ran on a GPU worker */
+    /* Key tiers: bytes held in each kind of memory (a staged key is also resident on the host:
+     * keys_bytes counts every resident key, keys_gpu_bytes device memory over all devices,
+     * keys_pinned_bytes the page-locked part of keys_bytes, keys_mapped_bytes the cache files
+     * of mapped keys), the tier budgets, and the budget evictions. */
+    uint64_t keys_gpu_bytes, keys_pinned_bytes, keys_mapped_bytes;
+    unsigned keys_in_tier[5]; /* by cuzk_key_tier */
+    uint64_t pinned_budget, pinned_peak, key_budget;
+    uint64_t gpu_unstages;   /* staged keys freed to make room (all devices) */
+    uint64_t pinned_unpins;  /* pinned keys unpinned to make room */
+    uint64_t keys_pinned;    /* keys page-locked */
+    uint64_t gpu_budget_cpu; /* GPU stages run on the CPU: key larger than every gpu_budget */
 } cuzk_engine_status;
 
 void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *out);

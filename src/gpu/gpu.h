@@ -46,6 +46,11 @@ void cuzk_gpu_close(cuzk_gpu_ctx *ctx);
 /* Device name ("NVIDIA H200"); never NULL. */
 const char *cuzk_gpu_name(const cuzk_gpu_ctx *ctx);
 
+/* Free and total memory of device `device` now (cudaMemGetInfo), for the daemon's default
+ * GPU key budget. */
+cuzk_err cuzk_gpu_mem_info(int device, uint64_t *free_bytes, uint64_t *total_bytes,
+                           cuzk_errbuf *eb);
+
 /* Page-locks caller memory so copies from/to it run at full bus speed (optional). */
 cuzk_err cuzk_gpu_pin(cuzk_gpu_ctx *ctx, void *p, size_t len, cuzk_errbuf *eb);
 void cuzk_gpu_unpin(cuzk_gpu_ctx *ctx, void *p);

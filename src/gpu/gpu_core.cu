@@ -127,6 +127,18 @@ void cuzk_gpu_close(cuzk_gpu_ctx *ctx)
 
 const char *cuzk_gpu_name(const cuzk_gpu_ctx *ctx) { return ctx ? ctx->name : "none"; }
 
+cuzk_err cuzk_gpu_mem_info(int device, uint64_t *free_bytes, uint64_t *total_bytes,
+                           cuzk_errbuf *eb)
+{
+    size_t f = 0, t = 0;
+    *free_bytes = *total_bytes = 0;
+    CU(cudaSetDevice(device));
+    CU(cudaMemGetInfo(&f, &t));
+    *free_bytes = f;
+    *total_bytes = t;
+    return CUZK_OK;
+}
+
 cuzk_err cuzk_gpu_pin(cuzk_gpu_ctx *ctx, void *p, size_t len, cuzk_errbuf *eb)
 {
     CU(cudaSetDevice(ctx->device));

@@ -23,6 +23,14 @@ const char *cuzk_gpu_name(const cuzk_gpu_ctx *ctx)
     return "none";
 }
 
+cuzk_err cuzk_gpu_mem_info(int device, uint64_t *free_bytes, uint64_t *total_bytes,
+                           cuzk_errbuf *eb)
+{
+    (void)device;
+    *free_bytes = *total_bytes = 0;
+    return NOGPU(eb);
+}
+
 cuzk_err cuzk_gpu_pin(cuzk_gpu_ctx *ctx, void *p, size_t len, cuzk_errbuf *eb)
 {
     (void)ctx, (void)p, (void)len;

@@ -334,6 +334,32 @@ cuzk_err cuzk_pk_gpu_stage(cuzk_pk *pk, int device, int with_g2, cuzk_errbuf *eb
                                          : bls12_381_gpu_stage(pk->k.bls12_381, device, with_g2, eb);
 }
 
+void cuzk_pk_gpu_unstage(cuzk_pk *pk, int device)
+{
+    if (pk->curve == CUZK_CURVE_BN254)
+        bn254_gpu_unstage(pk->k.bn254, device);
+    else
+        bls12_381_gpu_unstage(pk->k.bls12_381, device);
+}
+
+size_t cuzk_pk_gpu_arrays(cuzk_pk *pk, void *ptr[5], size_t len[5])
+{
+    return pk->curve == CUZK_CURVE_BN254 ? bn254_gpu_arrays(pk->k.bn254, ptr, len)
+                                         : bls12_381_gpu_arrays(pk->k.bls12_381, ptr, len);
+}
+
+uint64_t cuzk_pk_gpu_bytes(cuzk_pk *pk, int with_g2)
+{
+    void *ptr[5];
+    size_t len[5];
+    size_t n = cuzk_pk_gpu_arrays(pk, ptr, len);
+    uint64_t b = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i < 4 || with_g2)
+            b += len[i];
+    return b;
+}
+
 uint32_t cuzk_pk_gpu_mask(cuzk_pk *pk)
 {
     return pk->curve == CUZK_CURVE_BN254 ? bn254_gpu_mask(pk->k.bn254)
@@ -616,6 +642,60 @@ cuzk_err cuzk_pk_cache_save(const cuzk_pk *pk, const char *cache_path, const cha
                                          : bls12_381_cache_save(pk->k.bls12_381, cache_path, &id, eb);
 }
 
+/* Reads and checks a cache file's header (open on fd): magic, header hash, format version,
+ * the zkey's identity (id: the zkey on disk now), the curve. */
+static cuzk_err cache_header(int fd, struct stat *st, cuzk__cache_hdr *hp,
+                             const cuzk__zkey_id *id, const char *cache_path,
+                             const char *zkey_path, cuzk_errbuf *eb)
+{
+    cuzk_err e = CUZK_OK;
+    cuzk__cache_hdr h;
+    if (fstat(fd, st) != 0 || (uint64_t)st->st_size < sizeof h ||
+        read(fd, &h, sizeof h) != (ssize_t)sizeof h)
+        e = cuzk_errf(eb, CUZK_TRUNCATED, "%s: shorter than a cache header", cache_path);
+    else if (memcmp(h.magic, "CUZKPKC", 8) != 0)
+        e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: not a cuzk key cache", cache_path);
+    else if (h.hdr_hash !=
+             cuzk__cache_hash(CUZK__CACHE_SEED, &h, offsetof(cuzk__cache_hdr, hdr_hash)))
+        e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: the header hash does not match (corrupt file)",
+                      cache_path);
+    else if (h.version != CUZK__CACHE_VERSION)
+        e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: cache format %u, this build reads %u",
+                      cache_path, h.version, CUZK__CACHE_VERSION);
+    else if (h.zkey_size != id->size || h.zkey_mtime_ns != id->mtime_ns || h.zkey_ino != id->ino)
+        e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: stale: %s changed since the cache was written",
+                      cache_path, zkey_path);
+    else if (h.curve != CUZK_CURVE_BN254 && h.curve != CUZK_CURVE_BLS12_381)
+        e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: unknown curve %u", cache_path, h.curve);
+    *hp = h;
+    return e;
+}
+
+cuzk_err cuzk_pk_cache_check(const char *cache_path, const char *zkey_path, uint64_t *file_bytes,
+                             cuzk_errbuf *eb)
+{
+    cuzk__zkey_id id = {0, 0, 0};
+    cuzk_err e = zkey_identity(zkey_path, &id, eb);
+    if (e)
+        return e;
+    int fd = open(cache_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? cuzk_errf(eb, CUZK_NOT_FOUND, "%s: no cache file", cache_path)
+                               : cuzk_errf(eb, CUZK_IO, "%s: %s", cache_path, strerror(errno));
+    struct stat st;
+    cuzk__cache_hdr h;
+    e = cache_header(fd, &st, &h, &id, cache_path, zkey_path, eb);
+    /* The payload's exact length (what cache_load insists on) without reading it. */
+    if (!e && h.payload_len != (uint64_t)st.st_size - sizeof h)
+        e = cuzk_errf(eb, CUZK_TRUNCATED, "%s: %llu payload bytes, the header says %llu",
+                      cache_path, (unsigned long long)((uint64_t)st.st_size - sizeof h),
+                      (unsigned long long)h.payload_len);
+    close(fd);
+    if (!e && file_bytes)
+        *file_bytes = (uint64_t)st.st_size;
+    return e;
+}
+
 cuzk_err cuzk_pk_cache_load(cuzk_pk **out, const char *cache_path, const char *zkey_path,
                             cuzk_errbuf *eb)
 {
@@ -631,23 +711,7 @@ cuzk_err cuzk_pk_cache_load(cuzk_pk **out, const char *cache_path, const char *z
                                : cuzk_errf(eb, CUZK_IO, "%s: %s", cache_path, strerror(errno));
     struct stat st;
     cuzk__cache_hdr h;
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < sizeof h ||
-        read(fd, &h, sizeof h) != (ssize_t)sizeof h)
-        e = cuzk_errf(eb, CUZK_TRUNCATED, "%s: shorter than a cache header", cache_path);
-    else if (memcmp(h.magic, "CUZKPKC", 8) != 0)
-        e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: not a cuzk key cache", cache_path);
-    else if (h.hdr_hash !=
-             cuzk__cache_hash(CUZK__CACHE_SEED, &h, offsetof(cuzk__cache_hdr, hdr_hash)))
-        e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: the header hash does not match (corrupt file)",
-                      cache_path);
-    else if (h.version != CUZK__CACHE_VERSION)
-        e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: cache format %u, this build reads %u",
-                      cache_path, h.version, CUZK__CACHE_VERSION);
-    else if (h.zkey_size != id.size || h.zkey_mtime_ns != id.mtime_ns || h.zkey_ino != id.ino)
-        e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: stale: %s changed since the cache was written",
-                      cache_path, zkey_path);
-    else if (h.curve != CUZK_CURVE_BN254 && h.curve != CUZK_CURVE_BLS12_381)
-        e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: unknown curve %u", cache_path, h.curve);
+    e = cache_header(fd, &st, &h, &id, cache_path, zkey_path, eb);
     cuzk_pk *pk = NULL;
     if (!e && !(pk = calloc(1, sizeof *pk)))
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");

@@ -558,6 +558,40 @@ static cuzk_err GT_(gpu_stage)(GT_(pk) *pk, int device, int want_g2, cuzk_errbuf
     return e;
 }
 
+/* Frees the key's point sets and its own context on `device` (the engine's GPU tier gives the
+ * memory back; the caller guarantees no stage uses the key on that device meanwhile). The
+ * next stage or proof there uploads them again. */
+static void GT_(gpu_unstage)(GT_(pk) *pk, int device)
+{
+    if (device < 0 || device >= CUZK_MAX_DEVICES)
+        return;
+    __typeof__(pk->dev[0]) *d = &pk->dev[device];
+    pthread_mutex_lock(&d->mu);
+    cuzk_gpu_points_free(d->g_a);
+    cuzk_gpu_points_free(d->g_b1);
+    cuzk_gpu_points_free(d->g_c);
+    cuzk_gpu_points_free(d->g_h);
+    cuzk_gpu_points_free(d->g_b2);
+    cuzk_gpu_close(d->ctx);
+    d->g_a = d->g_b1 = d->g_c = d->g_h = d->g_b2 = NULL;
+    d->ctx = NULL;
+    pthread_mutex_unlock(&d->mu);
+}
+
+/* The host arrays GT_(gpu_ensure) uploads, in its order (a, b1, c, h, then b2), with their
+ * byte lengths: what staging reads (so what is worth page-locking) and, since a device point
+ * has the host layout, what a full stage occupies on the device. Returns the count (5). */
+static size_t GT_(gpu_arrays)(GT_(pk) *pk, void *ptr[5], size_t len[5])
+{
+    uint64_t nv = pk->n_vars;
+    ptr[0] = pk->a, len[0] = nv * sizeof(G1A);
+    ptr[1] = pk->b1, len[1] = nv * sizeof(G1A);
+    ptr[2] = pk->c, len[2] = (nv - pk->n_public - 1) * sizeof(G1A);
+    ptr[3] = pk->h, len[3] = (uint64_t)pk->domain_size * sizeof(G1A);
+    ptr[4] = pk->b2, len[4] = nv * sizeof(G2A);
+    return 5;
+}
+
 /* Makes the key resident on `device` and picks the context to compute with: the caller's
  * (which must be open on `device`; the device lock is then dropped again: the points are
  * read-only) or the key's own (then the lock stays held until GT_(gpu_release)). */

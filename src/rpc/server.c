@@ -365,7 +365,8 @@ static void h_status(call *c)
     m.budget_in_use = s.budget.in_use;
     m.budget_peak = s.budget.peak;
     m.keys_bytes = s.keys_bytes;
-    Cuzk__V1__MemoryOwner mo[CUZK_OWNER__COUNT], *mop[CUZK_OWNER__COUNT];
+    /* The working budget's owners, then the proving keys by tier (host includes pinned). */
+    Cuzk__V1__MemoryOwner mo[CUZK_OWNER__COUNT + 3], *mop[CUZK_OWNER__COUNT + 3];
     for (int o = 0; o < CUZK_OWNER__COUNT; o++) {
         cuzk__v1__memory_owner__init(&mo[o]);
         mo[o].owner = (char *)cuzk_owner_name((cuzk_owner)o);
@@ -373,19 +374,44 @@ static void h_status(call *c)
         mo[o].peak = s.budget.owner[o].peak;
         mop[o] = &mo[o];
     }
-    m.n_memory = CUZK_OWNER__COUNT;
+    uint64_t gpu_peak = 0;
+    for (unsigned d = 0; d < s.n_devices; d++)
+        gpu_peak += s.devices[d].key_peak;
+    static char o_host[] = "keys_host", o_pinned[] = "keys_pinned", o_gpu[] = "keys_gpu";
+    char *kown[3] = {o_host, o_pinned, o_gpu};
+    uint64_t kuse[3] = {s.keys_bytes, s.keys_pinned_bytes, s.keys_gpu_bytes};
+    uint64_t kpeak[3] = {s.keys_bytes, s.pinned_peak, gpu_peak};
+    for (int k = 0; k < 3; k++) {
+        Cuzk__V1__MemoryOwner *x = &mo[CUZK_OWNER__COUNT + k];
+        cuzk__v1__memory_owner__init(x);
+        x->owner = kown[k];
+        x->in_use = kuse[k];
+        x->peak = kpeak[k] > kuse[k] ? kpeak[k] : kuse[k];
+        mop[CUZK_OWNER__COUNT + k] = x;
+    }
+    m.n_memory = CUZK_OWNER__COUNT + 3;
     m.memory = mop;
     cuzk_circuit_info ci[256];
     size_t n = cuzk_engine_circuits(c->srv->engine, ci, 256);
     if (n > 256)
         n = 256;
     Cuzk__V1__KeyStatus ks[256], *ksp[256];
+    int32_t kgpus[256][32];
     for (size_t i = 0; i < n; i++) {
         cuzk__v1__key_status__init(&ks[i]);
         ks[i].circuit_id = ci[i].id;
         ks[i].curve = (char *)curve_name(ci[i].curve);
-        ks[i].tier = ci[i].gpu_mask ? "gpu" : ci[i].resident ? "host" : "cold";
+        ks[i].tier = (char *)cuzk_key_tier_name(ci[i].tier);
         ks[i].bytes = ci[i].bytes;
+        ks[i].gpu_bytes = ci[i].gpu_bytes;
+        ks[i].pinned_bytes = ci[i].pinned_bytes;
+        ks[i].mapped_bytes = ci[i].mapped_bytes;
+        size_t ng = 0;
+        for (int d = 0; d < 32; d++)
+            if (ci[i].gpu_mask & (1u << d))
+                kgpus[i][ng++] = d;
+        ks[i].n_gpus = ng;
+        ks[i].gpus = kgpus[i];
         ks[i].holders = ci[i].holders;
         ks[i].n_vars = ci[i].n_vars;
         ks[i].domain_size = ci[i].domain_size;
@@ -404,6 +430,11 @@ static void h_status(call *c)
         gs[d].partitions = s.devices[d].partitions;
         gs[d].faults = s.devices[d].faults;
         gs[d].disabled = s.devices[d].disabled;
+        gs[d].key_budget = s.devices[d].key_budget;
+        gs[d].key_bytes = s.devices[d].key_bytes;
+        gs[d].key_peak = s.devices[d].key_peak;
+        gs[d].key_stages = s.devices[d].key_stages;
+        gs[d].key_unstages = s.devices[d].key_unstages;
         gsp[d] = &gs[d];
         snprintf(dline[d], sizeof dline[d], "gpu%d: %s (%u workers%s)", s.devices[d].id,
                  s.devices[d].name, s.devices[d].workers, s.devices[d].disabled ? ", disabled" : "");
@@ -424,6 +455,14 @@ static void h_status(call *c)
     m.witness_budget_limit = s.witness_budget.limit;
     m.witness_in_use = s.witness_budget.in_use;
     m.keys_from_cache = s.keys_from_cache;
+    m.keys_gpu_bytes = s.keys_gpu_bytes;
+    m.keys_pinned_bytes = s.keys_pinned_bytes;
+    m.keys_mapped_bytes = s.keys_mapped_bytes;
+    m.pinned_budget = s.pinned_budget;
+    m.key_budget = s.key_budget;
+    m.gpu_unstages = s.gpu_unstages;
+    m.pinned_unpins = s.pinned_unpins;
+    m.gpu_budget_cpu = s.gpu_budget_cpu;
     set_resp(c, &m.base);
 }
 

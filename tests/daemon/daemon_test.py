@@ -74,7 +74,7 @@ zkey = "%(f)s/bls12381/poseidon.zkey"
 
 
 class Daemon:
-    def __init__(self, name, body, extra_args=()):
+    def __init__(self, name, body, extra_args=(), env=None):
         self.path = os.path.join(TMP, name + ".toml")
         with open(self.path, "w") as f:
             f.write(body)
@@ -82,7 +82,8 @@ class Daemon:
         self.ready = threading.Event()
         self.proc = subprocess.Popen(
             [DAEMON, "--config", self.path, "--listen", "127.0.0.1:0"] + list(extra_args),
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            env=dict(os.environ, **env) if env else None)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
         if not self.ready.wait(60):
@@ -401,6 +402,8 @@ def test_config():
     run_bad_config("type.toml", "[scheduler]\nmax_jobs_in_flight = \"many\"\n",
                    ["%(p)s:2", "scheduler.max_jobs_in_flight"])
     run_bad_config("size.toml", "[memory]\nworking_budget = \"50 GiBs\"\n", ["%(p)s:2", "memory.working_budget"])
+    run_bad_config("gpub.toml", "[memory]\ngpu_budget = \"lots\"\n", ["%(p)s:2", "memory.gpu_budget"])
+    run_bad_config("pinb.toml", "[memory]\n\npinned_budget = -1\n", ["%(p)s:3", "memory.pinned_budget"])
     run_bad_config("zkey.toml", "[[circuit]]\nid = \"x\"\nzkey = \"/nonexistent.zkey\"\n",
                    ["circuit 'x'", "/nonexistent.zkey"])
     # An empty file works (every key has a default).
@@ -477,6 +480,100 @@ def test_cache():
     check(src5 == "zkey" and any("stale" in l for l in d5.lines), "a stale cache is refused: %s" % src5)
 
 
+def test_tiers():
+    """Key residency tiers on a simulated GPU (CUZK_TEST_FAKE_GPUS: the GPU tier's accounting
+    without a device): a GPU budget that holds exactly bn-pos's staged copy unstages bn-mul
+    for it; the unstaged key stays pinned; an evicted key with a valid cache is "mapped" and
+    reloads from the cache (keys_from_cache rises, snarkjs verifies the proof); GetStatus,
+    its memory owners and the metrics report the bytes per tier and the evictions."""
+    cache_dir = os.path.join(TMP, "tiercache")
+    os.mkdir(cache_dir)
+    d0 = Daemon("tiers-probe", '[keys]\ncache = false\n[[circuit]]\nid = "bn-pos"\nzkey = "%s"\n'
+                % os.path.join(FIX, "bn128/poseidon.zkey"), ["--metrics", ""])
+    info = {c.id: c for c in d0.call("ListCircuits").circuits}["bn-pos"]
+    check(d0.stop() == 0, "probe daemon exits 0")
+    # Staged bytes from the key's dimensions (BN254 G1 points are 64 bytes): A, B1 (n_vars
+    # each), C (n_vars - n_public - 1), H (domain size); B in G2 stays on the CPU (g2 = "cpu").
+    nv, npub, n = info.n_vars, info.n_public, info.domain_size
+    g_pos = (2 * nv + (nv - npub - 1) + n) * 64
+    body = ('[gpus]\ng2 = "cpu"\nworkers_per_device = 1\n[keys]\ncache_dir = "%s"\n'
+            '[memory]\ngpu_budget = %d\npinned_budget = "auto"\n'
+            '[[circuit]]\nid = "bn-mul"\nzkey = "%s"\npreload = true\n'
+            '[[circuit]]\nid = "bn-pos"\nzkey = "%s"\n'
+            % (cache_dir, g_pos, os.path.join(FIX, "bn128/multiplier.zkey"),
+               os.path.join(FIX, "bn128/poseidon.zkey")))
+    d = Daemon("tiers", body, ["--metrics", ""], env={"CUZK_TEST_FAKE_GPUS": "1"})
+
+    def keys():
+        st = d.call("GetStatus")
+        return st, {k.circuit_id: k for k in st.keys}
+
+    st, k = keys()
+    check(k["bn-mul"].tier == "gpu" and k["bn-pos"].tier == "cold",
+          "start: bn-mul staged, bn-pos cold: %s %s" % (k["bn-mul"].tier, k["bn-pos"].tier))
+    check(list(k["bn-mul"].gpus) == [0] and st.gpus[0].key_budget == g_pos,
+          "bn-mul on device 0, budget %d: %s %d" % (g_pos, list(k["bn-mul"].gpus), st.gpus[0].key_budget))
+    g_mul = k["bn-mul"].gpu_bytes
+    check(0 < g_mul < g_pos and st.gpus[0].key_bytes == g_mul, "bn-mul staged bytes %d" % g_mul)
+    check(k["bn-mul"].pinned_bytes > g_mul and st.keys_pinned_bytes == k["bn-mul"].pinned_bytes,
+          "bn-mul pinned (B in G2 included): %d" % k["bn-mul"].pinned_bytes)
+    r = d.call("Prove", circuit_id="bn-pos", witnesses=[W["bn128/poseidon"]])
+    if check(r.state == COMPLETED, "tiers: bn-pos proof %s" % r.error.message):
+        snarkjs_verify("bn128/poseidon_vk.json", r.proofs[0].public_json, r.proofs[0].proof_json,
+                       "tiers bn-pos")
+    st, k = keys()
+    check(k["bn-pos"].tier == "gpu" and k["bn-pos"].gpu_bytes == g_pos,
+          "bn-pos staged, %d bytes: %s %d" % (g_pos, k["bn-pos"].tier, k["bn-pos"].gpu_bytes))
+    check(k["bn-mul"].tier == "pinned" and k["bn-mul"].gpu_bytes == 0,
+          "bn-mul unstaged, still pinned: %s" % k["bn-mul"].tier)
+    check(st.gpu_unstages == 1 and st.gpus[0].key_unstages == 1 and st.gpus[0].key_bytes == g_pos
+          and st.keys_gpu_bytes == g_pos and st.gpus[0].key_peak == g_pos,
+          "one unstage, device full: %d %d %d" % (st.gpu_unstages, st.gpus[0].key_bytes, st.gpus[0].key_peak))
+    mem = {m.owner: m for m in st.memory}
+    check(mem["keys_gpu"].in_use == g_pos and mem["keys_pinned"].in_use == st.keys_pinned_bytes
+          and mem["keys_host"].in_use == st.keys_bytes and st.keys_pinned_bytes > 0,
+          "memory by owner: keys_gpu %d keys_pinned %d keys_host %d" % (
+              mem["keys_gpu"].in_use, mem["keys_pinned"].in_use, mem["keys_host"].in_use))
+    # Evict bn-pos: its cache (written on the first load) makes it "mapped".
+    files = [f for f in os.listdir(cache_dir) if f.startswith("poseidon.zkey.")]
+    ev = d.call("EvictKey", circuit_id="bn-pos")
+    st, k = keys()
+    size = os.path.getsize(os.path.join(cache_dir, files[0])) if len(files) == 1 else -1
+    check(ev.was_loaded and k["bn-pos"].tier == "mapped" and k["bn-pos"].mapped_bytes == size
+          and st.keys_mapped_bytes == size and k["bn-pos"].bytes == 0,
+          "evicted bn-pos is mapped (%d cache bytes): %s %d" % (size, k["bn-pos"].tier, k["bn-pos"].mapped_bytes))
+    check(st.gpus[0].key_bytes == 0 and st.keys_gpu_bytes == 0, "eviction frees the staged copy")
+    before = st.keys_from_cache
+    r = d.call("Prove", circuit_id="bn-pos", witnesses=[W["bn128/poseidon"]])
+    if check(r.state == COMPLETED, "tiers: mapped reload proof %s" % r.error.message):
+        snarkjs_verify("bn128/poseidon_vk.json", r.proofs[0].public_json, r.proofs[0].proof_json,
+                       "tiers mapped reload")
+    st, k = keys()
+    check(st.keys_from_cache == before + 1 and k["bn-pos"].tier == "gpu",
+          "mapped -> host reload from the cache: keys_from_cache %d -> %d, tier %s" % (
+              before, st.keys_from_cache, k["bn-pos"].tier))
+    check(load_ms_all(d, "bn-pos") == ["zkey", "cache"], "bn-pos loads: %s" % load_ms_all(d, "bn-pos"))
+    for name, want in (("cuzk_keys_gpu_bytes", g_pos), ("cuzk_gpu_key_unstages_total", 1),
+                       ("cuzk_pinned_key_unpins_total", 0), ("cuzk_keys_mapped_bytes", 0),
+                       ("cuzk_keys_pinned_bytes", st.keys_pinned_bytes)):
+        got = d.metric(name)
+        check(got == want, "metric %s = %s, expected %s" % (name, got, want))
+    text = d.call("GetMetrics").text
+    check('cuzk_key_tier{circuit="bn-mul",tier="pinned"} 1' in text and
+          'cuzk_keys_in_tier{tier="gpu"} 1' in text, "tier metrics")
+    check(d.stop() == 0, "tiers daemon exits 0")
+
+
+def load_ms_all(d, circuit):
+    """Sources of every "proving key loaded" line for a circuit, in order."""
+    out = []
+    for l in d.lines:
+        m = re.search(r"source=(\w+) ", l)
+        if "proving key loaded" in l and "circuit=%s " % circuit in l and m:
+            out.append(m.group(1))
+    return out
+
+
 def test_witness_paths():
     """SubmitProof may name .wtns files inside daemon.witness_dir instead of sending them;
     anything outside it (also through a symlink), a missing file, or both forms at once is
@@ -520,6 +617,7 @@ if __name__ == "__main__":
     test_priority()
     test_budget()
     test_cache()
+    test_tiers()
     test_witness_paths()
     print("daemon: %d checks, %d failed (%.1fs)" % (checks, failures, time.time() - t0))
     sys.exit(1 if failures else 0)

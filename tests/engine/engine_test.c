@@ -2,7 +2,11 @@
  * snarkjs wrote (tests/fixtures/ * _vk.json), idempotent request ids, witness errors failing
  * only their own request, priority order with one worker, cancel, a small working budget under
  * many concurrent multi-partition jobs, key eviction, and the config file parser. */
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cuzk/groth16.h"
 #include "cuzk/io.h"
@@ -400,6 +404,27 @@ static void test_config(void)
           c.key_cache == 1 &&
           c.key_cache_dir[0] == 0);
     cuzk_daemon_config_free(&c);
+    /* Tier budgets: "auto" (the default) or a size; "0" pins nothing. */
+    CHECK(cuzk_daemon_config_parse(&c, "t.toml", "", 0, ".", &eb) == CUZK_OK);
+    CHECK(c.gpu_budget == CUZK_BUDGET_AUTO && c.pinned_budget == CUZK_BUDGET_AUTO);
+    cuzk_daemon_config_free(&c);
+    const char *tb = "[memory]\ngpu_budget = \"4GiB\"\npinned_budget = \"0\"\n";
+    CHECK(cuzk_daemon_config_parse(&c, "u.toml", tb, strlen(tb), ".", &eb) == CUZK_OK);
+    CHECK(c.gpu_budget == 4ull << 30 && c.pinned_budget == 0);
+    cuzk_engine_config ecf;
+    cuzk_daemon_config_engine(&c, &ecf);
+    CHECK(ecf.gpu_budget == 4ull << 30 && ecf.pinned_budget == 0);
+    cuzk_daemon_config_free(&c);
+    const char *ta = "[memory]\ngpu_budget = \"auto\"\npinned_budget = 1048576\n";
+    CHECK(cuzk_daemon_config_parse(&c, "v.toml", ta, strlen(ta), ".", &eb) == CUZK_OK);
+    CHECK(c.gpu_budget == CUZK_BUDGET_AUTO && c.pinned_budget == 1u << 20);
+    cuzk_daemon_config_free(&c);
+    const char *tbad = "[memory]\n\ngpu_budget = \"most\"\n";
+    CHECK(cuzk_daemon_config_parse(&c, "w.toml", tbad, strlen(tbad), ".", &eb) == CUZK_BAD_CONFIG);
+    CHECK_MSG(strstr(eb.msg, "w.toml:3") && strstr(eb.msg, "memory.gpu_budget"), "%s", eb.msg);
+    const char *pbad = "[memory]\npinned_budget = true\n";
+    CHECK(cuzk_daemon_config_parse(&c, "x.toml", pbad, strlen(pbad), ".", &eb) == CUZK_BAD_CONFIG);
+    CHECK_MSG(strstr(eb.msg, "x.toml:2") && strstr(eb.msg, "memory.pinned_budget"), "%s", eb.msg);
     const char *badb = "[gpus]\nbackend = \"tpu\"\n";
     CHECK(cuzk_daemon_config_parse(&c, "i.toml", badb, strlen(badb), ".", &eb) == CUZK_BAD_CONFIG);
     CHECK_MSG(strstr(eb.msg, "i.toml:2") && strstr(eb.msg, "auto, cpu, gpu"), "%s", eb.msg);
@@ -528,6 +553,382 @@ static void test_witness_budget(void)
     free(lp.data);
 }
 
+/* ------------------------------------------------------------------ key residency tiers */
+
+/* Bytes of a key's staged copy / pinned arrays, from the zkey's header alone (independent of
+ * cuzk_pk_gpu_bytes): A and B1 (n_vars G1 points each), C (n_vars - n_public - 1), H (domain
+ * size), and B2 (n_vars G2 points) when with_g2. */
+static uint64_t zkey_gpu_bytes(const char *rel, int with_g2)
+{
+    cuzk_zkey zk;
+    cuzk_errbuf eb = {{0}};
+    if (cuzk_zkey_open(&zk, tu_src_path(rel), &eb)) {
+        fprintf(stderr, "%s: %s\n", rel, eb.msg);
+        exit(2);
+    }
+    uint64_t g1 = 2ull * zk.n8q, g2 = 4ull * zk.n8q, nv = zk.n_vars;
+    uint64_t b = (2 * nv + (nv - zk.n_public - 1) + zk.domain_size) * g1 + (with_g2 ? nv * g2 : 0);
+    cuzk_zkey_close(&zk);
+    return b;
+}
+
+/* The tier of every circuit (in CIRCS order) as a string like "gpu,host,gpu,cold". */
+static const char *tiers(cuzk_engine *e, cuzk_circuit_info ci[4])
+{
+    static char buf[64];
+    cuzk_engine_circuits(e, ci, 4);
+    snprintf(buf, sizeof buf, "%s,%s,%s,%s", cuzk_key_tier_name(ci[0].tier),
+             cuzk_key_tier_name(ci[1].tier), cuzk_key_tier_name(ci[2].tier),
+             cuzk_key_tier_name(ci[3].tier));
+    return buf;
+}
+
+#define CHECK_TIERS(e, ci, want)                                                                  \
+    do {                                                                                          \
+        const char *got_ = tiers(e, ci);                                                          \
+        CHECK_MSG(strcmp(got_, want) == 0, "tiers %s, expected %s", got_, want);                  \
+    } while (0)
+
+/* GPU tier on one simulated device with one GPU worker (stages run one at a time): exact
+ * staging, LRU unstaging among unheld keys, a key larger than the budget proved on the CPU. */
+static void test_gpu_tier(void)
+{
+    blob w[4] = {load("tests/fixtures/bn128/multiplier.wtns"),
+                 load("tests/fixtures/bn128/poseidon.wtns"),
+                 load("tests/fixtures/bls12381/multiplier.wtns"),
+                 load("tests/fixtures/bls12381/poseidon.wtns")};
+    const char *vk[4] = {"tests/fixtures/bn128/multiplier_vk.json",
+                         "tests/fixtures/bn128/poseidon_vk.json",
+                         "tests/fixtures/bls12381/multiplier_vk.json",
+                         "tests/fixtures/bls12381/poseidon_vk.json"};
+    uint64_t G[4];
+    for (int i = 0; i < 4; i++)
+        G[i] = zkey_gpu_bytes(CIRCS[i].zkey, 0);
+    /* The sizes the sequence below relies on (BLS points are 1.5x BN254's). */
+    CHECK(G[0] < G[2] && G[2] < G[1] && G[3] > G[1] + G[0]);
+    uint64_t B = G[1] + G[0]; /* bn-pos beside bn-mul, nothing more */
+    memset(&g_extra, 0, sizeof g_extra);
+    g_extra.test_fake_gpus = 1;
+    g_extra.gpu_workers_per_device = 1;
+    g_extra.gpu_budget = B;
+    cuzk_engine *e = make(1, 1ull << 30, 0);
+    memset(&g_extra, 0, sizeof g_extra);
+    cuzk_circuit_info ci[4];
+    cuzk_engine_status st;
+    /* Start: the two preloaded multipliers are staged (they fit together). */
+    CHECK_TIERS(e, ci, "gpu,cold,gpu,cold");
+    CHECK(ci[0].gpu_bytes == G[0] && ci[2].gpu_bytes == G[2] && ci[0].gpu_mask == 1);
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.devices[0].key_budget == B && st.devices[0].key_bytes == G[0] + G[2]);
+    CHECK(st.keys_gpu_bytes == G[0] + G[2] && st.keys_in_tier[CUZK_TIER_GPU] == 2);
+    CHECK(st.keys_in_tier[CUZK_TIER_COLD] == 2 && st.gpu_unstages == 0);
+    /* bn-pos needs G[1]: both multipliers go (bn-mul first, ties broken in order; bls-mul too,
+     * since it is larger than bn-mul). */
+    prove_one(e, "bn-pos", &w[1]);
+    CHECK_TIERS(e, ci, "host,gpu,host,cold");
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.devices[0].key_bytes == G[1] && st.gpu_unstages == 2 && st.devices[0].key_stages == 3);
+    CHECK(ci[1].gpu_bytes == G[1] && ci[0].gpu_bytes == 0 && ci[0].gpu_mask == 0);
+    /* bn-mul fits beside it: the budget is now exactly full. */
+    prove_one(e, "bn-mul", &w[0]);
+    CHECK_TIERS(e, ci, "gpu,gpu,host,cold");
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.devices[0].key_bytes == B && st.devices[0].key_peak == B && st.gpu_unstages == 2);
+    /* bls-pos is larger than the whole budget: never staged, its GPU stage runs on the CPU. */
+    char id[32];
+    cuzk_errbuf eb = {{0}};
+    cuzk_job_result r;
+    CHECK(submit(e, "bls-pos", NULL, 0, &w[3], 1, id, &eb) == CUZK_OK);
+    CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
+    if (r.state == CUZK_JOB_COMPLETED)
+        check_proofs(&r, vk[3], CUZK_CURVE_BLS12_381);
+    cuzk_job_result_free(&r);
+    CHECK_TIERS(e, ci, "gpu,gpu,host,host");
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.gpu_budget_cpu == 1 && st.cpu_fallbacks == 0 && st.gpu_faults == 0);
+    CHECK(st.devices[0].partitions == 2 && st.devices[0].key_bytes == B);
+    /* bls-mul needs G[2]: the least recently used staged key (bn-pos) goes, not bn-mul. */
+    CHECK(submit(e, "bls-mul", NULL, 0, &w[2], 1, id, &eb) == CUZK_OK);
+    CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
+    if (r.state == CUZK_JOB_COMPLETED)
+        check_proofs(&r, vk[2], CUZK_CURVE_BLS12_381);
+    cuzk_job_result_free(&r);
+    CHECK_TIERS(e, ci, "gpu,host,gpu,host");
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.devices[0].key_bytes == G[0] + G[2] && st.gpu_unstages == 3);
+    CHECK(st.keys_gpu_bytes == G[0] + G[2] && st.devices[0].key_peak == B);
+    char *m = cuzk_engine_metrics(e);
+    CHECK(m && strstr(m, "cuzk_gpu_key_unstages_total 3\n"));
+    CHECK(m && strstr(m, "cuzk_key_tier{circuit=\"bn-pos\",tier=\"host\"} 1\n"));
+    CHECK(m && strstr(m, "cuzk_gpu_budget_cpu_stages_total 1\n"));
+    free(m);
+    /* Evicting a key from the host frees its staged copy and its GPU accounting. */
+    int was = 0;
+    uint64_t freed = 0;
+    CHECK(cuzk_engine_evict_key(e, "bls-mul", &was, &freed, &eb) == CUZK_OK && was);
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.devices[0].key_bytes == G[0] && st.keys_gpu_bytes == G[0]);
+    CHECK_TIERS(e, ci, "gpu,host,cold,host"); /* no key cache: cold */
+    cuzk_engine_free(e);
+    for (int i = 0; i < 4; i++)
+        free(w[i].data);
+}
+
+/* Concurrency: one simulated device, two GPU workers, three partition workers, a budget that
+ * holds one poseidon key at a time. Jobs of both keys interleave, so the workers take turns
+ * unstaging each other's key; a simulated stage fails its job if its key is unstaged while it
+ * holds it, so every job completing shows held keys are never unstaged. The device's staged
+ * bytes never exceed the budget. */
+static void test_gpu_tier_held(void)
+{
+    uint64_t gb = zkey_gpu_bytes(CIRCS[1].zkey, 1), gl = zkey_gpu_bytes(CIRCS[3].zkey, 1);
+    uint64_t B = gb > gl ? gb : gl;
+    memset(&g_extra, 0, sizeof g_extra);
+    g_extra.test_fake_gpus = 1;
+    g_extra.gpu_workers_per_device = 2;
+    g_extra.gpu_budget = B;
+    g_extra.g2_on_gpu = 1; /* staged copies include B in G2 */
+    cuzk_engine *e = make(3, 1ull << 30, 0);
+    memset(&g_extra, 0, sizeof g_extra);
+    blob bp = load("tests/fixtures/bn128/poseidon.wtns");
+    blob lp = load("tests/fixtures/bls12381/poseidon.wtns");
+    blob three_b[3] = {bp, bp, bp}, three_l[3] = {lp, lp, lp};
+    cuzk_errbuf eb = {{0}};
+    char ids[6][32];
+    for (int i = 0; i < 6; i++)
+        CHECK(submit(e, i & 1 ? "bls-pos" : "bn-pos", NULL, 0, i & 1 ? three_l : three_b, 3,
+                     ids[i], &eb) == CUZK_OK);
+    for (int i = 0; i < 6; i++) {
+        cuzk_job_result r;
+        CHECK(cuzk_engine_await(e, ids[i], 0, &r, &eb) == CUZK_OK);
+        CHECK_MSG(r.state == CUZK_JOB_COMPLETED, "held job %d: %s", i, r.error);
+        if (r.state == CUZK_JOB_COMPLETED)
+            check_proofs(&r, i & 1 ? "tests/fixtures/bls12381/poseidon_vk.json"
+                                   : "tests/fixtures/bn128/poseidon_vk.json",
+                         i & 1 ? CUZK_CURVE_BLS12_381 : CUZK_CURVE_BN254);
+        cuzk_job_result_free(&r);
+    }
+    cuzk_engine_status st;
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.devices[0].partitions == 18 && st.cpu_fallbacks == 0 && st.gpu_budget_cpu == 0);
+    CHECK(st.g2_on_gpu == 18);
+    CHECK_MSG(st.devices[0].key_peak <= B && st.devices[0].key_bytes <= B,
+              "peak %llu, budget %llu", (unsigned long long)st.devices[0].key_peak,
+              (unsigned long long)B);
+    /* Both poseidon keys were staged at least once, and one unstaged to make room. */
+    CHECK(st.devices[0].key_stages >= 2 && st.gpu_unstages >= 1);
+    /* The accounting adds up: staged - unstaged = keys staged now, whose bytes are the
+     * device's. */
+    cuzk_circuit_info ci[4];
+    cuzk_engine_circuits(e, ci, 4);
+    uint64_t now = 0, staged = 0;
+    for (int i = 0; i < 4; i++) {
+        now += ci[i].gpu_bytes;
+        staged += ci[i].gpu_mask != 0;
+    }
+    CHECK(now == st.devices[0].key_bytes && st.devices[0].key_stages - st.gpu_unstages == staged);
+    cuzk_engine_free(e);
+    free(bp.data);
+    free(lp.data);
+}
+
+/* Pinned tier (simulated: accounting only): keys are pinned when loaded, the least recently
+ * used unheld pinned keys give up their pinning for a new key, and a key larger than the
+ * budget stays "host". gpu_budget 1 keeps every key off the GPU tier, so the pinned tier
+ * shows. */
+static void test_pinned_tier(void)
+{
+    uint64_t P[4];
+    for (int i = 0; i < 4; i++)
+        P[i] = zkey_gpu_bytes(CIRCS[i].zkey, 1);
+    CHECK(P[0] < P[2] && P[2] < P[1] && P[3] > P[1] + P[0]);
+    uint64_t budget = P[1] + P[0];
+    memset(&g_extra, 0, sizeof g_extra);
+    g_extra.test_fake_gpus = 1;
+    g_extra.gpu_budget = 1;
+    g_extra.pinned_budget = budget;
+    cuzk_engine *e = make(1, 1ull << 30, 0);
+    memset(&g_extra, 0, sizeof g_extra);
+    cuzk_circuit_info ci[4];
+    cuzk_engine_status st;
+    CHECK_TIERS(e, ci, "pinned,cold,pinned,cold");
+    CHECK(ci[0].pinned_bytes == P[0] && ci[2].pinned_bytes == P[2]);
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.pinned_budget == budget && st.keys_pinned_bytes == P[0] + P[2]);
+    CHECK(st.keys_pinned == 2 && st.pinned_unpins == 0);
+    blob bp = load("tests/fixtures/bn128/poseidon.wtns");
+    blob lp = load("tests/fixtures/bls12381/poseidon.wtns");
+    prove_one(e, "bn-pos", &bp); /* unpins bn-mul (older) then bls-mul */
+    CHECK_TIERS(e, ci, "host,pinned,host,cold");
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.keys_pinned_bytes == P[1] && st.pinned_unpins == 2 && st.keys_pinned == 3);
+    CHECK(st.pinned_peak == P[0] + P[2] || st.pinned_peak == P[1]);
+    CHECK(st.gpu_budget_cpu == 1 && st.devices[0].key_bytes == 0);
+    prove_one(e, "bls-pos", &lp); /* larger than the whole budget: not pinned, nothing unpinned */
+    CHECK_TIERS(e, ci, "host,pinned,host,host");
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.keys_pinned_bytes == P[1] && st.pinned_unpins == 2 && st.keys_pinned == 3);
+    /* Evicting a pinned key unpins it (not counted as a budget unpin). */
+    int was = 0;
+    uint64_t freed = 0;
+    cuzk_errbuf eb = {{0}};
+    CHECK(cuzk_engine_evict_key(e, "bn-pos", &was, &freed, &eb) == CUZK_OK && was);
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.keys_pinned_bytes == 0 && st.pinned_unpins == 2);
+    CHECK_TIERS(e, ci, "host,cold,host,host");
+    cuzk_engine_free(e);
+    /* Without GPU workers nothing is pinned, whatever the budget. */
+    memset(&g_extra, 0, sizeof g_extra);
+    g_extra.pinned_budget = CUZK_BUDGET_AUTO;
+    e = make(1, 1ull << 30, 0);
+    memset(&g_extra, 0, sizeof g_extra);
+    CHECK_TIERS(e, ci, "host,cold,host,cold");
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.pinned_budget == 0 && st.keys_pinned_bytes == 0 && st.n_devices == 0);
+    cuzk_engine_free(e);
+    free(bp.data);
+    free(lp.data);
+}
+
+static int copy_file(const char *from, const char *to)
+{
+    size_t n;
+    char *d = tu_read_file(from, &n);
+    FILE *f = d ? fopen(to, "wb") : NULL;
+    int ok = f && fwrite(d, 1, n, f) == n;
+    if (f)
+        ok &= fclose(f) == 0;
+    free(d);
+    return ok;
+}
+
+static uint64_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* Mapped tier: a key evicted from the host whose cache file is valid is "mapped" and reloads
+ * from the cache (keys_from_cache rises, the proof verifies); once the zkey changes, the
+ * cache is stale: an eviction then leaves the key "cold", and a reload never uses the stale
+ * cache (it loads the zkey and rewrites the cache). */
+static void test_mapped_tier(void)
+{
+    char dir[] = "/tmp/cuzk-engine-tiers-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char zk[256], cdir[256];
+    snprintf(zk, sizeof zk, "%s/mul.zkey", dir);
+    snprintf(cdir, sizeof cdir, "%s/cache", dir);
+    CHECK(copy_file(tu_src_path("tests/fixtures/bn128/multiplier.zkey"), zk));
+    CHECK(mkdir(cdir, 0700) == 0);
+    cuzk_engine_circuit circ = {"m", zk, 0, CUZK_PRIO_NORMAL};
+    cuzk_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.partition_workers = 1;
+    cfg.prove_threads = 1;
+    cfg.working_budget = 1ull << 30;
+    cfg.key_cache = 1;
+    cfg.key_cache_dir = cdir;
+    cfg.circuits = &circ;
+    cfg.n_circuits = 1;
+    cuzk_engine *e = NULL;
+    cuzk_errbuf eb = {{0}};
+    CHECK_MSG(cuzk_engine_new(&e, &cfg, &eb) == CUZK_OK, "%s", eb.msg);
+    if (!e)
+        return;
+    blob w = load("tests/fixtures/bn128/multiplier.wtns");
+    const char *vk = "tests/fixtures/bn128/multiplier_vk.json";
+    cuzk_circuit_info ci;
+    cuzk_engine_status st;
+    char *cpath = cuzk_pk_cache_path(zk, cdir);
+    cuzk_engine_circuits(e, &ci, 1);
+    CHECK(ci.tier == CUZK_TIER_COLD && ci.mapped_bytes == 0); /* no cache yet */
+    char id[32];
+    cuzk_job_result r;
+    int was;
+    uint64_t freed;
+    /* 1: from the zkey, which writes the cache. */
+    CHECK(submit(e, "m", NULL, 0, &w, 1, id, &eb) == CUZK_OK);
+    CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
+    cuzk_job_result_free(&r);
+    cuzk_engine_circuits(e, &ci, 1);
+    CHECK(ci.tier == CUZK_TIER_HOST && file_size(cpath) > 0);
+    CHECK(cuzk_engine_evict_key(e, "m", &was, &freed, &eb) == CUZK_OK && was);
+    cuzk_engine_circuits(e, &ci, 1);
+    CHECK(ci.tier == CUZK_TIER_MAPPED && ci.mapped_bytes == file_size(cpath) && !ci.resident);
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.keys_mapped_bytes == file_size(cpath) && st.keys_in_tier[CUZK_TIER_MAPPED] == 1);
+    CHECK(st.keys_from_cache == 0 && st.keys_bytes == 0);
+    /* 2: mapped -> host, from the cache. */
+    CHECK(submit(e, "m", NULL, 0, &w, 1, id, &eb) == CUZK_OK);
+    CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
+    if (r.state == CUZK_JOB_COMPLETED)
+        check_proofs(&r, vk, CUZK_CURVE_BN254);
+    cuzk_job_result_free(&r);
+    cuzk_engine_get_status(e, &st);
+    cuzk_engine_circuits(e, &ci, 1);
+    CHECK(st.keys_from_cache == 1 && st.keys_loaded == 2 && ci.tier == CUZK_TIER_HOST);
+    CHECK(st.keys_mapped_bytes == 0);
+    /* The zkey changes (new mtime): the cache is stale. Evicting now leaves the key cold. */
+    struct timespec ts[2] = {{time(NULL) + 10, 0}, {time(NULL) + 10, 0}};
+    CHECK(utimensat(AT_FDCWD, zk, ts, 0) == 0);
+    CHECK(cuzk_engine_evict_key(e, "m", &was, &freed, &eb) == CUZK_OK && was);
+    cuzk_engine_circuits(e, &ci, 1);
+    CHECK(ci.tier == CUZK_TIER_COLD && ci.mapped_bytes == 0);
+    /* 3: the stale cache is not used: the zkey is loaded (keys_from_cache stays 1) and the
+     * cache rewritten, so the next eviction is mapped again and the reload after it cached. */
+    CHECK(submit(e, "m", NULL, 0, &w, 1, id, &eb) == CUZK_OK);
+    CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
+    if (r.state == CUZK_JOB_COMPLETED)
+        check_proofs(&r, vk, CUZK_CURVE_BN254);
+    cuzk_job_result_free(&r);
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.keys_from_cache == 1 && st.keys_loaded == 3);
+    CHECK(cuzk_engine_evict_key(e, "m", &was, &freed, &eb) == CUZK_OK && was);
+    cuzk_engine_circuits(e, &ci, 1);
+    CHECK(ci.tier == CUZK_TIER_MAPPED);
+    /* A key that is mapped at start (valid cache from the run above). */
+    cuzk_engine_free(e);
+    e = NULL;
+    CHECK(cuzk_engine_new(&e, &cfg, &eb) == CUZK_OK);
+    if (e) {
+        cuzk_engine_circuits(e, &ci, 1);
+        CHECK(ci.tier == CUZK_TIER_MAPPED);
+        CHECK(submit(e, "m", NULL, 0, &w, 1, id, &eb) == CUZK_OK);
+        CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
+        if (r.state == CUZK_JOB_COMPLETED)
+            check_proofs(&r, vk, CUZK_CURVE_BN254);
+        cuzk_job_result_free(&r);
+        cuzk_engine_get_status(e, &st);
+        CHECK(st.keys_from_cache == 1 && st.keys_loaded == 1);
+        cuzk_engine_free(e);
+    }
+    /* A truncated cache is not "mapped" (its length no longer matches its header), and the
+     * key loads from the zkey. */
+    uint64_t csz = file_size(cpath);
+    CHECK(csz > 1 && truncate(cpath, (off_t)csz - 1) == 0);
+    e = NULL;
+    CHECK(cuzk_engine_new(&e, &cfg, &eb) == CUZK_OK);
+    if (e) {
+        cuzk_engine_circuits(e, &ci, 1);
+        CHECK(ci.tier == CUZK_TIER_COLD && ci.mapped_bytes == 0);
+        CHECK(submit(e, "m", NULL, 0, &w, 1, id, &eb) == CUZK_OK);
+        CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
+        if (r.state == CUZK_JOB_COMPLETED)
+            check_proofs(&r, vk, CUZK_CURVE_BN254);
+        cuzk_job_result_free(&r);
+        cuzk_engine_get_status(e, &st);
+        CHECK(st.keys_from_cache == 0 && st.keys_loaded == 1 && file_size(cpath) == csz);
+        cuzk_engine_free(e);
+    }
+    unlink(cpath);
+    free(cpath);
+    unlink(zk);
+    rmdir(cdir);
+    rmdir(dir);
+    free(w.data);
+}
+
 int main(void)
 {
     cuzk_log_set_level(CUZK_LOG_LEVEL_WARN);
@@ -538,5 +939,9 @@ int main(void)
     test_budget();
     test_gpu_pipeline();
     test_witness_budget();
+    test_gpu_tier();
+    test_gpu_tier_held();
+    test_pinned_tier();
+    test_mapped_tier();
     return tu_finish("engine");
 }
