@@ -5,7 +5,7 @@
  * median of the repetitions after one warm-up.
  *
  *   cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] [--only TAGS] [--logs K,K..]
- *                  [--scalars random|sparse01]
+ *                  [--scalars random|sparse01] [--dump DIR]
  *
  * --only: comma-separated substrings of the row tags "ntt-bn254", "h-bls12-381", "g1-bn254",
  * "g2-bls12-381", ...: only matching rows run (e.g. --only g1 for every G1 MSM). --logs: only
@@ -13,6 +13,10 @@
  *
  * Points: 2^20 distinct multiples of the generator, repeated to fill larger sets (the work an
  * MSM does does not depend on the points being distinct).
+ *
+ * --dump DIR: for each MSM size set, also write the points and scalars it used and each row's
+ * result into DIR (an existing directory), so another MSM (scripts/device/sppark-side-by-side.sh
+ * runs sppark's) can be run on the same inputs and compared; DIR/README states the layout.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +32,32 @@ static FILE *outf;
 static const char *only;    /* --only filter, NULL = everything */
 static int logs_sel[16], nlogs_sel; /* --logs filter */
 static int scal_sel = -1;   /* --scalars: 0 random, 1 sparse01, -1 both */
+static const char *dump_dir; /* --dump DIR, NULL = none */
+
+static const char dump_readme[] =
+    "Written by cuzk-bench-gpu --dump. For each MSM point set TAG (g1-bn254, g2-bls12-381, ...)\n"
+    "run for sizes 2^k, k <= K (K the largest size run):\n"
+    "  TAG-K.points   2^K affine points exactly as uploaded to the device: x || y, for G2 each\n"
+    "                 coordinate c0 || c1; each Fp element n8 bytes (32 BN254, 48 BLS12-381) of\n"
+    "                 little-endian 64-bit limbs of a*R mod p, R = 2^256 (BN254) or 2^384\n"
+    "                 (Montgomery form); infinity would be all-zero bytes (none is generated).\n"
+    "  TAG-K-S.scalars  2^K scalars of 32 bytes: little-endian canonical integers below r (not\n"
+    "                 Montgomery), S = random or sparse01.\n"
+    "  TAG-k-S.result  one text line: the MSM of the first 2^k points and scalars as a canonical\n"
+    "                 affine point, big-endian hex: '0xX 0xY' (G1) or\n"
+    "                 '0xX.c0 0xX.c1 0xY.c0 0xY.c1' (G2); infinity is all zeros.\n"
+    "The row of size 2^k uses the first 2^k points and scalars of the TAG-K files.\n";
+
+static void dump_write(const char *name, const void *p, size_t len)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dump_dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(p, 1, len, f) != len || fclose(f)) {
+        fprintf(stderr, "cuzk-bench-gpu: --dump: cannot write %s\n", path);
+        exit(1);
+    }
+}
 
 static int want(const char *kind, cuzk_gpu_curve curve)
 {
@@ -141,6 +171,29 @@ GEN_POINTS(bn254_g2)
 GEN_POINTS(bls12_381_g1)
 GEN_POINTS(bls12_381_g2)
 
+/* An MSM result (Jacobian, device limb layout = NAME_jac) as canonical affine big-endian hex,
+ * one "0x..." per base-field coordinate, as DIR/README describes. */
+#define GEN_RESULT_HEX(G, F)                                                                  \
+    static void G##_result_hex(char *s, const uint64_t *out)                                  \
+    {                                                                                         \
+        G##_jac j;                                                                            \
+        G##_affine a;                                                                         \
+        memcpy(&j, out, sizeof j);                                                            \
+        G##_to_affine(&a, &j);                                                                \
+        const F##_t *c = (const F##_t *)&a;                                                   \
+        for (size_t i = 0; i < sizeof a / sizeof *c; i++) {                                   \
+            uint8_t b[sizeof *c];                                                             \
+            F##_to_bytes_be(b, &c[i]);                                                        \
+            s += sprintf(s, "%s0x", i ? " " : "");                                            \
+            for (size_t k = 0; k < sizeof b; k++)                                             \
+                s += sprintf(s, "%02x", b[k]);                                                \
+        }                                                                                     \
+    }
+GEN_RESULT_HEX(bn254_g1, bn254_fp)
+GEN_RESULT_HEX(bn254_g2, bn254_fp)
+GEN_RESULT_HEX(bls12_381_g1, bls12_381_fp)
+GEN_RESULT_HEX(bls12_381_g2, bls12_381_fp)
+
 static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, int nlogs,
                       uint8_t *sc_rand, uint8_t *sc_sparse)
 {
@@ -163,9 +216,25 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
     cuzk_err e = cuzk_gpu_points_upload(ctx, curve, g, pts, n, &gp, &eb);
     if (e)
         die("upload", e, &eb);
-    free(pts);
     fprintf(stderr, "  (points for %s G%d 2^%d ready in %.1f s)\n",
             curve == CUZK_GPU_BN254 ? "bn254" : "bls12-381", g, top, now() - t0);
+    char tag[64], name[128];
+    snprintf(tag, sizeof tag, "g%d-%s", g, curve == CUZK_GPU_BN254 ? "bn254" : "bls12-381");
+    void (*result_hex)(char *, const uint64_t *) =
+        curve == CUZK_GPU_BN254
+            ? (g == CUZK_GPU_G1 ? bn254_g1_result_hex : bn254_g2_result_hex)
+            : (g == CUZK_GPU_G1 ? bls12_381_g1_result_hex : bls12_381_g2_result_hex);
+    if (dump_dir) {
+        snprintf(name, sizeof name, "%s-%d.points", tag, top);
+        dump_write(name, pts, n * cuzk_gpu_point_bytes(curve, g));
+        for (int sp = 0; sp < 2; sp++) {
+            if (scal_sel >= 0 && sp != scal_sel)
+                continue;
+            snprintf(name, sizeof name, "%s-%d-%s.scalars", tag, top, sp ? "sparse01" : "random");
+            dump_write(name, sp ? sc_sparse : sc_rand, n * 32);
+        }
+    }
+    free(pts);
     const char *cname = curve == CUZK_GPU_BN254 ? "BN254" : "BLS12-381";
     const char *what = g == CUZK_GPU_G1 ? "MSM G1" : "MSM G2";
     uint64_t out[36];
@@ -189,6 +258,14 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
                     die("msm", e, &eb);
             }
             row(what, cname, logs[i], sp ? "sparse01" : "random", t, reps);
+            if (dump_dir) {
+                char hex[4 * 100 + 8];
+                result_hex(hex, out);
+                strcat(hex, "\n");
+                snprintf(name, sizeof name, "%s-%d-%s.result", tag, logs[i],
+                         sp ? "sparse01" : "random");
+                dump_write(name, hex, strlen(hex));
+            }
         }
     }
     cuzk_gpu_points_free(gp);
@@ -268,6 +345,8 @@ int main(int argc, char **argv)
             outpath = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
+        else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
+            dump_dir = argv[++i];
         else if (!strcmp(argv[i], "--scalars") && i + 1 < argc) {
             i++;
             scal_sel = !strcmp(argv[i], "random") ? 0 : !strcmp(argv[i], "sparse01") ? 1 : -1;
@@ -283,7 +362,8 @@ int main(int argc, char **argv)
         }
         else {
             fprintf(stderr, "usage: cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] "
-                            "[--only TAGS] [--logs K,K..] [--scalars random|sparse01]\n");
+                            "[--only TAGS] [--logs K,K..] [--scalars random|sparse01] "
+                            "[--dump DIR]\n");
             return 2;
         }
     }
@@ -299,6 +379,8 @@ int main(int argc, char **argv)
         die("open", e, &eb);
     if (outpath)
         outf = fopen(outpath, "w");
+    if (dump_dir)
+        dump_write("README", dump_readme, sizeof dump_readme - 1);
     char hdr[512];
     snprintf(hdr, sizeof hdr,
              "device: %s; best and median of %d after a warm-up; points resident, scalars "

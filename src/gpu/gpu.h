@@ -68,6 +68,12 @@ void cuzk_gpu_points_free(cuzk_gpu_points *pts);
 size_t cuzk_gpu_points_count(const cuzk_gpu_points *pts);
 
 #define CUZK_GPU_SCALARS_MONT 1u /* scalars are Montgomery-form Fr, not canonical integers */
+/* The caller promises that the scalars' bytes did not change since the previous MSM on this
+ * context: when that MSM was over the same pointer, count, form and curve (any group), its
+ * upload, classification, digits and sort are reused; when the scalars lie inside the host
+ * range it uploaded, they are read from that upload; else everything is done again. A, B1,
+ * B2 and C (a suffix of the witness) of one proof share the witness this way. */
+#define CUZK_GPU_SCALARS_SAME 2u
 
 /* out = sum_{i<count} scalar_i * pts[offset + i], written as a Jacobian point (see above).
  * scalars: count x 32 bytes in host memory. */

@@ -218,13 +218,47 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
         return cuzk_errf(eb, CUZK_SIZE_MISMATCH, "GPU MSM of %zu points at %zu: the set has %zu",
                          count, offset, pts->n);
     CU(cudaSetDevice(ctx->device));
-    void *d_sc;
-    SCRATCH(SCR_SC_IN, count * 32, d_sc);
-    if (count)
-        CU(cudaMemcpyAsync(d_sc, scalars, count * 32, cudaMemcpyHostToDevice, ctx->stream));
+    const bool mont = (flags & CUZK_GPU_SCALARS_MONT) != 0;
+    /* Same scalars as the last MSM (the caller says so, and they are the same buffer, count,
+     * form and curve): their upload and preparation are still on the device. */
+    const bool reuse = (flags & CUZK_GPU_SCALARS_SAME) && ctx->prep.valid &&
+                       ctx->prep.host == scalars && ctx->prep.n == count &&
+                       ctx->prep.mont == mont && ctx->prep.curve == (int)pts->curve;
+    void *d_sc = NULL;
+    if (!reuse) {
+        ctx->prep.valid = 0;
+        const uint8_t *h = (const uint8_t *)scalars, *uh = ctx->up.host;
+        if ((flags & CUZK_GPU_SCALARS_SAME) && ctx->up.valid && h >= uh &&
+            (size_t)(h - uh) % 32 == 0 && (size_t)(h - uh) / 32 <= ctx->up.n &&
+            count <= ctx->up.n - (size_t)(h - uh) / 32) {
+            /* Inside the scalars uploaded last: read them there. */
+            d_sc = (uint8_t *)ctx->scr[SCR_SC_IN] + (h - uh);
+        } else {
+            ctx->up.valid = 0;
+            SCRATCH(SCR_SC_IN, count * 32, d_sc);
+            if (count)
+                CU(cudaMemcpyAsync(d_sc, scalars, count * 32, cudaMemcpyHostToDevice,
+                                   ctx->stream));
+            ctx->up.host = h;
+            ctx->up.n = count;
+            ctx->up.valid = count > 0;
+        }
+    }
     const char *base = (const char *)pts->d + offset * cuzk_gpu_point_bytes(pts->curve, pts->group);
-    return msm_dispatch(ctx, pts->curve, pts->group, base, count, d_sc,
-                        (flags & CUZK_GPU_SCALARS_MONT) != 0, out, eb);
+    ctx->prep_reuse = reuse;
+    cuzk_err e = msm_dispatch(ctx, pts->curve, pts->group, base, count, d_sc, mont, out, eb);
+    ctx->prep_reuse = false;
+    if (e) {
+        ctx->prep.valid = 0;
+        ctx->up.valid = 0;
+    } else if (!reuse) {
+        ctx->prep.host = scalars;
+        ctx->prep.n = count;
+        ctx->prep.mont = mont;
+        ctx->prep.curve = (int)pts->curve;
+        ctx->prep.valid = count > 0;
+    }
+    return e;
 }
 
 cuzk_err cuzk_gpu_fr_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, size_t n, cuzk_gpu_fr **out,

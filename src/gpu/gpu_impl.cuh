@@ -377,29 +377,79 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         memset(out, 0, 3 * sizeof(F));
         return CUZK_OK;
     }
-    uint32_t *sc, *idx1, *idx2, *nsel;
-    uint8_t *f1, *f2;
-    SCRATCH(SCR_SC, n * 32, sc);
-    SCRATCH(SCR_FLAG1, n, f1);
-    SCRATCH(SCR_FLAG2, n, f2);
-    SCRATCH(SCR_IDX1, n * 4, idx1);
-    SCRATCH(SCR_IDX2, n * 4, idx2);
-    SCRATCH(SCR_NSEL, 16, nsel);
-    k_prep<FR><<<nblk(n, 256), 256, 0, st>>>((const uint32_t *)d_sc, sc, f1, f2, n, mont);
-    LAUNCHED("k_prep");
-    thrust::counting_iterator<uint32_t> it(0);
-    size_t tb1 = 0, tb2 = 0;
-    CU(cub::DeviceSelect::Flagged(NULL, tb1, it, f1, idx1, nsel, (int64_t)n, st));
-    void *cubtmp;
-    SCRATCH(SCR_CUB, tb1 + 256, cubtmp);
-    CU(cub::DeviceSelect::Flagged(cubtmp, tb1, it, f1, idx1, nsel, (int64_t)n, st));
-    CU(cub::DeviceSelect::Flagged(NULL, tb2, it, f2, idx2, nsel + 1, (int64_t)n, st));
-    SCRATCH(SCR_CUB, tb2 + 256, cubtmp);
-    CU(cub::DeviceSelect::Flagged(cubtmp, tb2, it, f2, idx2, nsel + 1, (int64_t)n, st));
-    uint32_t hsel[2];
-    CU(cudaMemcpyAsync(hsel, nsel, 8, cudaMemcpyDeviceToHost, st));
-    CU(cudaStreamSynchronize(st));
-    uint32_t n1 = hsel[0], n2 = hsel[1];
+    const bool reuse = ctx->prep_reuse;
+    ctx->prep_reuse = false;
+    uint32_t *idx1, n1, n2;
+    const uint32_t *keys = NULL, *vals = NULL;
+    int c, W;
+    if (reuse) {
+        /* The same scalars as the last MSM: its classification and sorted digits are still in
+         * the scratch slots (cuzk_gpu_msm checked that they belong to these scalars). */
+        n1 = ctx->prep.n1;
+        n2 = ctx->prep.n2;
+        c = ctx->prep.c;
+        W = ctx->prep.W;
+        idx1 = (uint32_t *)ctx->scr[SCR_IDX1];
+        if (n2) {
+            keys = (const uint32_t *)ctx->scr[ctx->prep.ksel ? SCR_KEY1 : SCR_KEY0];
+            vals = (const uint32_t *)ctx->scr[ctx->prep.vsel ? SCR_VAL1 : SCR_VAL0];
+        }
+    } else {
+        ctx->prep.valid = 0; /* the slots are about to hold these scalars' preparation */
+        uint32_t *sc, *idx2, *nsel;
+        uint8_t *f1, *f2;
+        SCRATCH(SCR_SC, n * 32, sc);
+        SCRATCH(SCR_FLAG1, n, f1);
+        SCRATCH(SCR_FLAG2, n, f2);
+        SCRATCH(SCR_IDX1, n * 4, idx1);
+        SCRATCH(SCR_IDX2, n * 4, idx2);
+        SCRATCH(SCR_NSEL, 16, nsel);
+        k_prep<FR><<<nblk(n, 256), 256, 0, st>>>((const uint32_t *)d_sc, sc, f1, f2, n, mont);
+        LAUNCHED("k_prep");
+        thrust::counting_iterator<uint32_t> it(0);
+        size_t tb1 = 0, tb2 = 0;
+        void *cubtmp;
+        CU(cub::DeviceSelect::Flagged(NULL, tb1, it, f1, idx1, nsel, (int64_t)n, st));
+        SCRATCH(SCR_CUB, tb1 + 256, cubtmp);
+        CU(cub::DeviceSelect::Flagged(cubtmp, tb1, it, f1, idx1, nsel, (int64_t)n, st));
+        CU(cub::DeviceSelect::Flagged(NULL, tb2, it, f2, idx2, nsel + 1, (int64_t)n, st));
+        SCRATCH(SCR_CUB, tb2 + 256, cubtmp);
+        CU(cub::DeviceSelect::Flagged(cubtmp, tb2, it, f2, idx2, nsel + 1, (int64_t)n, st));
+        uint32_t hsel[2];
+        CU(cudaMemcpyAsync(hsel, nsel, 8, cudaMemcpyDeviceToHost, st));
+        CU(cudaStreamSynchronize(st));
+        n1 = hsel[0];
+        n2 = hsel[1];
+        c = choose_c(n2 ? n2 : 1, NBITS);
+        W = NBITS / c + 1;
+        if (n2) {
+            size_t M = (size_t)n2 * W;
+            uint32_t *k0, *k1, *v0, *v1;
+            SCRATCH(SCR_KEY0, M * 4, k0);
+            SCRATCH(SCR_KEY1, M * 4, k1);
+            SCRATCH(SCR_VAL0, M * 4, v0);
+            SCRATCH(SCR_VAL1, M * 4, v1);
+            k_digits<<<nblk(n2, 128), 128, 0, st>>>(sc, idx2, n2, c, W, k0, v0);
+            LAUNCHED("k_digits");
+            int wbits = 0;
+            while ((1 << wbits) <= W)
+                wbits++;
+            int endbit = wbits + c - 1;
+            cub::DoubleBuffer<uint32_t> dk(k0, k1), dv(v0, v1);
+            size_t tbs = 0;
+            CU(cub::DeviceRadixSort::SortPairs(NULL, tbs, dk, dv, (int64_t)M, 0, endbit, st));
+            SCRATCH(SCR_CUB, tbs + 256, cubtmp);
+            CU(cub::DeviceRadixSort::SortPairs(cubtmp, tbs, dk, dv, (int64_t)M, 0, endbit, st));
+            keys = dk.Current();
+            vals = dv.Current();
+            ctx->prep.ksel = dk.selector;
+            ctx->prep.vsel = dv.selector;
+        }
+        ctx->prep.n1 = n1;
+        ctx->prep.n2 = n2;
+        ctx->prep.c = c;
+        ctx->prep.W = W;
+    }
 
     /* The ones: a single bucket. */
     X *ones = NULL;
@@ -409,32 +459,14 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         TRY((accumulate<F, true>(ctx, NULL, idx1, n1, pts, ones, eb)));
     }
     /* Everything else: Pippenger. */
-    int c = choose_c(n2 ? n2 : 1, NBITS);
-    int W = NBITS / c + 1;
     X *win;
     if (n2) {
         uint32_t B = 1u << (c - 1);
         size_t M = (size_t)n2 * W;
-        uint32_t *k0, *k1, *v0, *v1;
-        SCRATCH(SCR_KEY0, M * 4, k0);
-        SCRATCH(SCR_KEY1, M * 4, k1);
-        SCRATCH(SCR_VAL0, M * 4, v0);
-        SCRATCH(SCR_VAL1, M * 4, v1);
-        k_digits<<<nblk(n2, 128), 128, 0, st>>>(sc, idx2, n2, c, W, k0, v0);
-        LAUNCHED("k_digits");
-        int wbits = 0;
-        while ((1 << wbits) <= W)
-            wbits++;
-        int endbit = wbits + c - 1;
-        cub::DoubleBuffer<uint32_t> dk(k0, k1), dv(v0, v1);
-        size_t tbs = 0;
-        CU(cub::DeviceRadixSort::SortPairs(NULL, tbs, dk, dv, (int64_t)M, 0, endbit, st));
-        SCRATCH(SCR_CUB, tbs + 256, cubtmp);
-        CU(cub::DeviceRadixSort::SortPairs(cubtmp, tbs, dk, dv, (int64_t)M, 0, endbit, st));
         X *buckets;
         SCRATCH(SCR_BUCKETS, (size_t)W * B * sizeof(X), buckets);
         CU(cudaMemsetAsync(buckets, 0, (size_t)W * B * sizeof(X), st));
-        TRY((accumulate<F, false>(ctx, dk.Current(), dv.Current(), M, pts, buckets, eb)));
+        TRY((accumulate<F, false>(ctx, keys, vals, M, pts, buckets, eb)));
         /* Bucket reduction: chunks of S buckets per thread, S (a power of two) small enough
          * that the W * B / S threads fill the device (the chunk's serial chain is ~2S
          * additions), at most 32. */

@@ -55,6 +55,31 @@ struct cuzk_gpu_ctx {
     void *tw[2]; /* per curve: w_{2^L}^i for i < 2^(L-1), Montgomery Fr */
     int tw_log[2];
     void *host_res; /* pinned, CUZK_GPU_HOST_RES_BYTES, for results */
+    /* The scalar side of the last MSM over host scalars: their upload, classification (0, 1,
+     * other), digits and radix sort, which depend on the scalars only, never on the points or
+     * the group. An MSM flagged CUZK_GPU_SCALARS_SAME over the same scalars (same pointer,
+     * count, form and curve) skips it and reads them from the scratch slots SCR_IDX1 and
+     * SCR_KEY0/1, SCR_VAL0/1 (A, B1 and B2 of a proof share the witness). Any other MSM
+     * clears valid before it overwrites those slots; a failed MSM clears it too. */
+    struct {
+        int valid;
+        const void *host;
+        size_t n;
+        bool mont;
+        int curve;
+        uint32_t n1, n2;
+        int c, W;
+        int ksel, vsel; /* which buffer of each sort pair holds the sorted data */
+    } prep;
+    bool prep_reuse; /* set by cuzk_gpu_msm for the next msm_run only */
+    /* What SCR_SC_IN holds: the upload of n host scalars from host (valid = 0: nothing). An
+     * MSM flagged CUZK_GPU_SCALARS_SAME over a range inside it reads them there (C's private
+     * witness is a suffix of the witness A uploaded). */
+    struct {
+        int valid;
+        const uint8_t *host;
+        size_t n;
+    } up;
 };
 
 struct cuzk_gpu_points {

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -403,6 +403,33 @@ static void GT_(psynth)(GT_(pstate) *s)
     s->synthesized = 1;
 }
 
+/* The witness's copy into the prover's state, in chunks; first_bad: the lowest index of a
+ * value not below r (UINT64_MAX: none). */
+#define GT_WCOPY_CHUNK 65536
+typedef struct {
+    FRT *w;
+    const uint8_t *src;
+    uint64_t n;
+    _Atomic uint64_t first_bad;
+} GT_(wcopy_job);
+
+static void GT_(wcopy_chunk)(void *arg, size_t k)
+{
+    GT_(wcopy_job) *j = arg;
+    uint64_t lo = (uint64_t)k * GT_WCOPY_CHUNK, hi = lo + GT_WCOPY_CHUNK;
+    if (hi > j->n)
+        hi = j->n;
+    memcpy(j->w + lo, j->src + 32 * lo, 32 * (hi - lo));
+    for (uint64_t i = lo; i < hi; i++) {
+        if (!FR_(limbs_lt_p)(j->w[i].l)) {
+            uint64_t cur = atomic_load(&j->first_bad);
+            while (i < cur && !atomic_compare_exchange_weak(&j->first_bad, &cur, i))
+                ;
+            return;
+        }
+    }
+}
+
 static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *witness,
                                uint64_t n_witness, const cuzk_prove_opts *opts, int defer_synth,
                                cuzk_errbuf *eb)
@@ -429,10 +456,15 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
                       (uint64_t)(pk->n_vars + 3 * N) * sizeof(FRT));
         goto fail;
     }
-    for (uint64_t i = 0; i < n_witness; i++) {
-        memcpy(s->w[i].l, witness + 32 * i, 32);
-        if (!FR_(limbs_lt_p)(s->w[i].l)) {
-            e = cuzk_errf(eb, CUZK_NON_CANONICAL, "witness value %" PRIu64 " is not below r", i);
+    {
+        /* Copy and range-check on all threads: at 2^24 values (512 MiB, fresh pages) one
+         * thread took a few hundred ms before the GPU could start. */
+        GT_(wcopy_job) j = {s->w, witness, n_witness, UINT64_MAX};
+        cuzk_parallel_for((n_witness + GT_WCOPY_CHUNK - 1) / GT_WCOPY_CHUNK, s->opts.nthreads,
+                          GT_(wcopy_chunk), &j);
+        uint64_t bad = atomic_load(&j.first_bad);
+        if (bad != UINT64_MAX) {
+            e = cuzk_errf(eb, CUZK_NON_CANONICAL, "witness value %" PRIu64 " is not below r", bad);
             goto fail;
         }
     }
@@ -619,38 +651,60 @@ static void GT_(gpu_release)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx)
 }
 
 /* The A, B1, C MSMs on a GPU (they need only the witness, so they may run while the CPU
- * synthesizes a, b, c). The GPU writes Jacobian points in exactly the layout of G1J / G2J
- * (X, Y, Z limbs, Fp2 as c0, c1); they are trusted only once they are points of the curve (a
- * wrong one would also fail self-verification; this names the stage). */
-static cuzk_err GT_(pg1_gpu_msm)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+ * synthesizes a, b, c), and B2 too when with_g2 is set and G2 is not done yet. A, B1 and B2
+ * share the witness as scalars: within this one hold of the context the later ones reuse the
+ * first one's upload and sorted digits (CUZK_GPU_SCALARS_SAME); C reads its scalars (a suffix
+ * of the witness) from that upload and sorts its own digits. The
+ * GPU writes Jacobian points in exactly the layout of G1J / G2J (X, Y, Z limbs, Fp2 as c0, c1);
+ * they are trusted only once they are points of the curve (a wrong one would also fail
+ * self-verification; this names the stage). */
+static cuzk_err GT_(pg1_gpu_msm)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, int with_g2,
+                                 cuzk_errbuf *eb)
 {
     if (s->g1_msm_done)
         return CUZK_OK;
     GT_(pk) *pk = s->pk;
     const uint8_t *ws = (const uint8_t *)s->w;
     cuzk_gpu_ctx *g = NULL;
-    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, 0, &g, eb);
+    with_g2 = with_g2 && !s->g2_done;
+    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, with_g2, &g, eb);
     if (e)
         return e;
     __typeof__(pk->dev[0]) *d = &pk->dev[device];
     G1J pa, pb1, pc;
-    double t = cuzk__now_ms();
+    G2J pb2;
+    double t = cuzk__now_ms(), t2 = 0;
     e = cuzk_gpu_msm(g, d->g_a, 0, pk->n_vars, ws, 0, (uint64_t *)&pa, eb);
     if (!e)
-        e = cuzk_gpu_msm(g, d->g_b1, 0, pk->n_vars, ws, 0, (uint64_t *)&pb1, eb);
+        e = cuzk_gpu_msm(g, d->g_b1, 0, pk->n_vars, ws, CUZK_GPU_SCALARS_SAME, (uint64_t *)&pb1,
+                         eb);
+    if (!e && with_g2) {
+        double t1 = cuzk__now_ms();
+        e = cuzk_gpu_msm(g, d->g_b2, 0, pk->n_vars, ws, CUZK_GPU_SCALARS_SAME, (uint64_t *)&pb2,
+                         eb);
+        t2 = cuzk__now_ms() - t1;
+    }
     if (!e)
         e = cuzk_gpu_msm(g, d->g_c, 0, pk->n_vars - pk->n_public - 1,
-                         ws + 32 * ((uint64_t)pk->n_public + 1), 0, (uint64_t *)&pc, eb);
-    s->st.msm_g1_ms = cuzk__now_ms() - t;
+                         ws + 32 * ((uint64_t)pk->n_public + 1), CUZK_GPU_SCALARS_SAME,
+                         (uint64_t *)&pc, eb);
+    s->st.msm_g1_ms = cuzk__now_ms() - t - t2;
     GT_(gpu_release)(s, device, ctx);
     if (!e && (!G1_(is_on_curve)(&pa) || !G1_(is_on_curve)(&pb1) || !G1_(is_on_curve)(&pc)))
         e = cuzk_errf(eb, CUZK_GPU_FAULT, "GPU %d: a G1 MSM result is not on the curve", device);
+    if (!e && with_g2 && !G2_(is_on_curve)(&pb2))
+        e = cuzk_errf(eb, CUZK_GPU_FAULT, "GPU %d: the G2 MSM result is not on the curve", device);
     if (e)
         return e;
     s->pa = pa;
     s->pb1 = pb1;
     s->pc = pc;
     s->g1_msm_done = 1;
+    if (with_g2) {
+        s->pb2 = pb2;
+        s->st.msm_g2_ms = t2;
+        s->g2_done = 1;
+    }
     return CUZK_OK;
 }
 
@@ -681,7 +735,7 @@ static cuzk_err GT_(pg1_gpu_h)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cu
 /* H and the G1 MSMs on a GPU (the engine's GPU stage). */
 static cuzk_err GT_(pg1_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
 {
-    cuzk_err e = GT_(pg1_gpu_msm)(s, device, ctx, eb);
+    cuzk_err e = GT_(pg1_gpu_msm)(s, device, ctx, 0, eb);
     if (!e)
         e = GT_(pg1_gpu_h)(s, device, ctx, eb);
     if (e)
@@ -804,9 +858,7 @@ typedef struct {
 static void *GT_(gpu_msm_thread)(void *arg)
 {
     GT_(gpu_msm_job) *j = arg;
-    j->err = GT_(pg1_gpu_msm)(j->s, 0, NULL, &j->eb);
-    if (!j->err && j->g2)
-        j->err = GT_(pg2_gpu)(j->s, 0, NULL, &j->eb);
+    j->err = GT_(pg1_gpu_msm)(j->s, 0, NULL, j->g2, &j->eb);
     return NULL;
 }
 

@@ -218,6 +218,58 @@ GPU_GROUP_TESTS(bn254_g2, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G2)
 GPU_GROUP_TESTS(bls12_381_g1, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G1)
 GPU_GROUP_TESTS(bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G2)
 
+/* ---- Shared scalars (CUZK_GPU_SCALARS_SAME): A, B1, B2 and C of a proof reuse one upload and
+ * one sort. Each result is checked against the CPU MSM on the same inputs: a G2 MSM reusing a
+ * G1 MSM's preparation, a suffix read from the last upload, a flagged MSM whose scalars are
+ * not those of the last one (a fresh buffer, so nothing may be reused), and the flag after an
+ * unrelated MSM overwrote the scratch. */
+#define GPU_SHARED_TEST(G1, G2, FR, CURVE)                                                    \
+    static void G1##_test_shared(size_t n)                                                   \
+    {                                                                                         \
+        cuzk_errbuf eb = {{0}};                                                               \
+        FR##_t *t = malloc(n * sizeof *t), *sv = malloc(n * sizeof *sv);                      \
+        G1##_affine *p1 = malloc(n * sizeof *p1);                                             \
+        G2##_affine *p2 = malloc(n * sizeof *p2);                                             \
+        uint8_t *sc = malloc(n * 32), *sc2 = malloc(n * 32);                                  \
+        G1##_gen(n, t, p1);                                                                   \
+        G2##_gen(n, t, p2);                                                                   \
+        G1##_scalars(n, SC_SPARSE, sc, sv);                                                   \
+        G1##_scalars(n, SC_RANDOM, sc2, sv);                                                  \
+        cuzk_gpu_points *g1 = NULL, *g2 = NULL;                                               \
+        int ok = cuzk_gpu_points_upload(ctx, CURVE, CUZK_GPU_G1, p1, n, &g1, &eb) == 0 &&     \
+                 cuzk_gpu_points_upload(ctx, CURVE, CUZK_GPU_G2, p2, n, &g2, &eb) == 0;       \
+        CHECK_MSG(ok, "upload: %s", eb.msg);                                                  \
+        uint64_t out[36];                                                                     \
+        G1##_jac w1;                                                                          \
+        G2##_jac w2;                                                                          \
+        const size_t k = 37; /* C's suffix: scalars k .. n over points k .. n */              \
+        if (ok) {                                                                             \
+            CHECK(cuzk_gpu_msm(ctx, g1, 0, n, sc, 0, out, &eb) == 0);                         \
+            CHECK(G1##_msm(&w1, p1, sc, n, 0) == 0);                                          \
+            G1##_check_point("shared: first", n, out, &w1);                                  \
+            CHECK(cuzk_gpu_msm(ctx, g2, 0, n, sc, CUZK_GPU_SCALARS_SAME, out, &eb) == 0);     \
+            CHECK(G2##_msm(&w2, p2, sc, n, 0) == 0);                                          \
+            G2##_check_point("shared: G2 reusing G1's sort", n, out, &w2);                   \
+            CHECK(cuzk_gpu_msm(ctx, g1, k, n - k, sc + 32 * k, CUZK_GPU_SCALARS_SAME, out,    \
+                               &eb) == 0);                                                    \
+            CHECK(G1##_msm(&w1, p1 + k, sc + 32 * k, n - k, 0) == 0);                         \
+            G1##_check_point("shared: suffix of the upload", n - k, out, &w1);               \
+            CHECK(cuzk_gpu_msm(ctx, g1, 0, n, sc2, CUZK_GPU_SCALARS_SAME, out, &eb) == 0);    \
+            CHECK(G1##_msm(&w1, p1, sc2, n, 0) == 0);                                         \
+            G1##_check_point("shared: other scalars", n, out, &w1);                          \
+            CHECK(cuzk_gpu_msm(ctx, g2, 0, n / 2, sc + 32, 0, out, &eb) == 0);                \
+            CHECK(cuzk_gpu_msm(ctx, g2, 0, n, sc2, CUZK_GPU_SCALARS_SAME, out, &eb) == 0);    \
+            CHECK(G2##_msm(&w2, p2, sc2, n, 0) == 0);                                         \
+            G2##_check_point("shared: after another MSM", n, out, &w2);                      \
+            printf("  %-13s n=%-8zu shared scalars checked\n", #G1 "+" #G2, n);              \
+        }                                                                                     \
+        cuzk_gpu_points_free(g1);                                                             \
+        cuzk_gpu_points_free(g2);                                                             \
+        free(t), free(sv), free(p1), free(p2), free(sc), free(sc2);                           \
+    }
+GPU_SHARED_TEST(bn254_g1, bn254_g2, bn254_fr, CUZK_GPU_BN254)
+GPU_SHARED_TEST(bls12_381_g1, bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381)
+
 /* ---- NTT and H per Fr. */
 #define GPU_FR_TESTS(FR, CURVE)                                                               \
     static void FR##_rand(FR##_t *v)                                                          \
@@ -457,6 +509,9 @@ int main(void)
         bn254_g1_test_msm(1 << 22, SC_RANDOM, 0, 0);
         bls12_381_g1_test_msm(1 << 22, SC_RANDOM, 0, 0);
     }
+
+    bn254_g1_test_shared(5000);
+    bls12_381_g1_test_shared(3001);
 
     static const int lns[] = {0, 1, 2, 3, 5, 9, 10, 11, 13, 16, 17, 20, 21};
     for (size_t i = 0; i < sizeof lns / sizeof lns[0]; i++) {

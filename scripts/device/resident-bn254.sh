@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Device run: the GPU tests of the whole tree (gpu_test quick, gpu_prove_test, gpu_daemon_test
+# with the key residency tiers on the real device), then BN254 2^24 dense with the key resident
+# (scripts/device/e2e24-resident.sh, BN254 only, no key-cache part). Run from the repository
+# root on the GPU machine after scripts/device-pack here, with build-device carried.
+set -u
+mkdir -p /tmp/cz && tar -xJf ${CUZK_PACK:-build-device/cuzk-device.tar.xz} -C /tmp/cz && . /tmp/cz/env.sh
+O=${OUT:-/tmp/cuzk-res-out}
+mkdir -p "$O"
+t0=$(date +%s)
+CUZK_GPU_TEST_QUICK=1 timeout 150 $CUZK_BIN_DIR/gpu_test > $O/gpu_test.log 2>&1
+echo "gpu_test rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 $O/gpu_test.log)"
+t0=$(date +%s)
+timeout 150 tests/gpu/gpu_prove_test.sh > $O/prove.log 2>&1
+echo "gpu_prove_test rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 $O/prove.log)"
+t0=$(date +%s)
+timeout 150 tests/gpu/gpu_daemon_test.sh > $O/daemon.log 2>&1
+echo "gpu_daemon_test rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 $O/daemon.log)"
+CURVES=${CURVES:-bn128} REPEAT=${REPEAT:-5} CACHE=0 bash scripts/device/e2e24-resident.sh
