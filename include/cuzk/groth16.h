@@ -133,6 +133,12 @@ cuzk_err cuzk_prove_g1(cuzk_prove_state *s, int device, struct cuzk_gpu_ctx *gpu
                        cuzk_errbuf *eb);
 cuzk_err cuzk_prove_g2(cuzk_prove_state *s, int device, struct cuzk_gpu_ctx *gpu,
                        cuzk_errbuf *eb);
+/* g1 and g2 as one stage on one device (or the CPU): on a GPU, B in G2 reuses the witness
+ * upload and digit sort of the A and B1 MSMs. After a failure, cuzk_prove_g2_done says
+ * whether B in G2 was done (a retry of either stage skips what is done). */
+cuzk_err cuzk_prove_g1g2(cuzk_prove_state *s, int device, struct cuzk_gpu_ctx *gpu,
+                         cuzk_errbuf *eb);
+int cuzk_prove_g2_done(const cuzk_prove_state *s);
 cuzk_err cuzk_prove_end(cuzk_prove_state *s, cuzk_proof *proof, cuzk_errbuf *eb);
 /* Uploads the key's point sets (B in G2 too when with_g2) to GPU `device` now rather than on
  * its first proof there. */

@@ -967,6 +967,13 @@ static void *gpu_worker_main(void *arg)
                 g1_ok = 1;
         } else if (!ctx) {
             err = cuzk_errf(&eb, oerr ? oerr : CUZK_NO_DEVICE, "GPU %d: %s", d->id, oeb.msg);
+        } else if (it->g2_gpu && !g2_ok) {
+            /* G1 and B in G2 in one stage: B2 reuses the witness upload and digit sort of
+             * the A and B1 MSMs. */
+            if (!(err = cuzk_prove_g1g2(it->ps, d->id, ctx, &eb)))
+                g1_ok = g2_ok = 1;
+            else
+                g2_ok = cuzk_prove_g2_done(it->ps);
         } else if (!(err = cuzk_prove_g1(it->ps, d->id, ctx, &eb))) {
             g1_ok = 1;
         }

@@ -321,7 +321,18 @@ cuzk_err cuzk_prove_g2(cuzk_prove_state *s, int device, struct cuzk_gpu_ctx *gpu
 {
     return STAGE(s, pg2_cpu, pg2_gpu);
 }
+cuzk_err cuzk_prove_g1g2(cuzk_prove_state *s, int device, struct cuzk_gpu_ctx *gpu,
+                         cuzk_errbuf *eb)
+{
+    return STAGE(s, pg12_cpu, pg12_gpu);
+}
 #undef STAGE
+
+int cuzk_prove_g2_done(const cuzk_prove_state *s)
+{
+    return s->curve == CUZK_CURVE_BN254 ? bn254_pg2_is_done(s->s.bn254)
+                                        : bls12_381_pg2_is_done(s->s.bls12_381);
+}
 
 cuzk_err cuzk_prove_end(cuzk_prove_state *s, cuzk_proof *proof, cuzk_errbuf *eb)
 {

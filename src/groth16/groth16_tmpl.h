@@ -745,6 +745,29 @@ static cuzk_err GT_(pg1_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk
     return CUZK_OK;
 }
 
+/* H, the G1 MSMs and B in G2 on one GPU, B2 sharing A's scalar upload and sort. */
+static cuzk_err GT_(pg12_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+{
+    cuzk_err e = GT_(pg1_gpu_msm)(s, device, ctx, 1, eb);
+    if (!e)
+        e = GT_(pg1_gpu_h)(s, device, ctx, eb);
+    if (e)
+        return e;
+    s->g1_done = 1;
+    s->st.used_gpu = 1;
+    return CUZK_OK;
+}
+
+static cuzk_err GT_(pg12_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
+{
+    cuzk_err e = GT_(pg1_cpu)(s, eb);
+    if (!e && !s->g2_done)
+        e = GT_(pg2_cpu)(s, eb);
+    return e;
+}
+
+static int GT_(pg2_is_done)(const GT_(pstate) *s) { return s->g2_done; }
+
 static cuzk_err GT_(pg2_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
 {
     GT_(pk) *pk = s->pk;
