@@ -446,10 +446,10 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
     s->t0 = cuzk__now_ms();
     s->pk = pk;
     s->opts = *opts;
-    s->w = malloc((pk->n_vars ? pk->n_vars : 1) * sizeof(FRT));
-    s->a = malloc(N * sizeof(FRT));
-    s->b = malloc(N * sizeof(FRT));
-    s->c = malloc(N * sizeof(FRT));
+    s->w = cuzk__big_alloc((pk->n_vars ? pk->n_vars : 1) * sizeof(FRT));
+    s->a = cuzk__big_alloc(N * sizeof(FRT));
+    s->b = cuzk__big_alloc(N * sizeof(FRT));
+    s->c = cuzk__big_alloc(N * sizeof(FRT));
     cuzk_err e = CUZK_OK;
     if (!s->w || !s->a || !s->b || !s->c) {
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "cannot allocate the prover's working set (%" PRIu64 " bytes)",

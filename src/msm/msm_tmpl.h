@@ -494,8 +494,10 @@ static void MG_(msm_xyzz_thread)(void *arg, unsigned t, unsigned T)
 /* Window bits minimising the time W(c) (m / K + beta 2^c) / T, c <= 20 (buckets of one
  * thread then stay within a few MiB). K splits the points of each window into chunks (each
  * with its own buckets and bucket sum) when there are fewer windows than 2T, down to 1024
- * points. beta weighs the bucket sum against the per-point work: 1 for XYZZ buckets, 2 for
- * the cheaper batch-affine accumulation (fitted on 2^14 .. 2^18 points). */
+ * points. beta weighs the bucket sum against the per-point work: 1 for XYZZ buckets, 1.5 for
+ * the cheaper batch-affine accumulation (refitted on 2^14 .. 2^18 BN254 G1 points, 2 threads,
+ * after the assembly field add/sub: c = 11, 12, 13, 13 measured best at 2^14, 2^15, 2^16,
+ * 2^18; 2 had picked one less below 2^18). */
 static unsigned MG_(msm_chunks)(unsigned c, size_t m, unsigned T)
 {
     unsigned W = MSM_NBITS / c + 1, K = 1;
@@ -513,7 +515,7 @@ static unsigned MG_(msm_pick_window)(size_t m, unsigned T, unsigned *nchunks_out
         unsigned K = MG_(msm_chunks)(c, m, T);
         /* Tasks run in rounds of T threads: time ~ ceil(W K / T) tasks of (m/K + 2^c). */
         double rounds = (double)((W * K + T - 1) / T);
-        double beta = m <= MSM_AFFINE_MAX ? 2.0 : 1.0;
+        double beta = m <= MSM_AFFINE_MAX ? 1.5 : 1.0;
         double cost = rounds * ((double)m / K + beta * (double)((size_t)1 << c));
         if (cost < best) {
             best = cost;
