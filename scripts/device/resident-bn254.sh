@@ -22,5 +22,9 @@ fi
 t0=$(date +%s)
 timeout 150 tests/gpu/gpu_daemon_test.sh > $O/daemon.log 2>&1
 echo "gpu_daemon_test rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 $O/daemon.log)"
+if [ -n "${BENCH:-}" ]; then
+  # The MSM rows with scalars from pinned memory (they bypass the upload staging): BENCH="--only g1 --logs 24"
+  timeout 120 $CUZK_BIN_DIR/cuzk-bench-gpu --reps 3 --scalars random $BENCH 2>&1 | grep -E "^\|" | tail -6
+fi
 echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
 CURVES=${CURVES:-bn128} REPEAT=${REPEAT:-5} CACHE=0 bash scripts/device/e2e24-resident.sh

@@ -8,6 +8,10 @@
 
 #include "gpu/gpu_internal.cuh"
 
+extern "C" {
+#include "util/parallel.h"
+}
+
 cuzk_err cuzk__gpu_fault(cuzk_errbuf *eb, const char *file, int line, const char *call,
                          cudaError_t e)
 {
@@ -60,6 +64,56 @@ static cuzk_err msm_dispatch(cuzk_gpu_ctx *ctx, cuzk_gpu_curve c, cuzk_gpu_group
                             : cuzk__gpu_bls12_381_g2_msm(ctx, d_pts, n, d_sc, mont, out, eb);
 }
 
+/* Host-to-device copy of a large pageable buffer (the witness, a, b, c: up to 512 MiB each)
+ * on the context's stream, through its two pinned staging buffers: a few host threads copy the
+ * next chunk into one while the DMA engine drains the other (the driver's own path for
+ * pageable memory copies on one thread). Returns once the last chunk is queued; the stream
+ * orders later work after it. Small copies, page-locked sources (the DMA engine reads them at
+ * full speed) and contexts without staging go directly. */
+struct upload_job {
+    uint8_t *dst;
+    const uint8_t *src;
+    size_t len, piece;
+};
+
+static void upload_piece(void *arg, size_t i)
+{
+    upload_job *j = (upload_job *)arg;
+    size_t lo = i * j->piece, n = j->len - lo < j->piece ? j->len - lo : j->piece;
+    memcpy(j->dst + lo, j->src + lo, n);
+}
+
+/* Threads copying into the staging buffers: a few saturate the host's memory bandwidth, and
+ * the witness upload runs beside synthesis, which wants every core (with all 16 on the H200
+ * host, synthesis went from ~460 to ~520 ms at 2^24). */
+#define CUZK_GPU_STAGE_THREADS 4
+
+static cuzk_err upload(cuzk_gpu_ctx *ctx, void *dst, const void *src, size_t bytes,
+                       cuzk_errbuf *eb)
+{
+    cudaPointerAttributes pa;
+    bool pinned = cudaPointerGetAttributes(&pa, src) == cudaSuccess &&
+                  pa.type == cudaMemoryTypeHost; /* page-locked already: DMA reads it */
+    cudaGetLastError();
+    if (!ctx->stage[0] || bytes < 2 * CUZK_GPU_STAGE_BYTES || pinned) {
+        if (bytes)
+            CU(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx->stream));
+        return CUZK_OK;
+    }
+    const size_t piece = (size_t)2 << 20;
+    for (size_t off = 0, k = 0; off < bytes; k ^= 1) {
+        size_t len = bytes - off < CUZK_GPU_STAGE_BYTES ? bytes - off : CUZK_GPU_STAGE_BYTES;
+        CU(cudaEventSynchronize(ctx->stage_ev[k])); /* its previous copy has left it */
+        upload_job j = {(uint8_t *)ctx->stage[k], (const uint8_t *)src + off, len, piece};
+        cuzk_parallel_for((len + piece - 1) / piece, CUZK_GPU_STAGE_THREADS, upload_piece, &j);
+        CU(cudaMemcpyAsync((uint8_t *)dst + off, ctx->stage[k], len, cudaMemcpyHostToDevice,
+                           ctx->stream));
+        CU(cudaEventRecord(ctx->stage_ev[k], ctx->stream));
+        off += len;
+    }
+    return CUZK_OK;
+}
+
 extern "C" {
 
 int cuzk_gpu_device_count(void)
@@ -93,6 +147,23 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
         e = cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking);
     if (e == cudaSuccess)
         e = cudaMallocHost(&ctx->host_res, CUZK_GPU_HOST_RES_BYTES);
+    for (int i = 0; i < 2 && e == cudaSuccess; i++)
+        e = cudaEventCreateWithFlags(&ctx->stage_ev[i], cudaEventDisableTiming);
+    if (e == cudaSuccess) {
+        /* Staging is an optimisation: without it uploads read pageable memory directly. */
+        for (int i = 0; i < 2; i++) {
+            if (cudaMallocHost(&ctx->stage[i], CUZK_GPU_STAGE_BYTES) != cudaSuccess) {
+                cudaGetLastError();
+                ctx->stage[i] = NULL;
+            }
+        }
+        if (!ctx->stage[0] || !ctx->stage[1]) {
+            for (int i = 0; i < 2; i++)
+                if (ctx->stage[i])
+                    cudaFreeHost(ctx->stage[i]);
+            ctx->stage[0] = ctx->stage[1] = NULL;
+        }
+    }
     if (e != cudaSuccess) {
         r = cuzk__gpu_fault(eb, __FILE__, __LINE__, "cuzk_gpu_open", e);
         cuzk_gpu_close(ctx);
@@ -119,6 +190,12 @@ void cuzk_gpu_close(cuzk_gpu_ctx *ctx)
             cudaFree(ctx->tw[i]);
     if (ctx->host_res)
         cudaFreeHost(ctx->host_res);
+    for (int i = 0; i < 2; i++) {
+        if (ctx->stage[i])
+            cudaFreeHost(ctx->stage[i]);
+        if (ctx->stage_ev[i])
+            cudaEventDestroy(ctx->stage_ev[i]);
+    }
     if (ctx->stream)
         cudaStreamDestroy(ctx->stream);
     cudaGetLastError();
@@ -236,9 +313,7 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
         } else {
             ctx->up.valid = 0;
             SCRATCH(SCR_SC_IN, count * 32, d_sc);
-            if (count)
-                CU(cudaMemcpyAsync(d_sc, scalars, count * 32, cudaMemcpyHostToDevice,
-                                   ctx->stream));
+            TRY(upload(ctx, d_sc, scalars, count * 32, eb));
             ctx->up.host = h;
             ctx->up.n = count;
             ctx->up.valid = count > 0;
@@ -342,9 +417,9 @@ cuzk_err cuzk_gpu_h(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, const voi
     SCRATCH(SCR_HA, n * 32, da);
     SCRATCH(SCR_HB, n * 32, db);
     SCRATCH(SCR_HC, n * 32, dc);
-    CU(cudaMemcpyAsync(da, a, n * 32, cudaMemcpyHostToDevice, ctx->stream));
-    CU(cudaMemcpyAsync(db, b, n * 32, cudaMemcpyHostToDevice, ctx->stream));
-    CU(cudaMemcpyAsync(dc, c, n * 32, cudaMemcpyHostToDevice, ctx->stream));
+    TRY(upload(ctx, da, a, n * 32, eb));
+    TRY(upload(ctx, db, b, n * 32, eb));
+    TRY(upload(ctx, dc, c, n * 32, eb));
     TRY(curve == CUZK_GPU_BN254 ? cuzk__gpu_bn254_fr_h(ctx, logn, da, db, dc, eb)
                                 : cuzk__gpu_bls12_381_fr_h(ctx, logn, da, db, dc, eb));
     if (h_out) {

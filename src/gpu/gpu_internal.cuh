@@ -42,6 +42,9 @@ enum {
     SCR_COUNT
 };
 
+/* Pinned staging for host-to-device uploads: 2 x 32 MiB per context. */
+#define CUZK_GPU_STAGE_BYTES ((size_t)32 << 20)
+
 /* W + 1 <= 65 Jacobian points of at most 288 bytes (BLS12-381 G2, c >= 4). */
 #define CUZK_GPU_HOST_RES_BYTES 32768
 
@@ -55,6 +58,11 @@ struct cuzk_gpu_ctx {
     void *tw[2]; /* per curve: w_{2^L}^i for i < 2^(L-1), Montgomery Fr */
     int tw_log[2];
     void *host_res; /* pinned, CUZK_GPU_HOST_RES_BYTES, for results */
+    /* Two pinned staging buffers of CUZK_GPU_STAGE_BYTES for large uploads from pageable
+     * memory (cuzk__gpu_upload), each with the event of the last copy out of it; NULL when
+     * they could not be allocated (uploads then go straight from pageable memory). */
+    void *stage[2];
+    cudaEvent_t stage_ev[2];
     /* The scalar side of the last MSM over host scalars: their upload, classification (0, 1,
      * other), digits and radix sort, which depend on the scalars only, never on the points or
      * the group. An MSM flagged CUZK_GPU_SCALARS_SAME over the same scalars (same pointer,
