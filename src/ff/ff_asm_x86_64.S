@@ -6,6 +6,8 @@
  *                             const uint64_t p[N], uint64_t n0);
  *   void cuzk__sqr_mont_asm_N(uint64_t r[N], const uint64_t a[N], const uint64_t p[N],
  *                             uint64_t n0);
+ *   void cuzk__fp2_mul_asm_N(uint64_t r[2N], const uint64_t a[2N], const uint64_t b[2N],
+ *                            const uint64_t p[N], uint64_t n0);   (Fp2 = Fp[u]/(u^2 + 1), c0 | c1)
  * r = a*b/2^(64N) mod p, fully reduced, for a, b < p; n0 = -p^-1 mod 2^64; requires
  * p < 2^(64N-1) (top limb below 2^63). r is written only after every input limb has been
  * read, so r may alias a or b.
@@ -323,6 +325,525 @@ cuzk__sqr_mont_asm_4:
     popq %rbx
     ret
     .size cuzk__sqr_mont_asm_4,.-cuzk__sqr_mont_asm_4
+
+    .globl cuzk__fp2_mul_asm_4
+    .type cuzk__fp2_mul_asm_4,@function
+    .p2align 5
+cuzk__fp2_mul_asm_4:
+    endbr64
+    pushq %rbx
+    pushq %rbp
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    subq $336, %rsp
+    movq %rdi, (%rsp)
+    movq %rcx, 8(%rsp)
+    movq %r8, 16(%rsp)
+    movq %rsi, 24(%rsp)
+    movq %rdx, 32(%rsp)
+    movq 0(%rsi), %rax
+    addq 32(%rsi), %rax
+    movq %rax, 40(%rsp)
+    movq 8(%rsi), %rax
+    adcq 40(%rsi), %rax
+    movq %rax, 48(%rsp)
+    movq 16(%rsi), %rax
+    adcq 48(%rsi), %rax
+    movq %rax, 56(%rsp)
+    movq 24(%rsi), %rax
+    adcq 56(%rsi), %rax
+    movq %rax, 64(%rsp)
+    movq 0(%rdx), %rax
+    addq 32(%rdx), %rax
+    movq %rax, 72(%rsp)
+    movq 8(%rdx), %rax
+    adcq 40(%rdx), %rax
+    movq %rax, 80(%rsp)
+    movq 16(%rdx), %rax
+    adcq 48(%rdx), %rax
+    movq %rax, 88(%rsp)
+    movq 24(%rdx), %rax
+    adcq 56(%rdx), %rax
+    movq %rax, 96(%rsp)
+    movq %rdx, %r9
+    movq 0(%r9), %rdx
+    mulxq 0(%rsi), %rax, %rbx
+    mulxq 8(%rsi), %r8, %rcx
+    addq %r8, %rbx
+    mulxq 16(%rsi), %r8, %rdi
+    adcq %r8, %rcx
+    mulxq 24(%rsi), %r8, %rbp
+    adcq %r8, %rdi
+    adcq $0, %rbp
+    movq %rax, 104(%rsp)
+    movq 8(%r9), %rdx
+    xorl %eax, %eax
+    mulxq 0(%rsi), %r8, %r10
+    adcxq %r8, %rbx
+    adoxq %r10, %rcx
+    mulxq 8(%rsi), %r8, %r10
+    adcxq %r8, %rcx
+    adoxq %r10, %rdi
+    mulxq 16(%rsi), %r8, %r10
+    adcxq %r8, %rdi
+    adoxq %r10, %rbp
+    mulxq 24(%rsi), %r8, %r10
+    adcxq %r8, %rbp
+    adoxq %r10, %rax
+    adcq $0, %rax
+    movq %rbx, 112(%rsp)
+    movq 16(%r9), %rdx
+    xorl %ebx, %ebx
+    mulxq 0(%rsi), %r8, %r10
+    adcxq %r8, %rcx
+    adoxq %r10, %rdi
+    mulxq 8(%rsi), %r8, %r10
+    adcxq %r8, %rdi
+    adoxq %r10, %rbp
+    mulxq 16(%rsi), %r8, %r10
+    adcxq %r8, %rbp
+    adoxq %r10, %rax
+    mulxq 24(%rsi), %r8, %r10
+    adcxq %r8, %rax
+    adoxq %r10, %rbx
+    adcq $0, %rbx
+    movq %rcx, 120(%rsp)
+    movq 24(%r9), %rdx
+    xorl %ecx, %ecx
+    mulxq 0(%rsi), %r8, %r10
+    adcxq %r8, %rdi
+    adoxq %r10, %rbp
+    mulxq 8(%rsi), %r8, %r10
+    adcxq %r8, %rbp
+    adoxq %r10, %rax
+    mulxq 16(%rsi), %r8, %r10
+    adcxq %r8, %rax
+    adoxq %r10, %rbx
+    mulxq 24(%rsi), %r8, %r10
+    adcxq %r8, %rbx
+    adoxq %r10, %rcx
+    adcq $0, %rcx
+    movq %rdi, 128(%rsp)
+    movq %rbp, 136(%rsp)
+    movq %rax, 144(%rsp)
+    movq %rbx, 152(%rsp)
+    movq %rcx, 160(%rsp)
+    movq 24(%rsp), %rsi
+    movq 32(%rsp), %r9
+    movq 32(%r9), %rdx
+    mulxq 32(%rsi), %rax, %rbx
+    mulxq 40(%rsi), %r8, %rcx
+    addq %r8, %rbx
+    mulxq 48(%rsi), %r8, %rdi
+    adcq %r8, %rcx
+    mulxq 56(%rsi), %r8, %rbp
+    adcq %r8, %rdi
+    adcq $0, %rbp
+    movq %rax, 168(%rsp)
+    movq 40(%r9), %rdx
+    xorl %eax, %eax
+    mulxq 32(%rsi), %r8, %r10
+    adcxq %r8, %rbx
+    adoxq %r10, %rcx
+    mulxq 40(%rsi), %r8, %r10
+    adcxq %r8, %rcx
+    adoxq %r10, %rdi
+    mulxq 48(%rsi), %r8, %r10
+    adcxq %r8, %rdi
+    adoxq %r10, %rbp
+    mulxq 56(%rsi), %r8, %r10
+    adcxq %r8, %rbp
+    adoxq %r10, %rax
+    adcq $0, %rax
+    movq %rbx, 176(%rsp)
+    movq 48(%r9), %rdx
+    xorl %ebx, %ebx
+    mulxq 32(%rsi), %r8, %r10
+    adcxq %r8, %rcx
+    adoxq %r10, %rdi
+    mulxq 40(%rsi), %r8, %r10
+    adcxq %r8, %rdi
+    adoxq %r10, %rbp
+    mulxq 48(%rsi), %r8, %r10
+    adcxq %r8, %rbp
+    adoxq %r10, %rax
+    mulxq 56(%rsi), %r8, %r10
+    adcxq %r8, %rax
+    adoxq %r10, %rbx
+    adcq $0, %rbx
+    movq %rcx, 184(%rsp)
+    movq 56(%r9), %rdx
+    xorl %ecx, %ecx
+    mulxq 32(%rsi), %r8, %r10
+    adcxq %r8, %rdi
+    adoxq %r10, %rbp
+    mulxq 40(%rsi), %r8, %r10
+    adcxq %r8, %rbp
+    adoxq %r10, %rax
+    mulxq 48(%rsi), %r8, %r10
+    adcxq %r8, %rax
+    adoxq %r10, %rbx
+    mulxq 56(%rsi), %r8, %r10
+    adcxq %r8, %rbx
+    adoxq %r10, %rcx
+    adcq $0, %rcx
+    movq %rdi, 192(%rsp)
+    movq %rbp, 200(%rsp)
+    movq %rax, 208(%rsp)
+    movq %rbx, 216(%rsp)
+    movq %rcx, 224(%rsp)
+    movq 72(%rsp), %rdx
+    mulxq 40(%rsp), %rax, %rbx
+    mulxq 48(%rsp), %r8, %rcx
+    addq %r8, %rbx
+    mulxq 56(%rsp), %r8, %rdi
+    adcq %r8, %rcx
+    mulxq 64(%rsp), %r8, %rbp
+    adcq %r8, %rdi
+    adcq $0, %rbp
+    movq %rax, 232(%rsp)
+    movq 80(%rsp), %rdx
+    xorl %eax, %eax
+    mulxq 40(%rsp), %r8, %r9
+    adcxq %r8, %rbx
+    adoxq %r9, %rcx
+    mulxq 48(%rsp), %r8, %r9
+    adcxq %r8, %rcx
+    adoxq %r9, %rdi
+    mulxq 56(%rsp), %r8, %r9
+    adcxq %r8, %rdi
+    adoxq %r9, %rbp
+    mulxq 64(%rsp), %r8, %r9
+    adcxq %r8, %rbp
+    adoxq %r9, %rax
+    adcq $0, %rax
+    movq %rbx, 240(%rsp)
+    movq 88(%rsp), %rdx
+    xorl %ebx, %ebx
+    mulxq 40(%rsp), %r8, %r9
+    adcxq %r8, %rcx
+    adoxq %r9, %rdi
+    mulxq 48(%rsp), %r8, %r9
+    adcxq %r8, %rdi
+    adoxq %r9, %rbp
+    mulxq 56(%rsp), %r8, %r9
+    adcxq %r8, %rbp
+    adoxq %r9, %rax
+    mulxq 64(%rsp), %r8, %r9
+    adcxq %r8, %rax
+    adoxq %r9, %rbx
+    adcq $0, %rbx
+    movq %rcx, 248(%rsp)
+    movq 96(%rsp), %rdx
+    xorl %ecx, %ecx
+    mulxq 40(%rsp), %r8, %r9
+    adcxq %r8, %rdi
+    adoxq %r9, %rbp
+    mulxq 48(%rsp), %r8, %r9
+    adcxq %r8, %rbp
+    adoxq %r9, %rax
+    mulxq 56(%rsp), %r8, %r9
+    adcxq %r8, %rax
+    adoxq %r9, %rbx
+    mulxq 64(%rsp), %r8, %r9
+    adcxq %r8, %rbx
+    adoxq %r9, %rcx
+    adcq $0, %rcx
+    movq %rdi, 256(%rsp)
+    movq %rbp, 264(%rsp)
+    movq %rax, 272(%rsp)
+    movq %rbx, 280(%rsp)
+    movq %rcx, 288(%rsp)
+    movq 232(%rsp), %rax
+    subq 104(%rsp), %rax
+    movq %rax, 232(%rsp)
+    movq 240(%rsp), %rax
+    sbbq 112(%rsp), %rax
+    movq %rax, 240(%rsp)
+    movq 248(%rsp), %rax
+    sbbq 120(%rsp), %rax
+    movq %rax, 248(%rsp)
+    movq 256(%rsp), %rax
+    sbbq 128(%rsp), %rax
+    movq %rax, 256(%rsp)
+    movq 264(%rsp), %rax
+    sbbq 136(%rsp), %rax
+    movq %rax, 264(%rsp)
+    movq 272(%rsp), %rax
+    sbbq 144(%rsp), %rax
+    movq %rax, 272(%rsp)
+    movq 280(%rsp), %rax
+    sbbq 152(%rsp), %rax
+    movq %rax, 280(%rsp)
+    movq 288(%rsp), %rax
+    sbbq 160(%rsp), %rax
+    movq %rax, 288(%rsp)
+    movq 232(%rsp), %rax
+    subq 168(%rsp), %rax
+    movq %rax, 232(%rsp)
+    movq 240(%rsp), %rax
+    sbbq 176(%rsp), %rax
+    movq %rax, 240(%rsp)
+    movq 248(%rsp), %rax
+    sbbq 184(%rsp), %rax
+    movq %rax, 248(%rsp)
+    movq 256(%rsp), %rax
+    sbbq 192(%rsp), %rax
+    movq %rax, 256(%rsp)
+    movq 264(%rsp), %rax
+    sbbq 200(%rsp), %rax
+    movq %rax, 264(%rsp)
+    movq 272(%rsp), %rax
+    sbbq 208(%rsp), %rax
+    movq %rax, 272(%rsp)
+    movq 280(%rsp), %rax
+    sbbq 216(%rsp), %rax
+    movq %rax, 280(%rsp)
+    movq 288(%rsp), %rax
+    sbbq 224(%rsp), %rax
+    movq %rax, 288(%rsp)
+    movq 104(%rsp), %rax
+    subq 168(%rsp), %rax
+    movq %rax, 104(%rsp)
+    movq 112(%rsp), %rax
+    sbbq 176(%rsp), %rax
+    movq %rax, 112(%rsp)
+    movq 120(%rsp), %rax
+    sbbq 184(%rsp), %rax
+    movq %rax, 120(%rsp)
+    movq 128(%rsp), %rax
+    sbbq 192(%rsp), %rax
+    movq %rax, 128(%rsp)
+    movq 136(%rsp), %rax
+    sbbq 200(%rsp), %rax
+    movq %rax, 136(%rsp)
+    movq 144(%rsp), %rax
+    sbbq 208(%rsp), %rax
+    movq %rax, 144(%rsp)
+    movq 152(%rsp), %rax
+    sbbq 216(%rsp), %rax
+    movq %rax, 152(%rsp)
+    movq 160(%rsp), %rax
+    sbbq 224(%rsp), %rax
+    movq %rax, 160(%rsp)
+    sbbq %rbx, %rbx
+    movq 8(%rsp), %rcx
+    movq 0(%rcx), %rax
+    andq %rbx, %rax
+    movq %rax, 296(%rsp)
+    movq 8(%rcx), %rax
+    andq %rbx, %rax
+    movq %rax, 304(%rsp)
+    movq 16(%rcx), %rax
+    andq %rbx, %rax
+    movq %rax, 312(%rsp)
+    movq 24(%rcx), %rax
+    andq %rbx, %rax
+    movq %rax, 320(%rsp)
+    movq 136(%rsp), %rax
+    addq 296(%rsp), %rax
+    movq %rax, 136(%rsp)
+    movq 144(%rsp), %rax
+    adcq 304(%rsp), %rax
+    movq %rax, 144(%rsp)
+    movq 152(%rsp), %rax
+    adcq 312(%rsp), %rax
+    movq %rax, 152(%rsp)
+    movq 160(%rsp), %rax
+    adcq 320(%rsp), %rax
+    movq %rax, 160(%rsp)
+    movq 8(%rsp), %rax
+    movq 104(%rsp), %rdi
+    movq 112(%rsp), %rsi
+    movq 120(%rsp), %rbp
+    movq 128(%rsp), %r8
+    movq %rdi, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r9d, %r9d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %rdi
+    adoxq %rcx, %rsi
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %rsi
+    adoxq %rcx, %rbp
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %rbp
+    adoxq %rcx, %r8
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r8
+    adoxq %rcx, %r9
+    adcq $0, %r9
+    movq %rsi, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r10d, %r10d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %rsi
+    adoxq %rcx, %rbp
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %rbp
+    adoxq %rcx, %r8
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %r8
+    adoxq %rcx, %r9
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r9
+    adoxq %rcx, %r10
+    adcq $0, %r10
+    movq %rbp, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r11d, %r11d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %rbp
+    adoxq %rcx, %r8
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %r8
+    adoxq %rcx, %r9
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %r9
+    adoxq %rcx, %r10
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r10
+    adoxq %rcx, %r11
+    adcq $0, %r11
+    movq %r8, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r12d, %r12d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %r8
+    adoxq %rcx, %r9
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %r9
+    adoxq %rcx, %r10
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %r10
+    adoxq %rcx, %r11
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r11
+    adoxq %rcx, %r12
+    adcq $0, %r12
+    addq 136(%rsp), %r9
+    adcq 144(%rsp), %r10
+    adcq 152(%rsp), %r11
+    adcq 160(%rsp), %r12
+    movq (%rsp), %r13
+    movq %r9, %r14
+    movq %r10, %r15
+    movq %r11, %rdi
+    movq %r12, %rsi
+    subq (%rax), %r14
+    sbbq 8(%rax), %r15
+    sbbq 16(%rax), %rdi
+    sbbq 24(%rax), %rsi
+    cmovcq %r9, %r14
+    cmovcq %r10, %r15
+    cmovcq %r11, %rdi
+    cmovcq %r12, %rsi
+    movq %r14, (%r13)
+    movq %r15, 8(%r13)
+    movq %rdi, 16(%r13)
+    movq %rsi, 24(%r13)
+    movq 8(%rsp), %rax
+    movq 232(%rsp), %rdi
+    movq 240(%rsp), %rsi
+    movq 248(%rsp), %rbp
+    movq 256(%rsp), %r8
+    movq %rdi, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r9d, %r9d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %rdi
+    adoxq %rcx, %rsi
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %rsi
+    adoxq %rcx, %rbp
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %rbp
+    adoxq %rcx, %r8
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r8
+    adoxq %rcx, %r9
+    adcq $0, %r9
+    movq %rsi, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r10d, %r10d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %rsi
+    adoxq %rcx, %rbp
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %rbp
+    adoxq %rcx, %r8
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %r8
+    adoxq %rcx, %r9
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r9
+    adoxq %rcx, %r10
+    adcq $0, %r10
+    movq %rbp, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r11d, %r11d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %rbp
+    adoxq %rcx, %r8
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %r8
+    adoxq %rcx, %r9
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %r9
+    adoxq %rcx, %r10
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r10
+    adoxq %rcx, %r11
+    adcq $0, %r11
+    movq %r8, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r12d, %r12d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %r8
+    adoxq %rcx, %r9
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %r9
+    adoxq %rcx, %r10
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %r10
+    adoxq %rcx, %r11
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r11
+    adoxq %rcx, %r12
+    adcq $0, %r12
+    addq 264(%rsp), %r9
+    adcq 272(%rsp), %r10
+    adcq 280(%rsp), %r11
+    adcq 288(%rsp), %r12
+    movq (%rsp), %r13
+    leaq 32(%r13), %r13
+    movq %r9, %r14
+    movq %r10, %r15
+    movq %r11, %rdi
+    movq %r12, %rsi
+    subq (%rax), %r14
+    sbbq 8(%rax), %r15
+    sbbq 16(%rax), %rdi
+    sbbq 24(%rax), %rsi
+    cmovcq %r9, %r14
+    cmovcq %r10, %r15
+    cmovcq %r11, %rdi
+    cmovcq %r12, %rsi
+    movq %r14, (%r13)
+    movq %r15, 8(%r13)
+    movq %rdi, 16(%r13)
+    movq %rsi, 24(%r13)
+    addq $336, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbp
+    popq %rbx
+    ret
+    .size cuzk__fp2_mul_asm_4,.-cuzk__fp2_mul_asm_4
 
     .globl cuzk__mul_mont_asm_6
     .type cuzk__mul_mont_asm_6,@function
@@ -902,5 +1423,948 @@ cuzk__sqr_mont_asm_6:
     popq %rbx
     ret
     .size cuzk__sqr_mont_asm_6,.-cuzk__sqr_mont_asm_6
+
+    .globl cuzk__fp2_mul_asm_6
+    .type cuzk__fp2_mul_asm_6,@function
+    .p2align 5
+cuzk__fp2_mul_asm_6:
+    endbr64
+    pushq %rbx
+    pushq %rbp
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    subq $480, %rsp
+    movq %rdi, (%rsp)
+    movq %rcx, 8(%rsp)
+    movq %r8, 16(%rsp)
+    movq %rsi, 24(%rsp)
+    movq %rdx, 32(%rsp)
+    movq 0(%rsi), %rax
+    addq 48(%rsi), %rax
+    movq %rax, 40(%rsp)
+    movq 8(%rsi), %rax
+    adcq 56(%rsi), %rax
+    movq %rax, 48(%rsp)
+    movq 16(%rsi), %rax
+    adcq 64(%rsi), %rax
+    movq %rax, 56(%rsp)
+    movq 24(%rsi), %rax
+    adcq 72(%rsi), %rax
+    movq %rax, 64(%rsp)
+    movq 32(%rsi), %rax
+    adcq 80(%rsi), %rax
+    movq %rax, 72(%rsp)
+    movq 40(%rsi), %rax
+    adcq 88(%rsi), %rax
+    movq %rax, 80(%rsp)
+    movq 0(%rdx), %rax
+    addq 48(%rdx), %rax
+    movq %rax, 88(%rsp)
+    movq 8(%rdx), %rax
+    adcq 56(%rdx), %rax
+    movq %rax, 96(%rsp)
+    movq 16(%rdx), %rax
+    adcq 64(%rdx), %rax
+    movq %rax, 104(%rsp)
+    movq 24(%rdx), %rax
+    adcq 72(%rdx), %rax
+    movq %rax, 112(%rsp)
+    movq 32(%rdx), %rax
+    adcq 80(%rdx), %rax
+    movq %rax, 120(%rsp)
+    movq 40(%rdx), %rax
+    adcq 88(%rdx), %rax
+    movq %rax, 128(%rsp)
+    movq %rdx, %r9
+    movq 0(%r9), %rdx
+    mulxq 0(%rsi), %rax, %rbx
+    mulxq 8(%rsi), %r11, %rcx
+    addq %r11, %rbx
+    mulxq 16(%rsi), %r11, %rdi
+    adcq %r11, %rcx
+    mulxq 24(%rsi), %r11, %rbp
+    adcq %r11, %rdi
+    mulxq 32(%rsi), %r11, %r8
+    adcq %r11, %rbp
+    mulxq 40(%rsi), %r11, %r10
+    adcq %r11, %r8
+    adcq $0, %r10
+    movq %rax, 136(%rsp)
+    movq 8(%r9), %rdx
+    xorl %eax, %eax
+    mulxq 0(%rsi), %r11, %r12
+    adcxq %r11, %rbx
+    adoxq %r12, %rcx
+    mulxq 8(%rsi), %r11, %r12
+    adcxq %r11, %rcx
+    adoxq %r12, %rdi
+    mulxq 16(%rsi), %r11, %r12
+    adcxq %r11, %rdi
+    adoxq %r12, %rbp
+    mulxq 24(%rsi), %r11, %r12
+    adcxq %r11, %rbp
+    adoxq %r12, %r8
+    mulxq 32(%rsi), %r11, %r12
+    adcxq %r11, %r8
+    adoxq %r12, %r10
+    mulxq 40(%rsi), %r11, %r12
+    adcxq %r11, %r10
+    adoxq %r12, %rax
+    adcq $0, %rax
+    movq %rbx, 144(%rsp)
+    movq 16(%r9), %rdx
+    xorl %ebx, %ebx
+    mulxq 0(%rsi), %r11, %r12
+    adcxq %r11, %rcx
+    adoxq %r12, %rdi
+    mulxq 8(%rsi), %r11, %r12
+    adcxq %r11, %rdi
+    adoxq %r12, %rbp
+    mulxq 16(%rsi), %r11, %r12
+    adcxq %r11, %rbp
+    adoxq %r12, %r8
+    mulxq 24(%rsi), %r11, %r12
+    adcxq %r11, %r8
+    adoxq %r12, %r10
+    mulxq 32(%rsi), %r11, %r12
+    adcxq %r11, %r10
+    adoxq %r12, %rax
+    mulxq 40(%rsi), %r11, %r12
+    adcxq %r11, %rax
+    adoxq %r12, %rbx
+    adcq $0, %rbx
+    movq %rcx, 152(%rsp)
+    movq 24(%r9), %rdx
+    xorl %ecx, %ecx
+    mulxq 0(%rsi), %r11, %r12
+    adcxq %r11, %rdi
+    adoxq %r12, %rbp
+    mulxq 8(%rsi), %r11, %r12
+    adcxq %r11, %rbp
+    adoxq %r12, %r8
+    mulxq 16(%rsi), %r11, %r12
+    adcxq %r11, %r8
+    adoxq %r12, %r10
+    mulxq 24(%rsi), %r11, %r12
+    adcxq %r11, %r10
+    adoxq %r12, %rax
+    mulxq 32(%rsi), %r11, %r12
+    adcxq %r11, %rax
+    adoxq %r12, %rbx
+    mulxq 40(%rsi), %r11, %r12
+    adcxq %r11, %rbx
+    adoxq %r12, %rcx
+    adcq $0, %rcx
+    movq %rdi, 160(%rsp)
+    movq 32(%r9), %rdx
+    xorl %edi, %edi
+    mulxq 0(%rsi), %r11, %r12
+    adcxq %r11, %rbp
+    adoxq %r12, %r8
+    mulxq 8(%rsi), %r11, %r12
+    adcxq %r11, %r8
+    adoxq %r12, %r10
+    mulxq 16(%rsi), %r11, %r12
+    adcxq %r11, %r10
+    adoxq %r12, %rax
+    mulxq 24(%rsi), %r11, %r12
+    adcxq %r11, %rax
+    adoxq %r12, %rbx
+    mulxq 32(%rsi), %r11, %r12
+    adcxq %r11, %rbx
+    adoxq %r12, %rcx
+    mulxq 40(%rsi), %r11, %r12
+    adcxq %r11, %rcx
+    adoxq %r12, %rdi
+    adcq $0, %rdi
+    movq %rbp, 168(%rsp)
+    movq 40(%r9), %rdx
+    xorl %ebp, %ebp
+    mulxq 0(%rsi), %r11, %r12
+    adcxq %r11, %r8
+    adoxq %r12, %r10
+    mulxq 8(%rsi), %r11, %r12
+    adcxq %r11, %r10
+    adoxq %r12, %rax
+    mulxq 16(%rsi), %r11, %r12
+    adcxq %r11, %rax
+    adoxq %r12, %rbx
+    mulxq 24(%rsi), %r11, %r12
+    adcxq %r11, %rbx
+    adoxq %r12, %rcx
+    mulxq 32(%rsi), %r11, %r12
+    adcxq %r11, %rcx
+    adoxq %r12, %rdi
+    mulxq 40(%rsi), %r11, %r12
+    adcxq %r11, %rdi
+    adoxq %r12, %rbp
+    adcq $0, %rbp
+    movq %r8, 176(%rsp)
+    movq %r10, 184(%rsp)
+    movq %rax, 192(%rsp)
+    movq %rbx, 200(%rsp)
+    movq %rcx, 208(%rsp)
+    movq %rdi, 216(%rsp)
+    movq %rbp, 224(%rsp)
+    movq 24(%rsp), %rsi
+    movq 32(%rsp), %r9
+    movq 48(%r9), %rdx
+    mulxq 48(%rsi), %rax, %rbx
+    mulxq 56(%rsi), %r11, %rcx
+    addq %r11, %rbx
+    mulxq 64(%rsi), %r11, %rdi
+    adcq %r11, %rcx
+    mulxq 72(%rsi), %r11, %rbp
+    adcq %r11, %rdi
+    mulxq 80(%rsi), %r11, %r8
+    adcq %r11, %rbp
+    mulxq 88(%rsi), %r11, %r10
+    adcq %r11, %r8
+    adcq $0, %r10
+    movq %rax, 232(%rsp)
+    movq 56(%r9), %rdx
+    xorl %eax, %eax
+    mulxq 48(%rsi), %r11, %r12
+    adcxq %r11, %rbx
+    adoxq %r12, %rcx
+    mulxq 56(%rsi), %r11, %r12
+    adcxq %r11, %rcx
+    adoxq %r12, %rdi
+    mulxq 64(%rsi), %r11, %r12
+    adcxq %r11, %rdi
+    adoxq %r12, %rbp
+    mulxq 72(%rsi), %r11, %r12
+    adcxq %r11, %rbp
+    adoxq %r12, %r8
+    mulxq 80(%rsi), %r11, %r12
+    adcxq %r11, %r8
+    adoxq %r12, %r10
+    mulxq 88(%rsi), %r11, %r12
+    adcxq %r11, %r10
+    adoxq %r12, %rax
+    adcq $0, %rax
+    movq %rbx, 240(%rsp)
+    movq 64(%r9), %rdx
+    xorl %ebx, %ebx
+    mulxq 48(%rsi), %r11, %r12
+    adcxq %r11, %rcx
+    adoxq %r12, %rdi
+    mulxq 56(%rsi), %r11, %r12
+    adcxq %r11, %rdi
+    adoxq %r12, %rbp
+    mulxq 64(%rsi), %r11, %r12
+    adcxq %r11, %rbp
+    adoxq %r12, %r8
+    mulxq 72(%rsi), %r11, %r12
+    adcxq %r11, %r8
+    adoxq %r12, %r10
+    mulxq 80(%rsi), %r11, %r12
+    adcxq %r11, %r10
+    adoxq %r12, %rax
+    mulxq 88(%rsi), %r11, %r12
+    adcxq %r11, %rax
+    adoxq %r12, %rbx
+    adcq $0, %rbx
+    movq %rcx, 248(%rsp)
+    movq 72(%r9), %rdx
+    xorl %ecx, %ecx
+    mulxq 48(%rsi), %r11, %r12
+    adcxq %r11, %rdi
+    adoxq %r12, %rbp
+    mulxq 56(%rsi), %r11, %r12
+    adcxq %r11, %rbp
+    adoxq %r12, %r8
+    mulxq 64(%rsi), %r11, %r12
+    adcxq %r11, %r8
+    adoxq %r12, %r10
+    mulxq 72(%rsi), %r11, %r12
+    adcxq %r11, %r10
+    adoxq %r12, %rax
+    mulxq 80(%rsi), %r11, %r12
+    adcxq %r11, %rax
+    adoxq %r12, %rbx
+    mulxq 88(%rsi), %r11, %r12
+    adcxq %r11, %rbx
+    adoxq %r12, %rcx
+    adcq $0, %rcx
+    movq %rdi, 256(%rsp)
+    movq 80(%r9), %rdx
+    xorl %edi, %edi
+    mulxq 48(%rsi), %r11, %r12
+    adcxq %r11, %rbp
+    adoxq %r12, %r8
+    mulxq 56(%rsi), %r11, %r12
+    adcxq %r11, %r8
+    adoxq %r12, %r10
+    mulxq 64(%rsi), %r11, %r12
+    adcxq %r11, %r10
+    adoxq %r12, %rax
+    mulxq 72(%rsi), %r11, %r12
+    adcxq %r11, %rax
+    adoxq %r12, %rbx
+    mulxq 80(%rsi), %r11, %r12
+    adcxq %r11, %rbx
+    adoxq %r12, %rcx
+    mulxq 88(%rsi), %r11, %r12
+    adcxq %r11, %rcx
+    adoxq %r12, %rdi
+    adcq $0, %rdi
+    movq %rbp, 264(%rsp)
+    movq 88(%r9), %rdx
+    xorl %ebp, %ebp
+    mulxq 48(%rsi), %r11, %r12
+    adcxq %r11, %r8
+    adoxq %r12, %r10
+    mulxq 56(%rsi), %r11, %r12
+    adcxq %r11, %r10
+    adoxq %r12, %rax
+    mulxq 64(%rsi), %r11, %r12
+    adcxq %r11, %rax
+    adoxq %r12, %rbx
+    mulxq 72(%rsi), %r11, %r12
+    adcxq %r11, %rbx
+    adoxq %r12, %rcx
+    mulxq 80(%rsi), %r11, %r12
+    adcxq %r11, %rcx
+    adoxq %r12, %rdi
+    mulxq 88(%rsi), %r11, %r12
+    adcxq %r11, %rdi
+    adoxq %r12, %rbp
+    adcq $0, %rbp
+    movq %r8, 272(%rsp)
+    movq %r10, 280(%rsp)
+    movq %rax, 288(%rsp)
+    movq %rbx, 296(%rsp)
+    movq %rcx, 304(%rsp)
+    movq %rdi, 312(%rsp)
+    movq %rbp, 320(%rsp)
+    movq 88(%rsp), %rdx
+    mulxq 40(%rsp), %rax, %rbx
+    mulxq 48(%rsp), %r10, %rcx
+    addq %r10, %rbx
+    mulxq 56(%rsp), %r10, %rdi
+    adcq %r10, %rcx
+    mulxq 64(%rsp), %r10, %rbp
+    adcq %r10, %rdi
+    mulxq 72(%rsp), %r10, %r8
+    adcq %r10, %rbp
+    mulxq 80(%rsp), %r10, %r9
+    adcq %r10, %r8
+    adcq $0, %r9
+    movq %rax, 328(%rsp)
+    movq 96(%rsp), %rdx
+    xorl %eax, %eax
+    mulxq 40(%rsp), %r10, %r11
+    adcxq %r10, %rbx
+    adoxq %r11, %rcx
+    mulxq 48(%rsp), %r10, %r11
+    adcxq %r10, %rcx
+    adoxq %r11, %rdi
+    mulxq 56(%rsp), %r10, %r11
+    adcxq %r10, %rdi
+    adoxq %r11, %rbp
+    mulxq 64(%rsp), %r10, %r11
+    adcxq %r10, %rbp
+    adoxq %r11, %r8
+    mulxq 72(%rsp), %r10, %r11
+    adcxq %r10, %r8
+    adoxq %r11, %r9
+    mulxq 80(%rsp), %r10, %r11
+    adcxq %r10, %r9
+    adoxq %r11, %rax
+    adcq $0, %rax
+    movq %rbx, 336(%rsp)
+    movq 104(%rsp), %rdx
+    xorl %ebx, %ebx
+    mulxq 40(%rsp), %r10, %r11
+    adcxq %r10, %rcx
+    adoxq %r11, %rdi
+    mulxq 48(%rsp), %r10, %r11
+    adcxq %r10, %rdi
+    adoxq %r11, %rbp
+    mulxq 56(%rsp), %r10, %r11
+    adcxq %r10, %rbp
+    adoxq %r11, %r8
+    mulxq 64(%rsp), %r10, %r11
+    adcxq %r10, %r8
+    adoxq %r11, %r9
+    mulxq 72(%rsp), %r10, %r11
+    adcxq %r10, %r9
+    adoxq %r11, %rax
+    mulxq 80(%rsp), %r10, %r11
+    adcxq %r10, %rax
+    adoxq %r11, %rbx
+    adcq $0, %rbx
+    movq %rcx, 344(%rsp)
+    movq 112(%rsp), %rdx
+    xorl %ecx, %ecx
+    mulxq 40(%rsp), %r10, %r11
+    adcxq %r10, %rdi
+    adoxq %r11, %rbp
+    mulxq 48(%rsp), %r10, %r11
+    adcxq %r10, %rbp
+    adoxq %r11, %r8
+    mulxq 56(%rsp), %r10, %r11
+    adcxq %r10, %r8
+    adoxq %r11, %r9
+    mulxq 64(%rsp), %r10, %r11
+    adcxq %r10, %r9
+    adoxq %r11, %rax
+    mulxq 72(%rsp), %r10, %r11
+    adcxq %r10, %rax
+    adoxq %r11, %rbx
+    mulxq 80(%rsp), %r10, %r11
+    adcxq %r10, %rbx
+    adoxq %r11, %rcx
+    adcq $0, %rcx
+    movq %rdi, 352(%rsp)
+    movq 120(%rsp), %rdx
+    xorl %edi, %edi
+    mulxq 40(%rsp), %r10, %r11
+    adcxq %r10, %rbp
+    adoxq %r11, %r8
+    mulxq 48(%rsp), %r10, %r11
+    adcxq %r10, %r8
+    adoxq %r11, %r9
+    mulxq 56(%rsp), %r10, %r11
+    adcxq %r10, %r9
+    adoxq %r11, %rax
+    mulxq 64(%rsp), %r10, %r11
+    adcxq %r10, %rax
+    adoxq %r11, %rbx
+    mulxq 72(%rsp), %r10, %r11
+    adcxq %r10, %rbx
+    adoxq %r11, %rcx
+    mulxq 80(%rsp), %r10, %r11
+    adcxq %r10, %rcx
+    adoxq %r11, %rdi
+    adcq $0, %rdi
+    movq %rbp, 360(%rsp)
+    movq 128(%rsp), %rdx
+    xorl %ebp, %ebp
+    mulxq 40(%rsp), %r10, %r11
+    adcxq %r10, %r8
+    adoxq %r11, %r9
+    mulxq 48(%rsp), %r10, %r11
+    adcxq %r10, %r9
+    adoxq %r11, %rax
+    mulxq 56(%rsp), %r10, %r11
+    adcxq %r10, %rax
+    adoxq %r11, %rbx
+    mulxq 64(%rsp), %r10, %r11
+    adcxq %r10, %rbx
+    adoxq %r11, %rcx
+    mulxq 72(%rsp), %r10, %r11
+    adcxq %r10, %rcx
+    adoxq %r11, %rdi
+    mulxq 80(%rsp), %r10, %r11
+    adcxq %r10, %rdi
+    adoxq %r11, %rbp
+    adcq $0, %rbp
+    movq %r8, 368(%rsp)
+    movq %r9, 376(%rsp)
+    movq %rax, 384(%rsp)
+    movq %rbx, 392(%rsp)
+    movq %rcx, 400(%rsp)
+    movq %rdi, 408(%rsp)
+    movq %rbp, 416(%rsp)
+    movq 328(%rsp), %rax
+    subq 136(%rsp), %rax
+    movq %rax, 328(%rsp)
+    movq 336(%rsp), %rax
+    sbbq 144(%rsp), %rax
+    movq %rax, 336(%rsp)
+    movq 344(%rsp), %rax
+    sbbq 152(%rsp), %rax
+    movq %rax, 344(%rsp)
+    movq 352(%rsp), %rax
+    sbbq 160(%rsp), %rax
+    movq %rax, 352(%rsp)
+    movq 360(%rsp), %rax
+    sbbq 168(%rsp), %rax
+    movq %rax, 360(%rsp)
+    movq 368(%rsp), %rax
+    sbbq 176(%rsp), %rax
+    movq %rax, 368(%rsp)
+    movq 376(%rsp), %rax
+    sbbq 184(%rsp), %rax
+    movq %rax, 376(%rsp)
+    movq 384(%rsp), %rax
+    sbbq 192(%rsp), %rax
+    movq %rax, 384(%rsp)
+    movq 392(%rsp), %rax
+    sbbq 200(%rsp), %rax
+    movq %rax, 392(%rsp)
+    movq 400(%rsp), %rax
+    sbbq 208(%rsp), %rax
+    movq %rax, 400(%rsp)
+    movq 408(%rsp), %rax
+    sbbq 216(%rsp), %rax
+    movq %rax, 408(%rsp)
+    movq 416(%rsp), %rax
+    sbbq 224(%rsp), %rax
+    movq %rax, 416(%rsp)
+    movq 328(%rsp), %rax
+    subq 232(%rsp), %rax
+    movq %rax, 328(%rsp)
+    movq 336(%rsp), %rax
+    sbbq 240(%rsp), %rax
+    movq %rax, 336(%rsp)
+    movq 344(%rsp), %rax
+    sbbq 248(%rsp), %rax
+    movq %rax, 344(%rsp)
+    movq 352(%rsp), %rax
+    sbbq 256(%rsp), %rax
+    movq %rax, 352(%rsp)
+    movq 360(%rsp), %rax
+    sbbq 264(%rsp), %rax
+    movq %rax, 360(%rsp)
+    movq 368(%rsp), %rax
+    sbbq 272(%rsp), %rax
+    movq %rax, 368(%rsp)
+    movq 376(%rsp), %rax
+    sbbq 280(%rsp), %rax
+    movq %rax, 376(%rsp)
+    movq 384(%rsp), %rax
+    sbbq 288(%rsp), %rax
+    movq %rax, 384(%rsp)
+    movq 392(%rsp), %rax
+    sbbq 296(%rsp), %rax
+    movq %rax, 392(%rsp)
+    movq 400(%rsp), %rax
+    sbbq 304(%rsp), %rax
+    movq %rax, 400(%rsp)
+    movq 408(%rsp), %rax
+    sbbq 312(%rsp), %rax
+    movq %rax, 408(%rsp)
+    movq 416(%rsp), %rax
+    sbbq 320(%rsp), %rax
+    movq %rax, 416(%rsp)
+    movq 136(%rsp), %rax
+    subq 232(%rsp), %rax
+    movq %rax, 136(%rsp)
+    movq 144(%rsp), %rax
+    sbbq 240(%rsp), %rax
+    movq %rax, 144(%rsp)
+    movq 152(%rsp), %rax
+    sbbq 248(%rsp), %rax
+    movq %rax, 152(%rsp)
+    movq 160(%rsp), %rax
+    sbbq 256(%rsp), %rax
+    movq %rax, 160(%rsp)
+    movq 168(%rsp), %rax
+    sbbq 264(%rsp), %rax
+    movq %rax, 168(%rsp)
+    movq 176(%rsp), %rax
+    sbbq 272(%rsp), %rax
+    movq %rax, 176(%rsp)
+    movq 184(%rsp), %rax
+    sbbq 280(%rsp), %rax
+    movq %rax, 184(%rsp)
+    movq 192(%rsp), %rax
+    sbbq 288(%rsp), %rax
+    movq %rax, 192(%rsp)
+    movq 200(%rsp), %rax
+    sbbq 296(%rsp), %rax
+    movq %rax, 200(%rsp)
+    movq 208(%rsp), %rax
+    sbbq 304(%rsp), %rax
+    movq %rax, 208(%rsp)
+    movq 216(%rsp), %rax
+    sbbq 312(%rsp), %rax
+    movq %rax, 216(%rsp)
+    movq 224(%rsp), %rax
+    sbbq 320(%rsp), %rax
+    movq %rax, 224(%rsp)
+    sbbq %rbx, %rbx
+    movq 8(%rsp), %rcx
+    movq 0(%rcx), %rax
+    andq %rbx, %rax
+    movq %rax, 424(%rsp)
+    movq 8(%rcx), %rax
+    andq %rbx, %rax
+    movq %rax, 432(%rsp)
+    movq 16(%rcx), %rax
+    andq %rbx, %rax
+    movq %rax, 440(%rsp)
+    movq 24(%rcx), %rax
+    andq %rbx, %rax
+    movq %rax, 448(%rsp)
+    movq 32(%rcx), %rax
+    andq %rbx, %rax
+    movq %rax, 456(%rsp)
+    movq 40(%rcx), %rax
+    andq %rbx, %rax
+    movq %rax, 464(%rsp)
+    movq 184(%rsp), %rax
+    addq 424(%rsp), %rax
+    movq %rax, 184(%rsp)
+    movq 192(%rsp), %rax
+    adcq 432(%rsp), %rax
+    movq %rax, 192(%rsp)
+    movq 200(%rsp), %rax
+    adcq 440(%rsp), %rax
+    movq %rax, 200(%rsp)
+    movq 208(%rsp), %rax
+    adcq 448(%rsp), %rax
+    movq %rax, 208(%rsp)
+    movq 216(%rsp), %rax
+    adcq 456(%rsp), %rax
+    movq %rax, 216(%rsp)
+    movq 224(%rsp), %rax
+    adcq 464(%rsp), %rax
+    movq %rax, 224(%rsp)
+    movq 8(%rsp), %rax
+    movq 136(%rsp), %rdi
+    movq 144(%rsp), %rsi
+    movq 152(%rsp), %rbp
+    movq 160(%rsp), %r8
+    movq 168(%rsp), %r9
+    movq 176(%rsp), %r10
+    movq %rdi, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r11d, %r11d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %rdi
+    adoxq %rcx, %rsi
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %rsi
+    adoxq %rcx, %rbp
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %rbp
+    adoxq %rcx, %r8
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r8
+    adoxq %rcx, %r9
+    mulxq 32(%rax), %rbx, %rcx
+    adcxq %rbx, %r9
+    adoxq %rcx, %r10
+    mulxq 40(%rax), %rbx, %rcx
+    adcxq %rbx, %r10
+    adoxq %rcx, %r11
+    adcq $0, %r11
+    movq %rsi, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r12d, %r12d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %rsi
+    adoxq %rcx, %rbp
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %rbp
+    adoxq %rcx, %r8
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %r8
+    adoxq %rcx, %r9
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r9
+    adoxq %rcx, %r10
+    mulxq 32(%rax), %rbx, %rcx
+    adcxq %rbx, %r10
+    adoxq %rcx, %r11
+    mulxq 40(%rax), %rbx, %rcx
+    adcxq %rbx, %r11
+    adoxq %rcx, %r12
+    adcq $0, %r12
+    movq %rbp, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r13d, %r13d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %rbp
+    adoxq %rcx, %r8
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %r8
+    adoxq %rcx, %r9
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %r9
+    adoxq %rcx, %r10
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r10
+    adoxq %rcx, %r11
+    mulxq 32(%rax), %rbx, %rcx
+    adcxq %rbx, %r11
+    adoxq %rcx, %r12
+    mulxq 40(%rax), %rbx, %rcx
+    adcxq %rbx, %r12
+    adoxq %rcx, %r13
+    adcq $0, %r13
+    movq %r8, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r14d, %r14d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %r8
+    adoxq %rcx, %r9
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %r9
+    adoxq %rcx, %r10
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %r10
+    adoxq %rcx, %r11
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r11
+    adoxq %rcx, %r12
+    mulxq 32(%rax), %rbx, %rcx
+    adcxq %rbx, %r12
+    adoxq %rcx, %r13
+    mulxq 40(%rax), %rbx, %rcx
+    adcxq %rbx, %r13
+    adoxq %rcx, %r14
+    adcq $0, %r14
+    movq %r9, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r15d, %r15d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %r9
+    adoxq %rcx, %r10
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %r10
+    adoxq %rcx, %r11
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %r11
+    adoxq %rcx, %r12
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r12
+    adoxq %rcx, %r13
+    mulxq 32(%rax), %rbx, %rcx
+    adcxq %rbx, %r13
+    adoxq %rcx, %r14
+    mulxq 40(%rax), %rbx, %rcx
+    adcxq %rbx, %r14
+    adoxq %rcx, %r15
+    adcq $0, %r15
+    movq %r10, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %edi, %edi
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %r10
+    adoxq %rcx, %r11
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %r11
+    adoxq %rcx, %r12
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %r12
+    adoxq %rcx, %r13
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r13
+    adoxq %rcx, %r14
+    mulxq 32(%rax), %rbx, %rcx
+    adcxq %rbx, %r14
+    adoxq %rcx, %r15
+    mulxq 40(%rax), %rbx, %rcx
+    adcxq %rbx, %r15
+    adoxq %rcx, %rdi
+    adcq $0, %rdi
+    addq 184(%rsp), %r11
+    adcq 192(%rsp), %r12
+    adcq 200(%rsp), %r13
+    adcq 208(%rsp), %r14
+    adcq 216(%rsp), %r15
+    adcq 224(%rsp), %rdi
+    movq (%rsp), %rsi
+    movq %r11, %rbp
+    movq %r12, %r8
+    movq %r13, %r9
+    movq %r14, %r10
+    movq %r15, %rbx
+    movq %rdi, %rcx
+    subq (%rax), %rbp
+    sbbq 8(%rax), %r8
+    sbbq 16(%rax), %r9
+    sbbq 24(%rax), %r10
+    sbbq 32(%rax), %rbx
+    sbbq 40(%rax), %rcx
+    cmovcq %r11, %rbp
+    cmovcq %r12, %r8
+    cmovcq %r13, %r9
+    cmovcq %r14, %r10
+    cmovcq %r15, %rbx
+    cmovcq %rdi, %rcx
+    movq %rbp, (%rsi)
+    movq %r8, 8(%rsi)
+    movq %r9, 16(%rsi)
+    movq %r10, 24(%rsi)
+    movq %rbx, 32(%rsi)
+    movq %rcx, 40(%rsi)
+    movq 8(%rsp), %rax
+    movq 328(%rsp), %rdi
+    movq 336(%rsp), %rsi
+    movq 344(%rsp), %rbp
+    movq 352(%rsp), %r8
+    movq 360(%rsp), %r9
+    movq 368(%rsp), %r10
+    movq %rdi, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r11d, %r11d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %rdi
+    adoxq %rcx, %rsi
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %rsi
+    adoxq %rcx, %rbp
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %rbp
+    adoxq %rcx, %r8
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r8
+    adoxq %rcx, %r9
+    mulxq 32(%rax), %rbx, %rcx
+    adcxq %rbx, %r9
+    adoxq %rcx, %r10
+    mulxq 40(%rax), %rbx, %rcx
+    adcxq %rbx, %r10
+    adoxq %rcx, %r11
+    adcq $0, %r11
+    movq %rsi, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r12d, %r12d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %rsi
+    adoxq %rcx, %rbp
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %rbp
+    adoxq %rcx, %r8
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %r8
+    adoxq %rcx, %r9
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r9
+    adoxq %rcx, %r10
+    mulxq 32(%rax), %rbx, %rcx
+    adcxq %rbx, %r10
+    adoxq %rcx, %r11
+    mulxq 40(%rax), %rbx, %rcx
+    adcxq %rbx, %r11
+    adoxq %rcx, %r12
+    adcq $0, %r12
+    movq %rbp, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r13d, %r13d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %rbp
+    adoxq %rcx, %r8
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %r8
+    adoxq %rcx, %r9
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %r9
+    adoxq %rcx, %r10
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r10
+    adoxq %rcx, %r11
+    mulxq 32(%rax), %rbx, %rcx
+    adcxq %rbx, %r11
+    adoxq %rcx, %r12
+    mulxq 40(%rax), %rbx, %rcx
+    adcxq %rbx, %r12
+    adoxq %rcx, %r13
+    adcq $0, %r13
+    movq %r8, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r14d, %r14d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %r8
+    adoxq %rcx, %r9
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %r9
+    adoxq %rcx, %r10
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %r10
+    adoxq %rcx, %r11
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r11
+    adoxq %rcx, %r12
+    mulxq 32(%rax), %rbx, %rcx
+    adcxq %rbx, %r12
+    adoxq %rcx, %r13
+    mulxq 40(%rax), %rbx, %rcx
+    adcxq %rbx, %r13
+    adoxq %rcx, %r14
+    adcq $0, %r14
+    movq %r9, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %r15d, %r15d
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %r9
+    adoxq %rcx, %r10
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %r10
+    adoxq %rcx, %r11
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %r11
+    adoxq %rcx, %r12
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r12
+    adoxq %rcx, %r13
+    mulxq 32(%rax), %rbx, %rcx
+    adcxq %rbx, %r13
+    adoxq %rcx, %r14
+    mulxq 40(%rax), %rbx, %rcx
+    adcxq %rbx, %r14
+    adoxq %rcx, %r15
+    adcq $0, %r15
+    movq %r10, %rdx
+    imulq 16(%rsp), %rdx
+    xorl %edi, %edi
+    mulxq (%rax), %rbx, %rcx
+    adcxq %rbx, %r10
+    adoxq %rcx, %r11
+    mulxq 8(%rax), %rbx, %rcx
+    adcxq %rbx, %r11
+    adoxq %rcx, %r12
+    mulxq 16(%rax), %rbx, %rcx
+    adcxq %rbx, %r12
+    adoxq %rcx, %r13
+    mulxq 24(%rax), %rbx, %rcx
+    adcxq %rbx, %r13
+    adoxq %rcx, %r14
+    mulxq 32(%rax), %rbx, %rcx
+    adcxq %rbx, %r14
+    adoxq %rcx, %r15
+    mulxq 40(%rax), %rbx, %rcx
+    adcxq %rbx, %r15
+    adoxq %rcx, %rdi
+    adcq $0, %rdi
+    addq 376(%rsp), %r11
+    adcq 384(%rsp), %r12
+    adcq 392(%rsp), %r13
+    adcq 400(%rsp), %r14
+    adcq 408(%rsp), %r15
+    adcq 416(%rsp), %rdi
+    movq (%rsp), %rsi
+    leaq 48(%rsi), %rsi
+    movq %r11, %rbp
+    movq %r12, %r8
+    movq %r13, %r9
+    movq %r14, %r10
+    movq %r15, %rbx
+    movq %rdi, %rcx
+    subq (%rax), %rbp
+    sbbq 8(%rax), %r8
+    sbbq 16(%rax), %r9
+    sbbq 24(%rax), %r10
+    sbbq 32(%rax), %rbx
+    sbbq 40(%rax), %rcx
+    cmovcq %r11, %rbp
+    cmovcq %r12, %r8
+    cmovcq %r13, %r9
+    cmovcq %r14, %r10
+    cmovcq %r15, %rbx
+    cmovcq %rdi, %rcx
+    movq %rbp, (%rsi)
+    movq %r8, 8(%rsi)
+    movq %r9, 16(%rsi)
+    movq %r10, 24(%rsi)
+    movq %rbx, 32(%rsi)
+    movq %rcx, 40(%rsi)
+    addq $480, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbp
+    popq %rbx
+    ret
+    .size cuzk__fp2_mul_asm_6,.-cuzk__fp2_mul_asm_6
 
     .section .note.GNU-stack,"",@progbits

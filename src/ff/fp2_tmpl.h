@@ -62,9 +62,18 @@ static inline int F2_(eq)(const F2_(t) *a, const F2_(t) *b)
 }
 static inline int F2_(is_one)(const F2_(t) *a) { return FB_(is_one)(&a->c0) && FB_(is_zero)(&a->c1); }
 
-/* Karatsuba: (a0 + a1 u)(b0 + b1 u) = a0 b0 - a1 b1 + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u. */
+/* Karatsuba: (a0 + a1 u)(b0 + b1 u) = a0 b0 - a1 b1 + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u.
+ * With the x86-64 kernels, in one assembly routine with lazy reduction (three double-width
+ * products, two Montgomery reductions; scripts/gen-ff-asm.py). */
 static inline void F2_(mul)(F2_(t) *r, const F2_(t) *a, const F2_(t) *b)
 {
+#if CUZK_FF_HAVE_ASM && defined(F2_ASM_N)
+    if (cuzk__ff_use_asm) {
+        F2N(cuzk__fp2_mul_asm, F2_ASM_N)((uint64_t *)r, (const uint64_t *)a,
+                                         (const uint64_t *)b, FB_(P).l, F2_N0);
+        return;
+    }
+#endif
     FB_(t) t0, t1, s0, s1;
     FB_(mul)(&t0, &a->c0, &b->c0);
     FB_(mul)(&t1, &a->c1, &b->c1);
@@ -128,3 +137,5 @@ static inline void F2_(from_u64)(F2_(t) *r, uint64_t v)
 #undef F2_NAME
 #undef F2_BASE
 #undef F2_XI_C0
+#undef F2_ASM_N
+#undef F2_N0
