@@ -703,20 +703,32 @@ static cuzk_err cache_header(int fd, struct stat *st, cuzk__cache_hdr *hp,
     return e;
 }
 
-cuzk_err cuzk_pk_cache_check(const char *cache_path, const char *zkey_path, uint64_t *file_bytes,
-                             cuzk_errbuf *eb)
+/* Opens a cache file and checks its header against the zkey (cache_header). *fd is -1 when
+ * the file could not be opened; otherwise the caller closes it, whatever the result. */
+static cuzk_err cache_open(const char *cache_path, const char *zkey_path, int *fd,
+                           struct stat *st, cuzk__cache_hdr *h, cuzk_errbuf *eb)
 {
+    *fd = -1;
     cuzk__zkey_id id = {0, 0, 0};
     cuzk_err e = zkey_identity(zkey_path, &id, eb);
     if (e)
         return e;
-    int fd = open(cache_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    *fd = open(cache_path, O_RDONLY | O_CLOEXEC);
+    if (*fd < 0)
         return errno == ENOENT ? cuzk_errf(eb, CUZK_NOT_FOUND, "%s: no cache file", cache_path)
                                : cuzk_errf(eb, CUZK_IO, "%s: %s", cache_path, strerror(errno));
+    return cache_header(*fd, st, h, &id, cache_path, zkey_path, eb);
+}
+
+cuzk_err cuzk_pk_cache_check(const char *cache_path, const char *zkey_path, uint64_t *file_bytes,
+                             cuzk_errbuf *eb)
+{
+    int fd;
     struct stat st;
     cuzk__cache_hdr h;
-    e = cache_header(fd, &st, &h, &id, cache_path, zkey_path, eb);
+    cuzk_err e = cache_open(cache_path, zkey_path, &fd, &st, &h, eb);
+    if (fd < 0)
+        return e;
     /* The payload's exact length (what cache_load insists on) without reading it. */
     if (!e && h.payload_len != (uint64_t)st.st_size - sizeof h)
         e = cuzk_errf(eb, CUZK_TRUNCATED, "%s: %llu payload bytes, the header says %llu",
@@ -733,17 +745,12 @@ cuzk_err cuzk_pk_cache_load(cuzk_pk **out, const char *cache_path, const char *z
 {
     *out = NULL;
     cuzk_ff_init();
-    cuzk__zkey_id id = {0, 0, 0};
-    cuzk_err e = zkey_identity(zkey_path, &id, eb);
-    if (e)
-        return e;
-    int fd = open(cache_path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return errno == ENOENT ? cuzk_errf(eb, CUZK_NOT_FOUND, "%s: no cache file", cache_path)
-                               : cuzk_errf(eb, CUZK_IO, "%s: %s", cache_path, strerror(errno));
+    int fd;
     struct stat st;
     cuzk__cache_hdr h;
-    e = cache_header(fd, &st, &h, &id, cache_path, zkey_path, eb);
+    cuzk_err e = cache_open(cache_path, zkey_path, &fd, &st, &h, eb);
+    if (fd < 0)
+        return e;
     cuzk_pk *pk = NULL;
     if (!e && !(pk = calloc(1, sizeof *pk)))
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");

@@ -732,10 +732,11 @@ static cuzk_err GT_(pg1_gpu_h)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cu
     return CUZK_OK;
 }
 
-/* H and the G1 MSMs on a GPU (the engine's GPU stage). */
-static cuzk_err GT_(pg1_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+/* H and the G1 MSMs on a GPU (the engine's GPU stage), and B in G2 too when with_g2. */
+static cuzk_err GT_(pg1_gpu_ex)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, int with_g2,
+                                cuzk_errbuf *eb)
 {
-    cuzk_err e = GT_(pg1_gpu_msm)(s, device, ctx, 0, eb);
+    cuzk_err e = GT_(pg1_gpu_msm)(s, device, ctx, with_g2, eb);
     if (!e)
         e = GT_(pg1_gpu_h)(s, device, ctx, eb);
     if (e)
@@ -745,17 +746,15 @@ static cuzk_err GT_(pg1_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk
     return CUZK_OK;
 }
 
+static cuzk_err GT_(pg1_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+{
+    return GT_(pg1_gpu_ex)(s, device, ctx, 0, eb);
+}
+
 /* H, the G1 MSMs and B in G2 on one GPU, B2 sharing A's scalar upload and sort. */
 static cuzk_err GT_(pg12_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
 {
-    cuzk_err e = GT_(pg1_gpu_msm)(s, device, ctx, 1, eb);
-    if (!e)
-        e = GT_(pg1_gpu_h)(s, device, ctx, eb);
-    if (e)
-        return e;
-    s->g1_done = 1;
-    s->st.used_gpu = 1;
-    return CUZK_OK;
+    return GT_(pg1_gpu_ex)(s, device, ctx, 1, eb);
 }
 
 static cuzk_err GT_(pg12_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
