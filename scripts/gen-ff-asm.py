@@ -170,6 +170,37 @@ class Regs:
         self.free.append(r)
 
 
+def emit_redc(e, regs, T, n, p, L, H, n0_off, hi_off, out_words=0):
+    """Montgomery reduction of x < pR into r: T (n registers of regs) holds x's low half, its
+    high half is at hi_off(%rsp), n0 at n0_off(%rsp), p's address in register p, r's at
+    (%rsp). n rounds of T += (T0*n0 mod 2^64)*p, shifting a word, give u = (lo + m*p)/R <= p;
+    u + hi = (x + m*p)/R < 2p; one conditional subtraction. Writes r[out_words ..
+    out_words + n); releases L and H."""
+    for i in range(n):
+        T.append(regs.get())
+        e("movq %%%s, %%rdx" % T[0])
+        e("imulq %d(%%rsp), %%rdx" % n0_off)
+        e("xorl %%%s, %%%s" % (d32(T[n]), d32(T[n])))
+        for j in range(n):
+            e("mulxq %s, %%%s, %%%s" % (q(8 * j, p), L, H))
+            e("adcxq %%%s, %%%s" % (L, T[j]))
+            e("adoxq %%%s, %%%s" % (H, T[j + 1]))
+        e("adcq $0, %%%s" % T[n])
+        regs.put(T[0])
+        T = T[1:]
+    e("addq %d(%%rsp), %%%s" % (hi_off, T[0]))
+    for j in range(1, n):
+        e("adcq %d(%%rsp), %%%s" % (hi_off + 8 * j, T[j]))
+    regs.put(L)
+    regs.put(H)
+    r = regs.get()
+    e("movq (%%rsp), %%%s" % r)
+    if out_words:
+        e("leaq %d(%%%s), %%%s" % (8 * out_words, r, r))
+    S = [regs.get() for _ in range(n)]
+    final_sub(e, T, S, n, p, r)
+
+
 def gen_sqr(e, n):
     name = "cuzk__sqr_mont_asm_%d" % n
     func_begin(e, name)
@@ -236,28 +267,7 @@ def gen_sqr(e, n):
     regs.put(a)
     p = regs.get()
     e("movq 8(%%rsp), %%%s" % p)
-    T = [W[i] for i in range(n)]
-    for i in range(n):
-        T.append(regs.get())
-        e("movq %%%s, %%rdx" % T[0])
-        e("imulq 16(%rsp), %rdx")
-        e("xorl %%%s, %%%s" % (d32(T[n]), d32(T[n])))
-        for j in range(n):
-            e("mulxq %s, %%%s, %%%s" % (q(8 * j, p), L, H))
-            e("adcxq %%%s, %%%s" % (L, T[j]))
-            e("adoxq %%%s, %%%s" % (H, T[j + 1]))
-        e("adcq $0, %%%s" % T[n])
-        regs.put(T[0])
-        T = T[1:]
-    e("addq 24(%%rsp), %%%s" % T[0])
-    for j in range(1, n):
-        e("adcq %d(%%rsp), %%%s" % (24 + 8 * j, T[j]))
-    regs.put(L)
-    regs.put(H)
-    r = regs.get()
-    e("movq (%%rsp), %%%s" % r)
-    S = [regs.get() for _ in range(n)]
-    final_sub(e, T, S, n, p, r)
+    emit_redc(e, regs, [W[i] for i in range(n)], n, p, L, H, 16, 24)
     e("addq $%d, %%rsp" % frame)
     for s in reversed(saved):
         e("popq %%%s" % s)
@@ -382,29 +392,7 @@ def gen_fp2_mul(e, n):
         for j in range(n):
             T.append(regs.get())
             e("movq %d(%%rsp), %%%s" % (src + 8 * j, T[j]))
-        for i in range(n):
-            T.append(regs.get())
-            e("movq %%%s, %%rdx" % T[0])
-            e("imulq %d(%%rsp), %%rdx" % N0_)
-            e("xorl %%%s, %%%s" % (d32(T[n]), d32(T[n])))
-            for j in range(n):
-                e("mulxq %s, %%%s, %%%s" % (q(8 * j, p), L, H))
-                e("adcxq %%%s, %%%s" % (L, T[j]))
-                e("adoxq %%%s, %%%s" % (H, T[j + 1]))
-            e("adcq $0, %%%s" % T[n])
-            regs.put(T[0])
-            T = T[1:]
-        e("addq %d(%%rsp), %%%s" % (src + 8 * n, T[0]))
-        for j in range(1, n):
-            e("adcq %d(%%rsp), %%%s" % (src + 8 * (n + j), T[j]))
-        regs.put(L)
-        regs.put(H)
-        r = regs.get()
-        e("movq (%%rsp), %%%s" % r)
-        if out_words:
-            e("leaq %d(%%%s), %%%s" % (8 * out_words, r, r))
-        S = [regs.get() for _ in range(n)]
-        final_sub(e, T, S, n, p, r)
+        emit_redc(e, regs, T, n, p, L, H, N0_, src + 8 * n, out_words)
 
     redc(T0, 0)
     redc(T2, n)

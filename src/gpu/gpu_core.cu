@@ -91,11 +91,14 @@ static void upload_piece(void *arg, size_t i)
 static cuzk_err upload(cuzk_gpu_ctx *ctx, void *dst, const void *src, size_t bytes,
                        cuzk_errbuf *eb)
 {
-    cudaPointerAttributes pa;
-    bool pinned = cudaPointerGetAttributes(&pa, src) == cudaSuccess &&
-                  pa.type == cudaMemoryTypeHost; /* page-locked already: DMA reads it */
-    cudaGetLastError();
-    if (!ctx->stage[0] || bytes < 2 * CUZK_GPU_STAGE_BYTES || pinned) {
+    bool direct = !ctx->stage[0] || bytes < 2 * CUZK_GPU_STAGE_BYTES;
+    if (!direct) {
+        cudaPointerAttributes pa; /* page-locked already: the DMA engine reads it directly */
+        direct = cudaPointerGetAttributes(&pa, src) == cudaSuccess &&
+                 pa.type == cudaMemoryTypeHost;
+        cudaGetLastError();
+    }
+    if (direct) {
         if (bytes)
             CU(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx->stream));
         return CUZK_OK;

@@ -437,6 +437,33 @@ static void test_config(void)
     CHECK_MSG(strstr(eb.msg, "e.toml:1") && strstr(eb.msg, "'id'"), "%s", eb.msg);
 }
 
+/* Six 3-partition poseidon jobs, alternating BN254 and BLS12-381, submitted at once: each
+ * must complete with proofs that verify against snarkjs's key. */
+static void prove_six_poseidon(cuzk_engine *e, const char *what)
+{
+    blob bp = load("tests/fixtures/bn128/poseidon.wtns");
+    blob lp = load("tests/fixtures/bls12381/poseidon.wtns");
+    blob three_b[3] = {bp, bp, bp}, three_l[3] = {lp, lp, lp};
+    cuzk_errbuf eb = {{0}};
+    char ids[6][32];
+    for (int i = 0; i < 6; i++)
+        CHECK(submit(e, i & 1 ? "bls-pos" : "bn-pos", NULL, 0, i & 1 ? three_l : three_b, 3,
+                     ids[i], &eb) == CUZK_OK);
+    for (int i = 0; i < 6; i++) {
+        cuzk_job_result r;
+        CHECK(cuzk_engine_await(e, ids[i], 0, &r, &eb) == CUZK_OK);
+        CHECK_MSG(r.state == CUZK_JOB_COMPLETED, "%s job %d: state %d %s", what, i, r.state,
+                  r.error);
+        if (r.state == CUZK_JOB_COMPLETED)
+            check_proofs(&r, i & 1 ? "tests/fixtures/bls12381/poseidon_vk.json"
+                                   : "tests/fixtures/bn128/poseidon_vk.json",
+                         i & 1 ? CUZK_CURVE_BLS12_381 : CUZK_CURVE_BN254);
+        cuzk_job_result_free(&r);
+    }
+    free(bp.data);
+    free(lp.data);
+}
+
 /* The GPU pipeline on simulated devices (their "GPU" stage runs on the CPU in the GPU worker
  * threads): partitions flow through the GPU workers, a faulting device's partitions are
  * retried on the other one, and when every device faults they fall back to the CPU; every
@@ -453,25 +480,9 @@ static void run_gpu_case(unsigned ndev, uint32_t faulty, int g2_on_gpu, cuzk_eng
     g_extra.g2_gpu_min_scalars = g_g2_min;
     cuzk_engine *e = make(3, 1ull << 30, 0);
     memset(&g_extra, 0, sizeof g_extra);
-    blob bp = load("tests/fixtures/bn128/poseidon.wtns");
-    blob lp = load("tests/fixtures/bls12381/poseidon.wtns");
-    blob three_b[3] = {bp, bp, bp}, three_l[3] = {lp, lp, lp};
-    cuzk_errbuf eb = {{0}};
-    char ids[6][32];
-    for (int i = 0; i < 6; i++)
-        CHECK(submit(e, i & 1 ? "bls-pos" : "bn-pos", NULL, 0, i & 1 ? three_l : three_b, 3,
-                     ids[i], &eb) == CUZK_OK);
-    for (int i = 0; i < 6; i++) {
-        cuzk_job_result r;
-        CHECK(cuzk_engine_await(e, ids[i], 0, &r, &eb) == CUZK_OK);
-        CHECK_MSG(r.state == CUZK_JOB_COMPLETED, "gpu case %u/%x job %d: state %d %s", ndev,
-                  faulty, i, r.state, r.error);
-        if (r.state == CUZK_JOB_COMPLETED)
-            check_proofs(&r, i & 1 ? "tests/fixtures/bls12381/poseidon_vk.json"
-                                   : "tests/fixtures/bn128/poseidon_vk.json",
-                         i & 1 ? CUZK_CURVE_BLS12_381 : CUZK_CURVE_BN254);
-        cuzk_job_result_free(&r);
-    }
+    char what[64];
+    snprintf(what, sizeof what, "gpu case %u/%x", ndev, faulty);
+    prove_six_poseidon(e, what);
     cuzk_engine_get_status(e, st);
     CHECK(st->n_devices == ndev && st->gpu_workers == 2 * ndev);
     CHECK(st->partitions_proved == 18 && st->budget.in_use == 0);
@@ -480,8 +491,6 @@ static void run_gpu_case(unsigned ndev, uint32_t faulty, int g2_on_gpu, cuzk_eng
     CHECK(m && strstr(m, "cuzk_gpu_faults_total") && strstr(m, "cuzk_gpu_partitions_total"));
     free(m);
     cuzk_engine_free(e);
-    free(bp.data);
-    free(lp.data);
 }
 
 static void test_gpu_pipeline(void)
@@ -690,24 +699,7 @@ static void test_gpu_tier_held(void)
     g_extra.g2_on_gpu = 1; /* staged copies include B in G2 */
     cuzk_engine *e = make(3, 1ull << 30, 0);
     memset(&g_extra, 0, sizeof g_extra);
-    blob bp = load("tests/fixtures/bn128/poseidon.wtns");
-    blob lp = load("tests/fixtures/bls12381/poseidon.wtns");
-    blob three_b[3] = {bp, bp, bp}, three_l[3] = {lp, lp, lp};
-    cuzk_errbuf eb = {{0}};
-    char ids[6][32];
-    for (int i = 0; i < 6; i++)
-        CHECK(submit(e, i & 1 ? "bls-pos" : "bn-pos", NULL, 0, i & 1 ? three_l : three_b, 3,
-                     ids[i], &eb) == CUZK_OK);
-    for (int i = 0; i < 6; i++) {
-        cuzk_job_result r;
-        CHECK(cuzk_engine_await(e, ids[i], 0, &r, &eb) == CUZK_OK);
-        CHECK_MSG(r.state == CUZK_JOB_COMPLETED, "held job %d: %s", i, r.error);
-        if (r.state == CUZK_JOB_COMPLETED)
-            check_proofs(&r, i & 1 ? "tests/fixtures/bls12381/poseidon_vk.json"
-                                   : "tests/fixtures/bn128/poseidon_vk.json",
-                         i & 1 ? CUZK_CURVE_BLS12_381 : CUZK_CURVE_BN254);
-        cuzk_job_result_free(&r);
-    }
+    prove_six_poseidon(e, "held");
     cuzk_engine_status st;
     cuzk_engine_get_status(e, &st);
     CHECK(st.devices[0].partitions == 18 && st.cpu_fallbacks == 0 && st.gpu_budget_cpu == 0);
@@ -728,8 +720,6 @@ static void test_gpu_tier_held(void)
     }
     CHECK(now == st.devices[0].key_bytes && st.devices[0].key_stages - st.gpu_unstages == staged);
     cuzk_engine_free(e);
-    free(bp.data);
-    free(lp.data);
 }
 
 /* Pinned tier (simulated: accounting only): keys are pinned when loaded, the least recently

@@ -14,6 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { bls12_381 } from '@noble/curves/bls12-381';
 import { bn254 } from '@noble/curves/bn254';
 import { buildBn128, buildBls12381 } from 'ffjavascript';
+import { splitmix64 } from './rng.mjs';
 
 const hex = (b) => Buffer.from(b).toString('hex');
 const be = (v, n) => {
@@ -36,16 +37,7 @@ const cat = (...a) => {
 };
 
 // Deterministic "random" scalars (splitmix64), so the files regenerate identically.
-let seed = 0x637a6b2d656e63n; // "czk-enc"
-const M64 = (1n << 64n) - 1n;
-function rand64() {
-    seed = (seed + 0x9e3779b97f4a7c15n) & M64;
-    let z = seed;
-    z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & M64;
-    z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & M64;
-    return z ^ (z >> 31n);
-}
-const randBig = (r) => ((rand64() << 192n) | (rand64() << 128n) | (rand64() << 64n) | rand64()) % r;
+const { rand64, randBig } = splitmix64(0x637a6b2d656e63n); // "czk-enc"
 
 // Plain double-and-add with the point's own group law: r*P == 0 for any point of the curve,
 // independent of the library's (endomorphism-based) isTorsionFree.
