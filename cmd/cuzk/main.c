@@ -57,6 +57,10 @@ static const char *PROVE_HELP =
     "                     falling back to the CPU if the GPU faults)\n"
     "  --g2 WHERE         gpu | cpu (default gpu): with the GPU backend, run the B-in-G2\n"
     "                     MSM on the GPU or on CPU threads beside the GPU's work\n"
+    "  --synth WHERE      gpu | cpu (default gpu): with the GPU backend, compute a = A.w,\n"
+    "                     b = B.w, c = a*b on the GPU from the key's A and B rows (kept\n"
+    "                     resident beside its points) or on CPU threads while the GPU runs\n"
+    "                     the witness MSMs\n"
     "  --format F         json (default) | compressed: PROOF is then the 192-byte\n"
     "                     ZCash/Filecoin encoding A|B|C (BLS12-381 only)\n"
     "  --r1cs FILE        check the witness against the circuit first and name the first\n"
@@ -87,12 +91,12 @@ static int cmd_prove(int argc, char **argv)
                    {"no-verify", 0, 0, NULL, 0},     {"verify", 0, 0, NULL, 0},
                    {"zero-blinding", 0, 0, NULL, 0}, {"quiet", 0, 0, NULL, 0},
                    {"help", 'h', 0, NULL, 0},        {"g2", 0, 1, NULL, 0},
-                   {"repeat", 0, 1, NULL, 0}};
+                   {"repeat", 0, 1, NULL, 0},        {"synth", 0, 1, NULL, 0}};
     enum { O_THREADS, O_BACKEND, O_FORMAT, O_R1CS, O_NOVERIFY, O_VERIFY, O_ZERO, O_QUIET, O_HELP,
-           O_G2, O_REPEAT };
+           O_G2, O_REPEAT, O_SYNTH };
     const char *pos[8];
     int npos, rc;
-    if ((rc = cli_parse("prove", argc, argv, o, 11, pos, 8, &npos)))
+    if ((rc = cli_parse("prove", argc, argv, o, (int)(sizeof o / sizeof o[0]), pos, 8, &npos)))
         return rc;
     if (o[O_HELP].seen) {
         fputs(PROVE_HELP, stdout);
@@ -126,6 +130,12 @@ static int cmd_prove(int argc, char **argv)
             po.g2_on_gpu = 0;
         else if (strcmp(o[O_G2].value, "gpu") != 0)
             return cli_usage("prove", "--g2 must be gpu or cpu");
+    }
+    if (o[O_SYNTH].seen) {
+        if (strcmp(o[O_SYNTH].value, "cpu") == 0)
+            po.synth_on_cpu = 1;
+        else if (strcmp(o[O_SYNTH].value, "gpu") != 0)
+            return cli_usage("prove", "--synth must be gpu or cpu");
     }
     unsigned repeat = 1;
     if (o[O_REPEAT].seen) {

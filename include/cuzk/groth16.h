@@ -53,6 +53,10 @@ typedef struct {
     int zero_rs;              /* test hook: r = s = 0, a deterministic proof */
     cuzk_backend_kind backend;
     int g2_on_gpu;            /* GPU backend: B in G2 on the GPU (1) or CPU threads beside it (0) */
+    int synth_on_cpu;         /* GPU backend, cuzk_prove: a, b, c synthesized on CPU threads (1)
+                               * instead of on the GPU from the key's resident A and B rows (0).
+                               * The staged API (the daemon's engine) always synthesizes on the
+                               * CPU, where it overlaps other partitions' GPU work. */
 } cuzk_prove_opts;
 
 typedef struct {

@@ -9,7 +9,8 @@
 #     self-verified; the last one is copied to $OUT with its key's vk for snarkjs.
 #  2. The 2^22 BLS12-381 sparse-bits key (the one of the format-1 figure): cuzk-daemon started
 #     with preload twice, first from the zkey (writing the cache), then from the cache.
-# Env: CURVES (default "bn128 bls12381"), REPEAT (4), CACHE (1: run part 2).
+# Env: CURVES (default "bn128 bls12381"), REPEAT (4), CACHE (1: run part 2), SYNTHS (where a, b,
+# c are synthesized, one --repeat run each: default "gpu"; "gpu cpu" compares).
 set -u
 mkdir -p /tmp/cz && tar -xJf ${CUZK_PACK:-build-device/cuzk-device.tar.xz} -C /tmp/cz && . /tmp/cz/env.sh
 B=$CUZK_BIN_DIR
@@ -23,8 +24,11 @@ for curve in ${CURVES:-bn128 bls12381}; do
   timeout 120 $B/cuzk gen-circuit --constraints $n --curve $curve --profile dense --seed 1 -o $d > /dev/null 2>&1 || echo "$curve: gen-circuit failed"
   timeout 240 $B/cuzk setup --quiet --seed 01 $d/circuit.r1cs $d/circuit.zkey > /dev/null 2>&1 || echo "$curve: setup failed"
   echo "$curve 2^24 dense: circuit + key in $(( $(date +%s) - t0 )) s"
-  timeout 150 $B/cuzk prove --backend gpu --g2 gpu --repeat ${REPEAT:-4} $d/circuit.zkey $d/circuit.wtns \
-    $d/p.json $d/pub.json 2>&1 | tail -$(( ${REPEAT:-4} + 2 )) | tee $O/resident-$curve.txt
+  for synth in ${SYNTHS:-gpu}; do
+    echo "--synth $synth:"
+    timeout 150 $B/cuzk prove --backend gpu --g2 gpu --synth $synth --repeat ${REPEAT:-4} $d/circuit.zkey \
+      $d/circuit.wtns $d/p.json $d/pub.json 2>&1 | tail -$(( ${REPEAT:-4} + 2 )) | tee $O/resident-$curve-$synth.txt
+  done
   cp $d/p.json $O/e2e-$curve-proof.json; cp $d/pub.json $O/e2e-$curve-public.json
   $B/cuzk export-vk $d/circuit.zkey $O/e2e-$curve-vk.json
   rm -rf $d

@@ -27,4 +27,4 @@ if [ -n "${BENCH:-}" ]; then
   timeout 120 $CUZK_BIN_DIR/cuzk-bench-gpu --reps 3 --scalars random $BENCH 2>&1 | grep -E "^\|" | tail -6
 fi
 echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
-CURVES=${CURVES:-bn128} REPEAT=${REPEAT:-5} CACHE=0 bash scripts/device/e2e24-resident.sh
+CURVES=${CURVES:-bn128} REPEAT=${REPEAT:-5} CACHE=0 SYNTHS=${SYNTHS:-gpu} bash scripts/device/e2e24-resident.sh

@@ -105,6 +105,34 @@ cuzk_err cuzk_gpu_h(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, const voi
                     const void *b, const void *c, void *h_out, const cuzk_gpu_points *pts,
                     size_t offset, uint64_t *out, cuzk_errbuf *eb);
 
+/* ---- Synthesis on the device (a = A.w, b = B.w, c = a b row by row, as snarkjs). */
+typedef struct cuzk_gpu_rows cuzk_gpu_rows;
+/* Uploads a key's A (m = 0) and B (m = 1) matrices in CSR form, resident until freed:
+ * row_ptr[m] has n_rows + 1 entries (row i's terms are records row_ptr[m][i] ..
+ * row_ptr[m][i+1]); rec[m] holds row_ptr[m][n_rows] records of rec_bytes bytes (a multiple
+ * of 8, at least 40): a little-endian u32 signal index at byte 0 and the coefficient times
+ * R^2 mod r (Montgomery Fr, as the zkey stores it) at byte 8. Every signal index must be
+ * below n_signals (the caller checked them when it loaded the key). */
+cuzk_err cuzk_gpu_rows_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, size_t n_rows,
+                              size_t n_signals, const uint64_t *const row_ptr[2],
+                              const void *const rec[2], size_t rec_bytes, cuzk_gpu_rows **out,
+                              cuzk_errbuf *eb);
+void cuzk_gpu_rows_free(cuzk_gpu_rows *rows);
+/* Device bytes the rows occupy. */
+size_t cuzk_gpu_rows_bytes(const cuzk_gpu_rows *rows);
+/* snarkjs's H step from the witness: a, b, c are synthesized on the device from the resident
+ * rows (n_rows must be 2^logn) and the witness (n_signals canonical 32-byte values in host
+ * memory), then everything continues as cuzk_gpu_h, a, b and c never leaving the device.
+ * With CUZK_GPU_SCALARS_SAME the witness is read from the last MSM's upload on this context
+ * when that upload was of this buffer and covers it (A's MSM of the same proof). abc_out:
+ * NULL, or three host arrays of 2^logn elements receiving a, b, c (Montgomery; for tests). */
+cuzk_err cuzk_gpu_h_witness(cuzk_gpu_ctx *ctx, const cuzk_gpu_rows *rows, int logn,
+                            const void *witness, unsigned flags, void *const abc_out[3],
+                            const cuzk_gpu_points *pts, size_t offset, uint64_t *out,
+                            cuzk_errbuf *eb);
+/* Milliseconds of the last cuzk_gpu_h_witness's synthesis kernel on ctx. */
+double cuzk_gpu_last_synth_ms(const cuzk_gpu_ctx *ctx);
+
 #ifdef __cplusplus
 }
 #endif

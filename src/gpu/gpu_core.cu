@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu/gpu_internal.cuh"
 
@@ -406,15 +407,28 @@ cuzk_err cuzk_gpu_ntt(cuzk_gpu_fr *v, int logn, int dir, const void *shift, cuzk
     return cuzk__gpu_bls12_381_fr_ntt(v->ctx, v->d, logn, dir, shift ? s : NULL, eb);
 }
 
-cuzk_err cuzk_gpu_h(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, const void *a,
-                    const void *b, const void *c, void *h_out, const cuzk_gpu_points *pts,
-                    size_t offset, uint64_t *out, cuzk_errbuf *eb)
+static cuzk_err h_check_pts(cuzk_gpu_curve curve, int logn, const cuzk_gpu_points *pts,
+                            size_t offset, cuzk_errbuf *eb)
 {
     size_t n = (size_t)1 << logn;
     if (pts && (pts->curve != curve || offset > pts->n || n > pts->n - offset))
         return cuzk_errf(eb, CUZK_SIZE_MISMATCH,
                          "H MSM needs %zu points at %zu of the given curve; the set has %zu", n,
                          offset, pts->n);
+    return CUZK_OK;
+}
+
+/* The H step from a, b, c in the scratch slots SCR_HA/HB/HC, then h out and the H MSM. */
+static cuzk_err h_finish(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, void *da, void *db,
+                         void *dc, void *h_out, const cuzk_gpu_points *pts, size_t offset,
+                         uint64_t *out, cuzk_errbuf *eb);
+
+cuzk_err cuzk_gpu_h(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, const void *a,
+                    const void *b, const void *c, void *h_out, const cuzk_gpu_points *pts,
+                    size_t offset, uint64_t *out, cuzk_errbuf *eb)
+{
+    size_t n = (size_t)1 << logn;
+    TRY(h_check_pts(curve, logn, pts, offset, eb));
     CU(cudaSetDevice(ctx->device));
     void *da, *db, *dc;
     SCRATCH(SCR_HA, n * 32, da);
@@ -423,6 +437,14 @@ cuzk_err cuzk_gpu_h(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, const voi
     TRY(upload(ctx, da, a, n * 32, eb));
     TRY(upload(ctx, db, b, n * 32, eb));
     TRY(upload(ctx, dc, c, n * 32, eb));
+    return h_finish(ctx, curve, logn, da, db, dc, h_out, pts, offset, out, eb);
+}
+
+static cuzk_err h_finish(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, void *da, void *db,
+                         void *dc, void *h_out, const cuzk_gpu_points *pts, size_t offset,
+                         uint64_t *out, cuzk_errbuf *eb)
+{
+    size_t n = (size_t)1 << logn;
     TRY(curve == CUZK_GPU_BN254 ? cuzk__gpu_bn254_fr_h(ctx, logn, da, db, dc, eb)
                                 : cuzk__gpu_bls12_381_fr_h(ctx, logn, da, db, dc, eb));
     if (h_out) {
@@ -436,5 +458,132 @@ cuzk_err cuzk_gpu_h(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, const voi
     }
     return CUZK_OK;
 }
+
+cuzk_err cuzk_gpu_rows_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, size_t n_rows,
+                              size_t n_signals, const uint64_t *const row_ptr[2],
+                              const void *const rec[2], size_t rec_bytes, cuzk_gpu_rows **out,
+                              cuzk_errbuf *eb)
+{
+    *out = NULL;
+    if (rec_bytes < 40 || rec_bytes % 8 || rec_bytes > 4096)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                         "GPU rows: record size %zu (want a multiple of 8, 40 to 4096)", rec_bytes);
+    if (n_signals >= ((size_t)1 << 32))
+        return cuzk_errf(eb, CUZK_UNSUPPORTED, "GPU rows: %zu signals (at most 2^32 - 1)",
+                         n_signals);
+    CU(cudaSetDevice(ctx->device));
+    cuzk_gpu_rows *r = (cuzk_gpu_rows *)calloc(1, sizeof *r);
+    if (!r)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "GPU rows");
+    r->ctx = ctx;
+    r->curve = curve;
+    r->n_rows = n_rows;
+    r->n_signals = n_signals;
+    r->stride = (uint32_t)rec_bytes;
+    cuzk_err e = CUZK_OK;
+    for (int m = 0; m < 2 && !e; m++) {
+        size_t nrec = row_ptr[m][n_rows], rb = (n_rows + 1) * 8, cb = nrec * rec_bytes;
+        cudaError_t ce = cudaMalloc((void **)&r->rp[m], rb);
+        if (ce == cudaSuccess)
+            ce = cudaMalloc(&r->rec[m], cb ? cb : 64);
+        if (ce != cudaSuccess) {
+            cudaGetLastError();
+            e = cuzk_errf(eb, CUZK_NO_MEMORY,
+                          "GPU rows of matrix %c: %zu rows, %zu terms (%zu bytes): %s", "AB"[m],
+                          n_rows, nrec, rb + cb, cudaGetErrorString(ce));
+            break;
+        }
+        r->bytes += rb + cb;
+        e = upload(ctx, r->rp[m], row_ptr[m], rb, eb);
+        if (!e)
+            e = upload(ctx, r->rec[m], rec[m], cb, eb);
+    }
+    if (!e) {
+        cudaError_t ce = cudaStreamSynchronize(ctx->stream);
+        if (ce != cudaSuccess)
+            e = cuzk__gpu_fault(eb, __FILE__, __LINE__, "cudaStreamSynchronize(rows)", ce);
+    }
+    if (e) {
+        cuzk_gpu_rows_free(r);
+        return e;
+    }
+    *out = r;
+    return CUZK_OK;
+}
+
+void cuzk_gpu_rows_free(cuzk_gpu_rows *rows)
+{
+    if (!rows)
+        return;
+    cudaSetDevice(rows->ctx->device);
+    for (int m = 0; m < 2; m++) {
+        cudaFree(rows->rp[m]);
+        cudaFree(rows->rec[m]);
+    }
+    cudaGetLastError();
+    free(rows);
+}
+
+size_t cuzk_gpu_rows_bytes(const cuzk_gpu_rows *rows) { return rows ? rows->bytes : 0; }
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+cuzk_err cuzk_gpu_h_witness(cuzk_gpu_ctx *ctx, const cuzk_gpu_rows *rows, int logn,
+                            const void *witness, unsigned flags, void *const abc_out[3],
+                            const cuzk_gpu_points *pts, size_t offset, uint64_t *out,
+                            cuzk_errbuf *eb)
+{
+    if (logn < 0 || logn > 40 || rows->n_rows != ((size_t)1 << logn))
+        return cuzk_errf(eb, CUZK_SIZE_MISMATCH, "GPU synthesis: %zu rows for a domain of 2^%d",
+                         rows->n_rows, logn);
+    if (rows->ctx->device != ctx->device)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                         "GPU synthesis: rows on GPU %d, context on GPU %d", rows->ctx->device,
+                         ctx->device);
+    size_t n = (size_t)1 << logn;
+    TRY(h_check_pts(rows->curve, logn, pts, offset, eb));
+    CU(cudaSetDevice(ctx->device));
+    const uint8_t *wh = (const uint8_t *)witness;
+    size_t nw = rows->n_signals;
+    void *d_w;
+    if ((flags & CUZK_GPU_SCALARS_SAME) && ctx->up.valid && ctx->up.host == wh &&
+        ctx->up.n >= nw) {
+        d_w = ctx->scr[SCR_SC_IN]; /* A's MSM uploaded this witness */
+    } else {
+        ctx->up.valid = 0;
+        ctx->prep.valid = 0;
+        SCRATCH(SCR_SC_IN, nw * 32, d_w);
+        TRY(upload(ctx, d_w, wh, nw * 32, eb));
+        ctx->up.host = wh;
+        ctx->up.n = nw;
+        ctx->up.valid = nw > 0;
+    }
+    void *da, *db, *dc;
+    SCRATCH(SCR_HA, n * 32, da);
+    SCRATCH(SCR_HB, n * 32, db);
+    SCRATCH(SCR_HC, n * 32, dc);
+    CU(cudaStreamSynchronize(ctx->stream));
+    double t = now_ms();
+    const uint64_t *const rp[2] = {rows->rp[0], rows->rp[1]};
+    const void *const rec[2] = {rows->rec[0], rows->rec[1]};
+    TRY(rows->curve == CUZK_GPU_BN254
+            ? cuzk__gpu_bn254_fr_synth(ctx, n, rp, rec, rows->stride, d_w, da, db, dc, eb)
+            : cuzk__gpu_bls12_381_fr_synth(ctx, n, rp, rec, rows->stride, d_w, da, db, dc, eb));
+    CU(cudaStreamSynchronize(ctx->stream));
+    ctx->synth_ms = now_ms() - t;
+    if (abc_out) {
+        void *d[3] = {da, db, dc};
+        for (int k = 0; k < 3; k++)
+            CU(cudaMemcpyAsync(abc_out[k], d[k], n * 32, cudaMemcpyDeviceToHost, ctx->stream));
+    }
+    return h_finish(ctx, rows->curve, logn, da, db, dc, NULL, pts, offset, out, eb);
+}
+
+double cuzk_gpu_last_synth_ms(const cuzk_gpu_ctx *ctx) { return ctx ? ctx->synth_ms : 0; }
 
 } /* extern "C" */

@@ -80,6 +80,7 @@ struct cuzk_gpu_ctx {
         int ksel, vsel; /* which buffer of each sort pair holds the sorted data */
     } prep;
     bool prep_reuse; /* set by cuzk_gpu_msm for the next msm_run only */
+    double synth_ms; /* the last cuzk_gpu_h_witness's synthesis kernel, host-timed */
     /* What SCR_SC_IN holds: the upload of n host scalars from host (valid = 0: nothing). An
      * MSM flagged CUZK_GPU_SCALARS_SAME over a range inside it reads them there (C's private
      * witness is a suffix of the witness A uploaded). */
@@ -96,6 +97,17 @@ struct cuzk_gpu_points {
     cuzk_gpu_group group;
     size_t n;
     void *d;
+};
+
+/* A key's A and B matrices in CSR form, resident (cuzk_gpu_rows_upload). */
+struct cuzk_gpu_rows {
+    cuzk_gpu_ctx *ctx;
+    cuzk_gpu_curve curve;
+    size_t n_rows, n_signals;
+    uint64_t *rp[2]; /* n_rows + 1 each */
+    void *rec[2];    /* records of `stride` bytes */
+    uint32_t stride;
+    size_t bytes;
 };
 
 struct cuzk_gpu_fr {
@@ -151,7 +163,11 @@ cuzk_err cuzk__gpu_scratch(cuzk_gpu_ctx *ctx, int slot, size_t bytes, void **out
     cuzk_err cuzk__gpu_##c##_fr_ntt(cuzk_gpu_ctx *ctx, void *d_v, int logn, int dir,         \
                                     const uint64_t *shift, cuzk_errbuf *eb);                 \
     cuzk_err cuzk__gpu_##c##_fr_h(cuzk_gpu_ctx *ctx, int logn, void *d_a, void *d_b,         \
-                                  void *d_c, cuzk_errbuf *eb);
+                                  void *d_c, cuzk_errbuf *eb);                             \
+    cuzk_err cuzk__gpu_##c##_fr_synth(cuzk_gpu_ctx *ctx, size_t n, const uint64_t *const rp[2], \
+                                      const void *const rec[2], uint32_t stride,             \
+                                      const void *d_w, void *d_a, void *d_b, void *d_c,      \
+                                      cuzk_errbuf *eb);
 CUZK__GPU_CURVE_DECL(bn254)
 CUZK__GPU_CURVE_DECL(bls12_381)
 

@@ -111,3 +111,39 @@ cuzk_err cuzk_gpu_h(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, const voi
     (void)offset, (void)out;
     return NOGPU(eb);
 }
+
+cuzk_err cuzk_gpu_rows_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, size_t n_rows,
+                              size_t n_signals, const uint64_t *const row_ptr[2],
+                              const void *const rec[2], size_t rec_bytes, cuzk_gpu_rows **out,
+                              cuzk_errbuf *eb)
+{
+    (void)ctx, (void)curve, (void)n_rows, (void)n_signals, (void)row_ptr, (void)rec,
+        (void)rec_bytes;
+    if (out)
+        *out = NULL;
+    return NOGPU(eb);
+}
+
+void cuzk_gpu_rows_free(cuzk_gpu_rows *rows) { (void)rows; }
+
+size_t cuzk_gpu_rows_bytes(const cuzk_gpu_rows *rows)
+{
+    (void)rows;
+    return 0;
+}
+
+cuzk_err cuzk_gpu_h_witness(cuzk_gpu_ctx *ctx, const cuzk_gpu_rows *rows, int logn,
+                            const void *witness, unsigned flags, void *const abc_out[3],
+                            const cuzk_gpu_points *pts, size_t offset, uint64_t *out,
+                            cuzk_errbuf *eb)
+{
+    (void)ctx, (void)rows, (void)logn, (void)witness, (void)flags, (void)abc_out, (void)pts,
+        (void)offset, (void)out;
+    return NOGPU(eb);
+}
+
+double cuzk_gpu_last_synth_ms(const cuzk_gpu_ctx *ctx)
+{
+    (void)ctx;
+    return 0;
+}

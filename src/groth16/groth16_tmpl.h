@@ -53,6 +53,7 @@ typedef struct {
         pthread_mutex_t mu;
         cuzk_gpu_ctx *ctx;
         cuzk_gpu_points *g_a, *g_b1, *g_c, *g_h, *g_b2;
+        cuzk_gpu_rows *g_rows; /* A and B for synthesis on the GPU (cuzk_prove's path) */
     } dev[CUZK_MAX_DEVICES];
 } GT_(pk);
 
@@ -542,9 +543,15 @@ static cuzk_err GT_(pg2_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
     return CUZK_OK;
 }
 
-/* Uploads the key's point sets to `device` on first use (pk->dev[device].mu held). */
-static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int device, int want_g2, cuzk_errbuf *eb)
+/* What GT_(gpu_ensure) uploads besides the G1 point sets. */
+#define GT_WANT_G2 1   /* B2 */
+#define GT_WANT_ROWS 2 /* the A and B rows, for synthesis on the GPU */
+
+/* Uploads the key's point sets to `device` on first use (pk->dev[device].mu held); want:
+ * GT_WANT_* bits. */
+static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int device, int want, cuzk_errbuf *eb)
 {
+    int want_g2 = want & GT_WANT_G2;
     cuzk_err e = CUZK_OK;
     cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
     __typeof__(pk->dev[0]) *d = &pk->dev[device];
@@ -562,6 +569,15 @@ static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int device, int want_g2, cuzk_errbu
     if (want_g2 && !d->g_b2 &&
         (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G2, pk->b2, pk->n_vars, &d->g_b2, eb)))
         return e;
+    if ((want & GT_WANT_ROWS) && !d->g_rows) {
+        const uint64_t *const rp[2] = {pk->row_ptr[0], pk->row_ptr[1]};
+        const void *const rec[2] = {pk->coef[0], pk->coef[1]};
+        _Static_assert(sizeof(GT_(coef)) % 8 == 0 && offsetof(GT_(coef), value) == 8,
+                       "GPU rows read a u32 signal at byte 0 and the value at byte 8");
+        if ((e = cuzk_gpu_rows_upload(d->ctx, gc, pk->domain_size, pk->n_vars, rp, rec,
+                                      sizeof(GT_(coef)), &d->g_rows, eb)))
+            return e;
+    }
     return CUZK_OK;
 }
 
@@ -585,7 +601,7 @@ static cuzk_err GT_(gpu_stage)(GT_(pk) *pk, int device, int want_g2, cuzk_errbuf
         return cuzk_errf(eb, CUZK_NO_DEVICE, "GPU device %d is out of range (0..%d)", device,
                          CUZK_MAX_DEVICES - 1);
     pthread_mutex_lock(&pk->dev[device].mu);
-    cuzk_err e = GT_(gpu_ensure)(pk, device, want_g2, eb);
+    cuzk_err e = GT_(gpu_ensure)(pk, device, want_g2 ? GT_WANT_G2 : 0, eb);
     pthread_mutex_unlock(&pk->dev[device].mu);
     return e;
 }
@@ -604,8 +620,10 @@ static void GT_(gpu_unstage)(GT_(pk) *pk, int device)
     cuzk_gpu_points_free(d->g_c);
     cuzk_gpu_points_free(d->g_h);
     cuzk_gpu_points_free(d->g_b2);
+    cuzk_gpu_rows_free(d->g_rows);
     cuzk_gpu_close(d->ctx);
     d->g_a = d->g_b1 = d->g_c = d->g_h = d->g_b2 = NULL;
+    d->g_rows = NULL;
     d->ctx = NULL;
     pthread_mutex_unlock(&d->mu);
 }
@@ -627,7 +645,7 @@ static size_t GT_(gpu_arrays)(GT_(pk) *pk, void *ptr[5], size_t len[5])
 /* Makes the key resident on `device` and picks the context to compute with: the caller's
  * (which must be open on `device`; the device lock is then dropped again: the points are
  * read-only) or the key's own (then the lock stays held until GT_(gpu_release)). */
-static cuzk_err GT_(gpu_acquire)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, int want_g2,
+static cuzk_err GT_(gpu_acquire)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, int want,
                                  cuzk_gpu_ctx **use, cuzk_errbuf *eb)
 {
     GT_(pk) *pk = s->pk;
@@ -636,7 +654,7 @@ static cuzk_err GT_(gpu_acquire)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, 
                          CUZK_MAX_DEVICES - 1);
     pthread_mutex_lock(&pk->dev[device].mu);
     double t = cuzk__now_ms();
-    cuzk_err e = GT_(gpu_ensure)(pk, device, want_g2, eb);
+    cuzk_err e = GT_(gpu_ensure)(pk, device, want, eb);
     s->st.gpu_upload_ms += cuzk__now_ms() - t;
     if (e || ctx)
         pthread_mutex_unlock(&pk->dev[device].mu);
@@ -667,7 +685,7 @@ static cuzk_err GT_(pg1_gpu_msm)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, 
     const uint8_t *ws = (const uint8_t *)s->w;
     cuzk_gpu_ctx *g = NULL;
     with_g2 = with_g2 && !s->g2_done;
-    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, with_g2, &g, eb);
+    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, with_g2 ? GT_WANT_G2 : 0, &g, eb);
     if (e)
         return e;
     __typeof__(pk->dev[0]) *d = &pk->dev[device];
@@ -732,6 +750,33 @@ static cuzk_err GT_(pg1_gpu_h)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cu
     return CUZK_OK;
 }
 
+/* Synthesis, H and the H MSM on a GPU from the witness (the rows are uploaded with the key's
+ * points on first use; the witness is read from A's upload when pg1_gpu_msm ran just before
+ * on the same context); a, b, c are never on the host, which frees its copies. */
+static cuzk_err GT_(pg1_gpu_hw)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+{
+    GT_(pk) *pk = s->pk;
+    cuzk_gpu_ctx *g = NULL;
+    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, GT_WANT_ROWS, &g, eb);
+    if (e)
+        return e;
+    G1J ph;
+    double t = cuzk__now_ms();
+    e = cuzk_gpu_h_witness(g, pk->dev[device].g_rows, (int)pk->log_n, s->w,
+                           CUZK_GPU_SCALARS_SAME, NULL, pk->dev[device].g_h, 0, (uint64_t *)&ph,
+                           eb);
+    s->st.synth_ms = cuzk_gpu_last_synth_ms(g);
+    s->st.h_ms = cuzk__now_ms() - t - s->st.synth_ms;
+    GT_(gpu_release)(s, device, ctx);
+    if (!e && !G1_(is_on_curve)(&ph))
+        e = cuzk_errf(eb, CUZK_GPU_FAULT, "GPU %d: the H MSM result is not on the curve", device);
+    if (e)
+        return e;
+    s->ph = ph;
+    GT_(free_abc)(s);
+    return CUZK_OK;
+}
+
 /* H and the G1 MSMs on a GPU (the engine's GPU stage), and B in G2 too when with_g2. */
 static cuzk_err GT_(pg1_gpu_ex)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, int with_g2,
                                 cuzk_errbuf *eb)
@@ -771,7 +816,7 @@ static cuzk_err GT_(pg2_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk
 {
     GT_(pk) *pk = s->pk;
     cuzk_gpu_ctx *g = NULL;
-    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, 1, &g, eb);
+    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, GT_WANT_G2, &g, eb);
     if (e)
         return e;
     G2J pb2;
@@ -897,34 +942,47 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
     if (e)
         return e;
     if (use_gpu) {
-        /* The A, B1, C MSMs (and B2 with --g2 gpu) need only the witness: the GPU runs them
-         * while the CPU synthesizes a, b, c; then H on the GPU while the CPU runs B in G2
-         * (--g2 cpu). */
         int g2_gpu = opts->g2_on_gpu;
-        GT_(gpu_msm_job) mj;
-        memset(&mj, 0, sizeof mj);
-        mj.s = s;
-        mj.g2 = g2_gpu;
-        pthread_t mt;
-        int mstarted = pthread_create(&mt, NULL, GT_(gpu_msm_thread), &mj) == 0;
-        GT_(psynth)(s);
-        if (mstarted)
-            pthread_join(mt, NULL);
-        else
-            GT_(gpu_msm_thread)(&mj); /* no thread: after synthesis */
         GT_(g2_job) job;
         memset(&job, 0, sizeof job);
         job.s = s;
         pthread_t tid;
         int started = 0;
-        if (!g2_gpu && !(started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0))
-            GT_(g2_thread)(&job); /* no thread: run it here, before the GPU work */
-        e = mj.err;
-        if (e)
-            *eb = mj.eb;
-        else if (!(e = GT_(pg1_gpu_h)(s, 0, NULL, eb))) {
-            s->g1_done = 1;
-            s->st.used_gpu = 1;
+        if (!opts->synth_on_cpu) {
+            /* Everything on the GPU: the A, B1, C (and B2) MSMs upload the witness once, and
+             * synthesis, H and the H MSM read it there. With --g2 cpu, B in G2 runs on CPU
+             * threads beside all of it (the CPU has nothing else to do). */
+            if (!g2_gpu && !(started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0))
+                GT_(g2_thread)(&job); /* no thread: run it here, before the GPU work */
+            if (!(e = GT_(pg1_gpu_msm)(s, 0, NULL, g2_gpu, eb)) &&
+                !(e = GT_(pg1_gpu_hw)(s, 0, NULL, eb))) {
+                s->g1_done = 1;
+                s->st.used_gpu = 1;
+            }
+        } else {
+            /* The A, B1, C MSMs (and B2 with --g2 gpu) need only the witness: the GPU runs
+             * them while the CPU synthesizes a, b, c; then H on the GPU while the CPU runs B
+             * in G2 (--g2 cpu). */
+            GT_(gpu_msm_job) mj;
+            memset(&mj, 0, sizeof mj);
+            mj.s = s;
+            mj.g2 = g2_gpu;
+            pthread_t mt;
+            int mstarted = pthread_create(&mt, NULL, GT_(gpu_msm_thread), &mj) == 0;
+            GT_(psynth)(s);
+            if (mstarted)
+                pthread_join(mt, NULL);
+            else
+                GT_(gpu_msm_thread)(&mj); /* no thread: after synthesis */
+            if (!g2_gpu && !(started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0))
+                GT_(g2_thread)(&job); /* no thread: run it here, before the GPU work */
+            e = mj.err;
+            if (e)
+                *eb = mj.eb;
+            else if (!(e = GT_(pg1_gpu_h)(s, 0, NULL, eb))) {
+                s->g1_done = 1;
+                s->st.used_gpu = 1;
+            }
         }
         if (started)
             pthread_join(tid, NULL);
@@ -934,8 +992,10 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
             s->st.gpu_fallback = 1;
             s->st.used_gpu = 0;
             e = CUZK_OK;
-            if (!s->g1_done)
+            if (!s->g1_done) {
+                GT_(psynth)(s); /* a, b, c were never made on the host (GPU synthesis) */
                 e = GT_(pg1_cpu)(s, eb);
+            }
             if (!e && !s->g2_done && g2_gpu)
                 e = GT_(pg2_cpu)(s, eb);
         }

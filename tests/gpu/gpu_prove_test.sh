@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # GPU backend end to end: with r = s = 0 the GPU proof is byte-identical to the CPU proof, with
-# B in G2 on the GPU or on CPU threads, on every fixture of both curves; GPU proofs with real
+# B in G2 on the GPU or on CPU threads and a, b, c synthesized on the GPU or the CPU, on every
+# fixture of both curves; GPU proofs with real
 # blinding pass snarkjs groth16 verify. Skips (exit 0, with a message) when no GPU is present.
 set -uo pipefail
 ROOT=${CUZK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -24,10 +25,11 @@ for curve in bn128 bls12381; do
     d=$ROOT/tests/fixtures/$curve
     [ -f "$d/$c.zkey" ] || continue
     "$BIN/cuzk" prove --quiet --backend cpu --zero-blinding "$d/$c.zkey" "$d/$c.wtns" "$T/cpu.json" "$T/pub.json" || { fail=$((fail+1)); continue; }
-    for g2 in cpu gpu; do
-      if "$BIN/cuzk" prove --backend gpu --g2 $g2 --zero-blinding "$d/$c.zkey" "$d/$c.wtns" "$T/gpu.json" "$T/pub.json" 2>"$T/log" \
+    # Synthesis on the GPU (the default) with B in G2 on either side, and on the CPU.
+    for mode in "--g2 cpu" "--g2 gpu" "--g2 gpu --synth cpu"; do
+      if "$BIN/cuzk" prove --backend gpu $mode --zero-blinding "$d/$c.zkey" "$d/$c.wtns" "$T/gpu.json" "$T/pub.json" 2>"$T/log" \
          && cmp -s "$T/cpu.json" "$T/gpu.json"; then pass=$((pass+1)); else
-        fail=$((fail+1)); echo "FAIL: $curve/$c --g2 $g2: GPU proof differs from the CPU proof" >&2; cat "$T/log" >&2; fi
+        fail=$((fail+1)); echo "FAIL: $curve/$c $mode: GPU proof differs from the CPU proof" >&2; cat "$T/log" >&2; fi
     done
     # A blinded GPU proof: snarkjs verifies it where node is installed (CI, dev machines);
     # on a bare GPU host without node, cuzk verify does.

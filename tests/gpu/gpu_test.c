@@ -449,6 +449,104 @@ GPU_FR_TESTS(bls12_381_fr, CUZK_GPU_BLS12_381)
 GPU_H_TEST(bn254_g1, bn254_fr, CUZK_GPU_BN254)
 GPU_H_TEST(bls12_381_g1, bls12_381_fr, CUZK_GPU_BLS12_381)
 
+/* Synthesis on the GPU (cuzk_gpu_h_witness) against the same sums on the host: random rows
+ * (empty ones, a long one, repeated signals), a = sum coef * w / R, c = a b, then the H MSM
+ * against cuzk_gpu_h over the host's a, b, c. Once with the witness read from a preceding MSM's
+ * upload (CUZK_GPU_SCALARS_SAME) and once uploaded by the call itself. */
+typedef struct {
+    uint32_t sig, pad;
+    uint64_t v[4];
+} synth_rec;
+
+#define GPU_SYNTH_TEST(G, FR, CURVE)                                                          \
+    static void G##_test_synth(int logn, int same)                                            \
+    {                                                                                         \
+        cuzk_errbuf eb = {{0}};                                                               \
+        size_t n = (size_t)1 << logn, ns = n / 2 + 3;                                         \
+        uint64_t *rp[2];                                                                      \
+        synth_rec *rec[2];                                                                    \
+        FR##_t *w = malloc(ns * sizeof *w), *want[3], *got[3];                                \
+        for (size_t i = 0; i < ns; i++) {                                                     \
+            FR##_rand(&w[i]);                                                                 \
+            FR##_to_canonical(w[i].l, &w[i]); /* the witness is canonical */                  \
+        }                                                                                     \
+        for (int k = 0; k < 3; k++) {                                                         \
+            want[k] = calloc(n, sizeof(FR##_t));                                              \
+            got[k] = malloc(n * sizeof(FR##_t));                                              \
+        }                                                                                     \
+        for (int m = 0; m < 2; m++) {                                                         \
+            rp[m] = malloc((n + 1) * sizeof(uint64_t));                                       \
+            rec[m] = malloc((6 * n + 400) * sizeof(synth_rec));                               \
+            rp[m][0] = 0;                                                                     \
+            for (size_t r = 0; r < n; r++) {                                                  \
+                size_t len = r == n / 3 ? 300 : (size_t)(tu_rand64() % 6);                    \
+                for (size_t j = 0; j < len; j++) {                                            \
+                    synth_rec *q = &rec[m][rp[m][r] + j];                                     \
+                    memset(q, 0, sizeof *q);                                                  \
+                    q->sig = j == 1 ? q[-1].sig : (uint32_t)(tu_rand64() % ns);               \
+                    FR##_t cv, t;                                                             \
+                    FR##_rand(&cv);                                                           \
+                    memcpy(q->v, cv.l, 32);                                                   \
+                    FR##_mul(&t, &cv, &w[q->sig]);                                            \
+                    FR##_add(&want[m][r], &want[m][r], &t);                                   \
+                }                                                                             \
+                rp[m][r + 1] = rp[m][r] + len;                                                \
+            }                                                                                 \
+        }                                                                                     \
+        for (size_t r = 0; r < n; r++)                                                        \
+            FR##_mul(&want[2][r], &want[0][r], &want[1][r]);                                  \
+        G##_affine *pts = malloc(n * sizeof *pts);                                            \
+        FR##_t *t = malloc(n * sizeof *t);                                                    \
+        G##_gen(n, t, pts);                                                                   \
+        cuzk_gpu_points *gp = NULL;                                                           \
+        cuzk_gpu_rows *rows = NULL;                                                           \
+        uint64_t out[36], out2[36];                                                           \
+        const uint64_t *const rpc[2] = {rp[0], rp[1]};                                        \
+        const void *const recc[2] = {rec[0], rec[1]};                                         \
+        void *const abc[3] = {got[0], got[1], got[2]};                                        \
+        cuzk_err e = cuzk_gpu_points_upload(ctx, CURVE, CUZK_GPU_G1, pts, n, &gp, &eb);       \
+        if (!e)                                                                               \
+            e = cuzk_gpu_rows_upload(ctx, CURVE, n, ns, rpc, recc, sizeof(synth_rec), &rows,  \
+                                     &eb);                                                    \
+        if (!e && same) /* an MSM over the witness first: its upload is reused */             \
+            e = cuzk_gpu_msm(ctx, gp, 0, ns < n ? ns : n, w, 0, out2, &eb);                   \
+        if (!e)                                                                               \
+            e = cuzk_gpu_h_witness(ctx, rows, logn, w, same ? CUZK_GPU_SCALARS_SAME : 0, abc, \
+                                   gp, 0, out, &eb);                                          \
+        CHECK_MSG(e == CUZK_OK, "gpu synth: %s", eb.msg);                                     \
+        if (!e) {                                                                             \
+            int ok = 1;                                                                       \
+            for (int k = 0; k < 3; k++) {                                                     \
+                int same_k = !memcmp(got[k], want[k], n * sizeof(FR##_t));                    \
+                CHECK_MSG(same_k, "%s synth 2^%d: %c differs", #FR, logn, "abc"[k]);          \
+                ok &= same_k;                                                                 \
+            }                                                                                 \
+            e = cuzk_gpu_h(ctx, CURVE, logn, want[0], want[1], want[2], NULL, gp, 0, out2,    \
+                           &eb);                                                              \
+            CHECK_MSG(e == CUZK_OK, "gpu_h: %s", eb.msg);                                     \
+            G##_jac p1, p2;                                                                   \
+            memcpy(&p1, out, sizeof p1);                                                      \
+            memcpy(&p2, out2, sizeof p2);                                                     \
+            int hs = !e && G##_eq(&p1, &p2) && (G##_is_inf(&p1) || G##_is_on_curve(&p1));     \
+            CHECK_MSG(hs, "%s synth 2^%d: H MSM differs from cuzk_gpu_h's", #FR, logn);       \
+            ok &= hs;                                                                         \
+            printf("  %-13s synthesis 2^%-2d (%s witness) + H %s\n", #FR, logn,              \
+                   same ? "shared" : "own", ok ? "ok" : "MISMATCH");                          \
+        }                                                                                     \
+        /* A domain that does not match the rows is refused. */                               \
+        if (rows)                                                                             \
+            CHECK(cuzk_gpu_h_witness(ctx, rows, logn + 1, w, 0, NULL, NULL, 0, out, &eb) ==   \
+                  CUZK_SIZE_MISMATCH);                                                        \
+        cuzk_gpu_rows_free(rows);                                                             \
+        cuzk_gpu_points_free(gp);                                                             \
+        for (int k = 0; k < 3; k++)                                                           \
+            free(want[k]), free(got[k]);                                                      \
+        free(rp[0]), free(rp[1]), free(rec[0]), free(rec[1]), free(w), free(pts), free(t);    \
+    }
+
+GPU_SYNTH_TEST(bn254_g1, bn254_fr, CUZK_GPU_BN254)
+GPU_SYNTH_TEST(bls12_381_g1, bls12_381_fr, CUZK_GPU_BLS12_381)
+
 int main(void)
 {
     int ndev = cuzk_gpu_device_count();
@@ -522,6 +620,11 @@ int main(void)
     for (size_t i = 0; i < sizeof hl / sizeof hl[0]; i++) {
         bn254_g1_test_h(hl[i]);
         bls12_381_g1_test_h(hl[i]);
+    }
+    static const int sl[] = {1, 5, 12, 17};
+    for (size_t i = 0; i < sizeof sl / sizeof sl[0]; i++) {
+        bn254_g1_test_synth(sl[i], (int)(i & 1));
+        bls12_381_g1_test_synth(sl[i], !(i & 1));
     }
 
     cuzk_gpu_close(ctx);
