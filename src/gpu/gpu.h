@@ -64,6 +64,13 @@ size_t cuzk_gpu_point_limbs(cuzk_gpu_curve curve, cuzk_gpu_group g);
 cuzk_err cuzk_gpu_points_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gpu_group g,
                                 const void *bytes, size_t n, cuzk_gpu_points **out,
                                 cuzk_errbuf *eb);
+/* The same with `lead` points at infinity in front: a set of lead + n points whose point
+ * lead + i is bytes' point i. C's set is padded this way to the witness's length, so the C MSM
+ * runs over the whole witness and reuses A's scalar preparation (the leading scalars meet
+ * infinity). */
+cuzk_err cuzk_gpu_points_upload_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gpu_group g,
+                                   size_t lead, const void *bytes, size_t n,
+                                   cuzk_gpu_points **out, cuzk_errbuf *eb);
 void cuzk_gpu_points_free(cuzk_gpu_points *pts);
 size_t cuzk_gpu_points_count(const cuzk_gpu_points *pts);
 

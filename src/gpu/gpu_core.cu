@@ -118,6 +118,36 @@ static cuzk_err upload(cuzk_gpu_ctx *ctx, void *dst, const void *src, size_t byt
     return CUZK_OK;
 }
 
+/* CUZK_GPU_TRACE=1: each MSM and H step prints its phases on stderr, host-timed around a
+ * stream synchronisation (which the traced run pays; untraced runs do not synchronise). */
+static int trace_on(void)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *v = getenv("CUZK_GPU_TRACE");
+        on = v && *v == '1';
+    }
+    return on;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* With tracing: synchronises and returns the milliseconds since *t, then resets *t. */
+static double trace_lap(cuzk_gpu_ctx *ctx, double *t)
+{
+    if (!trace_on())
+        return 0;
+    cudaStreamSynchronize(ctx->stream);
+    double n = now_ms(), d = n - *t;
+    *t = n;
+    return d;
+}
+
 extern "C" {
 
 int cuzk_gpu_device_count(void)
@@ -248,32 +278,40 @@ cuzk_err cuzk_gpu_points_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gp
                                 const void *bytes, size_t n, cuzk_gpu_points **out,
                                 cuzk_errbuf *eb)
 {
+    return cuzk_gpu_points_upload_ex(ctx, curve, g, 0, bytes, n, out, eb);
+}
+
+cuzk_err cuzk_gpu_points_upload_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gpu_group g,
+                                   size_t lead, const void *bytes, size_t n,
+                                   cuzk_gpu_points **out, cuzk_errbuf *eb)
+{
     *out = NULL;
-    if (n >= 0x80000000u)
+    if (n >= 0x80000000u || lead >= 0x80000000u - n)
         return cuzk_errf(eb, CUZK_UNSUPPORTED, "GPU point sets hold at most 2^31 - 1 points");
     CU(cudaSetDevice(ctx->device));
     cuzk_gpu_points *p = (cuzk_gpu_points *)calloc(1, sizeof *p);
     if (!p)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "GPU point set");
-    size_t sz = cuzk_gpu_point_bytes(curve, g) * n;
+    size_t pb = cuzk_gpu_point_bytes(curve, g), sz = pb * (lead + n);
     cudaError_t e = cudaMalloc(&p->d, sz ? sz : 16);
     if (e != cudaSuccess) {
         cudaGetLastError();
         free(p);
-        return cuzk_errf(eb, CUZK_NO_MEMORY, "GPU point set of %zu points (%zu bytes): %s", n,
-                         sz, cudaGetErrorString(e));
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "GPU point set of %zu points (%zu bytes): %s",
+                         lead + n, sz, cudaGetErrorString(e));
     }
     p->ctx = ctx;
     p->curve = curve;
     p->group = g;
-    p->n = n;
-    if (sz) {
-        e = cudaMemcpy(p->d, bytes, sz, cudaMemcpyHostToDevice);
-        if (e != cudaSuccess) {
-            cudaFree(p->d);
-            free(p);
-            return cuzk__gpu_fault(eb, __FILE__, __LINE__, "cudaMemcpy(points)", e);
-        }
+    p->n = lead + n;
+    if (lead)
+        e = cudaMemset(p->d, 0, pb * lead); /* all-zero bytes: the point at infinity */
+    if (e == cudaSuccess && n)
+        e = cudaMemcpy((uint8_t *)p->d + pb * lead, bytes, pb * n, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+        cudaFree(p->d);
+        free(p);
+        return cuzk__gpu_fault(eb, __FILE__, __LINE__, "cudaMemcpy(points)", e);
     }
     *out = p;
     return CUZK_OK;
@@ -306,6 +344,7 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
                        ctx->prep.host == scalars && ctx->prep.n == count &&
                        ctx->prep.mont == mont && ctx->prep.curve == (int)pts->curve;
     void *d_sc = NULL;
+    double tt = now_ms(), t_up = 0;
     if (!reuse) {
         ctx->prep.valid = 0;
         const uint8_t *h = (const uint8_t *)scalars, *uh = ctx->up.host;
@@ -318,6 +357,7 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
             ctx->up.valid = 0;
             SCRATCH(SCR_SC_IN, count * 32, d_sc);
             TRY(upload(ctx, d_sc, scalars, count * 32, eb));
+            t_up = trace_lap(ctx, &tt);
             ctx->up.host = h;
             ctx->up.n = count;
             ctx->up.valid = count > 0;
@@ -327,6 +367,10 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
     ctx->prep_reuse = reuse;
     cuzk_err e = msm_dispatch(ctx, pts->curve, pts->group, base, count, d_sc, mont, out, eb);
     ctx->prep_reuse = false;
+    if (trace_on())
+        fprintf(stderr, "[gpu %d] msm G%d n=%zu: upload %.2f ms, msm %.2f ms (%s)\n",
+                ctx->device, pts->group == CUZK_GPU_G2 ? 2 : 1, count, t_up,
+                trace_lap(ctx, &tt), reuse ? "prepared scalars reused" : "scalars prepared");
     if (e) {
         ctx->prep.valid = 0;
         ctx->up.valid = 0;
@@ -445,18 +489,24 @@ static cuzk_err h_finish(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, void
                          uint64_t *out, cuzk_errbuf *eb)
 {
     size_t n = (size_t)1 << logn;
+    double tt = now_ms();
     TRY(curve == CUZK_GPU_BN254 ? cuzk__gpu_bn254_fr_h(ctx, logn, da, db, dc, eb)
                                 : cuzk__gpu_bls12_381_fr_h(ctx, logn, da, db, dc, eb));
     if (h_out) {
         CU(cudaMemcpyAsync(h_out, da, n * 32, cudaMemcpyDeviceToHost, ctx->stream));
     }
     CU(cudaStreamSynchronize(ctx->stream));
+    double t_h = trace_lap(ctx, &tt);
+    cuzk_err e = CUZK_OK;
     if (pts) {
         const char *base =
             (const char *)pts->d + offset * cuzk_gpu_point_bytes(pts->curve, pts->group);
-        return msm_dispatch(ctx, curve, pts->group, base, n, da, true, out, eb);
+        e = msm_dispatch(ctx, curve, pts->group, base, n, da, true, out, eb);
     }
-    return CUZK_OK;
+    if (trace_on())
+        fprintf(stderr, "[gpu %d] H 2^%d: NTTs %.2f ms, H MSM %.2f ms\n", ctx->device, logn, t_h,
+                trace_lap(ctx, &tt));
+    return e;
 }
 
 cuzk_err cuzk_gpu_rows_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, size_t n_rows,
@@ -526,13 +576,6 @@ void cuzk_gpu_rows_free(cuzk_gpu_rows *rows)
 
 size_t cuzk_gpu_rows_bytes(const cuzk_gpu_rows *rows) { return rows ? rows->bytes : 0; }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 cuzk_err cuzk_gpu_h_witness(cuzk_gpu_ctx *ctx, const cuzk_gpu_rows *rows, int logn,
                             const void *witness, unsigned flags, void *const abc_out[3],
                             const cuzk_gpu_points *pts, size_t offset, uint64_t *out,
@@ -576,6 +619,8 @@ cuzk_err cuzk_gpu_h_witness(cuzk_gpu_ctx *ctx, const cuzk_gpu_rows *rows, int lo
             : cuzk__gpu_bls12_381_fr_synth(ctx, n, rp, rec, rows->stride, d_w, da, db, dc, eb));
     CU(cudaStreamSynchronize(ctx->stream));
     ctx->synth_ms = now_ms() - t;
+    if (trace_on())
+        fprintf(stderr, "[gpu %d] synthesis 2^%d: %.2f ms\n", ctx->device, logn, ctx->synth_ms);
     if (abc_out) {
         void *d[3] = {da, db, dc};
         for (int k = 0; k < 3; k++)

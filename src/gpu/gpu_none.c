@@ -59,6 +59,14 @@ cuzk_err cuzk_gpu_points_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gp
     return NOGPU(eb);
 }
 
+cuzk_err cuzk_gpu_points_upload_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gpu_group g,
+                                   size_t lead, const void *bytes, size_t n,
+                                   cuzk_gpu_points **out, cuzk_errbuf *eb)
+{
+    (void)lead;
+    return cuzk_gpu_points_upload(ctx, curve, g, bytes, n, out, eb);
+}
+
 void cuzk_gpu_points_free(cuzk_gpu_points *pts) { (void)pts; }
 size_t cuzk_gpu_points_count(const cuzk_gpu_points *pts)
 {

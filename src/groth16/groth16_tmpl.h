@@ -561,8 +561,9 @@ static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int device, int want, cuzk_errbuf *
         return e;
     if (!d->g_b1 && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->b1, pk->n_vars, &d->g_b1, eb)))
         return e;
-    if (!d->g_c && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->c,
-                                               pk->n_vars - pk->n_public - 1, &d->g_c, eb)))
+    /* C's set is padded in front to the witness's length (see pg1_gpu_msm). */
+    if (!d->g_c && (e = cuzk_gpu_points_upload_ex(d->ctx, gc, CUZK_GPU_G1, pk->n_public + 1, pk->c,
+                                                  pk->n_vars - pk->n_public - 1, &d->g_c, eb)))
         return e;
     if (!d->g_h && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->h, pk->domain_size, &d->g_h, eb)))
         return e;
@@ -671,8 +672,9 @@ static void GT_(gpu_release)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx)
 /* The A, B1, C MSMs on a GPU (they need only the witness, so they may run while the CPU
  * synthesizes a, b, c), and B2 too when with_g2 is set and G2 is not done yet. A, B1 and B2
  * share the witness as scalars: within this one hold of the context the later ones reuse the
- * first one's upload and sorted digits (CUZK_GPU_SCALARS_SAME); C reads its scalars (a suffix
- * of the witness) from that upload and sorts its own digits. The
+ * first one's upload and sorted digits (CUZK_GPU_SCALARS_SAME). So does C: its scalars are a
+ * suffix of the witness, and its device set has n_public + 1 points at infinity in front
+ * (gpu_ensure), so it is an MSM over the whole witness whose first terms vanish. The
  * GPU writes Jacobian points in exactly the layout of G1J / G2J (X, Y, Z limbs, Fp2 as c0, c1);
  * they are trusted only once they are points of the curve (a wrong one would also fail
  * self-verification; this names the stage). */
@@ -703,9 +705,8 @@ static cuzk_err GT_(pg1_gpu_msm)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, 
         t2 = cuzk__now_ms() - t1;
     }
     if (!e)
-        e = cuzk_gpu_msm(g, d->g_c, 0, pk->n_vars - pk->n_public - 1,
-                         ws + 32 * ((uint64_t)pk->n_public + 1), CUZK_GPU_SCALARS_SAME,
-                         (uint64_t *)&pc, eb);
+        e = cuzk_gpu_msm(g, d->g_c, 0, pk->n_vars, ws, CUZK_GPU_SCALARS_SAME, (uint64_t *)&pc,
+                         eb);
     s->st.msm_g1_ms = cuzk__now_ms() - t - t2;
     GT_(gpu_release)(s, device, ctx);
     if (!e && (!G1_(is_on_curve)(&pa) || !G1_(is_on_curve)(&pb1) || !G1_(is_on_curve)(&pc)))
