@@ -54,6 +54,10 @@ cuzk_err cuzk_gpu_mem_info(int device, uint64_t *free_bytes, uint64_t *total_byt
 /* Page-locks caller memory so copies from/to it run at full bus speed (optional). */
 cuzk_err cuzk_gpu_pin(cuzk_gpu_ctx *ctx, void *p, size_t len, cuzk_errbuf *eb);
 void cuzk_gpu_unpin(cuzk_gpu_ctx *ctx, void *p);
+/* Page-locked host memory (cudaHostAlloc, portable to every device): uploads from it go by
+ * DMA at full bus speed, without the staging copy. Free with cuzk_gpu_host_free. */
+cuzk_err cuzk_gpu_host_alloc(cuzk_gpu_ctx *ctx, size_t bytes, void **out, cuzk_errbuf *eb);
+void cuzk_gpu_host_free(cuzk_gpu_ctx *ctx, void *p);
 
 /* Bytes of one affine point (64, 96, 128, 192) and 64-bit words of one Jacobian result. */
 size_t cuzk_gpu_point_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g);

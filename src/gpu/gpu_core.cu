@@ -257,6 +257,29 @@ cuzk_err cuzk_gpu_pin(cuzk_gpu_ctx *ctx, void *p, size_t len, cuzk_errbuf *eb)
     return CUZK_OK;
 }
 
+cuzk_err cuzk_gpu_host_alloc(cuzk_gpu_ctx *ctx, size_t bytes, void **out, cuzk_errbuf *eb)
+{
+    *out = NULL;
+    CU(cudaSetDevice(ctx->device));
+    cudaError_t e = cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocPortable);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        *out = NULL;
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "page-locked host buffer of %zu bytes: %s", bytes,
+                         cudaGetErrorString(e));
+    }
+    return CUZK_OK;
+}
+
+void cuzk_gpu_host_free(cuzk_gpu_ctx *ctx, void *p)
+{
+    if (!p)
+        return;
+    cudaSetDevice(ctx->device);
+    cudaFreeHost(p);
+    cudaGetLastError();
+}
+
 void cuzk_gpu_unpin(cuzk_gpu_ctx *ctx, void *p)
 {
     cudaSetDevice(ctx->device);

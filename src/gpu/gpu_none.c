@@ -39,6 +39,15 @@ cuzk_err cuzk_gpu_pin(cuzk_gpu_ctx *ctx, void *p, size_t len, cuzk_errbuf *eb)
 
 void cuzk_gpu_unpin(cuzk_gpu_ctx *ctx, void *p) { (void)ctx, (void)p; }
 
+cuzk_err cuzk_gpu_host_alloc(cuzk_gpu_ctx *ctx, size_t bytes, void **out, cuzk_errbuf *eb)
+{
+    (void)ctx, (void)bytes;
+    *out = NULL;
+    return NOGPU(eb);
+}
+
+void cuzk_gpu_host_free(cuzk_gpu_ctx *ctx, void *p) { (void)ctx, (void)p; }
+
 size_t cuzk_gpu_point_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g)
 {
     return (curve == CUZK_GPU_BN254 ? 64 : 96) * (g == CUZK_GPU_G2 ? 2 : 1);
