@@ -12,6 +12,7 @@
 #include "cuzk/groth16.h"
 #include "cuzk/io.h"
 #include "cuzk/json.h"
+#include "gpu/gpu.h"
 #include "util/clock.h"
 #include "util/parallel.h"
 
@@ -57,6 +58,9 @@ static const char *PROVE_HELP =
     "                     falling back to the CPU if the GPU faults)\n"
     "  --g2 WHERE         gpu | cpu (default gpu): with the GPU backend, run the B-in-G2\n"
     "                     MSM on the GPU or on CPU threads beside the GPU's work\n"
+    "  --g2-device D      auto | N (default auto: GPU 1 when there are two or more, else 0):\n"
+    "                     the GPU of the B-in-G2 MSM (--g2 gpu); on another GPU than 0 it\n"
+    "                     runs beside the rest of the proof\n"
     "  --synth WHERE      gpu | cpu (default gpu): with the GPU backend, compute a = A.w,\n"
     "                     b = B.w, c = a*b on the GPU from the key's A and B rows (kept\n"
     "                     resident beside its points) or on CPU threads while the GPU runs\n"
@@ -91,9 +95,10 @@ static int cmd_prove(int argc, char **argv)
                    {"no-verify", 0, 0, NULL, 0},     {"verify", 0, 0, NULL, 0},
                    {"zero-blinding", 0, 0, NULL, 0}, {"quiet", 0, 0, NULL, 0},
                    {"help", 'h', 0, NULL, 0},        {"g2", 0, 1, NULL, 0},
-                   {"repeat", 0, 1, NULL, 0},        {"synth", 0, 1, NULL, 0}};
+                   {"repeat", 0, 1, NULL, 0},        {"synth", 0, 1, NULL, 0},
+                   {"g2-device", 0, 1, NULL, 0}};
     enum { O_THREADS, O_BACKEND, O_FORMAT, O_R1CS, O_NOVERIFY, O_VERIFY, O_ZERO, O_QUIET, O_HELP,
-           O_G2, O_REPEAT, O_SYNTH };
+           O_G2, O_REPEAT, O_SYNTH, O_G2DEV };
     const char *pos[8];
     int npos, rc;
     if ((rc = cli_parse("prove", argc, argv, o, (int)(sizeof o / sizeof o[0]), pos, 8, &npos)))
@@ -136,6 +141,18 @@ static int cmd_prove(int argc, char **argv)
             po.synth_on_cpu = 1;
         else if (strcmp(o[O_SYNTH].value, "gpu") != 0)
             return cli_usage("prove", "--synth must be gpu or cpu");
+    }
+    /* B in G2 on a second GPU when there is one: it then runs beside the rest of the proof. */
+    if (!o[O_G2DEV].seen || strcmp(o[O_G2DEV].value, "auto") == 0) {
+        po.g2_device = cuzk_gpu_device_count() > 1 ? 1 : 0;
+    } else {
+        char *end;
+        long v = strtol(o[O_G2DEV].value, &end, 10);
+        int nd = cuzk_gpu_device_count();
+        if (!*o[O_G2DEV].value || *end || v < 0 || v >= (nd > 0 ? nd : 1))
+            return cli_usage("prove", "--g2-device must be auto or a GPU number below the "
+                                      "device count");
+        po.g2_device = (int)v;
     }
     unsigned repeat = 1;
     if (o[O_REPEAT].seen) {

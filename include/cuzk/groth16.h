@@ -57,6 +57,9 @@ typedef struct {
                                * instead of on the GPU from the key's resident A and B rows (0).
                                * The staged API (the daemon's engine) always synthesizes on the
                                * CPU, where it overlaps other partitions' GPU work. */
+    int g2_device;            /* GPU backend, cuzk_prove, B in G2 on the GPU: the device for it;
+                               * 0 runs it on device 0 with everything else, another device runs
+                               * it beside device 0's work (off the critical path) */
 } cuzk_prove_opts;
 
 typedef struct {

@@ -387,6 +387,7 @@ typedef struct {
     G2J pb2;
     int g1_done, g2_done, g1_msm_done, synthesized;
     int w_borrowed; /* w is the caller's buffer (cuzk_prove's page-locked one): not freed here */
+    double g2_upload_ms; /* pg2_gpu's key upload time (added to st in pfinish) */
     cuzk_prove_stats st;
     double t0;
 } GT_(pstate);
@@ -558,6 +559,7 @@ static cuzk_err GT_(pg2_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
 /* What GT_(gpu_ensure) uploads besides the G1 point sets. */
 #define GT_WANT_G2 1   /* B2 */
 #define GT_WANT_ROWS 2 /* the A and B rows, for synthesis on the GPU */
+#define GT_WANT_NO_G1 4 /* not the G1 sets (a device that runs only B in G2) */
 
 /* Uploads the key's point sets to `device` on first use (pk->dev[device].mu held); want:
  * GT_WANT_* bits. */
@@ -569,6 +571,8 @@ static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int device, int want, cuzk_errbuf *
     __typeof__(pk->dev[0]) *d = &pk->dev[device];
     if (!d->ctx && (e = cuzk_gpu_open(&d->ctx, device, eb)))
         return e;
+    if (want & GT_WANT_NO_G1)
+        goto g2;
     if (!d->g_a && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->a, pk->n_vars, &d->g_a, eb)))
         return e;
     if (!d->g_b1 && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->b1, pk->n_vars, &d->g_b1, eb)))
@@ -579,6 +583,7 @@ static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int device, int want, cuzk_errbuf *
         return e;
     if (!d->g_h && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->h, pk->domain_size, &d->g_h, eb)))
         return e;
+g2:
     if (want_g2 && !d->g_b2 &&
         (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G2, pk->b2, pk->n_vars, &d->g_b2, eb)))
         return e;
@@ -662,8 +667,10 @@ static size_t GT_(gpu_arrays)(GT_(pk) *pk, void *ptr[5], size_t len[5])
 /* Makes the key resident on `device` and picks the context to compute with: the caller's
  * (which must be open on `device`; the device lock is then dropped again: the points are
  * read-only) or the key's own (then the lock stays held until GT_(gpu_release)). */
+/* up_ms: where the upload time goes (s->st.gpu_upload_ms, or s->g2_upload_ms for a B-in-G2
+ * stage that may run beside the G1 stage). */
 static cuzk_err GT_(gpu_acquire)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, int want,
-                                 cuzk_gpu_ctx **use, cuzk_errbuf *eb)
+                                 double *up_ms, cuzk_gpu_ctx **use, cuzk_errbuf *eb)
 {
     GT_(pk) *pk = s->pk;
     if (device < 0 || device >= CUZK_MAX_DEVICES)
@@ -672,7 +679,7 @@ static cuzk_err GT_(gpu_acquire)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, 
     pthread_mutex_lock(&pk->dev[device].mu);
     double t = cuzk__now_ms();
     cuzk_err e = GT_(gpu_ensure)(pk, device, want, eb);
-    s->st.gpu_upload_ms += cuzk__now_ms() - t;
+    *up_ms += cuzk__now_ms() - t;
     if (e || ctx)
         pthread_mutex_unlock(&pk->dev[device].mu);
     *use = ctx ? ctx : pk->dev[device].ctx;
@@ -703,7 +710,8 @@ static cuzk_err GT_(pg1_gpu_msm)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, 
     const uint8_t *ws = (const uint8_t *)s->w;
     cuzk_gpu_ctx *g = NULL;
     with_g2 = with_g2 && !s->g2_done;
-    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, with_g2 ? GT_WANT_G2 : 0, &g, eb);
+    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, with_g2 ? GT_WANT_G2 : 0,
+                                  &s->st.gpu_upload_ms, &g, eb);
     if (e)
         return e;
     __typeof__(pk->dev[0]) *d = &pk->dev[device];
@@ -749,7 +757,7 @@ static cuzk_err GT_(pg1_gpu_h)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cu
     GT_(pk) *pk = s->pk;
     cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
     cuzk_gpu_ctx *g = NULL;
-    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, 0, &g, eb);
+    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, 0, &s->st.gpu_upload_ms, &g, eb);
     if (e)
         return e;
     G1J ph;
@@ -774,7 +782,7 @@ static cuzk_err GT_(pg1_gpu_hw)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, c
 {
     GT_(pk) *pk = s->pk;
     cuzk_gpu_ctx *g = NULL;
-    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, GT_WANT_ROWS, &g, eb);
+    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, GT_WANT_ROWS, &s->st.gpu_upload_ms, &g, eb);
     if (e)
         return e;
     G1J ph;
@@ -829,11 +837,13 @@ static cuzk_err GT_(pg12_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
 
 static int GT_(pg2_is_done)(const GT_(pstate) *s) { return s->g2_done; }
 
-static cuzk_err GT_(pg2_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+/* B in G2 on a GPU; want: GT_WANT_G2, with GT_WANT_NO_G1 on a device that runs only this. */
+static cuzk_err GT_(pg2_gpu_ex)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, int want,
+                                cuzk_errbuf *eb)
 {
     GT_(pk) *pk = s->pk;
     cuzk_gpu_ctx *g = NULL;
-    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, GT_WANT_G2, &g, eb);
+    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, want, &s->g2_upload_ms, &g, eb);
     if (e)
         return e;
     G2J pb2;
@@ -850,8 +860,15 @@ static cuzk_err GT_(pg2_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk
     return CUZK_OK;
 }
 
+static cuzk_err GT_(pg2_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+{
+    return GT_(pg2_gpu_ex)(s, device, ctx, GT_WANT_G2, eb);
+}
+
 static cuzk_err GT_(pfinish)(GT_(pstate) *s, cuzk_proof *proof, cuzk_errbuf *eb)
 {
+    s->st.gpu_upload_ms += s->g2_upload_ms; /* B in G2's, kept apart while it could run beside */
+    s->g2_upload_ms = 0;
     GT_(pk) *pk = s->pk;
     if (!s->g1_done || !s->g2_done)
         return cuzk_errf(eb, CUZK_INTERNAL, "finish called before the %s stage ended",
@@ -918,9 +935,11 @@ static cuzk_err GT_(pfinish)(GT_(pstate) *s, cuzk_proof *proof, cuzk_errbuf *eb)
     return e;
 }
 
-/* The B-in-G2 MSM on CPU threads beside the GPU's G1 work (--g2 cpu). */
+/* The B-in-G2 MSM beside the G1 work: on CPU threads (--g2 cpu, device -1) or on another GPU
+ * than the G1 work's (which needs only B2's points there). */
 typedef struct {
     GT_(pstate) *s;
+    int device;
     cuzk_err err;
     cuzk_errbuf eb;
 } GT_(g2_job);
@@ -928,7 +947,9 @@ typedef struct {
 static void *GT_(g2_thread)(void *arg)
 {
     GT_(g2_job) *j = arg;
-    j->err = GT_(pg2_cpu)(j->s, &j->eb);
+    j->err = j->device < 0 ? GT_(pg2_cpu)(j->s, &j->eb)
+                           : GT_(pg2_gpu_ex)(j->s, j->device, NULL, GT_WANT_G2 | GT_WANT_NO_G1,
+                                             &j->eb);
     return NULL;
 }
 
@@ -1004,18 +1025,24 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
     }
     if (use_gpu) {
         int g2_gpu = opts->g2_on_gpu;
+        /* Where B in G2 runs: CPU threads (-1), device 0 with the rest, or another device
+         * beside device 0's work (g2_device). */
+        int g2dev = g2_gpu ? opts->g2_device : -1;
         GT_(g2_job) job;
         memset(&job, 0, sizeof job);
         job.s = s;
+        job.device = g2dev;
         pthread_t tid;
         int started = 0;
+        if (g2dev > 0 && !(started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0))
+            GT_(g2_thread)(&job); /* no thread: run it here, before the other work */
         if (!opts->synth_on_cpu) {
             /* Everything on the GPU: the A, B1, C (and B2) MSMs upload the witness once, and
              * synthesis, H and the H MSM read it there. With --g2 cpu, B in G2 runs on CPU
              * threads beside all of it (the CPU has nothing else to do). */
-            if (!g2_gpu && !(started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0))
+            if (g2dev < 0 && !(started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0))
                 GT_(g2_thread)(&job); /* no thread: run it here, before the GPU work */
-            if (!(e = GT_(pg1_gpu_msm)(s, 0, NULL, g2_gpu, eb)) &&
+            if (!(e = GT_(pg1_gpu_msm)(s, 0, NULL, g2dev == 0, eb)) &&
                 !(e = GT_(pg1_gpu_hw)(s, 0, NULL, eb))) {
                 s->g1_done = 1;
                 s->st.used_gpu = 1;
@@ -1027,7 +1054,7 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
             GT_(gpu_msm_job) mj;
             memset(&mj, 0, sizeof mj);
             mj.s = s;
-            mj.g2 = g2_gpu;
+            mj.g2 = g2dev == 0;
             pthread_t mt;
             int mstarted = pthread_create(&mt, NULL, GT_(gpu_msm_thread), &mj) == 0;
             GT_(psynth)(s);
@@ -1035,7 +1062,7 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
                 pthread_join(mt, NULL);
             else
                 GT_(gpu_msm_thread)(&mj); /* no thread: after synthesis */
-            if (!g2_gpu && !(started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0))
+            if (g2dev < 0 && !(started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0))
                 GT_(g2_thread)(&job); /* no thread: run it here, before the GPU work */
             e = mj.err;
             if (e)
@@ -1057,11 +1084,18 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
                 GT_(psynth)(s); /* a, b, c were never made on the host (GPU synthesis) */
                 e = GT_(pg1_cpu)(s, eb);
             }
-            if (!e && !s->g2_done && g2_gpu)
-                e = GT_(pg2_cpu)(s, eb);
         }
-        if (!e && !g2_gpu && job.err)
+        if (!e && job.err && job.device >= 0 && fallback &&
+            (job.err == CUZK_GPU_FAULT || job.err == CUZK_NO_DEVICE)) {
+            /* B in G2 failed on its own GPU: the CPU redoes it below. */
+            snprintf(s->st.gpu_error, sizeof s->st.gpu_error, "%.255s", job.eb.msg);
+            s->st.gpu_fallback = 1;
+            job.err = CUZK_OK;
+        }
+        if (!e && job.err)
             e = cuzk_errf(eb, job.err, "%s", job.eb.msg);
+        if (!e && !s->g2_done && g2_gpu && fallback)
+            e = GT_(pg2_cpu)(s, eb);
     } else {
         if (!(e = GT_(pg1_cpu)(s, eb)))
             e = GT_(pg2_cpu)(s, eb);
