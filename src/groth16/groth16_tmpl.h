@@ -751,20 +751,31 @@ static cuzk_err GT_(pg1_gpu_msm)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, 
     return CUZK_OK;
 }
 
-/* H and the H MSM on a GPU (a, b, c in, h never leaves the device); frees a, b, c. */
-static cuzk_err GT_(pg1_gpu_h)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+/* H and the H MSM on a GPU; frees the host's a, b, c. from_witness = 0: a, b, c are uploaded
+ * from the host (the CPU synthesized them); 1: they are synthesized on the device from the
+ * key's rows (uploaded with its points on first use) and the witness, read from A's upload
+ * when pg1_gpu_msm ran just before on the same context, and never exist on the host. */
+static cuzk_err GT_(pg1_gpu_h_ex)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx,
+                                  int from_witness, cuzk_errbuf *eb)
 {
     GT_(pk) *pk = s->pk;
-    cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
     cuzk_gpu_ctx *g = NULL;
-    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, 0, &s->st.gpu_upload_ms, &g, eb);
+    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, from_witness ? GT_WANT_ROWS : 0,
+                                  &s->st.gpu_upload_ms, &g, eb);
     if (e)
         return e;
     G1J ph;
     double t = cuzk__now_ms();
-    e = cuzk_gpu_h(g, gc, (int)pk->log_n, s->a, s->b, s->c, NULL, pk->dev[device].g_h, 0,
-                   (uint64_t *)&ph, eb);
-    s->st.h_ms = cuzk__now_ms() - t;
+    if (from_witness) {
+        e = cuzk_gpu_h_witness(g, pk->dev[device].g_rows, (int)pk->log_n, s->w,
+                               CUZK_GPU_SCALARS_SAME, NULL, pk->dev[device].g_h, 0,
+                               (uint64_t *)&ph, eb);
+        s->st.synth_ms = cuzk_gpu_last_synth_ms(g);
+    } else {
+        e = cuzk_gpu_h(g, (cuzk_gpu_curve)GP_CURVE, (int)pk->log_n, s->a, s->b, s->c, NULL,
+                       pk->dev[device].g_h, 0, (uint64_t *)&ph, eb);
+    }
+    s->st.h_ms = cuzk__now_ms() - t - (from_witness ? s->st.synth_ms : 0);
     GT_(gpu_release)(s, device, ctx);
     if (!e && !G1_(is_on_curve)(&ph))
         e = cuzk_errf(eb, CUZK_GPU_FAULT, "GPU %d: the H MSM result is not on the curve", device);
@@ -775,31 +786,14 @@ static cuzk_err GT_(pg1_gpu_h)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cu
     return CUZK_OK;
 }
 
-/* Synthesis, H and the H MSM on a GPU from the witness (the rows are uploaded with the key's
- * points on first use; the witness is read from A's upload when pg1_gpu_msm ran just before
- * on the same context); a, b, c are never on the host, which frees its copies. */
+static cuzk_err GT_(pg1_gpu_h)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+{
+    return GT_(pg1_gpu_h_ex)(s, device, ctx, 0, eb);
+}
+
 static cuzk_err GT_(pg1_gpu_hw)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
 {
-    GT_(pk) *pk = s->pk;
-    cuzk_gpu_ctx *g = NULL;
-    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, GT_WANT_ROWS, &s->st.gpu_upload_ms, &g, eb);
-    if (e)
-        return e;
-    G1J ph;
-    double t = cuzk__now_ms();
-    e = cuzk_gpu_h_witness(g, pk->dev[device].g_rows, (int)pk->log_n, s->w,
-                           CUZK_GPU_SCALARS_SAME, NULL, pk->dev[device].g_h, 0, (uint64_t *)&ph,
-                           eb);
-    s->st.synth_ms = cuzk_gpu_last_synth_ms(g);
-    s->st.h_ms = cuzk__now_ms() - t - s->st.synth_ms;
-    GT_(gpu_release)(s, device, ctx);
-    if (!e && !G1_(is_on_curve)(&ph))
-        e = cuzk_errf(eb, CUZK_GPU_FAULT, "GPU %d: the H MSM result is not on the curve", device);
-    if (e)
-        return e;
-    s->ph = ph;
-    GT_(free_abc)(s);
-    return CUZK_OK;
+    return GT_(pg1_gpu_h_ex)(s, device, ctx, 1, eb);
 }
 
 /* H and the G1 MSMs on a GPU (the engine's GPU stage), and B in G2 too when with_g2. */
