@@ -121,6 +121,19 @@ cuzk_err cuzk_pk_cache_load(cuzk_pk **out, const char *cache_path, const char *z
 cuzk_err cuzk_pk_cache_check(const char *cache_path, const char *zkey_path, uint64_t *file_bytes,
                              cuzk_errbuf *eb);
 
+/* Fixed-base precomputation for the CPU MSMs: up to t shifted copies of each of the key's
+ * point sets (A, B1, C, H in G1, B in G2; copy j of P is 2^(j s) P for the set's window
+ * schedule, msm/msm.h), so each MSM reduces t times fewer windows at t times the points'
+ * memory. t = 0 drops the tables; t = 1 keeps none either but fixes the window. Built on
+ * nthreads threads (0: all); the windows are chosen for the set sizes on that many threads.
+ * Call before proving with the key (it changes the key). Saved and loaded with the key
+ * cache (cuzk_pk_cache_save / _load). The GPU backend does not use them. Errors:
+ * CUZK_NO_MEMORY, CUZK_NOT_IN_SUBGROUP (a key point of small order); the key then has no
+ * tables and still proves. */
+cuzk_err cuzk_pk_precompute(cuzk_pk *pk, unsigned t, unsigned nthreads, cuzk_errbuf *eb);
+/* The t the key's tables were built for (0: none). */
+unsigned cuzk_pk_precompute_copies(const cuzk_pk *pk);
+
 /* ------------------------------------------------------------------ staged proving
  *
  * The stages of cuzk_prove as separate calls, so the engine can run them on different

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device run: issue 5's full-proof row with the key resident, and issue 6's key cache (format 2)
+# Device run: issue 5's full-proof row with the key resident, and issue 6's key cache (format 3)
 # on the device machine. Run from the repository root on the GPU machine after
 # scripts/device-pack here, with build-device carried (device tool: run
 # "bash scripts/device/e2e24-resident.sh", carry ["build-device"]).

@@ -27,7 +27,7 @@
 
 /* ------------------------------------------------------------------ key cache (shared part) */
 
-#define CUZK__CACHE_VERSION 2u
+#define CUZK__CACHE_VERSION 3u /* 3: optional fixed-base tables after the key's arrays */
 #define CUZK__CACHE_SEED 0x9e3779b97f4a7c15ull
 
 typedef struct {
@@ -42,7 +42,11 @@ typedef struct {
     uint32_t g1_bytes, g2_bytes, coef_bytes, fr_bytes;
     uint64_t zkey_size, zkey_mtime_ns, zkey_ino;
     uint64_t n_coef[2];
-    uint64_t payload_len, payload_hash;
+    /* Fixed-base tables (pk_cache_tmpl.h), for A, B1, C, H, B2: copies (0: none) and window
+     * bits of each; tab_req the copies asked for; tab_hash the tables' own hash. */
+    uint32_t tab_req, tab_t[5], tab_c[5], tab_pad;
+    uint64_t tab_hash;
+    uint64_t payload_len, payload_hash; /* payload_len counts the tables too */
     uint64_t hdr_hash; /* of every byte above */
 } cuzk__cache_hdr;
 
@@ -78,7 +82,9 @@ static uint64_t cuzk__cache_hash(uint64_t h, const void *buf, size_t len)
 /* Large arrays move in chunks on all cores: each chunk is read (or written) with pread/pwrite
  * at its own offset and hashed on its own; the array's hash chains the chunk hashes in order.
  * So a cache loads at the disk's (or page cache's) speed rather than one core's hashing. */
-#define CUZK__CACHE_CHUNK ((size_t)32 << 20)
+/* 2 MiB: a 2^14-constraint key's arrays (1-5 MiB, tables included) still spread over the
+ * cores (format 3; format 2 used 32 MiB chunks). */
+#define CUZK__CACHE_CHUNK ((size_t)2 << 20)
 
 typedef struct {
     int fd, write;
@@ -132,6 +138,39 @@ static int cuzk__cache_io(int fd, void *buf, size_t len, uint64_t file_off, int 
     *h = cuzk__cache_hash(*h, hs, nc * sizeof *hs);
     free(hs);
     return c.err ? -1 : 0;
+}
+
+/* The hash cuzk__cache_io chains into *h for len bytes, computed over memory already in place
+ * (a mapped file), its chunks on all cores. */
+typedef struct {
+    const uint8_t *buf;
+    size_t len;
+    uint64_t *hashes;
+} cache_hash_job;
+
+static void cache_hash_chunk(void *arg, size_t i)
+{
+    cache_hash_job *j = arg;
+    size_t off = i * CUZK__CACHE_CHUNK, n = j->len - off;
+    if (n > CUZK__CACHE_CHUNK)
+        n = CUZK__CACHE_CHUNK;
+    j->hashes[i] = cuzk__cache_hash(CUZK__CACHE_SEED + i, j->buf + off, n);
+}
+
+static int cuzk__cache_hash_mem(const void *buf, size_t len, uint64_t *h)
+{
+    size_t nc = (len + CUZK__CACHE_CHUNK - 1) / CUZK__CACHE_CHUNK;
+    uint64_t *hs = calloc(nc ? nc : 1, sizeof *hs);
+    if (!hs)
+        return -1;
+    cache_hash_job j = {buf, len, hs};
+    if (nc == 1)
+        cache_hash_chunk(&j, 0);
+    else if (nc)
+        cuzk_parallel_for(nc, 0, cache_hash_chunk, &j);
+    *h = cuzk__cache_hash(*h, hs, nc * sizeof *hs);
+    free(hs);
+    return 0;
 }
 
 /* The prover's large working buffers (the witness copy and a, b, c: 512 MiB each at 2^24
@@ -662,6 +701,16 @@ char *cuzk_pk_cache_path(const char *zkey_path, const char *cache_dir)
     free(abs);
     return out;
 }
+
+cuzk_err cuzk_pk_precompute(cuzk_pk *pk, unsigned t, unsigned nthreads, cuzk_errbuf *eb)
+{
+    cuzk_ff_init();
+    if (pk->curve == CUZK_CURVE_BN254)
+        return bn254_pk_precompute(pk->k.bn254, t, nthreads, eb);
+    return bls12_381_pk_precompute(pk->k.bls12_381, t, nthreads, eb);
+}
+
+unsigned cuzk_pk_precompute_copies(const cuzk_pk *pk) { return PK_FIELD(pk, tab_req); }
 
 cuzk_err cuzk_pk_cache_save(const cuzk_pk *pk, const char *cache_path, const char *zkey_path,
                             cuzk_errbuf *eb)

@@ -60,7 +60,49 @@ typedef struct {
         size_t wpin_len;
         int wpin_busy;
     } dev[CUZK_MAX_DEVICES];
+    /* Fixed-base tables of the CPU MSMs (optional: GT_(pk_precompute) or the key cache):
+     * tab[k] for A, B1, C, H (G1) and tab2 for B2 hold copies 1 .. t - 1 of the points
+     * (msm.h's G_msm_tab_build for window c; copy 0 is the key's own array); t = 0: none.
+     * tab_req: the copies asked for (each set holds at most that many). */
+    struct {
+        G1A *p;
+        uint32_t t, c;
+    } tab[4];
+    struct {
+        G2A *p;
+        uint32_t t, c;
+    } tab2;
+    uint32_t tab_req;
+    /* Tables loaded from a key cache are a read-only private mapping of it (not malloc'd). */
+    void *tab_map;
+    size_t tab_map_len;
 } GT_(pk);
+
+/* Frees the key's fixed-base tables and takes their bytes off pk->bytes. */
+static void GT_(pk_tab_free)(GT_(pk) *pk)
+{
+    uint64_t nv = pk->n_vars;
+    uint64_t n1[4] = {nv, nv, nv - pk->n_public - 1, pk->domain_size};
+    for (int k = 0; k < 4; k++) {
+        if (pk->tab[k].t > 1)
+            pk->bytes -= (pk->tab[k].t - 1) * n1[k] * sizeof(G1A);
+        if (!pk->tab_map)
+            free(pk->tab[k].p);
+        pk->tab[k].p = NULL;
+        pk->tab[k].t = pk->tab[k].c = 0;
+    }
+    if (pk->tab2.t > 1)
+        pk->bytes -= (pk->tab2.t - 1) * nv * sizeof(G2A);
+    if (!pk->tab_map)
+        free(pk->tab2.p);
+    else
+        munmap(pk->tab_map, pk->tab_map_len);
+    pk->tab_map = NULL;
+    pk->tab_map_len = 0;
+    pk->tab2.p = NULL;
+    pk->tab2.t = pk->tab2.c = 0;
+    pk->tab_req = 0;
+}
 
 static void GT_(pk_free)(GT_(pk) *pk)
 {
@@ -78,6 +120,7 @@ static void GT_(pk_free)(GT_(pk) *pk)
         cuzk_gpu_close(pk->dev[d].ctx);
         pthread_mutex_destroy(&pk->dev[d].mu);
     }
+    GT_(pk_tab_free)(pk);
     free(pk->ic);
     free(pk->a);
     free(pk->b1);
@@ -251,6 +294,55 @@ static cuzk_err GT_(pk_load)(GT_(pk) **out, const cuzk_zkey *zk, unsigned nthrea
                 zk->n_b2 * sizeof(G2A) + (pk->n_coef[0] + pk->n_coef[1]) * sizeof(GT_(coef)) +
                 2 * (N + 1) * sizeof(uint64_t) + N * sizeof(FRT);
     *out = pk;
+    return CUZK_OK;
+}
+
+/* Builds the fixed-base tables of the five CPU MSMs with at most t copies each (t = 0 drops
+ * them), each set's window picked for its size on nthreads threads. On failure the key keeps
+ * no tables (it still proves, without them). */
+static cuzk_err GT_(pk_precompute)(GT_(pk) *pk, unsigned t, unsigned nthreads, cuzk_errbuf *eb)
+{
+    GT_(pk_tab_free)(pk);
+    if (!t)
+        return CUZK_OK;
+    unsigned T = nthreads ? nthreads : cuzk_num_threads();
+    uint64_t nv = pk->n_vars;
+    uint64_t n1[4] = {nv, nv, nv - pk->n_public - 1, pk->domain_size};
+    const G1A *src[4] = {pk->a, pk->b1, pk->c, pk->h};
+    static const char *what[5] = {"A", "B1", "C", "H", "B2"};
+    cuzk_err e = CUZK_OK;
+    int k;
+    for (k = 0; k < 5; k++) {
+        uint64_t n = k < 4 ? n1[k] : nv;
+        unsigned c = k < 4 ? G1_(msm_tab_window)(n, t, T) : G2_(msm_tab_window)(n, t, T);
+        unsigned tc = k < 4 ? G1_(msm_tab_copies)(t, c) : G2_(msm_tab_copies)(t, c);
+        size_t sz = k < 4 ? sizeof(G1A) : sizeof(G2A);
+        void *p = NULL;
+        if (tc > 1 && n && !(p = cuzk__big_alloc((tc - 1) * n * sz))) {
+            e = CUZK_NO_MEMORY;
+            break;
+        }
+        if (k < 4) {
+            pk->tab[k].p = p;
+            pk->tab[k].t = tc;
+            pk->tab[k].c = c;
+            e = G1_(msm_tab_build)(p, src[k], n, tc, c, T);
+        } else {
+            pk->tab2.p = p;
+            pk->tab2.t = tc;
+            pk->tab2.c = c;
+            e = G2_(msm_tab_build)(p, pk->b2, n, tc, c, T);
+        }
+        pk->bytes += tc > 1 ? (tc - 1) * n * sz : 0;
+        if (e)
+            break;
+    }
+    if (e) {
+        GT_(pk_tab_free)(pk);
+        return cuzk_errf(eb, e, "cannot build the precomputed tables of the %s points: %s",
+                         what[k], cuzk_strerror(e));
+    }
+    pk->tab_req = t;
     return CUZK_OK;
 }
 
@@ -510,6 +602,15 @@ static void GT_(free_abc)(GT_(pstate) *s)
     s->a = s->b = s->c = NULL; /* dead after H: released at once */
 }
 
+/* G1 MSM k (0 A, 1 B1, 2 C, 3 H) with its fixed-base table when the key has one. */
+static cuzk_err GT_(pk_g1_msm)(const GT_(pk) *pk, int k, G1J *out, const G1A *pts,
+                            const uint8_t *sc, size_t n, const cuzk_msm_opts *o)
+{
+    if (pk->tab[k].t)
+        return G1_(msm_tab)(out, pts, pk->tab[k].p, pk->tab[k].t, pk->tab[k].c, sc, n, o);
+    return G1_(msm_ex)(out, pts, sc, n, o);
+}
+
 /* H and the G1 MSMs on CPU threads. */
 static cuzk_err GT_(pg1_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
 {
@@ -531,11 +632,11 @@ static cuzk_err GT_(pg1_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
     GT_(free_abc)(s);
     t = cuzk__now_ms();
     cuzk_msm_opts mo = {nt, 0, 0}, mh = {nt, CUZK_MSM_SCALARS_MONT, 0};
-    if ((e = G1_(msm_ex)(&s->pa, pk->a, ws, pk->n_vars, &mo)) ||
-        (e = G1_(msm_ex)(&s->pb1, pk->b1, ws, pk->n_vars, &mo)) ||
-        (e = G1_(msm_ex)(&s->pc, pk->c, ws + 32 * ((uint64_t)pk->n_public + 1),
+    if ((e = GT_(pk_g1_msm)(pk, 0, &s->pa, pk->a, ws, pk->n_vars, &mo)) ||
+        (e = GT_(pk_g1_msm)(pk, 1, &s->pb1, pk->b1, ws, pk->n_vars, &mo)) ||
+        (e = GT_(pk_g1_msm)(pk, 2, &s->pc, pk->c, ws + 32 * ((uint64_t)pk->n_public + 1),
                          pk->n_vars - pk->n_public - 1, &mo)) ||
-        (e = G1_(msm_ex)(&s->ph, pk->h, (const uint8_t *)h, N, &mh)))
+        (e = GT_(pk_g1_msm)(pk, 3, &s->ph, pk->h, (const uint8_t *)h, N, &mh)))
         e = cuzk_errf(eb, e, "G1 MSM failed");
     free(h);
     s->st.msm_g1_ms = cuzk__now_ms() - t;
@@ -548,7 +649,10 @@ static cuzk_err GT_(pg2_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
 {
     double t = cuzk__now_ms();
     cuzk_msm_opts mo = {s->opts.nthreads, 0, 0};
-    cuzk_err e = G2_(msm_ex)(&s->pb2, s->pk->b2, (const uint8_t *)s->w, s->pk->n_vars, &mo);
+    const GT_(pk) *pk = s->pk;
+    cuzk_err e = pk->tab2.t ? G2_(msm_tab)(&s->pb2, pk->b2, pk->tab2.p, pk->tab2.t, pk->tab2.c,
+                                           (const uint8_t *)s->w, pk->n_vars, &mo)
+                            : G2_(msm_ex)(&s->pb2, pk->b2, (const uint8_t *)s->w, pk->n_vars, &mo);
     s->st.msm_g2_ms = cuzk__now_ms() - t;
     if (e)
         return cuzk_errf(eb, e, "G2 MSM failed");

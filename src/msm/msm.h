@@ -28,7 +28,8 @@
 
 #define CUZK_MSM_SCALARS_MONT 1u /* scalars are Montgomery-form Fr limbs */
 /* Tests only: run the batch-affine bucket rounds down to single pairs (normally they stop at
- * a few dozen pairs and the rest is added in XYZZ), so small inputs exercise them. */
+ * a few dozen pairs and the rest is added in XYZZ), so small inputs exercise them; a table
+ * MSM (G_msm_tab) also splits each window into at least 5 chunks. */
 #define CUZK__MSM_ALL_ROUNDS 0x100u
 /* Tests only: the XYZZ bucket phase (normally used above 2^18 points) at any size. */
 #define CUZK__MSM_XYZZ 0x200u
@@ -39,12 +40,41 @@ typedef struct {
     unsigned window;   /* Pippenger window bits c, 0: chosen from n (tuning and tests) */
 } cuzk_msm_opts;
 
+/*
+ * Fixed-base tables (the bases of every Groth16 MSM are fixed by the key). With t copies of
+ * each point, copy j = 2^(j s) P_i, s = c ceil(W / t) bits (W = floor(NBITS / c) + 1 signed
+ * c-bit windows), window w of scalar i is taken from copy w / ceil(W / t) at local window
+ * w mod ceil(W / t): the MSM reduces only ceil(W / t) windows over the t n copies, so the
+ * per-window bucket sums (and the doublings between windows) shrink t-fold and a wider c pays.
+ *   G_msm_tab_copies(t, c): the copies a table for at most t copies and window c holds (fewer
+ *       than t when t does not divide W evenly: ceil(W / ceil(W / t))); 0 for t = 0 or c
+ *       outside 2 .. 20.
+ *   G_msm_tab_window(n, t, nthreads): the window c for n points with at most t copies (the
+ *       Pippenger cost model of msm_pick_window over the table's local windows).
+ *   G_msm_tab_build(tab, points, n, t, c, nthreads): t = G_msm_tab_copies(t', c); writes
+ *       copies 1 .. t - 1 into tab ((t - 1) n points, copy j at tab + (j - 1) n; copy 0 is
+ *       `points` itself). The point at infinity stays infinity in every copy. Returns
+ *       CUZK_NOT_IN_SUBGROUP when a finite point has an infinite copy (a point of small
+ *       order: the bucket rounds assume none), CUZK_NO_MEMORY, CUZK_INVALID_ARGUMENT.
+ *   G_msm_tab(out, points, tab, t, c, scalars, n, opts): the same result and errors as
+ *       G_msm_ex(out, points, scalars, n, opts) (scalar 0 skipped, scalar 1 summed from copy
+ *       0, scalars >= r rejected, CUZK_MSM_SCALARS_MONT honoured); opts->window and
+ *       CUZK__MSM_XYZZ are ignored (the table fixes c; its buckets are batch-affine). Scratch
+ *       as G_msm_ex, the sorted copy per thread holding up to 2^18 of the t n copies.
+ */
 #define CUZK__MSM_DECL(G)                                                                 \
     cuzk_err G##_msm(G##_jac *out, const G##_affine *points, const uint8_t *scalars,      \
                      size_t n, unsigned nthreads);                                        \
     cuzk_err G##_msm_ex(G##_jac *out, const G##_affine *points, const uint8_t *scalars,   \
                         size_t n, const cuzk_msm_opts *opts);                             \
-    unsigned G##_msm_window(size_t n, unsigned nthreads);
+    unsigned G##_msm_window(size_t n, unsigned nthreads);                                 \
+    unsigned G##_msm_tab_copies(unsigned t, unsigned c);                                  \
+    unsigned G##_msm_tab_window(size_t n, unsigned t, unsigned nthreads);                 \
+    cuzk_err G##_msm_tab_build(G##_affine *tab, const G##_affine *points, size_t n,       \
+                               unsigned t, unsigned c, unsigned nthreads);                \
+    cuzk_err G##_msm_tab(G##_jac *out, const G##_affine *points, const G##_affine *tab,   \
+                         unsigned t, unsigned c, const uint8_t *scalars, size_t n,        \
+                         const cuzk_msm_opts *opts);
 
 CUZK__MSM_DECL(bn254_g1)
 CUZK__MSM_DECL(bn254_g2)

@@ -26,6 +26,10 @@
  *  4. Windows are combined by Horner's rule (c doublings between windows).
  * Threads: (window, chunk) tasks from an atomic counter; each thread owns one scratch set.
  */
+#ifndef MSM_TAB_MAX_C
+#define MSM_TAB_MAX_C 20 /* widest window of a fixed-base table (2^19 buckets per thread) */
+#endif
+
 #define MSN_(a, b) a##_##b
 #define MSN(a, b) MSN_(a, b)
 #define MG_(x) MSN(MSM_G, x)
@@ -55,6 +59,11 @@ typedef struct {
     uint32_t *sdig, *sstart, *slen;
     MG_(xyzz) *buckets;     /* above MSM_AFFINE_MAX: T arrays of 2^(c-1) XYZZ buckets */
     MG_(jac) *partial;      /* nwin * nchunks window sums */
+    /* Fixed-base tables (msm_tab): copy j >= 1 of point i is tab[(j - 1) n + i] =
+     * 2^(j c nwin) P_i; window w of the scalar goes to copy w / nwin at local window
+     * w % nwin, so only nwin windows are reduced. The plain MSM has ncopy = 1, wtot = nwin. */
+    const MG_(affine) *tab;
+    unsigned ncopy, wtot;
     atomic_uint next;
     /* Montgomery conversion */
     const uint8_t *mont_in;
@@ -383,19 +392,30 @@ static void MG_(msm_bucket_thread)(void *arg, unsigned t, unsigned T)
         if (task >= ntasks)
             return;
         unsigned w = task / cx->nchunks, ch = task % cx->nchunks;
-        size_t lo = cx->m * ch / cx->nchunks, hi = cx->m * (ch + 1) / cx->nchunks;
+        /* The task's virtual points: (copy j, listed index) for the copies whose window
+         * j nwin + w exists, copy-major; chunk ch of them. */
+        const size_t m = cx->m;
+        unsigned ncw = (cx->wtot - w + cx->nwin - 1) / cx->nwin;
+        if (ncw > cx->ncopy)
+            ncw = cx->ncopy;
+        const size_t mv = m * ncw;
+        size_t lo = mv * ch / cx->nchunks, hi = mv * (ch + 1) / cx->nchunks;
         /* Counting sort of the chunk's points by bucket: dig[j] = bucket | sign << 31, or
          * UINT32_MAX for digit 0; negated points are stored negated. */
         memset(len, 0, sizeof(uint32_t) * nb);
-        for (size_t j = lo; j < hi; j++) {
-            int32_t d = MG_(msm_digit_at)(cx, cx->idx[j], w);
-            if (!d) {
-                dig[j - lo] = UINT32_MAX;
-                continue;
+        for (size_t v = lo; v < hi;) {
+            size_t j = v / m, jm = j * m, e = jm + m < hi ? jm + m : hi;
+            unsigned we = (unsigned)j * cx->nwin + w;
+            for (; v < e; v++) {
+                int32_t d = MG_(msm_digit_at)(cx, cx->idx[v - jm], we);
+                if (!d) {
+                    dig[v - lo] = UINT32_MAX;
+                    continue;
+                }
+                uint32_t b = (uint32_t)(d > 0 ? d : -d) - 1;
+                dig[v - lo] = b | (d < 0 ? 0x80000000u : 0);
+                len[b]++;
             }
-            uint32_t b = (uint32_t)(d > 0 ? d : -d) - 1;
-            dig[j - lo] = b | (d < 0 ? 0x80000000u : 0);
-            len[b]++;
         }
         start[0] = 0;
         size_t np = 0;
@@ -404,20 +424,25 @@ static void MG_(msm_bucket_thread)(void *arg, unsigned t, unsigned T)
             np += len[b] / 2;
             len[b] = 0;
         }
-        for (size_t j = lo; j < hi; j++) {
-            uint32_t e = dig[j - lo];
-            if (e == UINT32_MAX)
-                continue;
-            uint32_t b = e & 0x7fffffffu;
-            MG_(affine) *dst = &pts[start[b] + len[b]++];
-            const MG_(affine) *src = &cx->points[cx->idx[j]];
-            dst->x = src->x;
-            if (e >> 31)
-                MF_(neg)(&dst->y, &src->y);
-            else
-                dst->y = src->y;
+        for (size_t v = lo; v < hi;) {
+            size_t j = v / m, jm = j * m, e = jm + m < hi ? jm + m : hi;
+            const MG_(affine) *base = j ? cx->tab + (j - 1) * cx->n : cx->points;
+            for (; v < e; v++) {
+                uint32_t ev = dig[v - lo];
+                if (ev == UINT32_MAX)
+                    continue;
+                uint32_t b = ev & 0x7fffffffu;
+                MG_(affine) *dst = &pts[start[b] + len[b]++];
+                const MG_(affine) *src = &base[cx->idx[v - jm]];
+                dst->x = src->x;
+                if (ev >> 31)
+                    MF_(neg)(&dst->y, &src->y);
+                else
+                    dst->y = src->y;
+            }
         }
-        /* Classification dropped the points at infinity: the first round has none. */
+        /* Classification dropped the points at infinity and a table's copies of a finite
+         * point are finite (msm_tab_build): the first round has none. */
         int has_inf = 0;
         size_t st = 1;
         for (; np >= cx->min_pairs && np; st *= 2)
@@ -527,14 +552,69 @@ static unsigned MG_(msm_pick_window)(size_t m, unsigned T, unsigned *nchunks_out
     return best_c;
 }
 
+/* Cost of a table MSM in the model of msm_pick_window: the tasks (nwin local windows x K
+ * chunks) run in rounds of T threads, each adding its points into 2^(c-1) buckets (a task of
+ * window w holds the copies whose window exists: m W / nwin points on average) and then
+ * summing the buckets (beta 2^c). beta = 2.5 rather than msm_pick_window's 1.5: the wide
+ * windows tables allow leave few points per bucket, so the bucket sums weigh more (BN254 G1,
+ * 2 threads: at 2^15 points and 8 copies 1.5 picked c = 16, 12% slower than c = 13). */
+static double MG_(msm_tab_cost)(unsigned c, unsigned nwin, unsigned K, size_t m, unsigned T)
+{
+    unsigned W = MSM_NBITS / c + 1;
+    double rounds = (double)((nwin * K + T - 1) / T);
+    return rounds * ((double)m * W / nwin / K + 2.5 * (double)((size_t)1 << c));
+}
+
+/* Chunks per local window of a table MSM over m listed points and ncopy copies: the count
+ * the model finds cheapest (each chunk pays its own bucket sum, so unlike msm_chunks it does
+ * not insist on 2T tasks: a window's sum over its copies already spreads the points), with
+ * at most MSM_AFFINE_MAX virtual points per chunk (each thread sorts a copy of one). */
+static unsigned MG_(msm_tab_chunks)(unsigned c, unsigned nwin, size_t m, unsigned ncopy,
+                                    unsigned T)
+{
+    size_t mv = m * ncopy;
+    size_t kmin = (mv + MSM_AFFINE_MAX - 1) / MSM_AFFINE_MAX;
+    unsigned best_k = kmin ? (unsigned)kmin : 1;
+    double best = MG_(msm_tab_cost)(c, nwin, best_k, m, T);
+    for (unsigned K = best_k + 1; K <= best_k + 4 * T && (size_t)K * 1024 <= mv; K++) {
+        double cost = MG_(msm_tab_cost)(c, nwin, K, m, T);
+        if (cost < best) {
+            best = cost;
+            best_k = K;
+        }
+    }
+    return best_k;
+}
+
 unsigned MG_(msm_window)(size_t n, unsigned nthreads)
 {
     unsigned k;
     return MG_(msm_pick_window)(n, nthreads ? nthreads : cuzk_num_threads(), &k);
 }
 
-cuzk_err MG_(msm_ex)(MG_(jac) *out, const MG_(affine) *points, const uint8_t *scalars, size_t n,
-                     const cuzk_msm_opts *opts)
+/* Scratch of several MiB (the sorted point copies: 8 MiB for 2^16 BN254 G1 points of a table
+ * MSM) on 2 MiB transparent huge pages where the kernel allows them (madvise mode): a fresh
+ * scratch costs one fault per 2 MiB instead of one per 4 KiB page, which in a one-shot proof
+ * measured a few ms per MSM. Free with free(). */
+static void *MG_(msm_big_alloc)(size_t n)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (n < 2 * huge)
+        return malloc(n ? n : 1);
+    void *p = NULL;
+    if (posix_memalign(&p, huge, (n + huge - 1) & ~(huge - 1)))
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, (n + huge - 1) & ~(huge - 1), MADV_HUGEPAGE); /* advice only */
+#endif
+    return p;
+}
+
+/* The MSM over points (and, when tab is not NULL, its ncopy - 1 further copies built for
+ * window c_tab by msm_tab_build). */
+static cuzk_err MG_(msm_run)(MG_(jac) *out, const MG_(affine) *points, const MG_(affine) *tab,
+                             unsigned ncopy, unsigned c_tab, const uint8_t *scalars, size_t n,
+                             const cuzk_msm_opts *opts)
 {
     MG_(set_inf)(out);
     if (n == 0)
@@ -552,6 +632,8 @@ cuzk_err MG_(msm_ex)(MG_(jac) *out, const MG_(affine) *points, const uint8_t *sc
     MG_(msm_ctx) cx;
     memset(&cx, 0, sizeof cx);
     cx.points = points;
+    cx.tab = tab;
+    cx.ncopy = 1;
     cx.n = n;
     cx.scalars = scalars;
     uint8_t *canon = NULL;
@@ -597,24 +679,39 @@ cuzk_err MG_(msm_ex)(MG_(jac) *out, const MG_(affine) *points, const uint8_t *sc
         unsigned Tb = T;
         if (m < 64 * (size_t)Tb)
             Tb = m < 64 ? 1 : (unsigned)(m / 64);
-        cx.c = MG_(msm_pick_window)(m, Tb, &cx.nchunks);
-        if (opts && opts->window >= 2 && opts->window <= 24) {
-            cx.c = opts->window;
-            cx.nchunks = MG_(msm_chunks)(cx.c, m, Tb);
+        int affine;
+        if (tab) {
+            /* Local windows of the tables: the batch-affine phase, chunks bounded. */
+            cx.c = c_tab;
+            cx.wtot = MSM_NBITS / cx.c + 1;
+            cx.ncopy = ncopy;
+            cx.nwin = (cx.wtot + ncopy - 1) / ncopy;
+            cx.nchunks = MG_(msm_tab_chunks)(cx.c, cx.nwin, m, ncopy, Tb);
+            if ((flags & CUZK__MSM_ALL_ROUNDS) && cx.nchunks < 5)
+                cx.nchunks = m * ncopy < 5 ? (unsigned)(m * ncopy) : 5; /* tests: chunks
+                                                          * that straddle the copies */
+            affine = 1;
+        } else {
+            cx.c = MG_(msm_pick_window)(m, Tb, &cx.nchunks);
+            if (opts && opts->window >= 2 && opts->window <= 24) {
+                cx.c = opts->window;
+                cx.nchunks = MG_(msm_chunks)(cx.c, m, Tb);
+            }
+            cx.nwin = cx.wtot = MSM_NBITS / cx.c + 1;
+            affine = (m <= MSM_AFFINE_MAX || (flags & CUZK__MSM_ALL_ROUNDS)) &&
+                     !(flags & CUZK__MSM_XYZZ);
         }
-        cx.nwin = MSM_NBITS / cx.c + 1;
         if (cx.nwin * cx.nchunks < Tb)
             Tb = cx.nwin * cx.nchunks;
-        size_t nb = (size_t)1 << (cx.c - 1), cap = (m + cx.nchunks - 1) / cx.nchunks + 1;
-        int affine = (m <= MSM_AFFINE_MAX || (flags & CUZK__MSM_ALL_ROUNDS)) &&
-                     !(flags & CUZK__MSM_XYZZ);
+        size_t mv = m * cx.ncopy;
+        size_t nb = (size_t)1 << (cx.c - 1), cap = (mv + cx.nchunks - 1) / cx.nchunks + 1;
         cx.partial = malloc(sizeof(MG_(jac)) * cx.nwin * cx.nchunks);
         if (!cx.partial)
             goto done;
         if (affine) {
             cx.chunk_cap = cap;
             cx.min_pairs = flags & CUZK__MSM_ALL_ROUNDS ? 1 : MSM_MIN_PAIRS;
-            cx.spts = malloc(sizeof(MG_(affine)) * cap * Tb);
+            cx.spts = MG_(msm_big_alloc)(sizeof(MG_(affine)) * cap * Tb);
             cx.sscr = malloc(sizeof(MFT) * (cap / 2 + 1) * Tb);
             cx.sdig = malloc(sizeof(uint32_t) * cap * Tb);
             cx.sstart = malloc(sizeof(uint32_t) * (nb + 1) * Tb);
@@ -653,6 +750,115 @@ done:
     free(cx.slen);
     free(cx.partial);
     return err;
+}
+
+cuzk_err MG_(msm_ex)(MG_(jac) *out, const MG_(affine) *points, const uint8_t *scalars, size_t n,
+                     const cuzk_msm_opts *opts)
+{
+    return MG_(msm_run)(out, points, NULL, 1, 0, scalars, n, opts);
+}
+
+/* ------------------------------------------------------------------ fixed-base tables */
+
+unsigned MG_(msm_tab_copies)(unsigned t, unsigned c)
+{
+    if (t < 1 || c < 2 || c > MSM_TAB_MAX_C)
+        return 0;
+    unsigned W = MSM_NBITS / c + 1, wl = (W + t - 1) / t;
+    return (W + wl - 1) / wl;
+}
+
+unsigned MG_(msm_tab_window)(size_t n, unsigned t, unsigned nthreads)
+{
+    unsigned T = nthreads ? nthreads : cuzk_num_threads(), best_c = 2;
+    if (n < 64 * (size_t)T)
+        T = n < 64 ? 1 : (unsigned)(n / 64);
+    if (!n)
+        n = 1;
+    double best = 1e300;
+    for (unsigned c = 2; c <= MSM_TAB_MAX_C; c++) {
+        unsigned W = MSM_NBITS / c + 1, tc = MG_(msm_tab_copies)(t, c), wl = (W + tc - 1) / tc;
+        unsigned K = MG_(msm_tab_chunks)(c, wl, n, tc, T);
+        double cost = MG_(msm_tab_cost)(c, wl, K, n, T);
+        if (cost < best) {
+            best = cost;
+            best_c = c;
+        }
+    }
+    return best_c;
+}
+
+/* Builds copies 1 .. t - 1 of a chunk of points: Jacobian doublings, one batched inversion
+ * per chunk. */
+#define MSM_TAB_CHUNK 256
+typedef struct {
+    const MG_(affine) *points;
+    MG_(affine) *tab;
+    size_t n;
+    unsigned t, shift;
+    atomic_int bad; /* a finite point has an infinite copy (not in the prime-order group) */
+} MG_(msm_tab_job);
+
+static void MG_(msm_tab_task)(void *arg, size_t ci)
+{
+    MG_(msm_tab_job) *jb = arg;
+    size_t lo = ci * MSM_TAB_CHUNK, hi = lo + MSM_TAB_CHUNK < jb->n ? lo + MSM_TAB_CHUNK : jb->n;
+    size_t cnt = hi - lo;
+    MG_(jac) *q = malloc(sizeof(MG_(jac)) * cnt);
+    MG_(jac) *cp = malloc(sizeof(MG_(jac)) * cnt);
+    MFT *scr = malloc(sizeof(MFT) * cnt);
+    if (!q || !cp || !scr) {
+        atomic_store(&jb->bad, 2);
+        goto out;
+    }
+    for (size_t i = 0; i < cnt; i++)
+        MG_(from_affine)(&q[i], &jb->points[lo + i]); /* infinity: Z = 0, stays so */
+    for (unsigned j = 1; j < jb->t; j++) {
+        for (size_t i = 0; i < cnt; i++) {
+            for (unsigned k = 0; k < jb->shift; k++)
+                MG_(dbl)(&q[i], &q[i]);
+            cp[i] = q[i];
+            if (MG_(is_inf)(&q[i]) && !MG_(affine_is_inf)(&jb->points[lo + i]))
+                atomic_store(&jb->bad, 1);
+        }
+        MG_(batch_to_affine)(jb->tab + (size_t)(j - 1) * jb->n + lo, cp, cnt, scr);
+    }
+out:
+    free(q);
+    free(cp);
+    free(scr);
+}
+
+cuzk_err MG_(msm_tab_build)(MG_(affine) *tab, const MG_(affine) *points, size_t n, unsigned t,
+                            unsigned c, unsigned nthreads)
+{
+    if (!t || MG_(msm_tab_copies)(t, c) != t || (n && t > 1 && (!tab || !points)) ||
+        n >= ((size_t)1 << 32))
+        return CUZK_INVALID_ARGUMENT;
+    unsigned W = MSM_NBITS / c + 1;
+    MG_(msm_tab_job) jb;
+    jb.points = points;
+    jb.tab = tab;
+    jb.n = n;
+    jb.t = t;
+    jb.shift = c * ((W + t - 1) / t);
+    atomic_init(&jb.bad, 0);
+    if (t > 1)
+        cuzk_parallel_for((n + MSM_TAB_CHUNK - 1) / MSM_TAB_CHUNK, nthreads, MG_(msm_tab_task),
+                          &jb);
+    int bad = atomic_load(&jb.bad);
+    return bad == 2 ? CUZK_NO_MEMORY : bad ? CUZK_NOT_IN_SUBGROUP : CUZK_OK;
+}
+
+cuzk_err MG_(msm_tab)(MG_(jac) *out, const MG_(affine) *points, const MG_(affine) *tab,
+                      unsigned t, unsigned c, const uint8_t *scalars, size_t n,
+                      const cuzk_msm_opts *opts)
+{
+    if (!t || MG_(msm_tab_copies)(t, c) != t || (t > 1 && n && !tab)) {
+        MG_(set_inf)(out);
+        return CUZK_INVALID_ARGUMENT;
+    }
+    return MG_(msm_run)(out, points, tab ? tab : points, t, c, scalars, n, opts);
 }
 
 cuzk_err MG_(msm)(MG_(jac) *out, const MG_(affine) *points, const uint8_t *scalars, size_t n,
