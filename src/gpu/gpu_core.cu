@@ -253,7 +253,7 @@ cuzk_err cuzk_gpu_mem_info(int device, uint64_t *free_bytes, uint64_t *total_byt
 cuzk_err cuzk_gpu_pin(cuzk_gpu_ctx *ctx, void *p, size_t len, cuzk_errbuf *eb)
 {
     CU(cudaSetDevice(ctx->device));
-    CU(cudaHostRegister(p, len, cudaHostRegisterDefault));
+    CU(cudaHostRegister(p, len, cudaHostRegisterPortable)); /* every device DMAs from it */
     return CUZK_OK;
 }
 

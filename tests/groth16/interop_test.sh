@@ -95,6 +95,10 @@ expect_err 2 "BAD_FORMAT|TRUNCATED" "garbage zkey" "$CUZK" prove --quiet "$T/gar
 expect_err 2 "SIZE_MISMATCH" "witness of another circuit" "$CUZK" prove --quiet "$b/poseidon.zkey" "$b/multiplier.wtns" "$T/x" "$T/y"
 expect_err 2 "WRONG_CURVE" "zkey of the other curve" "$CUZK" prove --quiet "$ROOT/tests/fixtures/bls12381/poseidon.zkey" "$b/poseidon.wtns" "$T/x" "$T/y"
 expect_err 2 "No such file|IO" "missing file" "$CUZK" prove --quiet "$T/none.zkey" "$b/poseidon.wtns" "$T/x" "$T/y"
+# GPU placement options: a bad value is a usage error naming the option, on any machine.
+expect_err 2 "synth must be gpu or cpu" "bad --synth" "$CUZK" prove --quiet --synth fpga "$b/poseidon.zkey" "$b/poseidon.wtns" "$T/x" "$T/y"
+expect_err 2 "g2-device must be auto or a GPU number" "bad --g2-device" "$CUZK" prove --quiet --g2-device 64 "$b/poseidon.zkey" "$b/poseidon.wtns" "$T/x" "$T/y"
+expect_err 2 "g2-device must be auto or a GPU number" "non-numeric --g2-device" "$CUZK" prove --quiet --g2-device one "$b/poseidon.zkey" "$b/poseidon.wtns" "$T/x" "$T/y"
 # Unsatisfied witness: the multiplier's output wire (value 1) changed from 33 to 34.
 node -e '
   const fs=require("fs"); const f=fs.readFileSync(process.argv[1]);
