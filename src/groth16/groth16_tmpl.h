@@ -660,10 +660,28 @@ static cuzk_err GT_(pg2_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
     return CUZK_OK;
 }
 
-/* What GT_(gpu_ensure) uploads besides the G1 point sets. */
+/* What GT_(gpu_ensure) uploads: the G1 point sets unless GT_WANT_NO_G1, and the bits. */
 #define GT_WANT_G2 1   /* B2 */
 #define GT_WANT_ROWS 2 /* the A and B rows, for synthesis on the GPU */
 #define GT_WANT_NO_G1 4 /* not the G1 sets (a device that runs only B in G2) */
+
+/* The G1 point sets A, B1, C, H on device d (its context open). */
+static cuzk_err GT_(gpu_ensure_g1)(GT_(pk) *pk, __typeof__(pk->dev[0]) *d, cuzk_errbuf *eb)
+{
+    cuzk_err e = CUZK_OK;
+    cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
+    if (!d->g_a && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->a, pk->n_vars, &d->g_a, eb)))
+        return e;
+    if (!d->g_b1 && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->b1, pk->n_vars, &d->g_b1, eb)))
+        return e;
+    /* C's set is padded in front to the witness's length (see pg1_gpu_msm). */
+    if (!d->g_c && (e = cuzk_gpu_points_upload_ex(d->ctx, gc, CUZK_GPU_G1, pk->n_public + 1, pk->c,
+                                                  pk->n_vars - pk->n_public - 1, &d->g_c, eb)))
+        return e;
+    if (!d->g_h && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->h, pk->domain_size, &d->g_h, eb)))
+        return e;
+    return CUZK_OK;
+}
 
 /* Uploads the key's point sets to `device` on first use (pk->dev[device].mu held); want:
  * GT_WANT_* bits. */
@@ -675,19 +693,8 @@ static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int device, int want, cuzk_errbuf *
     __typeof__(pk->dev[0]) *d = &pk->dev[device];
     if (!d->ctx && (e = cuzk_gpu_open(&d->ctx, device, eb)))
         return e;
-    if (want & GT_WANT_NO_G1)
-        goto g2;
-    if (!d->g_a && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->a, pk->n_vars, &d->g_a, eb)))
+    if (!(want & GT_WANT_NO_G1) && (e = GT_(gpu_ensure_g1)(pk, d, eb)))
         return e;
-    if (!d->g_b1 && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->b1, pk->n_vars, &d->g_b1, eb)))
-        return e;
-    /* C's set is padded in front to the witness's length (see pg1_gpu_msm). */
-    if (!d->g_c && (e = cuzk_gpu_points_upload_ex(d->ctx, gc, CUZK_GPU_G1, pk->n_public + 1, pk->c,
-                                                  pk->n_vars - pk->n_public - 1, &d->g_c, eb)))
-        return e;
-    if (!d->g_h && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->h, pk->domain_size, &d->g_h, eb)))
-        return e;
-g2:
     if (want_g2 && !d->g_b2 &&
         (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G2, pk->b2, pk->n_vars, &d->g_b2, eb)))
         return e;

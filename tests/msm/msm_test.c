@@ -71,25 +71,7 @@ static const unsigned THREADS[] = {1, 2, 3, 7};
                 uint64_t same[4];                                                         \
                 rand_scalar(same, r, NBITS);                                              \
                 for (int i = 0; i < NMAX; i++) {                                          \
-                    memset(ks[i], 0, 32);                                                 \
-                    if (sset == 0) {                                                      \
-                        rand_scalar(ks[i], r, NBITS);                                     \
-                    } else if (sset == 1) {                                               \
-                        switch (tu_rand64() % 6) {                                        \
-                        case 0: break;                                                    \
-                        case 1: ks[i][0] = 1; break;                                      \
-                        case 2: ks[i][0] = 2; break;                                      \
-                        case 3: memcpy(ks[i], r, 32); ks[i][0] -= 1; break;               \
-                        case 4: ks[i][0] = tu_rand64() & 0xffff; break;                   \
-                        default: rand_scalar(ks[i], r, NBITS);                            \
-                        }                                                                 \
-                    } else if (sset == 2) {                                               \
-                        memcpy(ks[i], same, 32); /* all equal */                          \
-                    } else if (sset == 3) {                                               \
-                        ks[i][0] = tu_rand64() % 4 == 0 ? 5 : tu_rand64() & 1; /* 0/1 */ \
-                    } else {                                                              \
-                        ks[i][0] = 1; /* all ones: only the batch-affine tree */          \
-                    }                                                                     \
+                    msm_scalar_set(ks[i], sset, same, r, NBITS);                          \
                     put_scalar(sb + 32 * i, ks[i]);                                       \
                 }                                                                         \
                 if (pset == 2 && sset < 2)                                                \

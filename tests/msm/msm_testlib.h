@@ -30,6 +30,32 @@ static void rand_scalar(uint64_t k[4], const uint64_t r[4], unsigned nbits)
     }
 }
 
+/* One scalar of test set sset: 0 random; 1 a mix of 0, 1, 2, r - 1, 16-bit and random; 2 all
+ * equal to `same`; 3 mostly 0/1 with some 5s; 4 all ones (only the scalar-1 tree). */
+static void msm_scalar_set(uint64_t k[4], int sset, const uint64_t same[4], const uint64_t r[4],
+                           unsigned nbits)
+{
+    memset(k, 0, 32);
+    if (sset == 0) {
+        rand_scalar(k, r, nbits);
+    } else if (sset == 1) {
+        switch (tu_rand64() % 6) {
+        case 0: break;
+        case 1: k[0] = 1; break;
+        case 2: k[0] = 2; break;
+        case 3: memcpy(k, r, 32); k[0] -= 1; break;
+        case 4: k[0] = tu_rand64() & 0xffff; break;
+        default: rand_scalar(k, r, nbits);
+        }
+    } else if (sset == 2) {
+        memcpy(k, same, 32);
+    } else if (sset == 3) {
+        k[0] = tu_rand64() % 4 == 0 ? 5 : tu_rand64() & 1;
+    } else {
+        k[0] = 1;
+    }
+}
+
 /* 4 limbs as the 32 little-endian bytes the MSM reads. */
 static void put_scalar(uint8_t *b, const uint64_t k[4])
 {
