@@ -148,10 +148,12 @@ static inline void FF_(sub_generic)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
  * with the carry chain broken up: in sub it interleaves the masking ANDs (which clobber CF)
  * with the ADC chain and saves the carry through SETB / ADD 0xFF, and in add it vectorises
  * the final select through the stack (a store-forwarding stall). Here each chain is one
- * unbroken run, in N registers plus two, with a scratch copy on the stack:
- * add: x = a + b (no carry out: a, b < p < 2^(64N-1)); keep x on the stack; x -= p; on a
- *      borrow (a + b < p) CMOV reloads the kept copy (CMOV always performs its load).
- * sub: x = a - b; m = -borrow (SBB m, m); the stack gets p AND m; x += that.
+ * unbroken run, all in registers (an earlier 6-limb form kept its second operand in *r and
+ * read it straight back: the store-forwarding stalls made fp_sub 15% of a BLS12-381 proof):
+ * add: x = a + b (no carry out: a, b < p < 2^(64N-1)); y = x - p; keep y unless it borrowed
+ *      (a + b < p), by CMOV.
+ * sub: x = a - b; 4 limbs: u = borrow ? p : 0 by CMOV, x += u; 6 limbs: y = x + p, whose
+ *      carry out is the borrow, and CMOVC takes y.
  * Either way the flow and the addresses touched do not depend on the values. r may alias a
  * or b: every input is read before r is written. */
 #if defined(FF_HAVE_CARRY_INTRIN_) && (FF_N == 4 || FF_N == 6)
@@ -172,9 +174,24 @@ static inline void FF_(sub_generic)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
 #define FF_XREGS_(x) [x##0] "=&r"(x[0]), [x##1] "=&r"(x[1]), [x##2] "=&r"(x[2]), \
     [x##3] "=&r"(x[3]), [x##4] "=&r"(x[4]), [x##5] "=&r"(x[5])
 #endif
-/* off(%[r]) = p_i AND m, through the register y. */
-#define FF_MASK1_(op, x, ptr, i, off) "movq " #off "(%[p]), %[y]\n\t" "andq %[m], %[y]\n\t" \
-    "movq %[y], " #off "(%[" #ptr "])\n\t"
+/* 6 limbs, second operand set y: y0 .. y3 in their own registers, y4 and y5 in the
+ * registers of the dead pointers a and b; p_i as the memory operands p0 .. p5. */
+#define FF_Y6_0 "%[y0]"
+#define FF_Y6_1 "%[y1]"
+#define FF_Y6_2 "%[y2]"
+#define FF_Y6_3 "%[y3]"
+#define FF_Y6_4 "%[a]"
+#define FF_Y6_5 "%[b]"
+/* op %[src_i], %[dst_i] where either side may be y (the other x) */
+#define FF_RR6_(op, d, s, i) op " " FF_R6_##s(i) ", " FF_R6_##d(i) "\n\t"
+#define FF_R6_x(i) "%[x" #i "]"
+#define FF_R6_y(i) FF_Y6_##i
+/* op p_i, y_i */
+#define FF_PM6_(op, d, s, i) op " %[p" #i "], " FF_R6_##d(i) "\n\t"
+#define FF_EACH6_(F, op0, opn, d, s) F(op0, d, s, 0) F(opn, d, s, 1) F(opn, d, s, 2) \
+    F(opn, d, s, 3) F(opn, d, s, 4) F(opn, d, s, 5)
+#define FF_PREGS6_ [p0] "m"(FF_(P).l[0]), [p1] "m"(FF_(P).l[1]), [p2] "m"(FF_(P).l[2]), \
+    [p3] "m"(FF_(P).l[3]), [p4] "m"(FF_(P).l[4]), [p5] "m"(FF_(P).l[5])
 #endif
 
 static inline void FF_(add)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
@@ -193,16 +210,20 @@ static inline void FF_(add)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
               "m"(FF_(P))
             : "cc");
 #elif defined(FF_ASM_ADDSUB_)
-    uint64_t x[FF_N];
+    /* 6 limbs: x = a + b, y = x - p, keep y unless that borrowed. Thirteen registers: the
+     * pointers a and b are dead after the loads and carry y4 and y5, and p is read through
+     * RIP-relative operands, so nothing goes through memory between the chains. */
+    uint64_t x[6], y[4];
+    const FF_(t) *pa = a, *pb = b;
     __asm__(FF_EACH_(FF_MR_, "movq", "movq", x, a)     /* x = a */
             FF_EACH_(FF_MR_, "addq", "adcq", x, b)     /* x += b */
-            FF_EACH_(FF_RM_, "movq", "movq", x, r)     /* r = x (kept) */
-            FF_EACH_(FF_MR_, "subq", "sbbq", x, p)     /* x -= p */
-            FF_EACH_(FF_MR_, "cmovcq", "cmovcq", x, r) /* borrow: a + b < p, take r */
+            FF_EACH6_(FF_RR6_, "movq", "movq", y, x)   /* y = x */
+            FF_EACH6_(FF_PM6_, "subq", "sbbq", y, x)   /* y -= p */
+            FF_EACH6_(FF_RR6_, "cmovncq", "cmovncq", x, y) /* no borrow: x = y */
             FF_EACH_(FF_RM_, "movq", "movq", x, r)     /* r = x */
-            : FF_XREGS_(x), "=m"(*r)
-            : [a] "r"(a), [b] "r"(b), [r] "r"(r), [p] "r"(&FF_(P)), "m"(*a), "m"(*b),
-              "m"(FF_(P))
+            : FF_XREGS_(x), [y0] "=&r"(y[0]), [y1] "=&r"(y[1]), [y2] "=&r"(y[2]),
+              [y3] "=&r"(y[3]), [a] "+&r"(pa), [b] "+&r"(pb), "=m"(*r)
+            : [r] "r"(r), "m"(*a), "m"(*b), FF_PREGS6_
             : "cc");
 #else
     FF_(add_generic)(r, a, b);
@@ -224,16 +245,19 @@ static inline void FF_(sub)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
               "m"(FF_(P))
             : "cc");
 #elif defined(FF_ASM_ADDSUB_)
-    uint64_t x[FF_N], m, y;
+    /* 6 limbs: x = a - b, y = x + p; the carry out of y is the borrow of x (x + 2^384 + p
+     * overflows exactly when a < b), so CMOVC keeps y then. Registers as in add. */
+    uint64_t x[6], y[4];
+    const FF_(t) *pa = a, *pb = b;
     __asm__(FF_EACH_(FF_MR_, "movq", "movq", x, a)     /* x = a */
             FF_EACH_(FF_MR_, "subq", "sbbq", x, b)     /* x -= b */
-            "sbbq %[m], %[m]\n\t"                      /* m = borrow ? ~0 : 0 */
-            FF_EACH_(FF_MASK1_, "", "", x, r)          /* r = p AND m */
-            FF_EACH_(FF_MR_, "addq", "adcq", x, r)     /* x += r */
+            FF_EACH6_(FF_RR6_, "movq", "movq", y, x)   /* y = x */
+            FF_EACH6_(FF_PM6_, "addq", "adcq", y, x)   /* y += p */
+            FF_EACH6_(FF_RR6_, "cmovcq", "cmovcq", x, y) /* a < b: x = y */
             FF_EACH_(FF_RM_, "movq", "movq", x, r)     /* r = x */
-            : FF_XREGS_(x), [m] "=&r"(m), [y] "=&r"(y), "=m"(*r)
-            : [a] "r"(a), [b] "r"(b), [r] "r"(r), [p] "r"(&FF_(P)), "m"(*a), "m"(*b),
-              "m"(FF_(P))
+            : FF_XREGS_(x), [y0] "=&r"(y[0]), [y1] "=&r"(y[1]), [y2] "=&r"(y[2]),
+              [y3] "=&r"(y[3]), [a] "+&r"(pa), [b] "+&r"(pb), "=m"(*r)
+            : [r] "r"(r), "m"(*a), "m"(*b), FF_PREGS6_
             : "cc");
 #else
     FF_(sub_generic)(r, a, b);
