@@ -144,11 +144,19 @@ unsigned cuzk_pk_precompute_copies(const cuzk_pk *pk);
  * key's own context on it, one caller at a time). The key's points are uploaded to a device
  * on its first use there and stay resident until cuzk_pk_free. A failed g1 or g2 keeps its
  * inputs, so the stage can be retried on another device or the CPU; a successful g1 frees
- * a, b, c at once. opts is copied; opts->backend and g2_on_gpu are ignored. */
+ * a, b, c at once. opts is copied; opts->backend and g2_on_gpu are ignored.
+ * cuzk_prove_begin_ex with CUZK_PROVE_DEFER_SYNTH leaves synthesis to g1: a GPU g1 then
+ * computes a, b, c on the device from the key's A and B rows (staged with
+ * CUZK_PK_STAGE_ROWS, or uploaded on first use) and they never exist on the host; a CPU g1
+ * (or the fallback after a GPU failure) synthesizes on the CPU first. */
 typedef struct cuzk_prove_state cuzk_prove_state;
 struct cuzk_gpu_ctx;
+#define CUZK_PROVE_DEFER_SYNTH 1u
 cuzk_err cuzk_prove_begin(cuzk_prove_state **out, const cuzk_pk *pk, const uint8_t *witness,
                           uint64_t n_witness, const cuzk_prove_opts *opts, cuzk_errbuf *eb);
+cuzk_err cuzk_prove_begin_ex(cuzk_prove_state **out, const cuzk_pk *pk, const uint8_t *witness,
+                             uint64_t n_witness, const cuzk_prove_opts *opts, unsigned flags,
+                             cuzk_errbuf *eb);
 cuzk_err cuzk_prove_g1(cuzk_prove_state *s, int device, struct cuzk_gpu_ctx *gpu,
                        cuzk_errbuf *eb);
 cuzk_err cuzk_prove_g2(cuzk_prove_state *s, int device, struct cuzk_gpu_ctx *gpu,
@@ -160,9 +168,12 @@ cuzk_err cuzk_prove_g1g2(cuzk_prove_state *s, int device, struct cuzk_gpu_ctx *g
                          cuzk_errbuf *eb);
 int cuzk_prove_g2_done(const cuzk_prove_state *s);
 cuzk_err cuzk_prove_end(cuzk_prove_state *s, cuzk_proof *proof, cuzk_errbuf *eb);
-/* Uploads the key's point sets (B in G2 too when with_g2) to GPU `device` now rather than on
- * its first proof there. */
-cuzk_err cuzk_pk_gpu_stage(cuzk_pk *pk, int device, int with_g2, cuzk_errbuf *eb);
+/* What a stage of a key on a GPU holds besides the G1 point sets A, B1, C, H: */
+#define CUZK_PK_STAGE_G2 1u   /* B in G2's points */
+#define CUZK_PK_STAGE_ROWS 2u /* the A and B rows, for synthesis on the device */
+/* Uploads the key's point sets (and what `parts`, CUZK_PK_STAGE_* bits, adds) to GPU
+ * `device` now rather than on its first proof there. */
+cuzk_err cuzk_pk_gpu_stage(cuzk_pk *pk, int device, unsigned parts, cuzk_errbuf *eb);
 /* Bit d set when the key's points are resident on GPU device d. */
 uint32_t cuzk_pk_gpu_mask(cuzk_pk *pk);
 /* Frees the key's point sets (and its own context) on GPU `device`, undoing cuzk_pk_gpu_stage;
@@ -170,13 +181,17 @@ uint32_t cuzk_pk_gpu_mask(cuzk_pk *pk);
  * stage uses the key on that device meanwhile (the engine's GPU tier holds a key while a
  * stage runs). */
 void cuzk_pk_gpu_unstage(cuzk_pk *pk, int device);
-/* Device bytes a full stage of the key occupies (the G1 point sets, plus B in G2 when
- * with_g2). */
-uint64_t cuzk_pk_gpu_bytes(cuzk_pk *pk, int with_g2);
-/* The host arrays a stage uploads (A, B1, C, H in G1, then B in G2) and their byte lengths:
- * what is worth page-locking (cuzk_gpu_pin) so uploads run at full bus speed. Returns 5. The
- * arrays stay valid until cuzk_pk_free (unpin them first). */
-size_t cuzk_pk_gpu_arrays(cuzk_pk *pk, void *ptr[5], size_t len[5]);
+/* Device bytes a stage of the key with `parts` (CUZK_PK_STAGE_* bits) occupies: the G1
+ * point sets, plus B in G2, plus the rows. */
+uint64_t cuzk_pk_gpu_bytes(cuzk_pk *pk, unsigned parts);
+/* The host arrays a stage may upload and their byte lengths, in this order: A, B1, C, H in
+ * G1, B in G2, then the rows (A's and B's row offsets, A's and B's terms); a device copy has
+ * the host's layout and length. What is worth page-locking (cuzk_gpu_pin) so uploads run at
+ * full bus speed. Returns CUZK_PK_GPU_ARRAYS. The arrays stay valid until cuzk_pk_free
+ * (unpin them first). */
+#define CUZK_PK_GPU_ARRAYS 9
+size_t cuzk_pk_gpu_arrays(cuzk_pk *pk, void *ptr[CUZK_PK_GPU_ARRAYS],
+                          size_t len[CUZK_PK_GPU_ARRAYS]);
 /* Timings so far (synth, h, msm_g1, msm_g2, finalize, verify, gpu_upload, used_gpu). */
 const cuzk_prove_stats *cuzk_prove_state_stats(const cuzk_prove_state *s);
 /* Bytes the state holds now (w, and a, b, c until g1 succeeds). */

@@ -182,6 +182,16 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
             return cuzk_toml_errf(cuzk_toml_get(root, "gpus.g2"), eb,
                                   "'%s' is not one of auto, cpu, gpu", s);
     }
+    s = NULL;
+    if ((e = cuzk_toml_get_string(root, "gpus.synth", &s, eb)))
+        return e;
+    if (s) {
+        if (strcmp(s, "cpu") == 0 || strcmp(s, "gpu") == 0)
+            c->synth_on_cpu = strcmp(s, "cpu") == 0;
+        else
+            return cuzk_toml_errf(cuzk_toml_get(root, "gpus.synth"), eb,
+                                  "'%s' is not one of gpu, cpu", s);
+    }
     int64_t g2min = (int64_t)c->g2_gpu_min_scalars;
     if ((e = cuzk_toml_get_int_range(root, "gpus.g2_gpu_min_scalars", 1, INT64_MAX, &g2min, eb)))
         return e;
@@ -308,6 +318,7 @@ void cuzk_daemon_config_engine(const cuzk_daemon_config *c, cuzk_engine_config *
     o->gpu_workers_per_device = c->gpu_workers_per_device;
     o->g2_on_gpu = c->g2_on_gpu;
     o->g2_gpu_min_scalars = c->g2_gpu_min_scalars;
+    o->synth_on_cpu = c->synth_on_cpu;
     o->key_cache = c->key_cache;
     o->key_cache_dir = c->key_cache_dir;
     o->witness_budget = c->witness_budget;

@@ -12,7 +12,9 @@
  *                workers_per_device = 2 (gw), g2 = "auto" (B in G2 on the partition worker's
  *                CPU threads, off the GPU worker's path, unless the partition's witness has at
  *                least g2_gpu_min_scalars = 262144 values other than 0 and 1: then on the GPU
- *                worker) | "cpu" | "gpu", host_threads = 0 (gt: the CPU
+ *                worker) | "cpu" | "gpu", synth = "gpu" (a GPU stage computes a, b, c on
+ *                the device from the key's A and B rows, staged with its points) | "cpu"
+ *                (partition workers synthesize, GPU stages upload a, b, c), host_threads = 0 (gt: the CPU
  *                threads each partition worker synthesizes and proves with; 0: cores / pw)
  *   [keys]       cache = true (write a preprocessed copy of each loaded key and load it at disk
  *                speed next time), cache_dir = "" (next to each zkey, as ZKEY.cuzkcache)
@@ -50,6 +52,7 @@ typedef struct {
     cuzk_backend_kind backend;
     int g2_on_gpu; /* 0 cpu, 1 gpu, 2 auto */
     uint64_t g2_gpu_min_scalars;
+    int synth_on_cpu; /* gpus.synth = "cpu" */
     int key_cache;
     char *key_cache_dir;
     char *witness_dir;

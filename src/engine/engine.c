@@ -189,6 +189,8 @@ struct cuzk_engine {
      * tier_cv: a GPU stage released its key, or a GPU worker got room. */
     uint64_t pin_budget, pin_bytes, pin_peak, pins, unpins, gpu_budget_cpu;
     int with_g2; /* staged copies include B in G2 (g2 may run on the GPU) */
+    unsigned stage_parts; /* CUZK_PK_STAGE_*: B in G2 when with_g2, the rows unless
+                           * synthesis stays on the CPU */
     cuzk_gpu_ctx *pin_ctx;
     pthread_mutex_t pin_mu;
     pthread_cond_t tier_cv;
@@ -381,8 +383,8 @@ static cuzk_key_tier tier_of(const circuit *c)
 /* Bytes of the arrays a stage uploads (what pinning page-locks). */
 static uint64_t pin_size(cuzk_pk *pk)
 {
-    void *p[5];
-    size_t l[5], n = cuzk_pk_gpu_arrays(pk, p, l);
+    void *p[CUZK_PK_GPU_ARRAYS];
+    size_t l[CUZK_PK_GPU_ARRAYS], n = cuzk_pk_gpu_arrays(pk, p, l);
     uint64_t b = 0;
     for (size_t i = 0; i < n; i++)
         b += l[i];
@@ -394,8 +396,8 @@ static cuzk_err pin_arrays(cuzk_engine *e, cuzk_pk *pk, int pin, cuzk_errbuf *eb
 {
     if (!real_gpus(e) || !e->pin_ctx)
         return CUZK_OK;
-    void *p[5];
-    size_t l[5], n = cuzk_pk_gpu_arrays(pk, p, l);
+    void *p[CUZK_PK_GPU_ARRAYS];
+    size_t l[CUZK_PK_GPU_ARRAYS], n = cuzk_pk_gpu_arrays(pk, p, l);
     cuzk_err err = CUZK_OK;
     pthread_mutex_lock(&e->pin_mu);
     for (size_t i = 0; i < n; i++) {
@@ -698,7 +700,7 @@ static cuzk_err ensure_key(cuzk_engine *e, circuit *c, int *was_loaded, double *
         /* The cache now on disk (read or just written) is what a later reload would use. */
         uint64_t cbytes = 0;
         int mapped = cache_valid(e, c, &cbytes);
-        uint64_t gbytes = cuzk_pk_gpu_bytes(pk, e->with_g2);
+        uint64_t gbytes = cuzk_pk_gpu_bytes(pk, e->stage_parts);
         pin_new_key(e, c, pk);
         pthread_mutex_lock(&e->mu);
         uint64_t bytes = cuzk_pk_bytes(pk);
@@ -951,7 +953,7 @@ static void *gpu_worker_main(void *arg)
         } else if (upload && !fake && ctx) {
             /* Uploaded here rather than inside the stage so the staged bytes are exactly the
              * accounted ones (B in G2 included whenever G2 may run on the GPU). */
-            if ((err = cuzk_pk_gpu_stage(kpk, d->id, e->with_g2, &eb)))
+            if ((err = cuzk_pk_gpu_stage(kpk, d->id, e->stage_parts, &eb)))
                 CUZK_LOG_WARN(TGT, "cannot stage the key on the GPU", "circuit=%s device=%d "
                               "error=%s", kc->id, d->id, eb.msg);
             else
@@ -1091,7 +1093,14 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                 /* w.values points into the job's .wtns copy, alive until this partition
                  * ends: the public inputs are read from it below. */
                 const uint8_t *pub = w.values + 32;
-                err = cuzk_prove_begin(&ps, pk, w.values, w.n_witness, &po, &eb);
+                /* With GPU workers, synthesis is left to the G1 stage: on a device it runs
+                 * there from the staged rows (a, b, c never exist here); on the CPU (no
+                 * device takes the key, or the fallback) the stage synthesizes first. */
+                err = cuzk_prove_begin_ex(&ps, pk, w.values, w.n_witness, &po,
+                                          e->n_devs && !e->cfg.synth_on_cpu
+                                              ? CUZK_PROVE_DEFER_SYNTH
+                                              : 0,
+                                          &eb);
                 cuzk_wtns_close(&w);
                 if (!err)
                     err = run_stages(e, j, pi, ps, g2_on_gpu(e, pub - 32, c->n_vars), &gpu_ms,
@@ -1363,6 +1372,8 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
     pthread_mutex_init(&e->pin_mu, NULL);
     pthread_cond_init(&e->tier_cv, NULL);
     e->with_g2 = e->cfg.g2_on_gpu != 0;
+    e->stage_parts = (e->with_g2 ? CUZK_PK_STAGE_G2 : 0) |
+                     (e->cfg.synth_on_cpu ? 0 : CUZK_PK_STAGE_ROWS);
     pthread_cond_init(&e->work_cv, NULL);
     pthread_cond_init(&e->idle_cv, NULL);
     pthread_cond_init(&e->gpu_cv, NULL);
@@ -1445,7 +1456,7 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
                 continue;
             cuzk_errbuf geb;
             double t = cuzk__now_ms();
-            if (cuzk_pk_gpu_stage(c->pk, g->id, e->with_g2, &geb))
+            if (cuzk_pk_gpu_stage(c->pk, g->id, e->stage_parts, &geb))
                 CUZK_LOG_WARN(TGT, "cannot stage the key on the GPU", "circuit=%s device=%d "
                               "error=%s", c->id, g->id, geb.msg);
             else

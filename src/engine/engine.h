@@ -58,8 +58,11 @@
  * Evicting a key from the host unpins it and frees its staged copies first.
  *
  * Pipeline. Partition workers (pw) take partitions as above. With GPU workers (gw per device,
- * each with its own stream and scratch on its device), a partition worker synthesizes (a, b,
- * c), queues the partition for the GPU workers, runs B in G2 on its own CPU threads meanwhile
+ * each with its own stream and scratch on its device), a partition worker checks the witness
+ * (synthesis of a, b, c is left to the GPU stage, which computes them on the device from the
+ * key's staged rows, unless synth_on_cpu: then the partition worker synthesizes and the GPU
+ * stage uploads them; a stage that falls back to the CPU synthesizes there first), queues the
+ * partition for the GPU workers, runs B in G2 on its own CPU threads meanwhile
  * (unless g2_on_gpu says the GPU worker does it: always, or with auto when the witness has
  * many full-width values, where the CPU would take far longer), waits for the GPU stage (H and the G1 MSMs), then finalises and
  * self-verifies. So a GPU worker takes the next partition as soon as its GPU work is done,
@@ -131,6 +134,9 @@ typedef struct {
                                   * or per partition (2, auto): on the GPU when the witness has
                                   * at least g2_gpu_min_scalars values other than 0 and 1 */
     uint64_t g2_gpu_min_scalars; /* auto's threshold (0: 262144) */
+    int synth_on_cpu;            /* 1: partition workers synthesize a, b, c and GPU stages
+                                  * upload them; 0 (default): a GPU stage synthesizes on the
+                                  * device from the key's rows, staged with its points */
     /* Key cache (see "Keys"): 1 to write and use ZKEY.cuzkcache files, in key_cache_dir when
      * it is not NULL or "" (else next to each zkey). */
     int key_cache;

@@ -340,6 +340,14 @@ struct cuzk_prove_state {
 cuzk_err cuzk_prove_begin(cuzk_prove_state **out, const cuzk_pk *pk, const uint8_t *witness,
                           uint64_t n_witness, const cuzk_prove_opts *opts, cuzk_errbuf *eb)
 {
+    return cuzk_prove_begin_ex(out, pk, witness, n_witness, opts, 0, eb);
+}
+
+cuzk_err cuzk_prove_begin_ex(cuzk_prove_state **out, const cuzk_pk *pk, const uint8_t *witness,
+                             uint64_t n_witness, const cuzk_prove_opts *opts, unsigned flags,
+                             cuzk_errbuf *eb)
+{
+    int defer = (flags & CUZK_PROVE_DEFER_SYNTH) != 0;
     *out = NULL;
     cuzk_prove_opts def = {0};
     if (!opts)
@@ -351,9 +359,10 @@ cuzk_err cuzk_prove_begin(cuzk_prove_state **out, const cuzk_pk *pk, const uint8
     s->n_vars = cuzk_pk_n_vars(pk);
     s->domain_size = cuzk_pk_domain_size(pk);
     cuzk_err e = pk->curve == CUZK_CURVE_BN254
-                     ? bn254_pstart(&s->s.bn254, pk->k.bn254, witness, n_witness, opts, eb)
-                     : bls12_381_pstart(&s->s.bls12_381, pk->k.bls12_381, witness, n_witness,
-                                        opts, eb);
+                     ? bn254_pstart_ex(&s->s.bn254, pk->k.bn254, witness, n_witness, opts,
+                                       defer, NULL, eb)
+                     : bls12_381_pstart_ex(&s->s.bls12_381, pk->k.bls12_381, witness,
+                                           n_witness, opts, defer, NULL, eb);
     if (e) {
         free(s);
         return e;
@@ -399,10 +408,10 @@ cuzk_err cuzk_prove_end(cuzk_prove_state *s, cuzk_proof *proof, cuzk_errbuf *eb)
                                         : bls12_381_pfinish(s->s.bls12_381, proof, eb);
 }
 
-cuzk_err cuzk_pk_gpu_stage(cuzk_pk *pk, int device, int with_g2, cuzk_errbuf *eb)
+cuzk_err cuzk_pk_gpu_stage(cuzk_pk *pk, int device, unsigned parts, cuzk_errbuf *eb)
 {
-    return pk->curve == CUZK_CURVE_BN254 ? bn254_gpu_stage(pk->k.bn254, device, with_g2, eb)
-                                         : bls12_381_gpu_stage(pk->k.bls12_381, device, with_g2, eb);
+    return pk->curve == CUZK_CURVE_BN254 ? bn254_gpu_stage(pk->k.bn254, device, parts, eb)
+                                         : bls12_381_gpu_stage(pk->k.bls12_381, device, parts, eb);
 }
 
 void cuzk_pk_gpu_unstage(cuzk_pk *pk, int device)
@@ -413,20 +422,22 @@ void cuzk_pk_gpu_unstage(cuzk_pk *pk, int device)
         bls12_381_gpu_unstage(pk->k.bls12_381, device);
 }
 
-size_t cuzk_pk_gpu_arrays(cuzk_pk *pk, void *ptr[5], size_t len[5])
+size_t cuzk_pk_gpu_arrays(cuzk_pk *pk, void *ptr[CUZK_PK_GPU_ARRAYS],
+                          size_t len[CUZK_PK_GPU_ARRAYS])
 {
     return pk->curve == CUZK_CURVE_BN254 ? bn254_gpu_arrays(pk->k.bn254, ptr, len)
                                          : bls12_381_gpu_arrays(pk->k.bls12_381, ptr, len);
 }
 
-uint64_t cuzk_pk_gpu_bytes(cuzk_pk *pk, int with_g2)
+uint64_t cuzk_pk_gpu_bytes(cuzk_pk *pk, unsigned parts)
 {
-    void *ptr[5];
-    size_t len[5];
+    void *ptr[CUZK_PK_GPU_ARRAYS];
+    size_t len[CUZK_PK_GPU_ARRAYS];
     size_t n = cuzk_pk_gpu_arrays(pk, ptr, len);
     uint64_t b = 0;
     for (size_t i = 0; i < n; i++)
-        if (i < 4 || with_g2)
+        if (i < 4 || (i == 4 && (parts & CUZK_PK_STAGE_G2)) ||
+            (i > 4 && (parts & CUZK_PK_STAGE_ROWS)))
             b += len[i];
     return b;
 }

@@ -465,7 +465,10 @@ static int GT_(verify_points)(const G1A *alpha1, const G2A *beta2, const G2A *ga
 /* ------------------------------------------------------------------ staged prover */
 
 /* One proof in progress (cuzk_prove_state in the public API). Stages:
- *   pstart  (CPU) witness checks, synthesis: w, a, b, c;
+ *   pstart  (CPU) witness checks into w, and synthesis of a, b, c unless deferred;
+ *   psynth  (CPU) a, b, c, allocated here: in pstart, or, when it deferred synthesis, first
+ *           thing in a CPU G1 stage; a GPU G1 stage then synthesizes on the device instead
+ *           and a, b, c never exist on the host;
  *   pg1     H and the G1 MSMs, on the CPU or a GPU; a, b, c are freed when it succeeds and
  *           kept when it fails, so the stage can be retried on another device or the CPU;
  *   pg2     B in G2, on the CPU or a GPU; may run on another thread at the same time as pg1
@@ -496,15 +499,33 @@ static void GT_(pfree)(GT_(pstate) *s)
     free(s);
 }
 
-/* Synthesis of a, b, c (CPU), when pstart deferred it. */
-static void GT_(psynth)(GT_(pstate) *s)
+static void GT_(free_abc)(GT_(pstate) *s)
+{
+    free(s->a);
+    free(s->b);
+    free(s->c);
+    s->a = s->b = s->c = NULL; /* dead after H: released at once */
+}
+
+/* Synthesis of a, b, c on the CPU (allocated here), unless done. */
+static cuzk_err GT_(psynth)(GT_(pstate) *s, cuzk_errbuf *eb)
 {
     if (s->synthesized)
-        return;
+        return CUZK_OK;
+    uint64_t N = s->pk->domain_size;
+    s->a = cuzk__big_alloc(N * sizeof(FRT));
+    s->b = cuzk__big_alloc(N * sizeof(FRT));
+    s->c = cuzk__big_alloc(N * sizeof(FRT));
+    if (!s->a || !s->b || !s->c) {
+        GT_(free_abc)(s);
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "cannot allocate a, b, c (%" PRIu64 " bytes)",
+                         3 * N * (uint64_t)sizeof(FRT));
+    }
     double t = cuzk__now_ms();
     GT_(synthesize)(s->pk, s->w, s->a, s->b, s->c, s->opts.nthreads);
     s->st.synth_ms = cuzk__now_ms() - t;
     s->synthesized = 1;
+    return CUZK_OK;
 }
 
 /* The witness's copy into the prover's state, in chunks; first_bad: the lowest index of a
@@ -540,7 +561,6 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
                                void *wbuf, cuzk_errbuf *eb)
 {
     *out = NULL;
-    uint64_t N = pk->domain_size;
     if (n_witness != pk->n_vars)
         return cuzk_errf(eb, CUZK_SIZE_MISMATCH,
                          "witness has %" PRIu64 " values, the circuit expects %u", n_witness,
@@ -553,13 +573,10 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
     s->opts = *opts;
     s->w_borrowed = wbuf != NULL;
     s->w = wbuf ? wbuf : cuzk__big_alloc((pk->n_vars ? pk->n_vars : 1) * sizeof(FRT));
-    s->a = cuzk__big_alloc(N * sizeof(FRT));
-    s->b = cuzk__big_alloc(N * sizeof(FRT));
-    s->c = cuzk__big_alloc(N * sizeof(FRT));
     cuzk_err e = CUZK_OK;
-    if (!s->w || !s->a || !s->b || !s->c) {
-        e = cuzk_errf(eb, CUZK_NO_MEMORY, "cannot allocate the prover's working set (%" PRIu64 " bytes)",
-                      (uint64_t)(pk->n_vars + 3 * N) * sizeof(FRT));
+    if (!s->w) {
+        e = cuzk_errf(eb, CUZK_NO_MEMORY, "cannot allocate the witness (%" PRIu64 " bytes)",
+                      (uint64_t)pk->n_vars * sizeof(FRT));
         goto fail;
     }
     {
@@ -579,8 +596,8 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
         e = cuzk_errf(eb, CUZK_WITNESS_UNSATISFIED, "witness value 0 must be 1 (the constant wire)");
         goto fail;
     }
-    if (!defer_synth)
-        GT_(psynth)(s);
+    if (!defer_synth && (e = GT_(psynth)(s, eb)))
+        goto fail;
     *out = s;
     return CUZK_OK;
 fail:
@@ -594,13 +611,6 @@ static cuzk_err GT_(pstart)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *witne
     return GT_(pstart_ex)(out, pk, witness, n_witness, opts, 0, NULL, eb);
 }
 
-static void GT_(free_abc)(GT_(pstate) *s)
-{
-    free(s->a);
-    free(s->b);
-    free(s->c);
-    s->a = s->b = s->c = NULL; /* dead after H: released at once */
-}
 
 /* G1 MSM k (0 A, 1 B1, 2 C, 3 H) with its fixed-base table when the key has one. */
 static cuzk_err GT_(pk_g1_msm)(const GT_(pk) *pk, int k, G1J *out, const G1A *pts,
@@ -611,19 +621,22 @@ static cuzk_err GT_(pk_g1_msm)(const GT_(pk) *pk, int k, G1J *out, const G1A *pt
     return G1_(msm_ex)(out, pts, sc, n, o);
 }
 
-/* H and the G1 MSMs on CPU threads. */
+/* H and the G1 MSMs on CPU threads (synthesizing first when pstart deferred it). */
 static cuzk_err GT_(pg1_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
 {
     GT_(pk) *pk = s->pk;
     uint64_t N = pk->domain_size;
     unsigned nt = s->opts.nthreads;
     const uint8_t *ws = (const uint8_t *)s->w;
+    cuzk_err e = GT_(psynth)(s, eb);
+    if (e)
+        return e;
     FRT *h = malloc(N * sizeof(FRT));
     if (!h)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "cannot allocate h (%" PRIu64 " bytes)",
                          N * (uint64_t)sizeof(FRT));
     double t = cuzk__now_ms();
-    cuzk_err e = FR_(groth16_h)(&pk->dom, h, s->a, N, s->b, N, s->c, N, nt);
+    e = FR_(groth16_h)(&pk->dom, h, s->a, N, s->b, N, s->c, N, nt);
     s->st.h_ms = cuzk__now_ms() - t;
     if (e) {
         free(h);
@@ -724,13 +737,16 @@ static uint32_t GT_(gpu_mask)(GT_(pk) *pk)
     return m;
 }
 
-static cuzk_err GT_(gpu_stage)(GT_(pk) *pk, int device, int want_g2, cuzk_errbuf *eb)
+/* parts: CUZK_PK_STAGE_* bits. */
+static cuzk_err GT_(gpu_stage)(GT_(pk) *pk, int device, unsigned parts, cuzk_errbuf *eb)
 {
     if (device < 0 || device >= CUZK_MAX_DEVICES)
         return cuzk_errf(eb, CUZK_NO_DEVICE, "GPU device %d is out of range (0..%d)", device,
                          CUZK_MAX_DEVICES - 1);
     pthread_mutex_lock(&pk->dev[device].mu);
-    cuzk_err e = GT_(gpu_ensure)(pk, device, want_g2 ? GT_WANT_G2 : 0, eb);
+    cuzk_err e = GT_(gpu_ensure)(pk, device, (parts & CUZK_PK_STAGE_G2 ? GT_WANT_G2 : 0) |
+                                                 (parts & CUZK_PK_STAGE_ROWS ? GT_WANT_ROWS : 0),
+                                 eb);
     pthread_mutex_unlock(&pk->dev[device].mu);
     return e;
 }
@@ -761,18 +777,25 @@ static void GT_(gpu_unstage)(GT_(pk) *pk, int device)
     pthread_mutex_unlock(&d->mu);
 }
 
-/* The host arrays GT_(gpu_ensure) uploads, in its order (a, b1, c, h, then b2), with their
- * byte lengths: what staging reads (so what is worth page-locking) and, since a device point
- * has the host layout, what a full stage occupies on the device. Returns the count (5). */
-static size_t GT_(gpu_arrays)(GT_(pk) *pk, void *ptr[5], size_t len[5])
+/* The host arrays GT_(gpu_ensure) uploads, in its order (a, b1, c, h, then b2, then the
+ * rows: A's and B's row offsets, A's and B's terms), with their byte lengths: what staging
+ * reads (so what is worth page-locking) and, since a device copy has the host layout (points
+ * as they are, rows as cuzk_gpu_rows_upload copies them), what a stage occupies on the
+ * device. Returns the count (CUZK_PK_GPU_ARRAYS). */
+static size_t GT_(gpu_arrays)(GT_(pk) *pk, void *ptr[CUZK_PK_GPU_ARRAYS],
+                              size_t len[CUZK_PK_GPU_ARRAYS])
 {
-    uint64_t nv = pk->n_vars;
+    uint64_t nv = pk->n_vars, N = pk->domain_size;
     ptr[0] = pk->a, len[0] = nv * sizeof(G1A);
     ptr[1] = pk->b1, len[1] = nv * sizeof(G1A);
     ptr[2] = pk->c, len[2] = (nv - pk->n_public - 1) * sizeof(G1A);
-    ptr[3] = pk->h, len[3] = (uint64_t)pk->domain_size * sizeof(G1A);
+    ptr[3] = pk->h, len[3] = N * sizeof(G1A);
     ptr[4] = pk->b2, len[4] = nv * sizeof(G2A);
-    return 5;
+    for (int m = 0; m < 2; m++) {
+        ptr[5 + m] = pk->row_ptr[m], len[5 + m] = (N + 1) * sizeof(uint64_t);
+        ptr[7 + m] = pk->coef[m], len[7 + m] = pk->n_coef[m] * sizeof(GT_(coef));
+    }
+    return CUZK_PK_GPU_ARRAYS;
 }
 
 /* Makes the key resident on `device` and picks the context to compute with: the caller's
@@ -803,33 +826,26 @@ static void GT_(gpu_release)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx)
         pthread_mutex_unlock(&s->pk->dev[device].mu);
 }
 
-/* The A, B1, C MSMs on a GPU (they need only the witness, so they may run while the CPU
- * synthesizes a, b, c), and B2 too when with_g2 is set and G2 is not done yet. A, B1 and B2
- * share the witness as scalars: within this one hold of the context the later ones reuse the
- * first one's upload and sorted digits (CUZK_GPU_SCALARS_SAME). So does C: its scalars are a
- * suffix of the witness, and its device set has n_public + 1 points at infinity in front
- * (gpu_ensure), so it is an MSM over the whole witness whose first terms vanish. The
- * GPU writes Jacobian points in exactly the layout of G1J / G2J (X, Y, Z limbs, Fp2 as c0, c1);
- * they are trusted only once they are points of the curve (a wrong one would also fail
- * self-verification; this names the stage). */
-static cuzk_err GT_(pg1_gpu_msm)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, int with_g2,
-                                 cuzk_errbuf *eb)
+/* The A, B1, C MSMs on the acquired context g of `device` (they need only the witness, so
+ * they may run while the CPU synthesizes a, b, c), and B2 too when with_g2 is set and G2 is
+ * not done yet. A, B1 and B2 share the witness as scalars: within one hold of the context the
+ * later ones reuse the first one's upload and sorted digits (CUZK_GPU_SCALARS_SAME). So does
+ * C: its scalars are a suffix of the witness, and its device set has n_public + 1 points at
+ * infinity in front (gpu_ensure), so it is an MSM over the whole witness whose first terms
+ * vanish. The GPU writes Jacobian points in exactly the layout of G1J / G2J (X, Y, Z limbs,
+ * Fp2 as c0, c1); they are trusted only once they are points of the curve (a wrong one would
+ * also fail self-verification; this names the stage). */
+static cuzk_err GT_(g1_msms_on)(GT_(pstate) *s, int device, cuzk_gpu_ctx *g, int with_g2,
+                                cuzk_errbuf *eb)
 {
-    if (s->g1_msm_done)
-        return CUZK_OK;
     GT_(pk) *pk = s->pk;
     const uint8_t *ws = (const uint8_t *)s->w;
-    cuzk_gpu_ctx *g = NULL;
-    with_g2 = with_g2 && !s->g2_done;
-    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, with_g2 ? GT_WANT_G2 : 0,
-                                  &s->st.gpu_upload_ms, &g, eb);
-    if (e)
-        return e;
     __typeof__(pk->dev[0]) *d = &pk->dev[device];
+    with_g2 = with_g2 && !s->g2_done;
     G1J pa, pb1, pc;
     G2J pb2;
     double t = cuzk__now_ms(), t2 = 0;
-    e = cuzk_gpu_msm(g, d->g_a, 0, pk->n_vars, ws, 0, (uint64_t *)&pa, eb);
+    cuzk_err e = cuzk_gpu_msm(g, d->g_a, 0, pk->n_vars, ws, 0, (uint64_t *)&pa, eb);
     if (!e)
         e = cuzk_gpu_msm(g, d->g_b1, 0, pk->n_vars, ws, CUZK_GPU_SCALARS_SAME, (uint64_t *)&pb1,
                          eb);
@@ -843,7 +859,6 @@ static cuzk_err GT_(pg1_gpu_msm)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, 
         e = cuzk_gpu_msm(g, d->g_c, 0, pk->n_vars, ws, CUZK_GPU_SCALARS_SAME, (uint64_t *)&pc,
                          eb);
     s->st.msm_g1_ms = cuzk__now_ms() - t - t2;
-    GT_(gpu_release)(s, device, ctx);
     if (!e && (!G1_(is_on_curve)(&pa) || !G1_(is_on_curve)(&pb1) || !G1_(is_on_curve)(&pc)))
         e = cuzk_errf(eb, CUZK_GPU_FAULT, "GPU %d: a G1 MSM result is not on the curve", device);
     if (!e && with_g2 && !G2_(is_on_curve)(&pb2))
@@ -862,24 +877,22 @@ static cuzk_err GT_(pg1_gpu_msm)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, 
     return CUZK_OK;
 }
 
-/* H and the H MSM on a GPU; frees the host's a, b, c. from_witness = 0: a, b, c are uploaded
- * from the host (the CPU synthesized them); 1: they are synthesized on the device from the
- * key's rows (uploaded with its points on first use) and the witness, read from A's upload
- * when pg1_gpu_msm ran just before on the same context, and never exist on the host. */
-static cuzk_err GT_(pg1_gpu_h_ex)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx,
-                                  int from_witness, cuzk_errbuf *eb)
+/* H and the H MSM on the acquired context g; frees the host's a, b, c. When the state is
+ * synthesized (the CPU made a, b, c) they are uploaded; else they are synthesized on the
+ * device from the key's rows and the witness, and never exist on the host. The witness is
+ * then read from A's upload when w_same (g1_msms_on ran just before in the same hold of g),
+ * else uploaded again. */
+static cuzk_err GT_(h_on)(GT_(pstate) *s, int device, cuzk_gpu_ctx *g, int w_same,
+                          cuzk_errbuf *eb)
 {
     GT_(pk) *pk = s->pk;
-    cuzk_gpu_ctx *g = NULL;
-    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, from_witness ? GT_WANT_ROWS : 0,
-                                  &s->st.gpu_upload_ms, &g, eb);
-    if (e)
-        return e;
+    int from_witness = !s->synthesized;
     G1J ph;
+    cuzk_err e;
     double t = cuzk__now_ms();
     if (from_witness) {
         e = cuzk_gpu_h_witness(g, pk->dev[device].g_rows, (int)pk->log_n, s->w,
-                               CUZK_GPU_SCALARS_SAME, NULL, pk->dev[device].g_h, 0,
+                               w_same ? CUZK_GPU_SCALARS_SAME : 0, NULL, pk->dev[device].g_h, 0,
                                (uint64_t *)&ph, eb);
         s->st.synth_ms = cuzk_gpu_last_synth_ms(g);
     } else {
@@ -887,7 +900,6 @@ static cuzk_err GT_(pg1_gpu_h_ex)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx,
                        pk->dev[device].g_h, 0, (uint64_t *)&ph, eb);
     }
     s->st.h_ms = cuzk__now_ms() - t - (from_witness ? s->st.synth_ms : 0);
-    GT_(gpu_release)(s, device, ctx);
     if (!e && !G1_(is_on_curve)(&ph))
         e = cuzk_errf(eb, CUZK_GPU_FAULT, "GPU %d: the H MSM result is not on the curve", device);
     if (e)
@@ -897,23 +909,55 @@ static cuzk_err GT_(pg1_gpu_h_ex)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx,
     return CUZK_OK;
 }
 
+/* The witness MSMs alone (g1_msms_on in a hold of its own): the command line's --synth cpu
+ * path runs them while the CPU synthesizes, then pg1_gpu_h. */
+static cuzk_err GT_(pg1_gpu_msm)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, int with_g2,
+                                 cuzk_errbuf *eb)
+{
+    if (s->g1_msm_done)
+        return CUZK_OK;
+    cuzk_gpu_ctx *g = NULL;
+    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, with_g2 && !s->g2_done ? GT_WANT_G2 : 0,
+                                  &s->st.gpu_upload_ms, &g, eb);
+    if (e)
+        return e;
+    e = GT_(g1_msms_on)(s, device, g, with_g2, eb);
+    GT_(gpu_release)(s, device, ctx);
+    return e;
+}
+
+/* H and the H MSM from the host's a, b, c (psynth ran) in a hold of its own. */
 static cuzk_err GT_(pg1_gpu_h)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
 {
-    return GT_(pg1_gpu_h_ex)(s, device, ctx, 0, eb);
+    if (!s->synthesized)
+        return cuzk_errf(eb, CUZK_INTERNAL, "pg1_gpu_h before synthesis");
+    cuzk_gpu_ctx *g = NULL;
+    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, 0, &s->st.gpu_upload_ms, &g, eb);
+    if (e)
+        return e;
+    e = GT_(h_on)(s, device, g, 0, eb);
+    GT_(gpu_release)(s, device, ctx);
+    return e;
 }
 
-static cuzk_err GT_(pg1_gpu_hw)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
-{
-    return GT_(pg1_gpu_h_ex)(s, device, ctx, 1, eb);
-}
-
-/* H and the G1 MSMs on a GPU (the engine's GPU stage), and B in G2 too when with_g2. */
+/* The whole G1 stage on a GPU in one hold of the context (so nothing else runs on it between
+ * the MSMs and H; the engine's GPU stage and the command line's path): the witness MSMs
+ * unless an earlier attempt did them, B in G2 too when with_g2, then H, synthesizing on the
+ * device unless the CPU did (the key's rows are staged for it). */
 static cuzk_err GT_(pg1_gpu_ex)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, int with_g2,
                                 cuzk_errbuf *eb)
 {
-    cuzk_err e = GT_(pg1_gpu_msm)(s, device, ctx, with_g2, eb);
+    int want = (with_g2 && !s->g2_done ? GT_WANT_G2 : 0) | (s->synthesized ? 0 : GT_WANT_ROWS);
+    cuzk_gpu_ctx *g = NULL;
+    cuzk_err e = GT_(gpu_acquire)(s, device, ctx, want, &s->st.gpu_upload_ms, &g, eb);
+    if (e)
+        return e;
+    int w_same = 0;
+    if (!s->g1_msm_done)
+        w_same = !(e = GT_(g1_msms_on)(s, device, g, with_g2, eb));
     if (!e)
-        e = GT_(pg1_gpu_h)(s, device, ctx, eb);
+        e = GT_(h_on)(s, device, g, w_same, eb);
+    GT_(gpu_release)(s, device, ctx);
     if (e)
         return e;
     s->g1_done = 1;
@@ -1147,11 +1191,7 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
              * threads beside all of it (the CPU has nothing else to do). */
             if (g2dev < 0 && !(started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0))
                 GT_(g2_thread)(&job); /* no thread: run it here, before the GPU work */
-            if (!(e = GT_(pg1_gpu_msm)(s, 0, NULL, g2dev == 0, eb)) &&
-                !(e = GT_(pg1_gpu_hw)(s, 0, NULL, eb))) {
-                s->g1_done = 1;
-                s->st.used_gpu = 1;
-            }
+            e = GT_(pg1_gpu_ex)(s, 0, NULL, g2dev == 0, eb);
         } else {
             /* The A, B1, C MSMs (and B2 with --g2 gpu) need only the witness: the GPU runs
              * them while the CPU synthesizes a, b, c; then H on the GPU while the CPU runs B
@@ -1162,11 +1202,20 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
             mj.g2 = g2dev == 0;
             pthread_t mt;
             int mstarted = pthread_create(&mt, NULL, GT_(gpu_msm_thread), &mj) == 0;
-            GT_(psynth)(s);
+            cuzk_errbuf seb = {{0}};
+            cuzk_err se = GT_(psynth)(s, &seb);
             if (mstarted)
                 pthread_join(mt, NULL);
             else
                 GT_(gpu_msm_thread)(&mj); /* no thread: after synthesis */
+            if (se) {
+                /* out of host memory: not a GPU fault, no fallback */
+                if (started)
+                    pthread_join(tid, NULL);
+                GT_(pfree)(s);
+                GT_(wpin_give)(pk, 0, wpin);
+                return cuzk_errf(eb, se, "%s", seb.msg);
+            }
             if (g2dev < 0 && !(started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0))
                 GT_(g2_thread)(&job); /* no thread: run it here, before the GPU work */
             e = mj.err;
@@ -1185,10 +1234,8 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
             s->st.gpu_fallback = 1;
             s->st.used_gpu = 0;
             e = CUZK_OK;
-            if (!s->g1_done) {
-                GT_(psynth)(s); /* a, b, c were never made on the host (GPU synthesis) */
-                e = GT_(pg1_cpu)(s, eb);
-            }
+            if (!s->g1_done)
+                e = GT_(pg1_cpu)(s, eb); /* synthesizes first if the device was to */
         }
         if (!e && job.err && job.device >= 0 && fallback &&
             (job.err == CUZK_GPU_FAULT || job.err == CUZK_NO_DEVICE)) {

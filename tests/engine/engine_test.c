@@ -393,15 +393,16 @@ static void test_config(void)
     CHECK(cuzk_daemon_config_parse(&c, "d.toml", size, strlen(size), ".", &eb) ==
           CUZK_BAD_CONFIG);
     CHECK_MSG(strstr(eb.msg, "d.toml:3") && strstr(eb.msg, "working_budget"), "%s", eb.msg);
-    const char *gpus = "[gpus]\nbackend = \"cpu\"\ng2 = \"gpu\"\n[keys]\ncache_dir = \"kc\"\n"
-                       "[memory]\nwitness_budget = \"1MiB\"\n";
+    const char *gpus = "[gpus]\nbackend = \"cpu\"\ng2 = \"gpu\"\nsynth = \"cpu\"\n"
+                       "[keys]\ncache_dir = \"kc\"\n[memory]\nwitness_budget = \"1MiB\"\n";
     CHECK(cuzk_daemon_config_parse(&c, "g.toml", gpus, strlen(gpus), "/cfg", &eb) == CUZK_OK);
     CHECK(c.backend == CUZK_BACKEND_CPU && c.g2_on_gpu == 1 && c.key_cache == 1);
+    CHECK(c.synth_on_cpu == 1);
     CHECK(strcmp(c.key_cache_dir, "/cfg/kc") == 0 && c.witness_budget == 1u << 20);
     cuzk_daemon_config_free(&c);
     CHECK(cuzk_daemon_config_parse(&c, "h.toml", "", 0, ".", &eb) == CUZK_OK);
     CHECK(c.backend == CUZK_BACKEND_AUTO && c.g2_on_gpu == 2 && c.g2_gpu_min_scalars == 262144 &&
-          c.key_cache == 1 &&
+          c.key_cache == 1 && c.synth_on_cpu == 0 &&
           c.key_cache_dir[0] == 0);
     cuzk_daemon_config_free(&c);
     /* Tier budgets: "auto" (the default) or a size; "0" pins nothing. */
@@ -431,6 +432,11 @@ static void test_config(void)
     const char *badg = "[gpus]\ng2 = \"fpga\"\n";
     CHECK(cuzk_daemon_config_parse(&c, "j.toml", badg, strlen(badg), ".", &eb) == CUZK_BAD_CONFIG);
     CHECK_MSG(strstr(eb.msg, "j.toml:2") && strstr(eb.msg, "gpus.g2"), "%s", eb.msg);
+    const char *bads = "[gpus]\n\nsynth = \"fpga\"\n";
+    CHECK(cuzk_daemon_config_parse(&c, "k.toml", bads, strlen(bads), ".", &eb) == CUZK_BAD_CONFIG);
+    CHECK_MSG(strstr(eb.msg, "k.toml:3") && strstr(eb.msg, "gpus.synth") &&
+                  strstr(eb.msg, "gpu, cpu"),
+              "%s", eb.msg);
     const char *noid = "[[circuit]]\nzkey = \"a\"\n";
     CHECK(cuzk_daemon_config_parse(&c, "e.toml", noid, strlen(noid), ".", &eb) ==
           CUZK_BAD_CONFIG);
@@ -566,8 +572,10 @@ static void test_witness_budget(void)
 
 /* Bytes of a key's staged copy / pinned arrays, from the zkey's header alone (independent of
  * cuzk_pk_gpu_bytes): A and B1 (n_vars G1 points each), C (n_vars - n_public - 1), H (domain
- * size), and B2 (n_vars G2 points) when with_g2. */
-static uint64_t zkey_gpu_bytes(const char *rel, int with_g2)
+ * size), B2 (n_vars G2 points) when with_g2, and when with_rows the A and B rows for
+ * synthesis on the device: per matrix domain_size + 1 offsets of 8 bytes, and every
+ * coefficient of section 4 as a 40-byte record (u32 signal, padding, 32-byte value). */
+static uint64_t zkey_gpu_bytes(const char *rel, int with_g2, int with_rows)
 {
     cuzk_zkey zk;
     cuzk_errbuf eb = {{0}};
@@ -577,6 +585,8 @@ static uint64_t zkey_gpu_bytes(const char *rel, int with_g2)
     }
     uint64_t g1 = 2ull * zk.n8q, g2 = 4ull * zk.n8q, nv = zk.n_vars;
     uint64_t b = (2 * nv + (nv - zk.n_public - 1) + zk.domain_size) * g1 + (with_g2 ? nv * g2 : 0);
+    if (with_rows)
+        b += 2 * (zk.domain_size + 1) * 8 + zk.n_coefs * 40;
     cuzk_zkey_close(&zk);
     return b;
 }
@@ -612,7 +622,7 @@ static void test_gpu_tier(void)
                          "tests/fixtures/bls12381/poseidon_vk.json"};
     uint64_t G[4];
     for (int i = 0; i < 4; i++)
-        G[i] = zkey_gpu_bytes(CIRCS[i].zkey, 0);
+        G[i] = zkey_gpu_bytes(CIRCS[i].zkey, 0, 1); /* synthesis on the device: rows staged */
     /* The sizes the sequence below relies on (BLS points are 1.5x BN254's). */
     CHECK(G[0] < G[2] && G[2] < G[1] && G[3] > G[1] + G[0]);
     uint64_t B = G[1] + G[0]; /* bn-pos beside bn-mul, nothing more */
@@ -690,13 +700,15 @@ static void test_gpu_tier(void)
  * bytes never exceed the budget. */
 static void test_gpu_tier_held(void)
 {
-    uint64_t gb = zkey_gpu_bytes(CIRCS[1].zkey, 1), gl = zkey_gpu_bytes(CIRCS[3].zkey, 1);
+    /* synthesis on the CPU: the staged copies hold no rows */
+    uint64_t gb = zkey_gpu_bytes(CIRCS[1].zkey, 1, 0), gl = zkey_gpu_bytes(CIRCS[3].zkey, 1, 0);
     uint64_t B = gb > gl ? gb : gl;
     memset(&g_extra, 0, sizeof g_extra);
     g_extra.test_fake_gpus = 1;
     g_extra.gpu_workers_per_device = 2;
     g_extra.gpu_budget = B;
     g_extra.g2_on_gpu = 1; /* staged copies include B in G2 */
+    g_extra.synth_on_cpu = 1;
     cuzk_engine *e = make(3, 1ull << 30, 0);
     memset(&g_extra, 0, sizeof g_extra);
     prove_six_poseidon(e, "held");
@@ -730,7 +742,7 @@ static void test_pinned_tier(void)
 {
     uint64_t P[4];
     for (int i = 0; i < 4; i++)
-        P[i] = zkey_gpu_bytes(CIRCS[i].zkey, 1);
+        P[i] = zkey_gpu_bytes(CIRCS[i].zkey, 1, 1); /* every array a stage may upload */
     CHECK(P[0] < P[2] && P[2] < P[1] && P[3] > P[1] + P[0]);
     uint64_t budget = P[1] + P[0];
     memset(&g_extra, 0, sizeof g_extra);

@@ -1,8 +1,11 @@
 /* The staged prover (cuzk_prove_begin / g1 / g2 / g1g2 / end) gives exactly the proof of
- * cuzk_prove, whichever way its stages are split or ordered: with r = s = 0, byte for byte, on
- * both curves, and the proof verifies against the verification key snarkjs wrote for the
- * fixture. On a machine with a GPU, g1g2 on device 0 (B in G2 reusing the witness upload and
- * digit sort of A and B1) gives the same bytes too. */
+ * cuzk_prove, whichever way its stages are split or ordered, with synthesis in begin or
+ * deferred to g1 (cuzk_prove_begin_ex, CUZK_PROVE_DEFER_SYNTH): with r = s = 0, byte for byte,
+ * on both curves, and the proof verifies against the verification key snarkjs wrote for the
+ * fixture. A deferred state holds only the witness until g1 synthesizes, also after a g1
+ * that failed on a device. On a machine with a GPU, g1 and g1g2 on device 0 (B in G2 reusing
+ * the witness upload and digit sort of A and B1; deferred: a, b, c synthesized on the device
+ * from the key's rows) give the same bytes too. */
 #include <stdio.h>
 #include <string.h>
 
@@ -12,18 +15,33 @@
 #include "gpu/gpu.h"
 #include "testutil.h"
 
-typedef enum { SPLIT_G1_G2, SPLIT_G2_G1, SPLIT_G1G2, SPLIT_G2_THEN_G1G2, SPLIT_GPU_G1G2 } split;
-static const char *split_name[] = {"g1, g2", "g2, g1", "g1g2", "g2 then g1g2", "g1g2 on GPU 0"};
+typedef enum {
+    SPLIT_G1_G2,
+    SPLIT_G2_G1,
+    SPLIT_G1G2,
+    SPLIT_G2_THEN_G1G2,
+    SPLIT_BAD_DEVICE_THEN_CPU,
+    SPLIT_GPU_G1G2,
+    SPLIT_GPU_G1_THEN_G2
+} split;
+static const char *split_name[] = {"g1, g2",         "g2, g1",        "g1g2",
+                                   "g2 then g1g2",   "g1 on a device that does not exist, then the CPU",
+                                   "g1g2 on GPU 0",  "g1 on GPU 0, then g2 on the CPU"};
 
 static void staged(const cuzk_pk *pk, const cuzk_wtns *w, const cuzk_prove_opts *o, split how,
-                   const cuzk_proof *want, const char *dir)
+                   int defer, const cuzk_proof *want, const char *dir)
 {
     cuzk_errbuf eb = {{0}};
     cuzk_prove_state *s = NULL;
-    cuzk_err e = cuzk_prove_begin(&s, pk, w->values, w->n_witness, o, &eb);
+    cuzk_err e = cuzk_prove_begin_ex(&s, pk, w->values, w->n_witness, o,
+                                     defer ? CUZK_PROVE_DEFER_SYNTH : 0, &eb);
     CHECK_MSG(e == CUZK_OK, "%s begin: %s", dir, eb.msg);
     if (e)
         return;
+    /* The host working set: the witness, and a, b, c once synthesized (32-byte elements). */
+    uint64_t wbytes = 32 * cuzk_pk_n_vars(pk), abc = 3 * 32 * cuzk_pk_domain_size(pk);
+    CHECK_MSG(cuzk_prove_state_bytes(s) == wbytes + (defer ? 0 : abc), "%s %s defer %d: %llu",
+              dir, split_name[how], defer, (unsigned long long)cuzk_prove_state_bytes(s));
     switch (how) {
     case SPLIT_G1_G2:
         e = cuzk_prove_g1(s, -1, NULL, &eb);
@@ -46,19 +64,37 @@ static void staged(const cuzk_pk *pk, const cuzk_wtns *w, const cuzk_prove_opts 
         if (!e)
             e = cuzk_prove_g1g2(s, -1, NULL, &eb);
         break;
+    case SPLIT_BAD_DEVICE_THEN_CPU: {
+        cuzk_errbuf feb = {{0}};
+        CHECK(cuzk_prove_g1(s, 1000, NULL, &feb) == CUZK_NO_DEVICE && strstr(feb.msg, "1000"));
+        /* the failed stage kept its inputs: still no a, b, c when deferred */
+        CHECK(cuzk_prove_state_bytes(s) == wbytes + (defer ? 0 : abc));
+        e = cuzk_prove_g1(s, -1, NULL, &eb);
+        if (!e)
+            e = cuzk_prove_g2(s, -1, NULL, &eb);
+        break;
+    }
     case SPLIT_GPU_G1G2:
         e = cuzk_prove_g1g2(s, 0, NULL, &eb);
         CHECK(!e && cuzk_prove_state_stats(s)->used_gpu);
         break;
+    case SPLIT_GPU_G1_THEN_G2:
+        e = cuzk_prove_g1(s, 0, NULL, &eb);
+        CHECK(!e && cuzk_prove_state_stats(s)->used_gpu && !cuzk_prove_g2_done(s));
+        if (!e)
+            e = cuzk_prove_g2(s, -1, NULL, &eb);
+        break;
     }
-    CHECK_MSG(e == CUZK_OK, "%s %s: %s", dir, split_name[how], eb.msg);
+    /* a, b, c are gone once g1 is done, wherever they were made */
+    CHECK(e || cuzk_prove_state_bytes(s) == wbytes);
+    CHECK_MSG(e == CUZK_OK, "%s %s defer %d: %s", dir, split_name[how], defer, eb.msg);
     CHECK(e || cuzk_prove_g2_done(s));
     cuzk_proof p;
     if (!e) {
         e = cuzk_prove_end(s, &p, &eb);
         CHECK_MSG(e == CUZK_OK, "%s %s end: %s", dir, split_name[how], eb.msg);
-        CHECK_MSG(!e && memcmp(&p, want, sizeof p) == 0, "%s %s: a different proof", dir,
-                  split_name[how]);
+        CHECK_MSG(!e && memcmp(&p, want, sizeof p) == 0, "%s %s defer %d: a different proof",
+                  dir, split_name[how], defer);
     }
     cuzk_prove_state_free(s);
 }
@@ -100,10 +136,14 @@ static void one_curve(const char *dir, int gpu)
               "%s: %s", dir, eb.msg);
     cuzk_vk_clear(&vk);
     cuzk_json_free(vd);
-    for (int how = SPLIT_G1_G2; how <= SPLIT_G2_THEN_G1G2; how++)
-        staged(pk, &w, &o, (split)how, &want, dir);
-    if (gpu)
-        staged(pk, &w, &o, SPLIT_GPU_G1G2, &want, dir);
+    for (int defer = 0; defer < 2; defer++) {
+        for (int how = SPLIT_G1_G2; how <= SPLIT_BAD_DEVICE_THEN_CPU; how++)
+            staged(pk, &w, &o, (split)how, defer, &want, dir);
+        if (gpu) {
+            staged(pk, &w, &o, SPLIT_GPU_G1G2, defer, &want, dir);
+            staged(pk, &w, &o, SPLIT_GPU_G1_THEN_G2, defer, &want, dir);
+        }
+    }
     cuzk_wtns_close(&w);
     free(wb);
     cuzk_pk_free(pk);
@@ -113,7 +153,7 @@ int main(void)
 {
     int gpu = cuzk_gpu_device_count() > 0;
     if (!gpu)
-        printf("staged_test: no CUDA device: g1g2 on a GPU is not checked here (run this test "
+        printf("staged_test: no CUDA device: g1 / g1g2 on a GPU are not checked here (run this test "
                "on a GPU machine; scripts/device-pack packs it)\n");
     one_curve("bn128", gpu);
     one_curve("bls12381", gpu);
