@@ -191,6 +191,46 @@ static void test_basic(void)
     CHECK(existing == 1 && strcmp(again, id2) == 0);
     s.n_witnesses = 1;
     CHECK(cuzk_engine_submit(e, &s, again, &existing, &eb) == CUZK_INVALID_ARGUMENT);
+    /* Same count and lengths, one bit of the second witness's last value changed (still below
+     * r): other witnesses, refused. The fingerprint covers every chunk of every witness. */
+    blob flip = {malloc(bp.len), bp.len};
+    memcpy(flip.data, bp.data, bp.len);
+    {
+        cuzk_wtns fw;
+        CHECK(cuzk_wtns_parse(&fw, bp.data, bp.len, "w", &eb) == 0);
+        flip.data[(size_t)(fw.values - bp.data) + 32 * (fw.n_witness - 1)] ^= 1;
+        CHECK(fw.n_witness * 32 > 3 * 4096); /* spans several of the engine's 4 KiB chunks */
+    }
+    s.n_witnesses = 2;
+    pp[1] = flip.data;
+    CHECK(cuzk_engine_submit(e, &s, again, &existing, &eb) == CUZK_INVALID_ARGUMENT);
+    CHECK_MSG(strstr(eb.msg, "already used") != NULL, "%s", eb.msg);
+    pp[1] = bp.data;
+    existing = 0;
+    CHECK(cuzk_engine_submit(e, &s, again, &existing, &eb) == CUZK_OK && existing == 1);
+    /* Values not below r: the first one in request order is named (witness 1, value 7 of the
+     * bad values 7 and 400), before a later witness's bad header. */
+    {
+        cuzk_wtns fw;
+        CHECK(cuzk_wtns_parse(&fw, bp.data, bp.len, "w", &eb) == 0);
+        size_t v0 = (size_t)(fw.values - bp.data);
+        blob nc = {malloc(bp.len), bp.len}, hdr = {malloc(bp.len), bp.len};
+        memcpy(nc.data, bp.data, bp.len);
+        memset(nc.data + v0 + 32 * 400, 0xff, 32);
+        memset(nc.data + v0 + 32 * 7, 0xff, 32);
+        memcpy(hdr.data, bp.data, bp.len);
+        hdr.data[0] ^= 0xff;
+        blob three[3] = {bp, nc, hdr};
+        CHECK(submit(e, "bn-pos", NULL, 0, three, 3, again, &eb) == CUZK_NON_CANONICAL);
+        CHECK_MSG(strstr(eb.msg, "witness 1: witness value 7 is not below") != NULL, "%s",
+                  eb.msg);
+        blob hdr_first[2] = {hdr, nc};
+        CHECK(submit(e, "bn-pos", NULL, 0, hdr_first, 2, again, &eb) == CUZK_BAD_FORMAT);
+        CHECK_MSG(strstr(eb.msg, "witness 0") != NULL, "%s", eb.msg);
+        free(nc.data);
+        free(hdr.data);
+    }
+    free(flip.data);
 
     cuzk_job_result r;
     CHECK(cuzk_engine_await(e, id1, 0, &r, &eb) == CUZK_OK);
