@@ -155,8 +155,9 @@ static inline void FF_(sub_generic)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
  * sub: x = a - b; 4 limbs: u = borrow ? p : 0 by CMOV, x += u; 6 limbs: y = x + p, whose
  *      carry out is the borrow, and CMOVC takes y.
  * Either way the flow and the addresses touched do not depend on the values. r may alias a
- * or b: every input is read before r is written. */
-#if defined(FF_HAVE_CARRY_INTRIN_) && (FF_N == 4 || FF_N == 6)
+ * or b: every input is read before r is written. Unoptimised builds (-O0) use the C forms:
+ * there GCC cannot find the registers these need. */
+#if defined(FF_HAVE_CARRY_INTRIN_) && (FF_N == 4 || FF_N == 6) && defined(__OPTIMIZE__)
 #define FF_ASM_ADDSUB_ 1
 /* op off(%[ptr]), %[x_i]  /  op %[x_i], off(%[ptr])  /  op %[y_i], %[x_i] */
 #define FF_MR_(op, x, ptr, i, off) op " " #off "(%[" #ptr "]), %[" #x #i "]\n\t"
@@ -175,7 +176,10 @@ static inline void FF_(sub_generic)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
     [x##3] "=&r"(x[3]), [x##4] "=&r"(x[4]), [x##5] "=&r"(x[5])
 #endif
 /* 6 limbs, second operand set y: y0 .. y3 in their own registers, y4 and y5 in the
- * registers of the dead pointers a and b; p_i as the memory operands p0 .. p5. */
+ * registers of the dead pointers a and b; p_i as the memory operands p0 .. p5. That is 13
+ * registers with r's: the reads of *a and *b are declared by a "memory" clobber, not by "m"
+ * operands, whose addresses would need two more registers than a build that keeps the frame
+ * pointer (sanitizers, -fno-omit-frame-pointer) has. */
 #define FF_Y6_0 "%[y0]"
 #define FF_Y6_1 "%[y1]"
 #define FF_Y6_2 "%[y2]"
@@ -223,8 +227,8 @@ static inline void FF_(add)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
             FF_EACH_(FF_RM_, "movq", "movq", x, r)     /* r = x */
             : FF_XREGS_(x), [y0] "=&r"(y[0]), [y1] "=&r"(y[1]), [y2] "=&r"(y[2]),
               [y3] "=&r"(y[3]), [a] "+&r"(pa), [b] "+&r"(pb), "=m"(*r)
-            : [r] "r"(r), "m"(*a), "m"(*b), FF_PREGS6_
-            : "cc");
+            : [r] "r"(r), FF_PREGS6_
+            : "cc", "memory");
 #else
     FF_(add_generic)(r, a, b);
 #endif
@@ -257,8 +261,8 @@ static inline void FF_(sub)(FF_(t) *r, const FF_(t) *a, const FF_(t) *b)
             FF_EACH_(FF_RM_, "movq", "movq", x, r)     /* r = x */
             : FF_XREGS_(x), [y0] "=&r"(y[0]), [y1] "=&r"(y[1]), [y2] "=&r"(y[2]),
               [y3] "=&r"(y[3]), [a] "+&r"(pa), [b] "+&r"(pb), "=m"(*r)
-            : [r] "r"(r), "m"(*a), "m"(*b), FF_PREGS6_
-            : "cc");
+            : [r] "r"(r), FF_PREGS6_
+            : "cc", "memory");
 #else
     FF_(sub_generic)(r, a, b);
 #endif
