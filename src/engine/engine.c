@@ -89,6 +89,7 @@ typedef struct {
     uint64_t part_bytes; /* working set per partition */
     /* Residency tiers (engine.h "Key residency tiers"), all under e->mu. */
     uint64_t gbytes;     /* device bytes of one staged copy (set when loaded) */
+    unsigned stage_parts; /* CUZK_PK_STAGE_* of that copy (key_stage_parts) */
     uint64_t pbytes;     /* page-locked bytes (0: not pinned) */
     uint32_t gmask;      /* device indices the key is staged on (reserved before the upload) */
     unsigned ghold[CUZK_MAX_DEVICES]; /* GPU stages using the key on device d now */
@@ -635,6 +636,33 @@ static void make_key_room(cuzk_engine *e, uint64_t need, const circuit *keep)
     }
 }
 
+/* What a key's staged copy holds: the engine's stage_parts, less the A and B rows when only
+ * the copy without them fits some device's GPU budget (that key's partitions then synthesize
+ * on the CPU and upload a, b, c, rather than every GPU stage of it running on the CPU).
+ * *gbytes: the copy's device bytes. */
+static unsigned key_stage_parts(const cuzk_engine *e, const circuit *c, cuzk_pk *pk,
+                                uint64_t *gbytes)
+{
+    unsigned parts = e->stage_parts;
+    uint64_t b = cuzk_pk_gpu_bytes(pk, parts), kmax = 0;
+    for (unsigned d = 0; d < e->n_devs; d++)
+        if (!e->devs[d].disabled && e->devs[d].kbudget > kmax)
+            kmax = e->devs[d].kbudget;
+    if ((parts & CUZK_PK_STAGE_ROWS) && e->n_devs && b > kmax) {
+        uint64_t nb = cuzk_pk_gpu_bytes(pk, parts & ~CUZK_PK_STAGE_ROWS);
+        if (nb <= kmax) {
+            CUZK_LOG_INFO(TGT, "key staged without its A and B rows (they would not fit the "
+                          "GPU budget): its partitions synthesize on the CPU", "circuit=%s "
+                          "bytes=%" PRIu64 " with_rows=%" PRIu64 " gpu_budget=%" PRIu64,
+                          c->id, nb, b, kmax);
+            parts &= ~CUZK_PK_STAGE_ROWS;
+            b = nb;
+        }
+    }
+    *gbytes = b;
+    return parts;
+}
+
 /* Makes c's key resident. The caller holds c (holders > 0) so nobody evicts it meanwhile.
  * Called without e->mu. */
 static cuzk_err ensure_key(cuzk_engine *e, circuit *c, int *was_loaded, double *ms,
@@ -701,7 +729,8 @@ static cuzk_err ensure_key(cuzk_engine *e, circuit *c, int *was_loaded, double *
         /* The cache now on disk (read or just written) is what a later reload would use. */
         uint64_t cbytes = 0;
         int mapped = cache_valid(e, c, &cbytes);
-        uint64_t gbytes = cuzk_pk_gpu_bytes(pk, e->stage_parts);
+        uint64_t gbytes;
+        unsigned parts = key_stage_parts(e, c, pk, &gbytes);
         pin_new_key(e, c, pk);
         pthread_mutex_lock(&e->mu);
         uint64_t bytes = cuzk_pk_bytes(pk);
@@ -709,6 +738,7 @@ static cuzk_err ensure_key(cuzk_engine *e, circuit *c, int *was_loaded, double *
         c->pk = pk;
         c->bytes = bytes;
         c->gbytes = gbytes;
+        c->stage_parts = parts;
         c->gmask = 0;
         c->mapped = mapped;
         c->cache_bytes = cbytes;
@@ -954,7 +984,7 @@ static void *gpu_worker_main(void *arg)
         } else if (upload && !fake && ctx) {
             /* Uploaded here rather than inside the stage so the staged bytes are exactly the
              * accounted ones (B in G2 included whenever G2 may run on the GPU). */
-            if ((err = cuzk_pk_gpu_stage(kpk, d->id, e->stage_parts, &eb)))
+            if ((err = cuzk_pk_gpu_stage(kpk, d->id, kc->stage_parts, &eb)))
                 CUZK_LOG_WARN(TGT, "cannot stage the key on the GPU", "circuit=%s device=%d "
                               "error=%s", kc->id, d->id, eb.msg);
             else
@@ -1083,6 +1113,7 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
             const uint8_t *wb = j->parts[pi].wtns;
             size_t wl = j->parts[pi].wtns_len;
             cuzk_pk *pk = c->pk;
+            int defer = e->n_devs && (c->stage_parts & CUZK_PK_STAGE_ROWS);
             pthread_mutex_unlock(&e->mu);
             /* Already checked at submission; parsing again only locates the values. */
             if (!(err = cuzk_wtns_parse(&w, wb, wl, "witness", &eb))) {
@@ -1094,14 +1125,12 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                 /* w.values points into the job's .wtns copy, alive until this partition
                  * ends: the public inputs are read from it below. */
                 const uint8_t *pub = w.values + 32;
-                /* With GPU workers, synthesis is left to the G1 stage: on a device it runs
-                 * there from the staged rows (a, b, c never exist here); on the CPU (no
-                 * device takes the key, or the fallback) the stage synthesizes first. */
+                /* With GPU workers and the key's rows staged, synthesis is left to the G1
+                 * stage: on a device it runs there from the rows (a, b, c never exist
+                 * here); on the CPU (no device takes the key, or the fallback) the stage
+                 * synthesizes first. */
                 err = cuzk_prove_begin_ex(&ps, pk, w.values, w.n_witness, &po,
-                                          e->n_devs && !e->cfg.synth_on_cpu
-                                              ? CUZK_PROVE_DEFER_SYNTH
-                                              : 0,
-                                          &eb);
+                                          defer ? CUZK_PROVE_DEFER_SYNTH : 0, &eb);
                 cuzk_wtns_close(&w);
                 if (!err)
                     err = run_stages(e, j, pi, ps, g2_on_gpu(e, pub - 32, c->n_vars), &gpu_ms,
@@ -1457,7 +1486,7 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
                 continue;
             cuzk_errbuf geb;
             double t = cuzk__now_ms();
-            if (cuzk_pk_gpu_stage(c->pk, g->id, e->stage_parts, &geb))
+            if (cuzk_pk_gpu_stage(c->pk, g->id, c->stage_parts, &geb))
                 CUZK_LOG_WARN(TGT, "cannot stage the key on the GPU", "circuit=%s device=%d "
                               "error=%s", c->id, g->id, geb.msg);
             else
@@ -1809,12 +1838,15 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
     uint64_t wbytes = 0;
     for (size_t i = 0; i < req->n_witnesses; i++)
         wbytes += req->witness_lens[i];
-    if (wbytes > e->cfg.witness_budget)
+    if (wbytes > e->cfg.witness_budget) {
+        free(sw);
         return cuzk_errf(eb, CUZK_OUT_OF_BUDGET,
                          "the request's witnesses are %" PRIu64 " bytes, more than the whole "
                          "witness budget (%" PRIu64 " bytes; memory.witness_budget)", wbytes,
                          e->cfg.witness_budget);
+    }
     if (cuzk_budget_try_reserve(e->wbudget, CUZK_OWNER_WITNESS, wbytes, NULL)) {
+        free(sw);
         cuzk_budget_snapshot ws;
         cuzk_budget_get_snapshot(e->wbudget, &ws);
         return cuzk_errf(eb, CUZK_OUT_OF_BUDGET,

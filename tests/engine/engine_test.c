@@ -733,6 +733,39 @@ static void test_gpu_tier(void)
         free(w[i].data);
 }
 
+/* A key whose staged copy fits the GPU budget only without its A and B rows is staged
+ * without them (its partitions synthesize on the CPU) rather than not at all: exactly the
+ * bytes without rows, its GPU stages on the device, its proofs right. */
+static void test_gpu_tier_norows(void)
+{
+    uint64_t with = zkey_gpu_bytes(CIRCS[1].zkey, 0, 1), without = zkey_gpu_bytes(CIRCS[1].zkey, 0, 0);
+    CHECK(without < with);
+    memset(&g_extra, 0, sizeof g_extra);
+    g_extra.test_fake_gpus = 1;
+    g_extra.gpu_workers_per_device = 1;
+    g_extra.gpu_budget = with - 1;
+    cuzk_engine *e = make(1, 1ull << 30, 0);
+    memset(&g_extra, 0, sizeof g_extra);
+    blob w = load("tests/fixtures/bn128/poseidon.wtns");
+    char id[32];
+    cuzk_errbuf eb = {{0}};
+    cuzk_job_result r;
+    CHECK(submit(e, "bn-pos", NULL, 0, &w, 1, id, &eb) == CUZK_OK);
+    CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
+    if (r.state == CUZK_JOB_COMPLETED)
+        check_proofs(&r, "tests/fixtures/bn128/poseidon_vk.json", CUZK_CURVE_BN254);
+    cuzk_job_result_free(&r);
+    cuzk_circuit_info ci[4];
+    cuzk_engine_circuits(e, ci, 4);
+    cuzk_engine_status st;
+    cuzk_engine_get_status(e, &st);
+    CHECK_MSG(ci[1].gpu_bytes == without && ci[1].gpu_mask == 1, "staged %llu, want %llu",
+              (unsigned long long)ci[1].gpu_bytes, (unsigned long long)without);
+    CHECK(st.devices[0].partitions == 1 && st.gpu_budget_cpu == 0);
+    cuzk_engine_free(e);
+    free(w.data);
+}
+
 /* Concurrency: one simulated device, two GPU workers, three partition workers, a budget that
  * holds one poseidon key at a time. Jobs of both keys interleave, so the workers take turns
  * unstaging each other's key; a simulated stage fails its job if its key is unstaged while it
@@ -983,6 +1016,7 @@ int main(void)
     test_witness_budget();
     test_gpu_tier();
     test_gpu_tier_held();
+    test_gpu_tier_norows();
     test_pinned_tier();
     test_mapped_tier();
     return tu_finish("engine");
