@@ -292,7 +292,8 @@ static cuzk_err GT_(pk_load)(GT_(pk) **out, const cuzk_zkey *zk, unsigned nthrea
     }
     pk->bytes = sizeof *pk + (zk->n_ic + zk->n_a + zk->n_b1 + zk->n_c + zk->n_h) * sizeof(G1A) +
                 zk->n_b2 * sizeof(G2A) + (pk->n_coef[0] + pk->n_coef[1]) * sizeof(GT_(coef)) +
-                2 * (N + 1) * sizeof(uint64_t) + N * sizeof(FRT);
+                2 * (N + 1) * sizeof(uint64_t) + 2 * N * sizeof(FRT); /* the domain's twiddles,
+                                          * and the coset table the first CPU H step adds */
     *out = pk;
     return CUZK_OK;
 }
@@ -631,18 +632,19 @@ static cuzk_err GT_(pg1_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
     cuzk_err e = GT_(psynth)(s, eb);
     if (e)
         return e;
-    FRT *h = malloc(N * sizeof(FRT));
-    if (!h)
-        return cuzk_errf(eb, CUZK_NO_MEMORY, "cannot allocate h (%" PRIu64 " bytes)",
-                         N * (uint64_t)sizeof(FRT));
+    /* H in place: h lands in a (b, c are dead then and go at once; a after the H MSM). The
+     * state is then unsynthesized again, so a retry of this stage synthesizes anew. */
     double t = cuzk__now_ms();
-    e = FR_(groth16_h)(&pk->dom, h, s->a, N, s->b, N, s->c, N, nt);
+    e = FR_(groth16_h_inplace)(&pk->dom, s->a, s->b, s->c, nt);
     s->st.h_ms = cuzk__now_ms() - t;
+    FRT *h = s->a;
+    s->a = NULL;
+    GT_(free_abc)(s);
+    s->synthesized = 0;
     if (e) {
         free(h);
         return cuzk_errf(eb, e, "H computation failed");
     }
-    GT_(free_abc)(s);
     t = cuzk__now_ms();
     cuzk_msm_opts mo = {nt, 0, 0}, mh = {nt, CUZK_MSM_SCALARS_MONT, 0};
     if ((e = GT_(pk_g1_msm)(pk, 0, &s->pa, pk->a, ws, pk->n_vars, &mo)) ||

@@ -283,7 +283,8 @@ static cuzk_err GT_(cache_load)(GT_(pk) **out, int fd, const cuzk__cache_hdr *h,
     /* As GT_(pk_load) counts: ic + a + b1 + c + h = 3 n_vars + N G1 points. */
     pk->bytes = sizeof *pk + (3 * (uint64_t)h->n_vars + h->domain_size) * sizeof(G1A) +
                 (uint64_t)h->n_vars * sizeof(G2A) + (pk->n_coef[0] + pk->n_coef[1]) * sizeof(GT_(coef)) +
-                2 * ((uint64_t)h->domain_size + 1) * sizeof(uint64_t) + h->domain_size * sizeof(FRT);
+                2 * ((uint64_t)h->domain_size + 1) * sizeof(uint64_t) +
+                2 * (uint64_t)h->domain_size * sizeof(FRT);
     for (size_t i = 0; i < nt; i++)
         pk->bytes += tarr[i].size * tarr[i].n;
     *out = pk;

@@ -9,11 +9,11 @@
 #define NTT_F bn254_fr
 #define NTT_S BN254_FR_TWO_ADICITY
 #define NTT_ROOT BN254_FR_ROOT_OF_UNITY
+#define NTT_N0 BN254_FR_N0
 #include "poly/ntt_tmpl.h"
 
-#undef NTT_BLOCK
-#undef NTT_RANGE
 #define NTT_F bls12_381_fr
 #define NTT_S BLS12_381_FR_TWO_ADICITY
 #define NTT_ROOT BLS12_381_FR_ROOT_OF_UNITY
+#define NTT_N0 BLS12_381_FR_N0
 #include "poly/ntt_tmpl.h"
