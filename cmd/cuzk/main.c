@@ -13,6 +13,7 @@
 #include "cuzk/io.h"
 #include "cuzk/json.h"
 #include "gpu/gpu.h"
+#include "msm/msm.h"
 #include "util/clock.h"
 #include "util/parallel.h"
 
@@ -198,6 +199,9 @@ static int cmd_prove(int argc, char **argv)
     g_quiet = o[O_QUIET].seen;
     if (npos != 4)
         return cli_usage("prove", "expected CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json");
+    /* One process, one key: the CPU MSMs may keep their scratch blocks for the next MSM
+     * (a proof runs five back to back; fresh pages cost a fault and a zeroing each). */
+    cuzk_msm_scratch_limit((size_t)256 << 20);
     if (o[O_NOVERIFY].seen && o[O_VERIFY].seen)
         return cli_usage("prove", "--verify and --no-verify contradict each other");
     cuzk_prove_opts po = {0};

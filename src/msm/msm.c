@@ -6,8 +6,146 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <pthread.h>
+
 #include "ec/xyzz.h"
 #include "util/parallel.h"
+
+/* ------------------------------------------------------------- scratch block cache
+ * The batch-affine bucket phase needs several MiB of scratch per MSM (the sorted point
+ * copies); a proof runs five MSMs back to back, and fresh memory costs a page fault and a
+ * zeroed page per 2 MiB (4 KiB without huge pages), which measured a few per cent of a
+ * BLS12-381 proof (clear_page_erms under msm_bucket_thread). When the caller allows it
+ * (cuzk_msm_scratch_limit: the one-shot command line does; the daemon, whose memory is
+ * budgeted per partition, does not), blocks of at least MSM_CACHE_MIN bytes are kept after
+ * use, in at most MSM_CACHE_SLOTS slots holding at most msm_cache_max bytes in all (the
+ * largest blocks win), for the next MSM of any group; cuzk_msm_scratch_release() frees them.
+ * Concurrent MSMs each take a different block. */
+#define MSM_CACHE_MIN ((size_t)4 << 20)
+#define MSM_CACHE_SLOTS 4
+static size_t msm_cache_max; /* 0: no cache (the default); under msm_cache_mu */
+
+static struct {
+    void *p;
+    size_t n;
+} msm_cache[MSM_CACHE_SLOTS];
+static pthread_mutex_t msm_cache_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* A fresh block of n bytes on 2 MiB transparent huge pages where the kernel allows them
+ * (madvise mode): one fault per 2 MiB instead of one per 4 KiB page. Free with free(). */
+static void *msm_big_alloc(size_t n)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (n < 2 * huge)
+        return malloc(n ? n : 1);
+    void *p = NULL;
+    if (posix_memalign(&p, huge, (n + huge - 1) & ~(huge - 1)))
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, (n + huge - 1) & ~(huge - 1), MADV_HUGEPAGE); /* advice only */
+#endif
+    return p;
+}
+
+/* A block of at least n bytes: the smallest cached one that fits, else a fresh one. Its size
+ * goes to *got (hand it back to msm_scratch_put); NULL when out of memory. */
+static void *msm_scratch_get(size_t n, size_t *got)
+{
+    void *p = NULL;
+    if (n >= MSM_CACHE_MIN) {
+        int best = -1;
+        pthread_mutex_lock(&msm_cache_mu);
+        for (int i = 0; i < MSM_CACHE_SLOTS; i++) {
+            if (msm_cache[i].p && msm_cache[i].n >= n &&
+                (best < 0 || msm_cache[i].n < msm_cache[best].n))
+                best = i;
+        }
+        if (best >= 0) {
+            p = msm_cache[best].p;
+            *got = msm_cache[best].n;
+            msm_cache[best].p = NULL;
+            msm_cache[best].n = 0;
+        }
+        pthread_mutex_unlock(&msm_cache_mu);
+        if (p)
+            return p;
+    }
+    *got = n;
+    return msm_big_alloc(n);
+}
+
+/* Returns a block from msm_scratch_get (p may be NULL): kept when it is large enough and
+ * fits the bounds, evicting smaller blocks if need be; freed otherwise. */
+static void msm_scratch_put(void *p, size_t n)
+{
+    if (!p)
+        return;
+    if (n < MSM_CACHE_MIN) {
+        free(p);
+        return;
+    }
+    pthread_mutex_lock(&msm_cache_mu);
+    if (n > msm_cache_max) {
+        pthread_mutex_unlock(&msm_cache_mu);
+        free(p);
+        return;
+    }
+    for (;;) {
+        size_t tot = n;
+        int free_slot = -1, smallest = -1;
+        for (int i = 0; i < MSM_CACHE_SLOTS; i++) {
+            if (!msm_cache[i].p) {
+                free_slot = i;
+                continue;
+            }
+            tot += msm_cache[i].n;
+            if (smallest < 0 || msm_cache[i].n < msm_cache[smallest].n)
+                smallest = i;
+        }
+        if (free_slot >= 0 && tot <= msm_cache_max) {
+            msm_cache[free_slot].p = p;
+            msm_cache[free_slot].n = n;
+            break;
+        }
+        if (smallest < 0 || msm_cache[smallest].n > n) {
+            free(p); /* every cached block is larger */
+            break;
+        }
+        free(msm_cache[smallest].p);
+        msm_cache[smallest].p = NULL;
+        msm_cache[smallest].n = 0;
+    }
+    pthread_mutex_unlock(&msm_cache_mu);
+}
+
+size_t cuzk_msm_scratch_cached(void)
+{
+    size_t tot = 0;
+    pthread_mutex_lock(&msm_cache_mu);
+    for (int i = 0; i < MSM_CACHE_SLOTS; i++)
+        tot += msm_cache[i].n;
+    pthread_mutex_unlock(&msm_cache_mu);
+    return tot;
+}
+
+void cuzk_msm_scratch_limit(size_t max_bytes)
+{
+    pthread_mutex_lock(&msm_cache_mu);
+    msm_cache_max = max_bytes;
+    pthread_mutex_unlock(&msm_cache_mu);
+    cuzk_msm_scratch_release(); /* what is held may exceed the new bound */
+}
+
+void cuzk_msm_scratch_release(void)
+{
+    pthread_mutex_lock(&msm_cache_mu);
+    for (int i = 0; i < MSM_CACHE_SLOTS; i++) {
+        free(msm_cache[i].p);
+        msm_cache[i].p = NULL;
+        msm_cache[i].n = 0;
+    }
+    pthread_mutex_unlock(&msm_cache_mu);
+}
 
 #define MSM_G bn254_g1
 #define MSM_F bn254_fp
@@ -18,6 +156,7 @@
 
 #define MSM_G bn254_g2
 #define MSM_F bn254_fp2
+#define MSM_FP2_BASE bn254_fp
 #define MSM_FR bn254_fr
 #define MSM_NBITS 254
 #define MSM_RLIMBS BN254_FR_P
@@ -32,6 +171,7 @@
 
 #define MSM_G bls12_381_g2
 #define MSM_F bls12_381_fp2
+#define MSM_FP2_BASE bls12_381_fp
 #define MSM_FR bls12_381_fr
 #define MSM_NBITS 255
 #define MSM_RLIMBS BLS12_381_FR_P

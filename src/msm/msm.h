@@ -14,7 +14,10 @@
  * (T threads: G1 BLS12-381 at n = 2^15 is about 5 MiB per thread) and 8 bytes per bucket,
  * or (larger inputs) 2^(c-1) XYZZ buckets (c the window: G1 BN254 at c = 16 is 4 MiB per
  * thread); a copy of the points whose scalar is 1 (for the batch-affine sum), and 32n bytes
- * for converted scalars with CUZK_MSM_SCALARS_MONT.
+ * for converted scalars with CUZK_MSM_SCALARS_MONT. The batch-affine scratch of one call is
+ * one block; when the caller allows it (cuzk_msm_scratch_limit) blocks of 4 MiB or more are
+ * kept for later calls (any group, any thread) in a process-wide cache of at most 4 blocks,
+ * since fresh pages cost a fault and a zeroing each.
  * nthreads = 0 uses cuzk_num_threads().
  */
 #ifndef CUZK_MSM_H
@@ -75,6 +78,15 @@ typedef struct {
     cuzk_err G##_msm_tab(G##_jac *out, const G##_affine *points, const G##_affine *tab,   \
                          unsigned t, unsigned c, const uint8_t *scalars, size_t n,        \
                          const cuzk_msm_opts *opts);
+
+/* The scratch cache: off (0, the default: every block is freed when its MSM ends) or at
+ * most max_bytes held between calls (a one-shot process such as `cuzk prove`, whose five
+ * MSMs run back to back; a caller that budgets its memory leaves it off); setting it frees
+ * what is held. Bytes held now, and a call that frees every cached block (safe at any time:
+ * concurrent MSMs keep their blocks and return them to the cache afterwards). */
+void cuzk_msm_scratch_limit(size_t max_bytes);
+size_t cuzk_msm_scratch_cached(void);
+void cuzk_msm_scratch_release(void);
 
 CUZK__MSM_DECL(bn254_g1)
 CUZK__MSM_DECL(bn254_g2)
