@@ -290,7 +290,11 @@ partition_workers = 1
 host_threads = 1
 """ + CIRCUITS)
     w = [W["bls12381/poseidon"]]
-    lows = [d.call("SubmitProof", circuit_id="bls-pos", priority=1, witnesses=w) for _ in range(5)]
+    # The first LOW job has 16 partitions: the one partition worker is busy with it while the
+    # other submissions arrive (a one-partition job had finished before them on a fast run,
+    # so a second LOW job could start before the CRITICAL one was even submitted).
+    lows = [d.call("SubmitProof", circuit_id="bls-pos", priority=1, witnesses=w * (16 if i == 0 else 1))
+            for i in range(5)]
     crit = d.call("SubmitProof", circuit_id="bls-pos", priority=4, witnesses=w)
     rc = d.call("AwaitProof", job_id=crit.job_id)
     rl = [d.call("AwaitProof", job_id=j.job_id) for j in lows]
