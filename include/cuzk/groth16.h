@@ -196,6 +196,11 @@ size_t cuzk_pk_gpu_arrays(cuzk_pk *pk, void *ptr[CUZK_PK_GPU_ARRAYS],
 const cuzk_prove_stats *cuzk_prove_state_stats(const cuzk_prove_state *s);
 /* Bytes the state holds now (w, and a, b, c until g1 succeeds). */
 uint64_t cuzk_prove_state_bytes(const cuzk_prove_state *s);
+/* Page-locks the state's copy of the witness (cudaHostRegister through `gpu`, portable to
+ * every device), so GPU stages upload it by DMA instead of through the staging buffers;
+ * undone when the witness is freed (cuzk_prove_end or cuzk_prove_state_free). `gpu` must stay
+ * open until then. CUZK_NO_DEVICE without a GPU; the state is unchanged on any error. */
+cuzk_err cuzk_prove_state_pin(cuzk_prove_state *s, struct cuzk_gpu_ctx *gpu, cuzk_errbuf *eb);
 void cuzk_prove_state_free(cuzk_prove_state *s);
 
 /* Checks a proof against a verification key and public inputs (n_public x 32 bytes, plain

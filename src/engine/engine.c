@@ -1114,6 +1114,7 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
             size_t wl = j->parts[pi].wtns_len;
             cuzk_pk *pk = c->pk;
             int defer = e->n_devs && (c->stage_parts & CUZK_PK_STAGE_ROWS);
+            int pin = e->pin_ctx && gpu_can_take(e, 0, c);
             pthread_mutex_unlock(&e->mu);
             /* Already checked at submission; parsing again only locates the values. */
             if (!(err = cuzk_wtns_parse(&w, wb, wl, "witness", &eb))) {
@@ -1132,6 +1133,17 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                 err = cuzk_prove_begin_ex(&ps, pk, w.values, w.n_witness, &po,
                                           defer ? CUZK_PROVE_DEFER_SYNTH : 0, &eb);
                 cuzk_wtns_close(&w);
+                /* The GPU stage uploads the witness by DMA from page-locked memory (at 2^24,
+                 * 512 MiB: ~10 ms instead of ~38 through the staging buffers). The partition's
+                 * own copy, already in the working budget; pinning costs CPU time here, while
+                 * the GPU works on other partitions. pinned_budget = 0 (no pin_ctx) turns it
+                 * off with the key pinning. */
+                if (!err && pin) {
+                    cuzk_errbuf peb = {{0}};
+                    if (cuzk_prove_state_pin(ps, e->pin_ctx, &peb))
+                        CUZK_LOG_DEBUG(TGT, "witness not page-locked", "job=%s partition=%zu "
+                                       "error=%s", j->id, pi, peb.msg);
+                }
                 if (!err)
                     err = run_stages(e, j, pi, ps, g2_on_gpu(e, pub - 32, c->n_vars), &gpu_ms,
                                      &g2_ms, &eb);

@@ -466,6 +466,12 @@ uint64_t cuzk_prove_state_bytes(const cuzk_prove_state *s)
     return 32ull * ((w ? s->n_vars : 0) + (abc ? 3 * s->domain_size : 0));
 }
 
+cuzk_err cuzk_prove_state_pin(cuzk_prove_state *s, struct cuzk_gpu_ctx *gpu, cuzk_errbuf *eb)
+{
+    return s->curve == CUZK_CURVE_BN254 ? bn254_wpin_state(s->s.bn254, gpu, eb)
+                                        : bls12_381_wpin_state(s->s.bls12_381, gpu, eb);
+}
+
 void cuzk_prove_state_free(cuzk_prove_state *s)
 {
     if (!s)

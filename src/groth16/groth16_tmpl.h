@@ -483,17 +483,41 @@ typedef struct {
     G2J pb2;
     int g1_done, g2_done, g1_msm_done, synthesized;
     int w_borrowed; /* w is the caller's buffer (cuzk_prove's page-locked one): not freed here */
+    cuzk_gpu_ctx *w_pin; /* w is page-locked through this context (GT_(wpin_state)) */
     double g2_upload_ms; /* pg2_gpu's key upload time (added to st in pfinish) */
     cuzk_prove_stats st;
     double t0;
 } GT_(pstate);
 
+/* Frees w (unpinning it first when GT_(wpin_state) page-locked it), unless borrowed. */
+static void GT_(wfree)(GT_(pstate) *s)
+{
+    if (s->w_pin) {
+        cuzk_gpu_unpin(s->w_pin, s->w);
+        s->w_pin = NULL;
+    }
+    if (!s->w_borrowed)
+        free(s->w);
+    s->w = NULL;
+}
+
+/* Page-locks the state's own w (portable to every device), so a GPU stage uploads it by DMA
+ * rather than through the staging buffers; undone when w is freed. */
+static cuzk_err GT_(wpin_state)(GT_(pstate) *s, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+{
+    if (s->w_pin || s->w_borrowed || !s->w || !s->pk->n_vars)
+        return CUZK_OK;
+    cuzk_err e = cuzk_gpu_pin(ctx, s->w, (size_t)s->pk->n_vars * sizeof(FRT), eb);
+    if (!e)
+        s->w_pin = ctx;
+    return e;
+}
+
 static void GT_(pfree)(GT_(pstate) *s)
 {
     if (!s)
         return;
-    if (!s->w_borrowed)
-        free(s->w);
+    GT_(wfree)(s);
     free(s->a);
     free(s->b);
     free(s->c);
@@ -1079,9 +1103,7 @@ static cuzk_err GT_(pfinish)(GT_(pstate) *s, cuzk_proof *proof, cuzk_errbuf *eb)
                           "the proof failed self-verification: the witness does not satisfy the "
                           "circuit (give the .r1cs to find the first failing constraint)");
     }
-    if (!s->w_borrowed)
-        free(s->w);
-    s->w = NULL;
+    GT_(wfree)(s);
     s->st.total_ms = cuzk__now_ms() - s->t0;
     return e;
 }
