@@ -132,7 +132,8 @@ cuzk_err cuzk_wtns_open(cuzk_wtns *w, const char *path, cuzk_errbuf *eb);
 cuzk_err cuzk_wtns_parse(cuzk_wtns *w, const void *data, size_t len, const char *name,
                          cuzk_errbuf *eb);
 void cuzk_wtns_close(cuzk_wtns *w);
-/* Every value < r (else CUZK_NON_CANONICAL naming the index). */
+/* Every value < r (else CUZK_NON_CANONICAL naming the lowest bad index); checked in chunks
+ * on all cores. */
 cuzk_err cuzk_wtns_validate(const cuzk_wtns *w, cuzk_errbuf *eb);
 /* The witness fits the key: same curve (CUZK_WRONG_CURVE) and n_witness == n_vars
  * (CUZK_SIZE_MISMATCH). */

@@ -7,7 +7,6 @@
 
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include "gpu/gpu.h"
 #include "msm/msm.h"
 #include "util/clock.h"
+#include "util/hash.h"
 #include "util/parallel.h"
 
 #define TGT "cuzk_engine"
@@ -190,9 +190,8 @@ struct cuzk_engine {
     /* Key tiers: pinned bytes and budget (pin_ctx: a context to page-lock with, real GPUs),
      * tier_cv: a GPU stage released its key, or a GPU worker got room. */
     uint64_t pin_budget, pin_bytes, pin_peak, pins, unpins, gpu_budget_cpu;
-    int with_g2; /* staged copies include B in G2 (g2 may run on the GPU) */
-    unsigned stage_parts; /* CUZK_PK_STAGE_*: B in G2 when with_g2, the rows unless
-                           * synthesis stays on the CPU */
+    unsigned stage_parts; /* CUZK_PK_STAGE_*: B in G2 when g2 may run on the GPU, the rows
+                           * unless synthesis stays on the CPU (keys may drop the rows) */
     cuzk_gpu_ctx *pin_ctx;
     pthread_mutex_t pin_mu;
     pthread_cond_t tier_cv;
@@ -1413,8 +1412,7 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
     pthread_mutex_init(&e->load_mu, NULL);
     pthread_mutex_init(&e->pin_mu, NULL);
     pthread_cond_init(&e->tier_cv, NULL);
-    e->with_g2 = e->cfg.g2_on_gpu != 0;
-    e->stage_parts = (e->with_g2 ? CUZK_PK_STAGE_G2 : 0) |
+    e->stage_parts = (e->cfg.g2_on_gpu != 0 ? CUZK_PK_STAGE_G2 : 0) |
                      (e->cfg.synth_on_cpu ? 0 : CUZK_PK_STAGE_ROWS);
     pthread_cond_init(&e->work_cv, NULL);
     pthread_cond_init(&e->idle_cv, NULL);
@@ -1650,118 +1648,64 @@ void cuzk_engine_free(cuzk_engine *e)
 
 /* ------------------------------------------------------------------ submit / await / cancel */
 
-/* A request's witnesses are checked, copied and fingerprinted in 4 KiB chunks on all cores:
- * at 2^22 each is 128 MiB, and one thread in the gRPC handler took ~0.2 s per witness for
- * each of the three (byte-wise FNV-1a alone 228 ms on the 2-core dev machine) while the GPU
- * workers waited for the next job (the H200's device was busy about half the time). */
+/* A request's witnesses are copied and fingerprinted (for the request_id reuse check) in
+ * 4 KiB chunks on all cores (cuzk_wtns_validate checks their values the same way): at 2^22
+ * each is 128 MiB, and one thread in the gRPC handler took ~0.2 s per witness for each of the
+ * check, a byte-wise FNV-1a fingerprint and the copy, while the GPU workers waited for the
+ * next job (the H200's device was busy about half the time). */
 #define SUB_CHUNK ((size_t)4096) /* small enough that the tests' witnesses span several */
 typedef struct {
-    const uint8_t *values; /* parsed: n values of n8 bytes */
-    uint64_t n;
-    uint32_t n8;
-    _Atomic uint64_t bad; /* lowest index of a value not below r (UINT64_MAX: none) */
-    uint8_t *dst;         /* the copy (copy pass) */
-    size_t c0;            /* its first chunk in the pass's numbering */
-} sub_wit;
-
-typedef struct {
     const cuzk_submit *req;
-    sub_wit *w;
-    size_t nw;
-    cuzk_curve curve;
-    int copy;      /* 0: check values; 1: copy the whole .wtns and hash it */
-    uint64_t *ch;  /* copy pass: one hash per chunk */
-    uint64_t fp;   /* copy pass: the request's fingerprint */
+    part *parts;       /* the copies: parts[i].wtns */
+    size_t *c0;        /* per witness, its first chunk; c0[n_witnesses] = the chunk count */
+    uint64_t *ch;      /* per chunk, its hash */
 } sub_job;
-
-static size_t sub_chunks(const sub_job *j, size_t i)
-{
-    size_t bytes = j->copy ? j->req->witness_lens[i] : j->w[i].n * j->w[i].n8;
-    return (bytes + SUB_CHUNK - 1) / SUB_CHUNK;
-}
-
-/* A chunk's hash: four interleaved multiply-xorshift lanes over 8-byte words (the chain of
- * one lane would bound it at ~1.5 bytes per cycle), the tail bytes, and the length. Not
- * cryptographic: it only tells a reused request_id's witnesses from the first ones. */
-static uint64_t sub_hash(const uint8_t *p, size_t n)
-{
-    const uint64_t K = 0x9e3779b97f4a7c15ull;
-    uint64_t h[4] = {K, K ^ 1, K ^ 2, K ^ 3};
-    size_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        for (int k = 0; k < 4; k++) {
-            uint64_t v;
-            memcpy(&v, p + i + 8 * k, 8);
-            h[k] = (h[k] ^ v) * K;
-            h[k] ^= h[k] >> 31;
-        }
-    }
-    uint64_t r = fnv1a(0xcbf29ce484222325ull, p + i, n - i) ^ n;
-    for (int k = 0; k < 4; k++)
-        r = (r ^ h[k]) * 0x100000001b3ull, r ^= r >> 29;
-    return r;
-}
 
 static void sub_task(void *arg, size_t t)
 {
     sub_job *j = arg;
-    size_t lo = 0, hi = j->nw; /* the witness whose chunks hold t: c0 <= t < next c0 */
+    size_t lo = 0, hi = j->req->n_witnesses; /* the witness whose chunks hold t */
     while (hi - lo > 1) {
         size_t mid = (lo + hi) / 2;
-        if (j->w[mid].c0 <= t)
+        if (j->c0[mid] <= t)
             lo = mid;
         else
             hi = mid;
     }
-    sub_wit *w = &j->w[lo];
-    size_t off = (t - w->c0) * SUB_CHUNK;
-    if (j->copy) {
-        size_t len = j->req->witness_lens[lo], n = len - off < SUB_CHUNK ? len - off : SUB_CHUNK;
-        memcpy(w->dst + off, j->req->witnesses[lo] + off, n);
-        j->ch[t] = sub_hash(w->dst + off, n);
-        return;
-    }
-    uint64_t first = off / w->n8, end = (off + SUB_CHUNK) / w->n8;
-    if (end > w->n)
-        end = w->n;
-    for (uint64_t k = first; k < end; k++) {
-        if (!cuzk_curve_lt_r(j->curve, w->values + k * w->n8)) {
-            uint64_t cur = atomic_load(&w->bad);
-            while (k < cur && !atomic_compare_exchange_weak(&w->bad, &cur, k))
-                ;
-            return;
-        }
-    }
+    size_t off = (t - j->c0[lo]) * SUB_CHUNK, len = j->req->witness_lens[lo];
+    size_t n = len - off < SUB_CHUNK ? len - off : SUB_CHUNK;
+    uint8_t *dst = j->parts[lo].wtns + off;
+    memcpy(dst, j->req->witnesses[lo] + off, n);
+    j->ch[t] = cuzk__hash64(0, dst, n);
 }
 
-/* One pass (copy = 0: values; 1: copies and fingerprint) over the first j->nw witnesses.
- * Returns nonzero when out of memory (copy pass). */
-static int sub_run(sub_job *j, int copy)
+/* Copies every witness into parts[i].wtns (witness_lens[i] bytes each) and returns the request's
+ * fingerprint in *fp: each witness's length, then its chunks' hashes, in order. Nonzero when
+ * out of memory. */
+static int sub_copy_hash(const cuzk_submit *req, part *parts, uint64_t *fp)
 {
-    j->copy = copy;
-    size_t total = 0;
-    for (size_t i = 0; i < j->nw; i++) {
-        j->w[i].c0 = total;
-        total += sub_chunks(j, i);
+    size_t nw = req->n_witnesses;
+    size_t *c0 = malloc((nw + 1) * sizeof *c0);
+    if (!c0)
+        return 1;
+    c0[0] = 0;
+    for (size_t i = 0; i < nw; i++)
+        c0[i + 1] = c0[i] + (req->witness_lens[i] + SUB_CHUNK - 1) / SUB_CHUNK;
+    uint64_t *ch = malloc((c0[nw] ? c0[nw] : 1) * sizeof *ch);
+    if (!ch) {
+        free(c0);
+        return 1;
     }
-    if (copy) {
-        j->ch = malloc((total ? total : 1) * sizeof *j->ch);
-        if (!j->ch)
-            return 1;
+    sub_job j = {req, parts, c0, ch};
+    cuzk_parallel_for(c0[nw], 0, sub_task, &j);
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < nw; i++) {
+        h = fnv1a(h, &req->witness_lens[i], sizeof req->witness_lens[i]);
+        h = fnv1a(h, ch + c0[i], (c0[i + 1] - c0[i]) * sizeof *ch);
     }
-    cuzk_parallel_for(total, 0, sub_task, j);
-    if (copy) {
-        /* In order: each witness's length, then its chunks' hashes. */
-        uint64_t fp = 0xcbf29ce484222325ull;
-        for (size_t i = 0; i < j->nw; i++) {
-            fp = fnv1a(fp, &j->req->witness_lens[i], sizeof j->req->witness_lens[i]);
-            size_t c1 = i + 1 < j->nw ? j->w[i + 1].c0 : total;
-            fp = fnv1a(fp, j->ch + j->w[i].c0, (c1 - j->w[i].c0) * sizeof *j->ch);
-        }
-        j->fp = fp;
-        free(j->ch);
-        j->ch = NULL;
-    }
+    *fp = h;
+    free(ch);
+    free(c0);
     return 0;
 }
 
@@ -1795,70 +1739,38 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
     if (prio < CUZK_PRIO_LOW || prio > CUZK_PRIO_CRITICAL)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "priority %d is out of range", (int)prio);
 
-    /* Check every witness before anything is queued: a bad one fails only this request.
-     * Headers first (in order, up to the first bad one), then the values of those before it
-     * on all cores; the error named is the first in request order either way. */
-    size_t nw = req->n_witnesses, pe = nw;
-    sub_wit *sw = calloc(nw, sizeof *sw);
-    if (!sw)
-        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
-    cuzk_errbuf peb = {{0}};
-    cuzk_err perr = CUZK_OK;
-    for (size_t i = 0; i < nw && !perr; i++) {
+    /* Check every witness before anything is queued: a bad one fails only this request. */
+    for (size_t i = 0; i < req->n_witnesses; i++) {
         cuzk_wtns w;
         char name[48];
         snprintf(name, sizeof name, "witness %zu", i);
-        perr = cuzk_wtns_parse(&w, req->witnesses[i], req->witness_lens[i], name, &peb);
-        if (perr) {
-            pe = i;
-            break;
-        }
-        if (w.curve != c->curve)
-            perr = cuzk_errf(&peb, CUZK_WRONG_CURVE, "witness %zu is on %s, circuit '%s' on %s",
-                             i, cuzk_curve_name(w.curve), c->id, cuzk_curve_name(c->curve));
-        else if (w.n_witness != c->n_vars)
-            perr = cuzk_errf(&peb, CUZK_SIZE_MISMATCH,
-                             "witness %zu has %" PRIu64 " values, circuit '%s' expects %u", i,
-                             w.n_witness, c->id, c->n_vars);
-        sw[i].values = w.values;
-        sw[i].n = w.n_witness;
-        sw[i].n8 = w.n8;
-        sw[i].bad = UINT64_MAX;
-        cuzk_wtns_close(&w);
-        if (perr)
-            pe = i;
-    }
-    sub_job sj = {.req = req, .w = sw, .nw = pe, .curve = c->curve};
-    sub_run(&sj, 0);
-    for (size_t i = 0; i < pe; i++) {
-        uint64_t bad = atomic_load(&sw[i].bad);
-        if (bad != UINT64_MAX) {
-            free(sw);
-            return cuzk_errf(eb, CUZK_NON_CANONICAL,
-                             "witness %zu: witness value %" PRIu64 " is not below the %s scalar "
-                             "field modulus r",
-                             i, bad, cuzk_curve_name(c->curve));
-        }
-    }
-    if (perr) {
-        free(sw);
-        *eb = peb;
-        return perr;
+        cuzk_err err = cuzk_wtns_parse(&w, req->witnesses[i], req->witness_lens[i], name, eb);
+        int parsed = !err;
+        if (!err && w.curve != c->curve)
+            err = cuzk_errf(eb, CUZK_WRONG_CURVE, "witness %zu is on %s, circuit '%s' on %s", i,
+                            cuzk_curve_name(w.curve), c->id, cuzk_curve_name(c->curve));
+        if (!err && w.n_witness != c->n_vars)
+            err = cuzk_errf(eb, CUZK_SIZE_MISMATCH,
+                            "witness %zu has %" PRIu64 " values, circuit '%s' expects %u", i,
+                            w.n_witness, c->id, c->n_vars);
+        if (!err)
+            err = cuzk_wtns_validate(&w, eb); /* on all cores */
+        if (parsed)
+            cuzk_wtns_close(&w);
+        if (err)
+            return err;
     }
 
     /* The witness bytes are held until each partition ends: charge them now, or refuse. */
     uint64_t wbytes = 0;
     for (size_t i = 0; i < req->n_witnesses; i++)
         wbytes += req->witness_lens[i];
-    if (wbytes > e->cfg.witness_budget) {
-        free(sw);
+    if (wbytes > e->cfg.witness_budget)
         return cuzk_errf(eb, CUZK_OUT_OF_BUDGET,
                          "the request's witnesses are %" PRIu64 " bytes, more than the whole "
                          "witness budget (%" PRIu64 " bytes; memory.witness_budget)", wbytes,
                          e->cfg.witness_budget);
-    }
     if (cuzk_budget_try_reserve(e->wbudget, CUZK_OWNER_WITNESS, wbytes, NULL)) {
-        free(sw);
         cuzk_budget_snapshot ws;
         cuzk_budget_get_snapshot(e->wbudget, &ws);
         return cuzk_errf(eb, CUZK_OUT_OF_BUDGET,
@@ -1871,34 +1783,26 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
     if (!j || !parts) {
         free(j);
         free(parts);
-        free(sw);
         cuzk_budget_release(e->wbudget, CUZK_OWNER_WITNESS, wbytes);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     }
     j->parts = parts;
     j->n_parts = req->n_witnesses;
-    for (size_t i = 0; i < nw; i++) {
+    for (size_t i = 0; i < req->n_witnesses; i++) {
         parts[i].wtns = malloc(req->witness_lens[i] ? req->witness_lens[i] : 1);
         if (!parts[i].wtns) {
             free_job(j);
-            free(sw);
             cuzk_budget_release(e->wbudget, CUZK_OWNER_WITNESS, wbytes);
             return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory for the witnesses");
         }
         parts[i].wtns_len = req->witness_lens[i];
-        sw[i].dst = parts[i].wtns;
     }
-    /* Copies and the fingerprint (request_id reuse check), in chunks on all cores. */
-    sj.nw = nw;
     uint64_t fp;
-    if (sub_run(&sj, 1)) {
+    if (sub_copy_hash(req, parts, &fp)) {
         free_job(j);
-        free(sw);
         cuzk_budget_release(e->wbudget, CUZK_OWNER_WITNESS, wbytes);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     }
-    fp = sj.fp;
-    free(sw);
     j->request_id = xstrdup(rid);
     j->fingerprint = fp;
     j->circ = c;

@@ -23,6 +23,8 @@
 #include "msm/msm.h"
 #include "poly/ntt.h"
 #include "util/clock.h"
+#include "util/bigalloc.h"
+#include "util/hash.h"
 #include "util/parallel.h"
 
 /* ------------------------------------------------------------------ key cache (shared part) */
@@ -50,34 +52,8 @@ typedef struct {
     uint64_t hdr_hash; /* of every byte above */
 } cuzk__cache_hdr;
 
-static inline uint64_t cache_rotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-
-/* A fast 64-bit hash of a byte string, chained through h: four independent multiply-rotate
- * lanes over 32-byte blocks (several GB/s, so checking a cache costs little next to reading
- * it), then the tail bytes and the length. For integrity against accidents (truncation, bit
- * rot), not against an adversary: the cache is as trusted as the zkey beside it. */
-static uint64_t cuzk__cache_hash(uint64_t h, const void *buf, size_t len)
-{
-    const uint64_t K1 = 0x9e3779b185ebca87ull, K2 = 0xc2b2ae3d27d4eb4full;
-    const uint8_t *p = buf;
-    uint64_t v[4] = {h + K1, h ^ K2, h - K1, cache_rotl(h, 17) + K2};
-    size_t nb = len / 32;
-    for (size_t b = 0; b < nb; b++, p += 32)
-        for (int l = 0; l < 4; l++) {
-            uint64_t w;
-            memcpy(&w, p + 8 * l, 8);
-            v[l] = cache_rotl(v[l] + w * K2, 31) * K1;
-        }
-    uint64_t r = cache_rotl(v[0], 1) + cache_rotl(v[1], 7) + cache_rotl(v[2], 12) +
-                 cache_rotl(v[3], 18);
-    for (size_t i = 0; i < len % 32; i++)
-        r = (r ^ p[i]) * 0x100000001b3ull;
-    r ^= (uint64_t)len;
-    r ^= r >> 33;
-    r *= K2;
-    r ^= r >> 29;
-    return r;
-}
+/* The key cache's hashes are cuzk__hash64 (util/hash.h): for integrity against accidents,
+ * not against an adversary (the cache is as trusted as the zkey beside it). */
 
 /* Large arrays move in chunks on all cores: each chunk is read (or written) with pread/pwrite
  * at its own offset and hashed on its own; the array's hash chains the chunk hashes in order.
@@ -103,7 +79,7 @@ static void cache_io_chunk(void *arg, size_t i)
         n = CUZK__CACHE_CHUNK;
     uint8_t *p = c->buf + off;
     if (c->write)
-        c->hashes[i] = cuzk__cache_hash(CUZK__CACHE_SEED + i, p, n);
+        c->hashes[i] = cuzk__hash64(CUZK__CACHE_SEED + i, p, n);
     for (size_t done = 0; done < n;) {
         ssize_t r = c->write ? pwrite(c->fd, p + done, n - done, (off_t)(c->file_off + off + done))
                              : pread(c->fd, p + done, n - done, (off_t)(c->file_off + off + done));
@@ -116,7 +92,7 @@ static void cache_io_chunk(void *arg, size_t i)
         done += (size_t)r;
     }
     if (!c->write)
-        c->hashes[i] = cuzk__cache_hash(CUZK__CACHE_SEED + i, p, n);
+        c->hashes[i] = cuzk__hash64(CUZK__CACHE_SEED + i, p, n);
 }
 
 /* Reads (write = 0) or writes len bytes of buf at file_off, chaining the array's hash into
@@ -135,7 +111,7 @@ static int cuzk__cache_io(int fd, void *buf, size_t len, uint64_t file_off, int 
         cache_io_chunk(&c, 0);
     else if (nc)
         cuzk_parallel_for(nc, 0, cache_io_chunk, &c);
-    *h = cuzk__cache_hash(*h, hs, nc * sizeof *hs);
+    *h = cuzk__hash64(*h, hs, nc * sizeof *hs);
     free(hs);
     return c.err ? -1 : 0;
 }
@@ -154,7 +130,7 @@ static void cache_hash_chunk(void *arg, size_t i)
     size_t off = i * CUZK__CACHE_CHUNK, n = j->len - off;
     if (n > CUZK__CACHE_CHUNK)
         n = CUZK__CACHE_CHUNK;
-    j->hashes[i] = cuzk__cache_hash(CUZK__CACHE_SEED + i, j->buf + off, n);
+    j->hashes[i] = cuzk__hash64(CUZK__CACHE_SEED + i, j->buf + off, n);
 }
 
 static int cuzk__cache_hash_mem(const void *buf, size_t len, uint64_t *h)
@@ -168,29 +144,14 @@ static int cuzk__cache_hash_mem(const void *buf, size_t len, uint64_t *h)
         cache_hash_chunk(&j, 0);
     else if (nc)
         cuzk_parallel_for(nc, 0, cache_hash_chunk, &j);
-    *h = cuzk__cache_hash(*h, hs, nc * sizeof *hs);
+    *h = cuzk__hash64(*h, hs, nc * sizeof *hs);
     free(hs);
     return 0;
 }
 
 /* The prover's large working buffers (the witness copy and a, b, c: 512 MiB each at 2^24
- * values) on 2 MiB transparent huge pages where the kernel allows them (madvise mode or
- * always): each proof writes them fresh, and in 4 KiB pages that is ~390k page faults for
- * a, b, c alone at 2^24. Small buffers stay plain malloc. Free with free(). */
-static void *cuzk__big_alloc(size_t n)
-{
-    const size_t huge = (size_t)2 << 20;
-    if (n < 2 * huge)
-        return malloc(n ? n : 1);
-    size_t rn = (n + huge - 1) & ~(huge - 1);
-    void *p = NULL;
-    if (posix_memalign(&p, huge, rn))
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, rn, MADV_HUGEPAGE); /* advice only: without THP it is 4 KiB pages */
-#endif
-    return p;
-}
+ * values) come from cuzk__big_alloc (util/bigalloc.h): each proof writes them fresh, and in
+ * 4 KiB pages that is ~390k page faults for a, b, c alone at 2^24. */
 
 #define GP bn254
 #define GP_CURVE CUZK_CURVE_BN254
@@ -754,7 +715,7 @@ static cuzk_err cache_header(int fd, struct stat *st, cuzk__cache_hdr *hp,
     else if (memcmp(h.magic, "CUZKPKC", 8) != 0)
         e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: not a cuzk key cache", cache_path);
     else if (h.hdr_hash !=
-             cuzk__cache_hash(CUZK__CACHE_SEED, &h, offsetof(cuzk__cache_hdr, hdr_hash)))
+             cuzk__hash64(CUZK__CACHE_SEED, &h, offsetof(cuzk__cache_hdr, hdr_hash)))
         e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: the header hash does not match (corrupt file)",
                       cache_path);
     else if (h.version != CUZK__CACHE_VERSION)

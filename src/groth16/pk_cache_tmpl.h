@@ -136,7 +136,7 @@ static cuzk_err GT_(cache_save)(GT_(pk) *pk, const char *path, const cuzk__zkey_
     if (!bad) {
         h.payload_hash = ph;
         h.tab_hash = th;
-        h.hdr_hash = cuzk__cache_hash(CUZK__CACHE_SEED, &h, offsetof(cuzk__cache_hdr, hdr_hash));
+        h.hdr_hash = cuzk__hash64(CUZK__CACHE_SEED, &h, offsetof(cuzk__cache_hdr, hdr_hash));
         bad = pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h || fsync(fd) != 0;
     }
     int saved = errno;

@@ -1,9 +1,11 @@
 /* iden3 .wtns reader (layout: snarkjs src/wtns_utils.js): section 1 = u32 n8, prime r (n8
  * bytes), u32 nWitness; section 2 = nWitness plain little-endian values of n8 bytes. */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "cuzk/io.h"
 #include "io/binfile.h"
+#include "util/parallel.h"
 
 static const char *const wtns_sections[] = {"?", "header", "values"};
 
@@ -75,13 +77,44 @@ void cuzk_wtns_close(cuzk_wtns *w)
     memset(w, 0, sizeof *w);
 }
 
+/* Values are checked in chunks on all cores (a 2^22 partition's witness is 128 MiB; the
+ * daemon checks every witness of a request before accepting it); the error names the lowest
+ * bad index, as a sequential scan would. */
+#define WTNS_CHECK_CHUNK 4096 /* values (128 KiB) */
+typedef struct {
+    const cuzk_wtns *w;
+    _Atomic uint64_t bad; /* lowest index of a value not below r (UINT64_MAX: none) */
+} wtns_check;
+
+static void wtns_check_chunk(void *arg, size_t c)
+{
+    wtns_check *j = arg;
+    uint64_t lo = (uint64_t)c * WTNS_CHECK_CHUNK, hi = lo + WTNS_CHECK_CHUNK;
+    if (hi > j->w->n_witness)
+        hi = j->w->n_witness;
+    for (uint64_t i = lo; i < hi; i++) {
+        if (!cuzk_curve_lt_r(j->w->curve, j->w->values + i * j->w->n8)) {
+            uint64_t cur = atomic_load(&j->bad);
+            while (i < cur && !atomic_compare_exchange_weak(&j->bad, &cur, i))
+                ;
+            return;
+        }
+    }
+}
+
 cuzk_err cuzk_wtns_validate(const cuzk_wtns *w, cuzk_errbuf *eb)
 {
-    for (uint64_t i = 0; i < w->n_witness; i++)
-        if (!cuzk_curve_lt_r(w->curve, w->values + i * w->n8))
-            return cuzk_errf(eb, CUZK_NON_CANONICAL,
-                             "%s: witness value %llu is not below the %s scalar field modulus r",
-                             w->file.name, (unsigned long long)i, cuzk_curve_name(w->curve));
+    wtns_check j = {w, UINT64_MAX};
+    size_t nc = (size_t)((w->n_witness + WTNS_CHECK_CHUNK - 1) / WTNS_CHECK_CHUNK);
+    if (nc == 1)
+        wtns_check_chunk(&j, 0);
+    else if (nc)
+        cuzk_parallel_for(nc, 0, wtns_check_chunk, &j);
+    uint64_t bad = atomic_load(&j.bad);
+    if (bad != UINT64_MAX)
+        return cuzk_errf(eb, CUZK_NON_CANONICAL,
+                         "%s: witness value %llu is not below the %s scalar field modulus r",
+                         w->file.name, (unsigned long long)bad, cuzk_curve_name(w->curve));
     return CUZK_OK;
 }
 

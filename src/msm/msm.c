@@ -4,11 +4,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <pthread.h>
 
 #include "ec/xyzz.h"
+#include "util/bigalloc.h"
 #include "util/parallel.h"
 
 /* ------------------------------------------------------------- scratch block cache
@@ -30,22 +30,6 @@ static struct {
     size_t n;
 } msm_cache[MSM_CACHE_SLOTS];
 static pthread_mutex_t msm_cache_mu = PTHREAD_MUTEX_INITIALIZER;
-
-/* A fresh block of n bytes on 2 MiB transparent huge pages where the kernel allows them
- * (madvise mode): one fault per 2 MiB instead of one per 4 KiB page. Free with free(). */
-static void *msm_big_alloc(size_t n)
-{
-    const size_t huge = (size_t)2 << 20;
-    if (n < 2 * huge)
-        return malloc(n ? n : 1);
-    void *p = NULL;
-    if (posix_memalign(&p, huge, (n + huge - 1) & ~(huge - 1)))
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, (n + huge - 1) & ~(huge - 1), MADV_HUGEPAGE); /* advice only */
-#endif
-    return p;
-}
 
 /* A block of at least n bytes: the smallest cached one that fits, else a fresh one. Its size
  * goes to *got (hand it back to msm_scratch_put); NULL when out of memory. */
@@ -71,7 +55,7 @@ static void *msm_scratch_get(size_t n, size_t *got)
             return p;
     }
     *got = n;
-    return msm_big_alloc(n);
+    return cuzk__big_alloc(n); /* huge pages: fewer faults */
 }
 
 /* Returns a block from msm_scratch_get (p may be NULL): kept when it is large enough and

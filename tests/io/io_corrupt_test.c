@@ -474,6 +474,35 @@ static void wtns_cases(const char *curve)
         tb_free(&bf);
     }
 
+    /* a witness of several validation chunks (the chain fixture, 16387 values: 4096 per chunk,
+     * checked on all cores): the lowest bad index is named, whichever chunk finishes first */
+    {
+        snprintf(rel, sizeof rel, "%s/chain.wtns", curve);
+        tb_buf c = tb_fixture(rel);
+        if (c.p) {
+            CHECK(cuzk_wtns_parse(&w, c.p, c.n, "c.wtns", &eb) == CUZK_OK);
+            CHECK(w.n_witness > 3 * 4096);
+            CHECK(cuzk_wtns_validate(&w, &eb) == CUZK_OK);
+            size_t v0 = (size_t)(w.values - c.p), last = w.n_witness - 1;
+            cuzk_wtns_close(&w);
+            const size_t bad[3][2] = {{15000, 9000}, {last, last}, {4096, 4095}};
+            for (int k = 0; k < 3; k++) {
+                uint8_t *m = malloc(c.n);
+                memcpy(m, c.p, c.n);
+                for (int q = 0; q < 2; q++)
+                    memset(m + v0 + 32 * bad[k][q], 0xff, 32);
+                char want[64];
+                size_t lo = bad[k][0] < bad[k][1] ? bad[k][0] : bad[k][1];
+                snprintf(want, sizeof want, "witness value %zu is not below", lo);
+                CHECK(cuzk_wtns_parse(&w, m, c.n, "c.wtns", &eb) == CUZK_OK);
+                EXPECT(cuzk_wtns_validate(&w, &eb), CUZK_NON_CANONICAL, &eb, want);
+                cuzk_wtns_close(&w);
+                free(m);
+            }
+            free(c.p);
+        }
+    }
+
     /* the writer reproduces snarkjs's file byte for byte, and refuses values >= r */
     {
         CHECK(cuzk_wtns_parse(&w, b2.p, b2.n, "x", &eb) == CUZK_OK);
