@@ -26,8 +26,9 @@ if [ "${FUZZ_SEED_REFRESH:-0}" = 1 ]; then
     done
 fi
 
-# The readers only need src/io and the error table (src/util/err.c).
-SRCS=("$ROOT"/src/io/*.c "$ROOT/src/util/err.c")
+# The readers need src/io, the error table (src/util/err.c) and the fork-join loop
+# (src/util/parallel.c: cuzk_wtns_validate checks values on all cores).
+SRCS=("$ROOT"/src/io/*.c "$ROOT/src/util/err.c" "$ROOT/src/util/parallel.c")
 FLAGS=(-std=gnu11 -g -O1 -fno-omit-frame-pointer -Wall -Wextra -Werror -Wno-unused-function
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
        -I"$ROOT/include" -I"$ROOT/src")
