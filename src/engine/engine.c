@@ -1342,6 +1342,10 @@ static void setup_tiers(cuzk_engine *e)
             nmax = n;
     }
     uint64_t scratch = 8 * 32 * nmax + (64ull << 20);
+    /* The MSM's batch-affine prefix products: up to 16 windows of entries per point, half of
+     * them one coordinate (96 bytes for BLS12-381 G2) each, capped (gpu.h). */
+    scratch += 16 * nmax / 2 * 96 < CUZK_GPU_BA_PRE_BYTES ? 16 * nmax / 2 * 96
+                                                            : CUZK_GPU_BA_PRE_BYTES;
     for (unsigned d = 0; d < e->n_devs; d++) {
         gdev *g = &e->devs[d];
         if (c->gpu_budget && c->gpu_budget != CUZK_BUDGET_AUTO) {

@@ -350,6 +350,33 @@ template <class C> DI fe<C> operator*(const fe<C> &a, const fe<C> &b) { return m
 
 template <class C> DI fe<C> sqr(const fe<C> &a) { return mul_call(a, a); }
 
+/* a^-1 = a^(p-2) (Fermat; 0 -> 0), in Montgomery form as everything else: left-to-right
+ * square-and-multiply over the bits of p - 2, about 32N squarings and 16N multiplications.
+ * One thread; the batch-affine MSM runs one per chunk of its pairs (gpu_impl.cuh). */
+template <class C> DI fe<C> inv(const fe<C> &a)
+{
+    uint32_t ex[C::N]; /* p - 2 (Fr's low words are small: borrow) */
+    uint32_t borrow = 2;
+    for (int i = 0; i < C::N; i++) {
+        ex[i] = C::p(i) - borrow;
+        borrow = C::p(i) < borrow ? 1 : 0;
+    }
+    fe<C> r = fe<C>::one();
+    bool started = false;
+    for (int i = C::N - 1; i >= 0; i--) {
+        const uint32_t e = ex[i];
+        for (int b = 31; b >= 0; b--) {
+            if (started)
+                r = sqr(r);
+            if ((e >> b) & 1) {
+                r = started ? r * a : a;
+                started = true;
+            }
+        }
+    }
+    return r;
+}
+
 /* From Montgomery form to the canonical integer: one multiplication by 1. */
 template <class C> DI fe<C> from_mont(const fe<C> &a)
 {
@@ -423,6 +450,16 @@ template <class C> DI fe2<C> sqr(const fe2<C> &a)
     fe2<C> r;
     r.c0 = mul_call(a.c0 + a.c1, a.c0 - a.c1);
     r.c1 = t + t;
+    return r;
+}
+
+/* (a0 + a1 u)^-1 = (a0 - a1 u) / (a0^2 + a1^2): one inversion in Fp (0 -> 0). */
+template <class C> DI fe2<C> inv(const fe2<C> &a)
+{
+    const fe<C> n = inv(sqr(a.c0) + sqr(a.c1));
+    fe2<C> r;
+    r.c0 = a.c0 * n;
+    r.c1 = -(a.c1 * n);
     return r;
 }
 

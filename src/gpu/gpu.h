@@ -37,6 +37,12 @@ typedef struct cuzk_gpu_ctx cuzk_gpu_ctx;
 typedef struct cuzk_gpu_points cuzk_gpu_points;
 typedef struct cuzk_gpu_fr cuzk_gpu_fr;
 
+/* The most device scratch an MSM's batch-affine accumulation takes beyond the sort and bucket
+ * arrays (the prefix products of its pairs, in chunks with one field inversion each): at most
+ * half an entry's point coordinate per sorted entry, and never more than this. Memory budgets
+ * count it (engine.c, setup_tiers). */
+#define CUZK_GPU_BA_PRE_BYTES ((size_t)2 << 30)
+
 /* Number of usable CUDA devices; 0 when there is none or no driver. Never fails. */
 int cuzk_gpu_device_count(void);
 

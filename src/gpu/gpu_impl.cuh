@@ -15,7 +15,9 @@
  *      starts in a thread's slice is owned by it: its sum (over the slice) goes to the bucket.
  *      A slice's first run continuing one from the previous slice becomes a carry (key, sum).
  *      Carries form a shorter sorted sequence; the same pass runs over it (adding to the
- *      bucket) until one thread is left. Sum is XYZZ += affine (madd) for the points.
+ *      bucket) until one thread is left. Sum is XYZZ += affine (madd) for the points, or
+ *      (k_ba_pass_a / k_ba_pass_b) pairs of points first added in affine coordinates with
+ *      one shared inversion, then madd.
  *   5. bucket reduction: chunks of S buckets per thread: running sums give sum (b-lo+1) B_b
  *      and sum B_b; the chunk offset (lo-1) * sum B_b by double-and-add; then per window a
  *      tree of group sums.
@@ -242,6 +244,234 @@ k_accumk(const uint32_t *ikey, const xyzz<F> *ipt, size_t M, uint32_t L, xyzz<F>
     }
 }
 
+/* ---- Level 1 with batch-affine pair additions (Montgomery's simultaneous inversion).
+ *
+ * The same slices, runs and run ownership as k_accum1, but a slice first adds its entries in
+ * pairs (two consecutive entries of one run, paired greedily from the slice's start) in affine
+ * coordinates, and all the pairs of a chunk of slices share one field inversion:
+ *   pass A (k_ba_pass_a): each slice multiplies its pairs' denominators x2 - x1 into prefix
+ *     products (stored, pair-major so that neighbouring threads write neighbouring elements)
+ *     and leaves its whole product;
+ *   a product tree over the slices' products (k_tree_up, BA_TREE children per node), one
+ *     inversion at the root (k_tree_inv, one thread), and the tree walked back (k_tree_down)
+ *     give every slice the inverse of its product;
+ *   pass B (k_ba_pass_b) walks the slice's pairs backwards: each pair's inverse is the running
+ *     inverse times the previous prefix, the running inverse times the pair's denominator is
+ *     the next running inverse; lambda, x3, y3 make the pair's affine sum, which joins the
+ *     run's XYZZ sum by a mixed addition (as every point does in k_accum1).
+ * Per pair 1 + 2 + 3 multiplications and one mixed addition (10): 16 instead of 20 for two
+ * mixed additions, for one more gather of the pair's x coordinates and the prefix products'
+ * write and read. A pair with x1 == x2 (P == +-Q) or an x coordinate 0 (infinity is
+ * x = y = 0) stays out of the products; pass B adds its two points one at a time, and
+ * xyzz_add_affine handles doubling, cancellation and infinity. Both passes decide that from
+ * the same coordinates, so they agree on which pairs hold a prefix. */
+#define BA_TREE 128
+
+template <bool ALL_ZERO> DI uint32_t key_at(const uint32_t *keys, size_t i)
+{
+    return ALL_ZERO ? 0u : keys[i];
+}
+
+template <class F> DI bool ba_special(const F &x1, const F &x2)
+{
+    return x1.is_zero() || x2.is_zero() || x1 == x2;
+}
+
+/* The pairing of slice [beg, end): bit r of the result is set when entries beg + r and
+ * beg + r + 1 are a pair. *live: the entries before the first SENT. */
+template <bool ALL_ZERO>
+DI uint64_t ba_pairs(const uint32_t *keys, size_t beg, size_t end, uint32_t *live)
+{
+    uint64_t mask = 0;
+    size_t i = beg;
+    uint32_t k = key_at<ALL_ZERO>(keys, i);
+    while (i < end && k != SENT) {
+        uint32_t k2 = i + 1 < end ? key_at<ALL_ZERO>(keys, i + 1) : SENT;
+        if (k2 == k) {
+            mask |= 1ull << (i - beg);
+            i += 2;
+            k = i < end ? key_at<ALL_ZERO>(keys, i) : SENT;
+        } else {
+            i += 1;
+            k = k2;
+        }
+    }
+    *live = (uint32_t)(i - beg);
+    return mask;
+}
+
+template <class F> DI F ld_x(const affine<F> *pts, uint32_t v)
+{
+    return ld16((const F *)(pts + (v & 0x7fffffffu)));
+}
+
+template <class F> DI affine<F> ld_pt(const affine<F> *pts, uint32_t v)
+{
+    affine<F> q = ld16(pts + (v & 0x7fffffffu));
+    if (v >> 31)
+        q.y = -q.y;
+    return q;
+}
+
+/* Slices t0 .. t0 + Tc - 1 (thread tl = t - t0): prefix products of the pairs' denominators at
+ * pre[j * Tc + tl], the slice's product at prod[tl] (one when it has no pair), their count at
+ * npre[tl]. */
+template <class F, bool ALL_ZERO>
+__global__ void __launch_bounds__(ACC_THREADS)
+k_ba_pass_a(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
+            size_t Tc, const affine<F> *pts, F *pre, F *prod, uint8_t *npre)
+{
+    size_t tl = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (tl >= Tc)
+        return;
+    size_t beg = (t0 + tl) * L;
+    F acc = F::one();
+    uint32_t j = 0;
+    if (beg < M) {
+        size_t end = beg + L < M ? beg + L : M;
+        uint32_t live;
+        uint64_t mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
+        while (mask) {
+            int r = __ffsll((long long)mask) - 1;
+            mask &= mask - 1;
+            F x1 = ld_x(pts, vals[beg + r]);
+            F x2 = ld_x(pts, vals[beg + r + 1]);
+            if (ba_special(x1, x2))
+                continue;
+            F dx = x2 - x1;
+            acc = j ? acc * dx : dx;
+            st16(pre + (size_t)j * Tc + tl, acc);
+            j++;
+        }
+    }
+    st16(prod + tl, acc);
+    npre[tl] = (uint8_t)j;
+}
+
+/* out[b] = the product of v[b * BA_TREE .. + BA_TREE) (clipped to n). */
+template <class F>
+__global__ void __launch_bounds__(BA_TREE) k_tree_up(const F *v, size_t n, F *out)
+{
+    __shared__ F nd[2 * BA_TREE];
+    const unsigned x = threadIdx.x;
+    size_t i = (size_t)blockIdx.x * BA_TREE + x;
+    nd[BA_TREE + x] = i < n ? ld16v(v + i) : F::one();
+    for (unsigned s = BA_TREE / 2; s >= 1; s >>= 1) {
+        __syncthreads();
+        if (x < s)
+            nd[s + x] = nd[2 * (s + x)] * nd[2 * (s + x) + 1];
+    }
+    if (x == 0)
+        st16(out + blockIdx.x, nd[1]);
+}
+
+template <class F> __global__ void k_tree_inv(F *v)
+{
+    if (threadIdx.x == 0 && blockIdx.x == 0)
+        v[0] = inv(v[0]);
+}
+
+/* v[b * BA_TREE .. + BA_TREE) (clipped to n) replaced by their inverses, given the inverse of
+ * their product at pinv[b]: the node tree of k_tree_up, rebuilt, then walked down (the
+ * inverse of a child is its parent's inverse times its sibling). */
+template <class F>
+__global__ void __launch_bounds__(BA_TREE) k_tree_down(F *v, size_t n, const F *pinv)
+{
+    __shared__ F nd[2 * BA_TREE];
+    const unsigned x = threadIdx.x;
+    size_t i = (size_t)blockIdx.x * BA_TREE + x;
+    nd[BA_TREE + x] = i < n ? ld16v(v + i) : F::one();
+    for (unsigned s = BA_TREE / 2; s >= 1; s >>= 1) {
+        __syncthreads();
+        if (x < s)
+            nd[s + x] = nd[2 * (s + x)] * nd[2 * (s + x) + 1];
+    }
+    __syncthreads();
+    if (x == 0)
+        nd[1] = ld16v(pinv + blockIdx.x);
+    for (unsigned s = 1; s < BA_TREE; s <<= 1) {
+        __syncthreads();
+        if (x < s) {
+            const unsigned k = s + x;
+            const F a = nd[2 * k], b = nd[2 * k + 1], iv = nd[k];
+            nd[2 * k] = iv * b;
+            nd[2 * k + 1] = iv * a;
+        }
+    }
+    __syncthreads();
+    if (i < n)
+        st16(v + i, nd[BA_TREE + x]);
+}
+
+/* Pass B over the slices of pass A; inv[tl] is the inverse of prod[tl]. Writes buckets and
+ * carries exactly as k_accum1 does for the same slices. */
+template <class F, bool ALL_ZERO>
+__global__ void __launch_bounds__(ACC_THREADS)
+k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
+            size_t Tc, const affine<F> *pts, const F *pre, const F *inv_, const uint8_t *npre,
+            xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
+{
+    size_t tl = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (tl >= Tc)
+        return;
+    const size_t t = t0 + tl, beg = t * L;
+    if (beg >= M)
+        return;
+    size_t end = beg + L < M ? beg + L : M;
+    const uint32_t k0 = key_at<ALL_ZERO>(keys, beg);
+    /* The first run continues one owned by an earlier slice: it becomes this slice's carry. It
+     * is the last run walked here. */
+    const bool carry = beg > 0 && k0 != SENT && key_at<ALL_ZERO>(keys, beg - 1) == k0;
+    ckey[t] = SENT;
+    uint32_t live;
+    const uint64_t mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
+    uint32_t j = npre[tl];
+    F iv = ld16v(inv_ + tl);
+    xyzz<F> acc = xyzz<F>::inf();
+    uint32_t cur = SENT;
+    for (int r = (int)live - 1; r >= 0;) {
+        const bool pair = r >= 1 && ((mask >> (r - 1)) & 1);
+        const int r0 = pair ? r - 1 : r;
+        const uint32_t k = key_at<ALL_ZERO>(keys, beg + r0);
+        if (k != cur) {
+            if (cur != SENT)
+                st16(buckets + cur, acc); /* a run after the first: owned here */
+            acc = xyzz<F>::inf();
+            cur = k;
+        }
+        affine<F> p = ld_pt(pts, vals[beg + r0]);
+        if (pair) {
+            const affine<F> q = ld_pt(pts, vals[beg + r]);
+            if (ba_special(p.x, q.x)) {
+                xyzz_add_affine(acc, p);
+                p = q;
+            } else {
+                const F dx = q.x - p.x;
+                j--;
+                F id = iv;
+                if (j) {
+                    id = iv * ld16v(pre + (size_t)(j - 1) * Tc + tl);
+                    iv = iv * dx;
+                }
+                const F lam = (q.y - p.y) * id;
+                const F x3 = sqr(lam) - p.x - q.x;
+                p.y = lam * (p.x - x3) - p.y;
+                p.x = x3;
+            }
+        }
+        xyzz_add_affine(acc, p);
+        r = r0 - 1;
+    }
+    if (cur != SENT) {
+        if (carry) {
+            ckey[t] = cur;
+            st16(cpt + t, acc);
+        } else {
+            st16(buckets + cur, acc);
+        }
+    }
+}
+
 /* Per (window, chunk of S buckets): sum_{b in chunk} b * B_b. Bucket key index j holds digit
  * magnitude j + 1. */
 template <class F>
@@ -347,9 +577,63 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
     size_t T2 = (T + LK - 1) / LK;
     SCRATCH(SCR_CKEY1, T2 * 4 + 4, ck1);
     SCRATCH(SCR_CPT1, T2 * sizeof(xyzz<F>) + sizeof(xyzz<F>), cp1);
-    k_accum1<F, ALL_ZERO><<<nblk(T, ACC_THREADS), ACC_THREADS, 0, st>>>(keys, vals, M, L1, pts,
-                                                                         buckets, ck0, cp0);
-    LAUNCHED("k_accum1");
+    /* By default only where it measured faster: BLS12-381 G2 (96-byte coordinates) from
+     * CUZK_GPU_BA_MIN entries (src/gpu/PERF-NOTES.md, 2026-11-30 19:11 UTC). */
+    if (ctx->ba_mode > 0 || (ctx->ba_mode < 0 && sizeof(F) >= 96 && M >= CUZK_GPU_BA_MIN)) {
+        /* Batch-affine pairs (k_ba_pass_a), in chunks of slices whose prefix products fit
+         * ctx->ba_chunk bytes, each chunk with one inversion. */
+        const size_t per = (size_t)(L1 / 2) * sizeof(F);
+        size_t Tc = ctx->ba_chunk / per;
+        if (Tc < 1)
+            Tc = 1;
+        if (Tc > T)
+            Tc = T;
+        size_t tree = 0;
+        for (size_t m = Tc; m > 1; m = (m + BA_TREE - 1) / BA_TREE)
+            tree += m;
+        tree += 1;
+        F *pre, *tr;
+        uint8_t *npre;
+        SCRATCH(SCR_BA_PRE, Tc * per, pre);
+        SCRATCH(SCR_BA_TREE, tree * sizeof(F), tr);
+        SCRATCH(SCR_BA_NPRE, Tc, npre);
+        for (size_t t0 = 0; t0 < T; t0 += Tc) {
+            const size_t tc = T - t0 < Tc ? T - t0 : Tc;
+            k_ba_pass_a<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                keys, vals, M, L1, t0, tc, pts, pre, tr, npre);
+            LAUNCHED("k_ba_pass_a");
+            /* Level l of the tree starts at lv[l]; the last level is one element. */
+            F *lv[16];
+            size_t ln[16];
+            int nl = 0;
+            lv[0] = tr;
+            ln[0] = tc;
+            while (ln[nl] > 1) {
+                if (nl + 1 >= 16)
+                    return cuzk_errf(eb, CUZK_INTERNAL, "GPU MSM: product tree too deep");
+                lv[nl + 1] = lv[nl] + ln[nl];
+                ln[nl + 1] = (ln[nl] + BA_TREE - 1) / BA_TREE;
+                k_tree_up<F><<<(unsigned)ln[nl + 1], BA_TREE, 0, st>>>(lv[nl], ln[nl],
+                                                                      lv[nl + 1]);
+                LAUNCHED("k_tree_up");
+                nl++;
+            }
+            k_tree_inv<F><<<1, 32, 0, st>>>(lv[nl]);
+            LAUNCHED("k_tree_inv");
+            for (int l = nl - 1; l >= 0; l--) {
+                k_tree_down<F><<<(unsigned)ln[l + 1], BA_TREE, 0, st>>>(lv[l], ln[l],
+                                                                       lv[l + 1]);
+                LAUNCHED("k_tree_down");
+            }
+            k_ba_pass_b<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                keys, vals, M, L1, t0, tc, pts, pre, tr, npre, buckets, ck0, cp0);
+            LAUNCHED("k_ba_pass_b");
+        }
+    } else {
+        k_accum1<F, ALL_ZERO><<<nblk(T, ACC_THREADS), ACC_THREADS, 0, st>>>(
+            keys, vals, M, L1, pts, buckets, ck0, cp0);
+        LAUNCHED("k_accum1");
+    }
     while (T > 1) {
         size_t Tn = (T + LK - 1) / LK;
         k_accumk<F><<<nblk(Tn, ACC_THREADS), ACC_THREADS, 0, st>>>(ck0, cp0, T, LK, buckets,

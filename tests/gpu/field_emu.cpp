@@ -1,7 +1,8 @@
 /*
  * The device field arithmetic (src/gpu/field.cuh) compiled for the host with the PTX carry
  * primitives emulated (CUZK_GPU_HOST_EMU), checked against GMP: Montgomery products a*b/R mod
- * p for the four fields, Fp2 products and squares (u^2 = -1), add / sub / neg, on random
+ * p for the four fields, Fp2 products and squares (u^2 = -1), add / sub / neg, inversions
+ * (Fermat in Fp, over the norm in Fp2), on random
  * reduced inputs and the edge values 0, 1, p - 1. Runs on machines without a GPU (CI), so the
  * carry logic of the even/odd multiplication is covered there. Built and run by
  * field_emu_test.sh.
@@ -46,10 +47,10 @@ static uint32_t r32(void)
 static long checks, failed;
 
 template <class C> struct ctx {
-    mpz_t P, Rinv, t, u, v;
+    mpz_t P, Rinv, R, R2, t, u, v;
     ctx()
     {
-        mpz_inits(P, Rinv, t, u, v, NULL);
+        mpz_inits(P, Rinv, R, R2, t, u, v, NULL);
         uint32_t w[C::N];
         for (int i = 0; i < C::N; i++)
             w[i] = C::p(i);
@@ -57,6 +58,11 @@ template <class C> struct ctx {
         mpz_set_ui(Rinv, 1);
         mpz_mul_2exp(Rinv, Rinv, 32 * C::N);
         mpz_invert(Rinv, Rinv, P);
+        mpz_set_ui(R, 1);
+        mpz_mul_2exp(R, R, 32 * C::N);
+        mpz_mod(R, R, P);
+        mpz_mul(R2, R, R);
+        mpz_mod(R2, R2, P);
     }
     void to_mpz(mpz_t r, const fe<C> &a) { mpz_import(r, C::N, -1, 4, 0, 0, a.v); }
     fe<C> from_mpz(const mpz_t a)
@@ -87,7 +93,7 @@ template <class C> struct ctx {
         checks++;
         if (memcmp(w.v, got.v, sizeof w.v)) {
             if (failed++ < 10)
-                printf("MISMATCH %s (N=%d)\n", what, C::N);
+                printf("MISMATCH %s (N=%d p0=%08x)\n", what, C::N, C::p(0));
         }
     }
 };
@@ -119,6 +125,17 @@ template <class C> static void test_fp(int iters)
         mpz_neg(r, a);
         mpz_mod(r, r, c.P);
         c.check("neg", -x, r);
+        if (it % 64 == 0) {
+            /* x holds a = X R; its inverse is held as X^-1 R = a^-1 R^2 (0 -> 0). */
+            if (mpz_sgn(a) == 0) {
+                mpz_set_ui(r, 0);
+            } else {
+                mpz_invert(r, a, c.P);
+                mpz_mul(r, r, c.R2);
+                mpz_mod(r, r, c.P);
+            }
+            c.check("inv", inv(x), r);
+        }
     }
     mpz_clears(a, b, r, NULL);
 }
@@ -155,6 +172,31 @@ template <class C> static void test_fp2(int iters)
         fe2<C> q = sqr(x);
         c.check("fp2 sqr c0", q.c0, r0);
         c.check("fp2 sqr c1", q.c1, r1);
+        if (it % 16 == 0) {
+            /* (X0 + X1 u)^-1 = (X0 - X1 u) / (X0^2 + X1^2), Xi = ai / R, held times R. */
+            mpz_mul(r0, a0, c.Rinv);
+            mpz_mod(r0, r0, c.P);
+            mpz_mul(r1, a1, c.Rinv);
+            mpz_mod(r1, r1, c.P);
+            mpz_mul(s, r0, r0);
+            mpz_addmul(s, r1, r1);
+            mpz_mod(s, s, c.P);
+            if (mpz_sgn(s) == 0) {
+                mpz_set_ui(r0, 0);
+                mpz_set_ui(r1, 0);
+            } else {
+                mpz_invert(s, s, c.P);
+                mpz_mul(s, s, c.R);
+                mpz_mul(r0, r0, s);
+                mpz_mod(r0, r0, c.P);
+                mpz_mul(r1, r1, s);
+                mpz_neg(r1, r1);
+                mpz_mod(r1, r1, c.P);
+            }
+            fe2<C> iv = inv(x);
+            c.check("fp2 inv c0", iv.c0, r0);
+            c.check("fp2 inv c1", iv.c1, r1);
+        }
     }
     mpz_clears(a0, a1, b0, b1, r0, r1, s, NULL);
 }
