@@ -8,8 +8,13 @@
 #     interleaved per curve and group so that drift hits both alike.
 #  3. Where build-device/pack-extra/cuzk-bench-gpu-* exist (variants built with other
 #     compile-time settings), the same rows with each, batch-affine on.
+#  4. PROOF=1: the 2^24 dense proof of each curve in CURVES (as e2e24-resident.sh: key
+#     resident after the first of --repeat 4) with batch-affine off (0), on for every MSM (1)
+#     and "auto" (the default, off since 19:40 UTC; at 19:22 it meant BLS12-381 G2 only);
+#     the last proof of each curve is kept for snarkjs.
 # Run from the repository root on the GPU machine after scripts/device-pack here, with
-# build-device carried. Env: LOGS (default 16,20,22,24), REPS (3), TESTS (1), ONLY (g1,g2).
+# build-device carried. Env: LOGS (default 16,20,22,24), REPS (3), TESTS (1), ONLY (g1,g2),
+# BENCH (1), PROOF (0), CURVES ("bn128 bls12381").
 set -u
 mkdir -p /tmp/cz && tar -xJf ${CUZK_PACK:-build-device/cuzk-device.tar.xz} -C /tmp/cz && . /tmp/cz/env.sh
 B=$CUZK_BIN_DIR
@@ -24,7 +29,7 @@ if [ "${TESTS:-1}" = 1 ]; then
   timeout 300 $B/gpu_test > $O/gpu_test-default.txt 2>&1
   echo "gpu_test (full), by size: rc=$? $(tail -1 $O/gpu_test-default.txt)"
 fi
-for tag in $(echo ${ONLY:-g1,g2} | tr , ' '); do
+[ "${BENCH:-1}" = 1 ] && for tag in $(echo ${ONLY:-g1,g2} | tr , ' '); do
   for c in bn254 bls12-381; do
     for m in 0 1; do
       CUZK_GPU_BATCH_AFFINE=$m timeout 200 $B/cuzk-bench-gpu --reps ${REPS:-3} --only $tag-$c \
@@ -40,4 +45,21 @@ for v in build-device/pack-extra/cuzk-bench-gpu-*; do
         grep '^| MSM' | sed "s/^/$(basename $v) /" | tee -a $O/bench.txt
     done
   done
+done
+[ "${PROOF:-0}" = 1 ] || exit 0
+n=$(( (1 << 24) - (1 << 18) ))
+for curve in ${CURVES:-bn128 bls12381}; do
+  d=/tmp/e2e/$curve; mkdir -p $d
+  t0=$(date +%s)
+  timeout 120 $B/cuzk gen-circuit --constraints $n --curve $curve --profile dense --seed 1 -o $d > /dev/null 2>&1 || echo "$curve: gen-circuit failed"
+  timeout 240 $B/cuzk setup --quiet --seed 01 $d/circuit.r1cs $d/circuit.zkey > /dev/null 2>&1 || echo "$curve: setup failed"
+  echo "$curve 2^24 dense: circuit + key in $(( $(date +%s) - t0 )) s"
+  for m in 0 1 auto; do
+    echo "batch-affine $m:"
+    CUZK_GPU_BATCH_AFFINE=$m timeout 150 $B/cuzk prove --backend gpu --g2 gpu --repeat 4 $d/circuit.zkey \
+      $d/circuit.wtns $d/p.json $d/pub.json 2>&1 | tail -6 | tee $O/proof-$curve-ba$m.txt
+  done
+  cp $d/p.json $O/e2e-$curve-proof.json; cp $d/pub.json $O/e2e-$curve-public.json
+  $B/cuzk export-vk $d/circuit.zkey $O/e2e-$curve-vk.json
+  rm -rf $d
 done

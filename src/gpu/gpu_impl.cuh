@@ -404,7 +404,12 @@ __global__ void __launch_bounds__(BA_TREE) k_tree_down(F *v, size_t n, const F *
 }
 
 /* Pass B over the slices of pass A; inv[tl] is the inverse of prod[tl]. Writes buckets and
- * carries exactly as k_accum1 does for the same slices. */
+ * carries exactly as k_accum1 does for the same slices. Two phases, so that the registers of
+ * the pair sums (running inverse, both points, lambda) and those of the mixed additions (the
+ * XYZZ sum) are not live at once: the pair sums go through a per-thread array in local
+ * memory. (One loop doing both needed 170-180 registers for BN254 G1 against k_accum1's 128,
+ * and lost 19% to the fewer resident warps: PERF-NOTES.md.) */
+#define BA_MAXP 32 /* pairs per slice: L1 <= 64 */
 template <class F, bool ALL_ZERO>
 __global__ void __launch_bounds__(ACC_THREADS)
 k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
@@ -418,51 +423,68 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
     if (beg >= M)
         return;
     size_t end = beg + L < M ? beg + L : M;
-    const uint32_t k0 = key_at<ALL_ZERO>(keys, beg);
-    /* The first run continues one owned by an earlier slice: it becomes this slice's carry. It
-     * is the last run walked here. */
-    const bool carry = beg > 0 && k0 != SENT && key_at<ALL_ZERO>(keys, beg - 1) == k0;
+    uint32_t cur = key_at<ALL_ZERO>(keys, beg);
+    /* The first run continues one owned by an earlier slice: it becomes this slice's carry. */
+    bool carry = beg > 0 && cur != SENT && key_at<ALL_ZERO>(keys, beg - 1) == cur;
     ckey[t] = SENT;
     uint32_t live;
     const uint64_t mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
-    uint32_t j = npre[tl];
-    F iv = ld16v(inv_ + tl);
+    affine<F> sums[BA_MAXP];
+    uint32_t spec = 0; /* bit i: pair i (in slice order) is added point by point */
+    {
+        /* Phase 1: the pairs backwards, each pair's inverse from the running one. */
+        uint32_t j = npre[tl];
+        F iv = ld16v(inv_ + tl);
+        uint64_t m = mask;
+        for (int pi = __popcll(mask) - 1; pi >= 0; pi--) {
+            const int r = 63 - __clzll((long long)m);
+            m &= ~(1ull << r);
+            const affine<F> p = ld_pt(pts, vals[beg + r]);
+            const affine<F> q = ld_pt(pts, vals[beg + r + 1]);
+            if (ba_special(p.x, q.x)) {
+                spec |= 1u << pi;
+                continue;
+            }
+            j--;
+            F id = iv;
+            if (j) {
+                id = iv * ld16v(pre + (size_t)(j - 1) * Tc + tl);
+                iv = iv * (q.x - p.x);
+            }
+            const F lam = (q.y - p.y) * id;
+            const F x3 = sqr(lam) - p.x - q.x;
+            sums[pi].y = lam * (p.x - x3) - p.y;
+            sums[pi].x = x3;
+        }
+    }
+    /* Phase 2: the slice forwards, as k_accum1, a pair being one addition of its sum. */
     xyzz<F> acc = xyzz<F>::inf();
-    uint32_t cur = SENT;
-    for (int r = (int)live - 1; r >= 0;) {
-        const bool pair = r >= 1 && ((mask >> (r - 1)) & 1);
-        const int r0 = pair ? r - 1 : r;
-        const uint32_t k = key_at<ALL_ZERO>(keys, beg + r0);
+    int pi = 0;
+    for (uint32_t r = 0; r < live;) {
+        const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
         if (k != cur) {
-            if (cur != SENT)
-                st16(buckets + cur, acc); /* a run after the first: owned here */
+            if (carry) {
+                ckey[t] = cur;
+                st16(cpt + t, acc);
+                carry = false;
+            } else {
+                st16(buckets + cur, acc);
+            }
             acc = xyzz<F>::inf();
             cur = k;
         }
-        affine<F> p = ld_pt(pts, vals[beg + r0]);
-        if (pair) {
-            const affine<F> q = ld_pt(pts, vals[beg + r]);
-            if (ba_special(p.x, q.x)) {
-                xyzz_add_affine(acc, p);
-                p = q;
-            } else {
-                const F dx = q.x - p.x;
-                j--;
-                F id = iv;
-                if (j) {
-                    id = iv * ld16v(pre + (size_t)(j - 1) * Tc + tl);
-                    iv = iv * dx;
-                }
-                const F lam = (q.y - p.y) * id;
-                const F x3 = sqr(lam) - p.x - q.x;
-                p.y = lam * (p.x - x3) - p.y;
-                p.x = x3;
-            }
+        const bool pair = (mask >> r) & 1;
+        const bool sp = pair && ((spec >> pi) & 1);
+        affine<F> a = pair && !sp ? sums[pi] : ld_pt(pts, vals[beg + r]);
+        if (sp) {
+            xyzz_add_affine(acc, a);
+            a = ld_pt(pts, vals[beg + r + 1]);
         }
-        xyzz_add_affine(acc, p);
-        r = r0 - 1;
+        xyzz_add_affine(acc, a);
+        pi += pair;
+        r += pair ? 2 : 1;
     }
-    if (cur != SENT) {
+    if (live) {
         if (carry) {
             ckey[t] = cur;
             st16(cpt + t, acc);
@@ -577,9 +599,9 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
     size_t T2 = (T + LK - 1) / LK;
     SCRATCH(SCR_CKEY1, T2 * 4 + 4, ck1);
     SCRATCH(SCR_CPT1, T2 * sizeof(xyzz<F>) + sizeof(xyzz<F>), cp1);
-    /* By default only where it measured faster: BLS12-381 G2 (96-byte coordinates) from
-     * CUZK_GPU_BA_MIN entries (src/gpu/PERF-NOTES.md, 2026-11-30 19:11 UTC). */
-    if (ctx->ba_mode > 0 || (ctx->ba_mode < 0 && sizeof(F) >= 96 && M >= CUZK_GPU_BA_MIN)) {
+    /* Off unless asked for (CUZK_GPU_BATCH_AFFINE=1): slower inside the 2^24 proofs on the
+     * H200 although faster for G2 in cuzk-bench-gpu (src/gpu/PERF-NOTES.md, third pass). */
+    if (ctx->ba_mode > 0) {
         /* Batch-affine pairs (k_ba_pass_a), in chunks of slices whose prefix products fit
          * ctx->ba_chunk bytes, each chunk with one inversion. */
         const size_t per = (size_t)(L1 / 2) * sizeof(F);

@@ -45,12 +45,10 @@ enum {
     SCR_COUNT
 };
 
-/* Batch-affine bucket accumulation (gpu_impl.cuh, k_ba_pass_a): used for BLS12-381 G2 from
- * this many sorted entries on (CUZK_GPU_BATCH_AFFINE=0 / 1 turns it off / on for every MSM
- * of every size); its prefix
- * products take at most CUZK_GPU_BA_PRE_BYTES (gpu.h) per chunk of slices, or
- * CUZK_GPU_BA_CHUNK_BYTES from the environment when smaller (tests: many chunks). */
-#define CUZK_GPU_BA_MIN ((size_t)1 << 26)
+/* Batch-affine bucket accumulation (gpu_impl.cuh, k_ba_pass_a): off unless the environment
+ * has CUZK_GPU_BATCH_AFFINE=1 (then every MSM of every size uses it); its prefix products
+ * take at most CUZK_GPU_BA_PRE_BYTES (gpu.h) per chunk of slices, or CUZK_GPU_BA_CHUNK_BYTES
+ * from the environment when smaller (tests: many chunks). */
 
 /* Pinned staging for host-to-device uploads: 2 x 32 MiB per context. */
 #define CUZK_GPU_STAGE_BYTES ((size_t)32 << 20)
@@ -90,7 +88,7 @@ struct cuzk_gpu_ctx {
         int ksel, vsel; /* which buffer of each sort pair holds the sorted data */
     } prep;
     bool prep_reuse; /* set by cuzk_gpu_msm for the next msm_run only */
-    int ba_mode;      /* batch-affine accumulation: -1 by size, 0 off, 1 always */
+    int ba_mode;      /* batch-affine accumulation: 1 on (CUZK_GPU_BATCH_AFFINE=1), else off */
     size_t ba_chunk;  /* its prefix bytes per chunk: CUZK_GPU_BA_PRE_BYTES (tests lower it) */
     double synth_ms; /* the last cuzk_gpu_h_witness's synthesis kernel, host-timed */
     /* What SCR_SC_IN holds: the upload of n host scalars from host (valid = 0: nothing). An
