@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device run: the batch-affine bucket accumulation (gpu_impl.cuh, k_ba_pass_a / k_ba_pass_b)
 # against the XYZZ-only one (k_accum1), same binary, switched by CUZK_GPU_BATCH_AFFINE.
-#  1. gpu_test --quick with batch-affine forced at every size (CUZK_GPU_BATCH_AFFINE=1: every
+#  1. gpu_test --quick with batch-affine forced at every size (CUZK_GPU_BATCH_AFFINE=2: every
 #     MSM case incl. the edge cases goes through it), again with chunks of 20000 bytes of
 #     prefixes (many chunks, each with its inversion), then the full gpu_test by size (default).
 #  2. cuzk-bench-gpu MSM rows (G1 and G2, both curves, LOGS) with it off (0) and on (1),
@@ -10,8 +10,8 @@
 #     compile-time settings), the same rows with each, batch-affine on.
 #  4. PROOF=1: the 2^24 dense proof of each curve in CURVES (as e2e24-resident.sh: key
 #     resident after the first of --repeat 4) with batch-affine off (0), on for every MSM (1)
-#     and "auto" (the default, off since 19:40 UTC; at 19:22 it meant BLS12-381 G2 only);
-#     the last proof of each curve is kept for snarkjs.
+#     and "auto" (the default: G2 only), or the CUZK_GPU_BATCH_AFFINE values in MODES; the
+#     last proof of each curve is kept for snarkjs. (In the 19:36 UTC run "auto" was read as 1.)
 # Run from the repository root on the GPU machine after scripts/device-pack here, with
 # build-device carried. Env: LOGS (default 16,20,22,24), REPS (3), TESTS (1), ONLY (g1,g2),
 # BENCH (1), PROOF (0), CURVES ("bn128 bls12381").
@@ -22,9 +22,9 @@ O=${OUT:-/tmp/cuzk-ba-out}
 mkdir -p "$O"
 echo "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader); $(nproc) cpus; $(date -u '+%F %T') UTC"
 if [ "${TESTS:-1}" = 1 ]; then
-  CUZK_GPU_TEST_QUICK=1 CUZK_GPU_BATCH_AFFINE=1 timeout 300 $B/gpu_test > $O/gpu_test-ba1-quick.txt 2>&1
+  CUZK_GPU_TEST_QUICK=1 CUZK_GPU_BATCH_AFFINE=2 timeout 300 $B/gpu_test > $O/gpu_test-ba1-quick.txt 2>&1
   echo "gpu_test --quick, batch-affine at every size: rc=$? $(tail -1 $O/gpu_test-ba1-quick.txt)"
-  CUZK_GPU_TEST_QUICK=1 CUZK_GPU_BATCH_AFFINE=1 CUZK_GPU_BA_CHUNK_BYTES=20000 timeout 300 $B/gpu_test > $O/gpu_test-ba1-chunks.txt 2>&1
+  CUZK_GPU_TEST_QUICK=1 CUZK_GPU_BATCH_AFFINE=2 CUZK_GPU_BA_CHUNK_BYTES=20000 timeout 300 $B/gpu_test > $O/gpu_test-ba1-chunks.txt 2>&1
   echo "gpu_test --quick, batch-affine at every size, 20000-byte chunks: rc=$? $(tail -1 $O/gpu_test-ba1-chunks.txt)"
   timeout 300 $B/gpu_test > $O/gpu_test-default.txt 2>&1
   echo "gpu_test (full), by size: rc=$? $(tail -1 $O/gpu_test-default.txt)"
@@ -54,7 +54,7 @@ for curve in ${CURVES:-bn128 bls12381}; do
   timeout 120 $B/cuzk gen-circuit --constraints $n --curve $curve --profile dense --seed 1 -o $d > /dev/null 2>&1 || echo "$curve: gen-circuit failed"
   timeout 240 $B/cuzk setup --quiet --seed 01 $d/circuit.r1cs $d/circuit.zkey > /dev/null 2>&1 || echo "$curve: setup failed"
   echo "$curve 2^24 dense: circuit + key in $(( $(date +%s) - t0 )) s"
-  for m in 0 1 auto; do
+  for m in ${MODES:-0 1 auto}; do
     echo "batch-affine $m:"
     CUZK_GPU_BATCH_AFFINE=$m timeout 150 $B/cuzk prove --backend gpu --g2 gpu --repeat 4 $d/circuit.zkey \
       $d/circuit.wtns $d/p.json $d/pub.json 2>&1 | tail -6 | tee $O/proof-$curve-ba$m.txt

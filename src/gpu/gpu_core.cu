@@ -206,7 +206,8 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     snprintf(ctx->name, sizeof ctx->name, "%s", prop.name);
     ctx->sm_count = prop.multiProcessorCount;
     const char *ba = getenv("CUZK_GPU_BATCH_AFFINE");
-    ctx->ba_mode = ba && *ba == '1';
+    ctx->ba_mode = !ba || !ba[0] || ba[1] ? -1 : ba[0] == '0' ? 0 : ba[0] == '1' ? 1
+                                               : ba[0] == '2' ? 2 : -1; /* else: by default */
     const char *bc = getenv("CUZK_GPU_BA_CHUNK_BYTES");
     ctx->ba_chunk = CUZK_GPU_BA_PRE_BYTES;
     if (bc && strtoull(bc, NULL, 10) > 0 && strtoull(bc, NULL, 10) < CUZK_GPU_BA_PRE_BYTES)

@@ -442,7 +442,17 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
             const affine<F> p = ld_pt(pts, vals[beg + r]);
             const affine<F> q = ld_pt(pts, vals[beg + r + 1]);
             if (ba_special(p.x, q.x)) {
-                spec |= 1u << pi;
+                /* Out of the products. A point at infinity makes the pair's sum the other
+                 * point (keys have many: signals absent from A or B); only P == +-Q (and a
+                 * finite point with x = 0) is added point by point in phase 2. That path
+                 * is divergent, two additions where the other lanes do one: at a few per
+                 * cent of pairs it cost A and B1 ~60% more in a 2^22 proof (ncu, 19:31). */
+                if (p.is_inf())
+                    sums[pi] = q;
+                else if (q.is_inf())
+                    sums[pi] = p;
+                else
+                    spec |= 1u << pi;
                 continue;
             }
             j--;
@@ -599,9 +609,13 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
     size_t T2 = (T + LK - 1) / LK;
     SCRATCH(SCR_CKEY1, T2 * 4 + 4, ck1);
     SCRATCH(SCR_CPT1, T2 * sizeof(xyzz<F>) + sizeof(xyzz<F>), cp1);
-    /* Off unless asked for (CUZK_GPU_BATCH_AFFINE=1): slower inside the 2^24 proofs on the
-     * H200 although faster for G2 in cuzk-bench-gpu (src/gpu/PERF-NOTES.md, third pass). */
-    if (ctx->ba_mode > 0) {
+    /* By default for G2 (64- and 96-byte coordinates) from CUZK_GPU_BA_MIN entries, where it
+     * measured faster (src/gpu/PERF-NOTES.md, third pass); CUZK_GPU_BATCH_AFFINE=0 off, 1 for
+     * both groups from that size, 2 for every MSM of every size (tests). */
+    const bool ba = ctx->ba_mode == 2 || (M >= CUZK_GPU_BA_MIN && (ctx->ba_mode == 1 ||
+                                                                   (ctx->ba_mode < 0 &&
+                                                                    sizeof(F) >= 64)));
+    if (ba) {
         /* Batch-affine pairs (k_ba_pass_a), in chunks of slices whose prefix products fit
          * ctx->ba_chunk bytes, each chunk with one inversion. */
         const size_t per = (size_t)(L1 / 2) * sizeof(F);

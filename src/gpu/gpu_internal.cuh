@@ -45,10 +45,12 @@ enum {
     SCR_COUNT
 };
 
-/* Batch-affine bucket accumulation (gpu_impl.cuh, k_ba_pass_a): off unless the environment
- * has CUZK_GPU_BATCH_AFFINE=1 (then every MSM of every size uses it); its prefix products
- * take at most CUZK_GPU_BA_PRE_BYTES (gpu.h) per chunk of slices, or CUZK_GPU_BA_CHUNK_BYTES
- * from the environment when smaller (tests: many chunks). */
+/* Batch-affine bucket accumulation (gpu_impl.cuh, k_ba_pass_a): by default for G2 MSMs from
+ * this many sorted entries (below, one inversion's latency outweighs the gain);
+ * CUZK_GPU_BATCH_AFFINE=0 turns it off, 1 on for G1 too, 2 on for every MSM of every size
+ * (tests). Its prefix products take at most CUZK_GPU_BA_PRE_BYTES (gpu.h) per chunk of
+ * slices, or CUZK_GPU_BA_CHUNK_BYTES from the environment when smaller (tests: many chunks). */
+#define CUZK_GPU_BA_MIN ((size_t)1 << 22)
 
 /* Pinned staging for host-to-device uploads: 2 x 32 MiB per context. */
 #define CUZK_GPU_STAGE_BYTES ((size_t)32 << 20)
@@ -88,7 +90,7 @@ struct cuzk_gpu_ctx {
         int ksel, vsel; /* which buffer of each sort pair holds the sorted data */
     } prep;
     bool prep_reuse; /* set by cuzk_gpu_msm for the next msm_run only */
-    int ba_mode;      /* batch-affine accumulation: 1 on (CUZK_GPU_BATCH_AFFINE=1), else off */
+    int ba_mode;      /* CUZK_GPU_BATCH_AFFINE: -1 unset (G2 only), 0 off, 1 on, 2 every size */
     size_t ba_chunk;  /* its prefix bytes per chunk: CUZK_GPU_BA_PRE_BYTES (tests lower it) */
     double synth_ms; /* the last cuzk_gpu_h_witness's synthesis kernel, host-timed */
     /* What SCR_SC_IN holds: the upload of n host scalars from host (valid = 0: nothing). An
