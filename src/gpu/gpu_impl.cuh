@@ -153,6 +153,34 @@ static __global__ void k_digits(const uint32_t *sc, const uint32_t *idx, uint32_
     }
 }
 
+template <bool ALL_ZERO> DI uint32_t key_at(const uint32_t *keys, size_t i)
+{
+    return ALL_ZERO ? 0u : keys[i];
+}
+
+template <class F> DI affine<F> ld_pt(const affine<F> *pts, uint32_t v)
+{
+    affine<F> q = ld16(pts + (v & 0x7fffffffu));
+    if (v >> 31)
+        q.y = -q.y;
+    return q;
+}
+
+/* Stores the sum of a finished run: the slice's first run, when it continues one owned by an
+ * earlier slice, as this slice's carry (key, sum); any other run to its bucket (owned here). */
+template <class F>
+DI void flush_run(uint32_t key, const xyzz<F> &acc, bool &carry, size_t t, xyzz<F> *buckets,
+                  uint32_t *ckey, xyzz<F> *cpt)
+{
+    if (carry) {
+        ckey[t] = key;
+        st16(cpt + t, acc);
+        carry = false;
+    } else {
+        st16(buckets + key, acc);
+    }
+}
+
 /* Level-1 accumulation over sorted (key, value) entries; values index affine points.
  * ALL_ZERO: every key is 0 (the ones: no key array, values are plain indices).
  *
@@ -170,42 +198,24 @@ k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, const
     if (beg >= M)
         return;
     size_t end = beg + L < M ? beg + L : M;
-#define KEY(i) (ALL_ZERO ? 0u : keys[i])
-    uint32_t cur = KEY(beg);
+    uint32_t cur = key_at<ALL_ZERO>(keys, beg);
     /* The first run continues one owned by an earlier slice: it becomes this slice's carry. */
-    bool carry = beg > 0 && cur != SENT && KEY(beg - 1) == cur;
+    bool carry = beg > 0 && cur != SENT && key_at<ALL_ZERO>(keys, beg - 1) == cur;
     ckey[t] = SENT;
     xyzz<F> acc = xyzz<F>::inf();
     for (size_t i = beg; i < end; i++) {
-        uint32_t k = KEY(i);
+        uint32_t k = key_at<ALL_ZERO>(keys, i);
         if (k != cur) {
-            if (carry) {
-                ckey[t] = cur;
-                st16(cpt + t, acc);
-                carry = false;
-            } else {
-                st16(buckets + cur, acc);
-            }
+            flush_run(cur, acc, carry, t, buckets, ckey, cpt);
             acc = xyzz<F>::inf();
             cur = k;
         }
         if (k == SENT)
             break; /* sorted: only sentinels remain */
-        uint32_t v = vals[i];
-        affine<F> q = ld16(pts + (v & 0x7fffffffu));
-        if (v >> 31)
-            q.y = -q.y;
-        xyzz_add_affine(acc, q);
+        xyzz_add_affine(acc, ld_pt(pts, vals[i]));
     }
-    if (cur != SENT) {
-        if (carry) {
-            ckey[t] = cur;
-            st16(cpt + t, acc);
-        } else {
-            st16(buckets + cur, acc);
-        }
-    }
-#undef KEY
+    if (cur != SENT)
+        flush_run(cur, acc, carry, t, buckets, ckey, cpt);
 }
 
 /* Level >= 2: the carries of the previous level (sorted, with SENT gaps); a run owned here is
@@ -267,11 +277,6 @@ k_accumk(const uint32_t *ikey, const xyzz<F> *ipt, size_t M, uint32_t L, xyzz<F>
  * the same coordinates, so they agree on which pairs hold a prefix. */
 #define BA_TREE 128
 
-template <bool ALL_ZERO> DI uint32_t key_at(const uint32_t *keys, size_t i)
-{
-    return ALL_ZERO ? 0u : keys[i];
-}
-
 template <class F> DI bool ba_special(const F &x1, const F &x2)
 {
     return x1.is_zero() || x2.is_zero() || x1 == x2;
@@ -303,14 +308,6 @@ DI uint64_t ba_pairs(const uint32_t *keys, size_t beg, size_t end, uint32_t *liv
 template <class F> DI F ld_x(const affine<F> *pts, uint32_t v)
 {
     return ld16((const F *)(pts + (v & 0x7fffffffu)));
-}
-
-template <class F> DI affine<F> ld_pt(const affine<F> *pts, uint32_t v)
-{
-    affine<F> q = ld16(pts + (v & 0x7fffffffu));
-    if (v >> 31)
-        q.y = -q.y;
-    return q;
 }
 
 /* Slices t0 .. t0 + Tc - 1 (thread tl = t - t0): prefix products of the pairs' denominators at
@@ -473,13 +470,7 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
     for (uint32_t r = 0; r < live;) {
         const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
         if (k != cur) {
-            if (carry) {
-                ckey[t] = cur;
-                st16(cpt + t, acc);
-                carry = false;
-            } else {
-                st16(buckets + cur, acc);
-            }
+            flush_run(cur, acc, carry, t, buckets, ckey, cpt);
             acc = xyzz<F>::inf();
             cur = k;
         }
@@ -494,14 +485,8 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
         pi += pair;
         r += pair ? 2 : 1;
     }
-    if (live) {
-        if (carry) {
-            ckey[t] = cur;
-            st16(cpt + t, acc);
-        } else {
-            st16(buckets + cur, acc);
-        }
-    }
+    if (live)
+        flush_run(cur, acc, carry, t, buckets, ckey, cpt);
 }
 
 /* Per (window, chunk of S buckets): sum_{b in chunk} b * B_b. Bucket key index j holds digit
