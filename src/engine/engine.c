@@ -1331,21 +1331,20 @@ static cuzk_err setup_devices(cuzk_engine *e, cuzk_errbuf *eb)
 static void setup_tiers(cuzk_engine *e)
 {
     const cuzk_engine_config *c = &e->cfg;
-    /* Device scratch of one GPU worker for the largest circuit, estimated: a, b, c and the
-     * NTT buffers of H (about 4 x 32 N), the MSM scalars and bucket / digit arrays (about
-     * 4 x 32 n), and fixed buffers. */
-    uint64_t nmax = 0;
+    /* Device scratch of one GPU worker: the largest over the circuits of the backend's own
+     * estimate (every MSM, the H step and twiddles; gpu.h cuzk_gpu_scratch_estimate, which
+     * gpu_test checks against a context's real scratch), plus fixed buffers. */
+    uint64_t scratch = 0;
     for (size_t i = 0; i < e->n_circs; i++) {
-        uint64_t n = e->circs[i].n_vars > e->circs[i].domain_size ? e->circs[i].n_vars
-                                                                   : e->circs[i].domain_size;
-        if (n > nmax)
-            nmax = n;
+        const circuit *ci = &e->circs[i];
+        uint64_t s = cuzk_gpu_scratch_estimate(ci->curve == CUZK_CURVE_BLS12_381
+                                                   ? CUZK_GPU_BLS12_381
+                                                   : CUZK_GPU_BN254,
+                                               ci->n_vars, ci->domain_size);
+        if (s > scratch)
+            scratch = s;
     }
-    uint64_t scratch = 8 * 32 * nmax + (64ull << 20);
-    /* The MSM's batch-affine prefix products: up to 16 windows of entries per point, half of
-     * them one coordinate (96 bytes for BLS12-381 G2) each, capped (gpu.h). */
-    scratch += 16 * nmax / 2 * 96 < CUZK_GPU_BA_PRE_BYTES ? 16 * nmax / 2 * 96
-                                                            : CUZK_GPU_BA_PRE_BYTES;
+    scratch += 64ull << 20;
     for (unsigned d = 0; d < e->n_devs; d++) {
         gdev *g = &e->devs[d];
         if (c->gpu_budget && c->gpu_budget != CUZK_BUDGET_AUTO) {

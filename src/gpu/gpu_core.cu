@@ -245,6 +245,19 @@ void cuzk_gpu_close(cuzk_gpu_ctx *ctx)
 
 const char *cuzk_gpu_name(const cuzk_gpu_ctx *ctx) { return ctx ? ctx->name : "none"; }
 
+uint64_t cuzk_gpu_scratch_bytes(const cuzk_gpu_ctx *ctx)
+{
+    uint64_t sum = 0;
+    if (!ctx)
+        return 0;
+    for (int i = 0; i < SCR_COUNT; i++)
+        sum += ctx->scr_cap[i];
+    for (int i = 0; i < 2; i++)
+        if (ctx->tw[i])
+            sum += ((uint64_t)1 << (ctx->tw_log[i] - 1)) * 32;
+    return sum;
+}
+
 cuzk_err cuzk_gpu_mem_info(int device, uint64_t *free_bytes, uint64_t *total_bytes,
                            cuzk_errbuf *eb)
 {

@@ -559,23 +559,6 @@ __global__ void k_to_jac(const xyzz<F> *win, int W, const xyzz<F> *ones, F *out)
 
 static inline unsigned nblk(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
 
-/* Window width for n points with nbits-bit scalars: minimise (additions into buckets) +
- * (bucket-reduction additions, about 2 per bucket at ~1.4x the cost of a mixed addition). */
-static inline int choose_c(size_t n, int nbits)
-{
-    int best = 4;
-    double bestc = 1e300;
-    for (int c = 4; c <= 20; c++) {
-        int W = nbits / c + 1;
-        double cost = (double)W * ((double)n + 2.8 * (double)(1u << (c - 1)));
-        if (cost < bestc) {
-            bestc = cost;
-            best = c;
-        }
-    }
-    return best;
-}
-
 /* Sums sorted runs into buckets (level 1 then carry levels until none remain). */
 template <class F, bool ALL_ZERO>
 static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32_t *vals,
@@ -725,7 +708,7 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         CU(cudaStreamSynchronize(st));
         n1 = hsel[0];
         n2 = hsel[1];
-        c = choose_c(n2 ? n2 : 1, NBITS);
+        c = cuzk__gpu_choose_c(n2 ? n2 : 1, NBITS);
         W = NBITS / c + 1;
         if (n2) {
             size_t M = (size_t)n2 * W;

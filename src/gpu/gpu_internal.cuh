@@ -192,6 +192,9 @@ void cuzk__gpu_fr_from_u64(int curve, uint64_t v, uint64_t out[4]);
 /* MSM finish: jac holds W + 1 Jacobian points (device layout = src/ec's), the window sums
  * W_0 .. W_{W-1} then the ones bucket; out = sum_w 2^(c w) W_w + ones, Jacobian. */
 void cuzk__gpu_horner(int curve, int g2, int W, int c, const void *jac, uint64_t *out);
+/* The MSM's window width for n points of nbits-bit scalars (gpu_plan.c, shared with
+ * cuzk_gpu_scratch_estimate). */
+int cuzk__gpu_choose_c(size_t n, int nbits);
 }
 
 #endif

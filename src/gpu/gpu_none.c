@@ -48,6 +48,12 @@ cuzk_err cuzk_gpu_host_alloc(cuzk_gpu_ctx *ctx, size_t bytes, void **out, cuzk_e
 
 void cuzk_gpu_host_free(cuzk_gpu_ctx *ctx, void *p) { (void)ctx, (void)p; }
 
+uint64_t cuzk_gpu_scratch_bytes(const cuzk_gpu_ctx *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
 size_t cuzk_gpu_point_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g)
 {
     return (curve == CUZK_GPU_BN254 ? 64 : 96) * (g == CUZK_GPU_G2 ? 2 : 1);

@@ -13,6 +13,7 @@
 #include "cuzk/json.h"
 #include "cuzk/log.h"
 #include "engine/config.h"
+#include "gpu/gpu.h"
 #include "engine/engine.h"
 #include "testutil.h"
 
@@ -1004,6 +1005,38 @@ static void test_mapped_tier(void)
     free(w.data);
 }
 
+/* The device scratch estimate the GPU budgets use (gpu.h): needs no device, so CI checks its
+ * shape here (gpu_test checks it against a real context's scratch on a GPU): it grows with
+ * the sizes, is larger for BLS12-381, covers what every proof must hold on the device (a, b,
+ * c and the NTT buffer: 128 bytes per domain element; the witness: 32 per point; the digit
+ * sort's keys and values, double-buffered: 16 bytes per point and window, >= 13 windows),
+ * and stays within 1200 bytes per point at 2^24. (For scale: ~863 / 969 bytes per point at
+ * 2^24, against 256 in the engine's figure before 2026-11-30, which undercounted.) */
+static void test_scratch_estimate(void)
+{
+    for (int lg = 10; lg <= 26; lg += 4) {
+        uint64_t n = 1ull << lg;
+        for (int cv = 0; cv < 2; cv++) {
+            cuzk_gpu_curve curve = cv ? CUZK_GPU_BLS12_381 : CUZK_GPU_BN254;
+            uint64_t est = cuzk_gpu_scratch_estimate(curve, n, n);
+            CHECK_MSG(est >= 128 * n + 32 * n + 16 * 13 * n, "2^%d: %llu below the floor", lg,
+                      (unsigned long long)est);
+            /* Below ~2^12 the fixed parts dominate and the slice length steps (as the real
+             * scratch does), so growth is checked from 2^14 on. */
+            if (lg >= 14) {
+                CHECK(cuzk_gpu_scratch_estimate(curve, 2 * n, 2 * n) > est);
+                CHECK(cuzk_gpu_scratch_estimate(curve, 2 * n, n) > est);
+            }
+            CHECK(cuzk_gpu_scratch_estimate(curve, n, 2 * n) > est);
+            if (cv)
+                CHECK(est > cuzk_gpu_scratch_estimate(CUZK_GPU_BN254, n, n));
+            if (lg == 24)
+                CHECK_MSG(est <= 1200 * n, "2^24 %s: %llu bytes", cv ? "bls" : "bn",
+                          (unsigned long long)est);
+        }
+    }
+}
+
 int main(void)
 {
     cuzk_log_set_level(CUZK_LOG_LEVEL_WARN);
@@ -1019,5 +1052,6 @@ int main(void)
     test_gpu_tier_norows();
     test_pinned_tier();
     test_mapped_tier();
+    test_scratch_estimate();
     return tu_finish("engine");
 }

@@ -547,6 +547,57 @@ typedef struct {
 GPU_SYNTH_TEST(bn254_g1, bn254_fr, CUZK_GPU_BN254)
 GPU_SYNTH_TEST(bls12_381_g1, bls12_381_fr, CUZK_GPU_BLS12_381)
 
+/* cuzk_gpu_scratch_estimate (the memory budgets' figure) bounds what a context really grows
+ * to: a fresh context runs a G2 and a G1 MSM of n points (scalars below 2^248, all outside
+ * {0, 1}: the largest sort and bucket arrays; points at infinity, which cost the same scratch)
+ * and the H step of 2^logd, then holds no more scratch than the estimate, and not less than a
+ * third of it (an estimate that large would waste the GPU key budget). */
+static void test_scratch_estimate(cuzk_gpu_curve curve, size_t n, int logd)
+{
+    cuzk_errbuf eb = {{0}};
+    cuzk_gpu_ctx *c2 = NULL;
+    cuzk_err e = cuzk_gpu_open(&c2, 0, &eb);
+    CHECK_MSG(e == CUZK_OK, "open: %s", eb.msg);
+    if (e)
+        return;
+    const size_t d = (size_t)1 << logd, m = n > d ? n : d;
+    uint8_t *pts = calloc(n, 192), *sc = malloc(32 * m * 3);
+    if (!pts || !sc) {
+        CHECK_MSG(0, "scratch estimate: out of host memory");
+        free(pts), free(sc), cuzk_gpu_close(c2);
+        return;
+    }
+    tu_rand_bytes(sc, 32 * m * 3);
+    for (size_t i = 0; i < 3 * m; i++)
+        sc[32 * i + 31] = 0;
+    for (int g = 0; g < 2; g++) {
+        cuzk_gpu_points *gp = NULL;
+        e = cuzk_gpu_points_upload(c2, curve, g ? CUZK_GPU_G1 : CUZK_GPU_G2, pts, n, &gp, &eb);
+        CHECK_MSG(e == CUZK_OK, "scratch estimate: upload: %s", eb.msg);
+        uint64_t out[36];
+        if (!e) {
+            e = cuzk_gpu_msm(c2, gp, 0, n, sc, 0, out, &eb);
+            CHECK_MSG(e == CUZK_OK, "scratch estimate: msm: %s", eb.msg);
+        }
+        cuzk_gpu_points_free(gp);
+    }
+    e = cuzk_gpu_h(c2, curve, logd, sc, sc + 32 * m, sc + 64 * m, NULL, NULL, 0, NULL, &eb);
+    CHECK_MSG(e == CUZK_OK, "scratch estimate: h: %s", eb.msg);
+    const uint64_t used = cuzk_gpu_scratch_bytes(c2);
+    const uint64_t est = cuzk_gpu_scratch_estimate(curve, n, d);
+    CHECK_MSG(used <= est, "%s n=%zu d=2^%d: scratch %llu bytes > estimate %llu",
+              curve == CUZK_GPU_BN254 ? "bn254" : "bls12_381", n, logd,
+              (unsigned long long)used, (unsigned long long)est);
+    CHECK_MSG(est <= 3 * used + (64u << 20), "%s n=%zu: estimate %llu far above scratch %llu",
+              curve == CUZK_GPU_BN254 ? "bn254" : "bls12_381", n, (unsigned long long)est,
+              (unsigned long long)used);
+    printf("  scratch      %-9s n=%-8zu d=2^%-2d used %.1f MiB, estimate %.1f MiB\n",
+           curve == CUZK_GPU_BN254 ? "bn254" : "bls12_381", n, logd, used / 1048576.0,
+           est / 1048576.0);
+    free(pts), free(sc);
+    cuzk_gpu_close(c2);
+}
+
 int main(void)
 {
     int ndev = cuzk_gpu_device_count();
@@ -625,6 +676,16 @@ int main(void)
     for (size_t i = 0; i < sizeof sl / sizeof sl[0]; i++) {
         bn254_g1_test_synth(sl[i], (int)(i & 1));
         bls12_381_g1_test_synth(sl[i], !(i & 1));
+    }
+
+    /* The estimate describes the default configuration (batch-affine for G2 from 2^22
+     * entries): with CUZK_GPU_BATCH_AFFINE set, MSMs may take other slots. */
+    const char *ba = getenv("CUZK_GPU_BATCH_AFFINE");
+    if (ba && *ba) {
+        printf("  scratch estimate: not checked (CUZK_GPU_BATCH_AFFINE=%s)\n", ba);
+    } else {
+        test_scratch_estimate(CUZK_GPU_BN254, (size_t)1 << 18, 18);
+        test_scratch_estimate(CUZK_GPU_BLS12_381, ((size_t)1 << 17) + 3, 16);
     }
 
     cuzk_gpu_close(ctx);
