@@ -1,0 +1,337 @@
+/*
+ * The MSM's bucket accumulation kernels (level 1 by XYZZ mixed additions, k_accum1; by
+ * batch-affine pairs, k_ba_pass_a / k_ba_pass_b; the carry levels, k_accumk) and the loads and
+ * stores they share. Included by gpu_impl.cuh; free of CUB and of block-level
+ * synchronisation, so tests/gpu/msm_emu.cpp also compiles them for the host (with
+ * CUZK_GPU_HOST_EMU and one thread at a time) and checks the batch-affine kernels against
+ * k_accum1 in CI, without a GPU.
+ */
+#ifndef CUZK_GPU_MSM_KERNELS_CUH
+#define CUZK_GPU_MSM_KERNELS_CUH
+
+#include "gpu/curve.cuh"
+
+namespace cuzk_gpu {
+
+static const uint32_t SENT = 0xffffffffu;
+
+/* Threads per block of the accumulation kernels: their 120-255 registers per thread leave room
+ * for few warps per SM, and 64-thread blocks waste fewer of them than 128 (BLS12-381 G1: 184
+ * registers, 10 warps per SM instead of 8). */
+#define ACC_THREADS 64
+
+/* 16-byte loads/stores of structs whose size is a multiple of 16 (points, xyzz). */
+template <class T> DI T ld16(const T *p)
+{
+    static_assert(sizeof(T) % 16 == 0, "ld16");
+    T r;
+    const uint4 *s = (const uint4 *)p;
+    uint4 *d = (uint4 *)&r;
+#pragma unroll
+    for (int i = 0; i < (int)(sizeof(T) / 16); i++)
+        d[i] = __ldg(s + i);
+    return r;
+}
+template <class T> DI T ld16v(const T *p) /* not through the read-only path (written earlier) */
+{
+    T r;
+    const uint4 *s = (const uint4 *)p;
+    uint4 *d = (uint4 *)&r;
+#pragma unroll
+    for (int i = 0; i < (int)(sizeof(T) / 16); i++)
+        d[i] = s[i];
+    return r;
+}
+template <class T> DI void st16(T *p, const T &v)
+{
+    static_assert(sizeof(T) % 16 == 0, "st16");
+    uint4 *d = (uint4 *)p;
+    const uint4 *s = (const uint4 *)&v;
+#pragma unroll
+    for (int i = 0; i < (int)(sizeof(T) / 16); i++)
+        d[i] = s[i];
+}
+
+template <bool ALL_ZERO> DI uint32_t key_at(const uint32_t *keys, size_t i)
+{
+    return ALL_ZERO ? 0u : keys[i];
+}
+
+template <class F> DI affine<F> ld_pt(const affine<F> *pts, uint32_t v)
+{
+    affine<F> q = ld16(pts + (v & 0x7fffffffu));
+    if (v >> 31)
+        q.y = -q.y;
+    return q;
+}
+
+/* Stores the sum of a finished run: the slice's first run, when it continues one owned by an
+ * earlier slice, as this slice's carry (key, sum); any other run to its bucket (owned here). */
+template <class F>
+DI void flush_run(uint32_t key, const xyzz<F> &acc, bool &carry, size_t t, xyzz<F> *buckets,
+                  uint32_t *ckey, xyzz<F> *cpt)
+{
+    if (carry) {
+        ckey[t] = key;
+        st16(cpt + t, acc);
+        carry = false;
+    } else {
+        st16(buckets + key, acc);
+    }
+}
+
+/* Level-1 accumulation over sorted (key, value) entries; values index affine points.
+ * ALL_ZERO: every key is 0 (the ones: no key array, values are plain indices).
+ *
+ * One flat loop over the thread's L entries, a run boundary being a short store inside it:
+ * every lane of a warp does its i-th addition at the same time. (Nested loops, one per run,
+ * let lanes whose runs ended wait for the others at each run's end: ncu, 2026-11-30, showed
+ * 16 of 32 lanes active on average in the accumulation, which took 85% of a 2^24 MSM.) */
+template <class F, bool ALL_ZERO>
+__global__ void __launch_bounds__(ACC_THREADS)
+k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, const affine<F> *pts,
+         xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t beg = t * L;
+    if (beg >= M)
+        return;
+    size_t end = beg + L < M ? beg + L : M;
+    uint32_t cur = key_at<ALL_ZERO>(keys, beg);
+    /* The first run continues one owned by an earlier slice: it becomes this slice's carry. */
+    bool carry = beg > 0 && cur != SENT && key_at<ALL_ZERO>(keys, beg - 1) == cur;
+    ckey[t] = SENT;
+    xyzz<F> acc = xyzz<F>::inf();
+    for (size_t i = beg; i < end; i++) {
+        uint32_t k = key_at<ALL_ZERO>(keys, i);
+        if (k != cur) {
+            flush_run(cur, acc, carry, t, buckets, ckey, cpt);
+            acc = xyzz<F>::inf();
+            cur = k;
+        }
+        if (k == SENT)
+            break; /* sorted: only sentinels remain */
+        xyzz_add_affine(acc, ld_pt(pts, vals[i]));
+    }
+    if (cur != SENT)
+        flush_run(cur, acc, carry, t, buckets, ckey, cpt);
+}
+
+/* Level >= 2: the carries of the previous level (sorted, with SENT gaps); a run owned here is
+ * added to its bucket (which its owner at level 1 already wrote). Flat loop as in k_accum1. */
+template <class F>
+__global__ void __launch_bounds__(ACC_THREADS)
+k_accumk(const uint32_t *ikey, const xyzz<F> *ipt, size_t M, uint32_t L, xyzz<F> *buckets,
+         uint32_t *ckey, xyzz<F> *cpt)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t beg = t * L;
+    if (beg >= M)
+        return;
+    size_t end = beg + L < M ? beg + L : M;
+    uint32_t cur = ikey[beg];
+    bool carry = beg > 0 && cur != SENT && ikey[beg - 1] == cur;
+    ckey[t] = SENT;
+    xyzz<F> acc = xyzz<F>::inf();
+    for (size_t i = beg; i <= end; i++) {
+        uint32_t k = i < end ? ikey[i] : SENT;
+        if (k != cur) {
+            if (carry) {
+                ckey[t] = cur;
+                st16(cpt + t, acc);
+                carry = false;
+            } else if (cur != SENT) {
+                xyzz<F> b = ld16v(buckets + cur);
+                xyzz_add(b, acc);
+                st16(buckets + cur, b);
+            }
+            acc = xyzz<F>::inf();
+            cur = k;
+        }
+        if (k != SENT)
+            xyzz_add(acc, ld16v(ipt + i));
+    }
+}
+
+/* ---- Level 1 with batch-affine pair additions (Montgomery's simultaneous inversion).
+ *
+ * The same slices, runs and run ownership as k_accum1, but a slice first adds its entries in
+ * pairs (two consecutive entries of one run, paired greedily from the slice's start) in affine
+ * coordinates, and all the pairs of a chunk of slices share one field inversion:
+ *   pass A (k_ba_pass_a): each slice multiplies its pairs' denominators x2 - x1 into prefix
+ *     products (stored, pair-major so that neighbouring threads write neighbouring elements)
+ *     and leaves its whole product;
+ *   a product tree over the slices' products (k_tree_up, BA_TREE children per node), one
+ *     inversion at the root (k_tree_inv, one thread), and the tree walked back (k_tree_down)
+ *     give every slice the inverse of its product;
+ *   pass B (k_ba_pass_b) walks the slice's pairs backwards: each pair's inverse is the running
+ *     inverse times the previous prefix, the running inverse times the pair's denominator is
+ *     the next running inverse; lambda, x3, y3 make the pair's affine sum, which joins the
+ *     run's XYZZ sum by a mixed addition (as every point does in k_accum1).
+ * Per pair 1 + 2 + 3 multiplications and one mixed addition (10): 16 instead of 20 for two
+ * mixed additions, for one more gather of the pair's x coordinates and the prefix products'
+ * write and read. A pair with x1 == x2 (P == +-Q) or an x coordinate 0 (infinity is
+ * x = y = 0) stays out of the products; pass B adds its two points one at a time, and
+ * xyzz_add_affine handles doubling, cancellation and infinity. Both passes decide that from
+ * the same coordinates, so they agree on which pairs hold a prefix. */
+
+template <class F> DI bool ba_special(const F &x1, const F &x2)
+{
+    return x1.is_zero() || x2.is_zero() || x1 == x2;
+}
+
+/* The pairing of slice [beg, end): bit r of the result is set when entries beg + r and
+ * beg + r + 1 are a pair. *live: the entries before the first SENT. */
+template <bool ALL_ZERO>
+DI uint64_t ba_pairs(const uint32_t *keys, size_t beg, size_t end, uint32_t *live)
+{
+    uint64_t mask = 0;
+    size_t i = beg;
+    uint32_t k = key_at<ALL_ZERO>(keys, i);
+    while (i < end && k != SENT) {
+        uint32_t k2 = i + 1 < end ? key_at<ALL_ZERO>(keys, i + 1) : SENT;
+        if (k2 == k) {
+            mask |= 1ull << (i - beg);
+            i += 2;
+            k = i < end ? key_at<ALL_ZERO>(keys, i) : SENT;
+        } else {
+            i += 1;
+            k = k2;
+        }
+    }
+    *live = (uint32_t)(i - beg);
+    return mask;
+}
+
+template <class F> DI F ld_x(const affine<F> *pts, uint32_t v)
+{
+    return ld16((const F *)(pts + (v & 0x7fffffffu)));
+}
+
+/* Slices t0 .. t0 + Tc - 1 (thread tl = t - t0): prefix products of the pairs' denominators at
+ * pre[j * Tc + tl], the slice's product at prod[tl] (one when it has no pair), their count at
+ * npre[tl]. */
+template <class F, bool ALL_ZERO>
+__global__ void __launch_bounds__(ACC_THREADS)
+k_ba_pass_a(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
+            size_t Tc, const affine<F> *pts, F *pre, F *prod, uint8_t *npre)
+{
+    size_t tl = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (tl >= Tc)
+        return;
+    size_t beg = (t0 + tl) * L;
+    F acc = F::one();
+    uint32_t j = 0;
+    if (beg < M) {
+        size_t end = beg + L < M ? beg + L : M;
+        uint32_t live;
+        uint64_t mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
+        while (mask) {
+            int r = __ffsll((long long)mask) - 1;
+            mask &= mask - 1;
+            F x1 = ld_x(pts, vals[beg + r]);
+            F x2 = ld_x(pts, vals[beg + r + 1]);
+            if (ba_special(x1, x2))
+                continue;
+            F dx = x2 - x1;
+            acc = j ? acc * dx : dx;
+            st16(pre + (size_t)j * Tc + tl, acc);
+            j++;
+        }
+    }
+    st16(prod + tl, acc);
+    npre[tl] = (uint8_t)j;
+}
+
+/* Pass B over the slices of pass A; inv[tl] is the inverse of prod[tl]. Writes buckets and
+ * carries exactly as k_accum1 does for the same slices. Two phases, so that the registers of
+ * the pair sums (running inverse, both points, lambda) and those of the mixed additions (the
+ * XYZZ sum) are not live at once: the pair sums go through a per-thread array in local
+ * memory. (One loop doing both needed 170-180 registers for BN254 G1 against k_accum1's 128,
+ * and lost 19% to the fewer resident warps: PERF-NOTES.md.) */
+#define BA_MAXP 32 /* pairs per slice: L1 <= 64 */
+template <class F, bool ALL_ZERO>
+__global__ void __launch_bounds__(ACC_THREADS)
+k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
+            size_t Tc, const affine<F> *pts, const F *pre, const F *inv_, const uint8_t *npre,
+            xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
+{
+    size_t tl = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (tl >= Tc)
+        return;
+    const size_t t = t0 + tl, beg = t * L;
+    if (beg >= M)
+        return;
+    size_t end = beg + L < M ? beg + L : M;
+    uint32_t cur = key_at<ALL_ZERO>(keys, beg);
+    /* The first run continues one owned by an earlier slice: it becomes this slice's carry. */
+    bool carry = beg > 0 && cur != SENT && key_at<ALL_ZERO>(keys, beg - 1) == cur;
+    ckey[t] = SENT;
+    uint32_t live;
+    const uint64_t mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
+    affine<F> sums[BA_MAXP];
+    uint32_t spec = 0; /* bit i: pair i (in slice order) is added point by point */
+    {
+        /* Phase 1: the pairs backwards, each pair's inverse from the running one. */
+        uint32_t j = npre[tl];
+        F iv = ld16v(inv_ + tl);
+        uint64_t m = mask;
+        for (int pi = __popcll(mask) - 1; pi >= 0; pi--) {
+            const int r = 63 - __clzll((long long)m);
+            m &= ~(1ull << r);
+            const affine<F> p = ld_pt(pts, vals[beg + r]);
+            const affine<F> q = ld_pt(pts, vals[beg + r + 1]);
+            if (ba_special(p.x, q.x)) {
+                /* Out of the products. A point at infinity makes the pair's sum the other
+                 * point (keys have many: signals absent from A or B); only P == +-Q (and a
+                 * finite point with x = 0) is added point by point in phase 2. That path
+                 * is divergent, two additions where the other lanes do one: at a few per
+                 * cent of pairs it cost A and B1 ~60% more in a 2^22 proof (ncu, 19:31). */
+                if (p.is_inf())
+                    sums[pi] = q;
+                else if (q.is_inf())
+                    sums[pi] = p;
+                else
+                    spec |= 1u << pi;
+                continue;
+            }
+            j--;
+            F id = iv;
+            if (j) {
+                id = iv * ld16v(pre + (size_t)(j - 1) * Tc + tl);
+                iv = iv * (q.x - p.x);
+            }
+            const F lam = (q.y - p.y) * id;
+            const F x3 = sqr(lam) - p.x - q.x;
+            sums[pi].y = lam * (p.x - x3) - p.y;
+            sums[pi].x = x3;
+        }
+    }
+    /* Phase 2: the slice forwards, as k_accum1, a pair being one addition of its sum. */
+    xyzz<F> acc = xyzz<F>::inf();
+    int pi = 0;
+    for (uint32_t r = 0; r < live;) {
+        const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
+        if (k != cur) {
+            flush_run(cur, acc, carry, t, buckets, ckey, cpt);
+            acc = xyzz<F>::inf();
+            cur = k;
+        }
+        const bool pair = (mask >> r) & 1;
+        const bool sp = pair && ((spec >> pi) & 1);
+        affine<F> a = pair && !sp ? sums[pi] : ld_pt(pts, vals[beg + r]);
+        if (sp) {
+            xyzz_add_affine(acc, a);
+            a = ld_pt(pts, vals[beg + r + 1]);
+        }
+        xyzz_add_affine(acc, a);
+        pi += pair;
+        r += pair ? 2 : 1;
+    }
+    if (live)
+        flush_run(cur, acc, carry, t, buckets, ckey, cpt);
+}
+
+} // namespace cuzk_gpu
+
+#endif
