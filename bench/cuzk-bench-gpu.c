@@ -5,14 +5,18 @@
  * median of the repetitions after one warm-up.
  *
  *   cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] [--only TAGS] [--logs K,K..]
- *                  [--scalars random|sparse01] [--dump DIR]
+ *                  [--scalars random|sparse01] [--inf-every K] [--dump DIR]
  *
  * --only: comma-separated substrings of the row tags "ntt-bn254", "h-bls12-381", "g1-bn254",
  * "g2-bls12-381", ...: only matching rows run (e.g. --only g1 for every G1 MSM). --logs: only
  * these sizes (each still capped by --max-log). Both exist so a profiler sees one case.
  *
  * Points: 2^20 distinct multiples of the generator, repeated to fill larger sets (the work an
- * MSM does does not depend on the points being distinct).
+ * MSM does does not depend on the points being distinct). They are never the point at
+ * infinity, which a proving key's A and B sets often are (signals absent from a matrix): an
+ * accumulation that handles infinity on a slow path looks better here than in a proof (the
+ * batch-affine kernels did, src/gpu/PERF-NOTES.md). --inf-every K makes every K-th point the
+ * point at infinity (the row's "scalars" column then says so), to measure that case.
  *
  * --dump DIR: for each MSM size set, also write the points and scalars it used and each row's
  * result into DIR (an existing directory), so another MSM (scripts/device/sppark-side-by-side.sh
@@ -32,6 +36,7 @@ static FILE *outf;
 static const char *only;    /* --only filter, NULL = everything */
 static int logs_sel[16], nlogs_sel; /* --logs filter */
 static int scal_sel = -1;   /* --scalars: 0 random, 1 sparse01, -1 both */
+static unsigned inf_every;  /* --inf-every K: every K-th point at infinity (0: none) */
 static const char *dump_dir; /* --dump DIR, NULL = none */
 
 static const char dump_readme[] =
@@ -162,6 +167,8 @@ static void fill_scalars(uint8_t *s, size_t n, int sparse)
         G##_batch_to_affine(pts, jac, base_n, scr);                                           \
         for (size_t i = base_n; i < n; i += base_n)                                           \
             memcpy(pts + i, pts, (n - i < base_n ? n - i : base_n) * sizeof *pts);            \
+        for (size_t i = inf_every ? inf_every - 1 : n; i < n; i += inf_every)                 \
+            memset(pts + i, 0, sizeof *pts); /* (0, 0): the point at infinity */              \
         free(jac);                                                                            \
         free(scr);                                                                            \
         return pts;                                                                           \
@@ -257,7 +264,11 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
                 if (e)
                     die("msm", e, &eb);
             }
-            row(what, cname, logs[i], sp ? "sparse01" : "random", t, reps);
+            char scl[48];
+            snprintf(scl, sizeof scl, "%s%s", sp ? "sparse01" : "random", inf_every ? "+inf" : "");
+            if (inf_every)
+                snprintf(scl + strlen(scl), sizeof scl - strlen(scl), "/%u", inf_every);
+            row(what, cname, logs[i], scl, t, reps);
             if (dump_dir) {
                 char hex[4 * 100 + 8];
                 result_hex(hex, out);
@@ -350,6 +361,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--scalars") && i + 1 < argc) {
             i++;
             scal_sel = !strcmp(argv[i], "random") ? 0 : !strcmp(argv[i], "sparse01") ? 1 : -1;
+        } else if (!strcmp(argv[i], "--inf-every") && i + 1 < argc) {
+            inf_every = (unsigned)strtoul(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--logs") && i + 1 < argc) {
             char *p = argv[++i];
             while (*p && nlogs_sel < 16) {
@@ -363,7 +376,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] "
                             "[--only TAGS] [--logs K,K..] [--scalars random|sparse01] "
-                            "[--dump DIR]\n");
+                            "[--inf-every K] [--dump DIR]\n");
             return 2;
         }
     }
