@@ -6,7 +6,8 @@
  * products inverted here, where the device walks a product tree) + k_ba_pass_b must leave
  * exactly the buckets and carries k_accum1 leaves, as points. The entries cover long runs
  * across slices, runs of one, points at infinity, the same point twice in a row (doubling)
- * and a point beside its negation (cancellation), and the ones path (every key 0). Built and
+ * and a point beside its negation (cancellation), and the ones path (every key 0). Both then
+ * run through the carry levels (k_accumk) and must equal each bucket's plain sum. Built and
  * run by msm_emu_test.sh.
  */
 #define CUZK_GPU_HOST_EMU 1
@@ -186,6 +187,32 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
         check(k_ref[t] == k_ba[t], "carry key", grp, L, t);
         if (k_ref[t] != SENT && k_ref[t] == k_ba[t])
             check(same_point(c_ref[t], c_ba[t]), "carry sum", grp, L, t);
+    }
+    /* Then the carry levels (k_accumk, as gpu_impl.cuh's accumulate runs them) over both,
+     * against each bucket summed plainly, entry by entry. */
+    std::vector<xyzz<F>> naive(nb, xyzz<F>::inf());
+    for (size_t i = 0; i < M && keys[i] != SENT; i++)
+        xyzz_add_affine(naive[ALL_ZERO ? 0 : keys[i]], ld_pt(pts.data(), vals[i]));
+    for (int side = 0; side < 2; side++) {
+        std::vector<xyzz<F>> &b = side ? b_ba : b_ref;
+        std::vector<uint32_t> ck0 = side ? k_ba : k_ref, ck1;
+        std::vector<xyzz<F>> cp0 = side ? c_ba : c_ref, cp1;
+        const uint32_t LK = 8;
+        for (size_t Tl = T; Tl > 1;) {
+            const size_t Tn = (Tl + LK - 1) / LK;
+            ck1.assign(Tn, SENT);
+            cp1.assign(Tn, xyzz<F>::inf());
+            launch(Tn, [&] {
+                k_accumk<F>(ck0.data(), cp0.data(), Tl, LK, b.data(), ck1.data(), cp1.data());
+            });
+            ck0.swap(ck1);
+            cp0.swap(cp1);
+            Tl = Tn;
+        }
+        for (uint32_t k = 0; k < nb; k++)
+            check(same_point(b[k], naive[k]), side ? "batch-affine + carries vs plain sum"
+                                                   : "k_accum1 + carries vs plain sum",
+                  grp, L, k);
     }
 }
 
