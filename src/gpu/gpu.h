@@ -37,10 +37,14 @@ typedef struct cuzk_gpu_ctx cuzk_gpu_ctx;
 typedef struct cuzk_gpu_points cuzk_gpu_points;
 typedef struct cuzk_gpu_fr cuzk_gpu_fr;
 
-/* The most device scratch an MSM's batch-affine accumulation takes beyond the sort and bucket
- * arrays (the prefix products of its pairs, in chunks with one field inversion each): at most
- * half an entry's point coordinate per sorted entry, and never more than this. Memory budgets
- * count it (engine.c, setup_tiers). */
+/* Batch-affine bucket accumulation (gpu_impl.cuh, msm_kernels.cuh): by default for G2 MSMs
+ * from CUZK_GPU_BA_MIN sorted entries (below, one inversion's latency outweighs the gain);
+ * CUZK_GPU_BATCH_AFFINE=0 turns it off, 1 on for G1 too, 2 on for every MSM of every size
+ * (tests). Its prefix products (in chunks with one field inversion each) take at most half an
+ * entry's point coordinate per sorted entry and never more than CUZK_GPU_BA_PRE_BYTES, or
+ * CUZK_GPU_BA_CHUNK_BYTES from the environment when smaller (tests: many chunks).
+ * cuzk_gpu_scratch_estimate counts them. */
+#define CUZK_GPU_BA_MIN ((size_t)1 << 22)
 #define CUZK_GPU_BA_PRE_BYTES ((size_t)2 << 30)
 
 /* Device scratch one context grows to when it proves circuits of n_points points per MSM set

@@ -209,9 +209,8 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     ctx->ba_mode = !ba || !ba[0] || ba[1] ? -1 : ba[0] == '0' ? 0 : ba[0] == '1' ? 1
                                                : ba[0] == '2' ? 2 : -1; /* else: by default */
     const char *bc = getenv("CUZK_GPU_BA_CHUNK_BYTES");
-    ctx->ba_chunk = CUZK_GPU_BA_PRE_BYTES;
-    if (bc && strtoull(bc, NULL, 10) > 0 && strtoull(bc, NULL, 10) < CUZK_GPU_BA_PRE_BYTES)
-        ctx->ba_chunk = (size_t)strtoull(bc, NULL, 10);
+    const unsigned long long bcv = bc ? strtoull(bc, NULL, 10) : 0;
+    ctx->ba_chunk = bcv > 0 && bcv < CUZK_GPU_BA_PRE_BYTES ? (size_t)bcv : CUZK_GPU_BA_PRE_BYTES;
     *out = ctx;
     return CUZK_OK;
 }

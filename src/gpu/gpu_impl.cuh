@@ -119,20 +119,28 @@ static __global__ void k_digits(const uint32_t *sc, const uint32_t *idx, uint32_
  * node, one block per node, the tree in shared memory. */
 #define BA_TREE 128
 
-/* out[b] = the product of v[b * BA_TREE .. + BA_TREE) (clipped to n). */
-template <class F>
-__global__ void __launch_bounds__(BA_TREE) k_tree_up(const F *v, size_t n, F *out)
+/* Block b's node tree over v[b * BA_TREE .. + BA_TREE) (clipped to n, padded with one) in
+ * nd: leaves at BA_TREE + x, node k the product of nodes 2k and 2k + 1, the root at 1.
+ * Thread x's own writes to node 1 are visible to it without a further barrier. */
+template <class F> DI void tree_build(F *nd, const F *v, size_t n)
 {
-    __shared__ F nd[2 * BA_TREE];
     const unsigned x = threadIdx.x;
-    size_t i = (size_t)blockIdx.x * BA_TREE + x;
+    const size_t i = (size_t)blockIdx.x * BA_TREE + x;
     nd[BA_TREE + x] = i < n ? ld16v(v + i) : F::one();
     for (unsigned s = BA_TREE / 2; s >= 1; s >>= 1) {
         __syncthreads();
         if (x < s)
             nd[s + x] = nd[2 * (s + x)] * nd[2 * (s + x) + 1];
     }
-    if (x == 0)
+}
+
+/* out[b] = the product of v[b * BA_TREE .. + BA_TREE) (clipped to n). */
+template <class F>
+__global__ void __launch_bounds__(BA_TREE) k_tree_up(const F *v, size_t n, F *out)
+{
+    __shared__ F nd[2 * BA_TREE];
+    tree_build(nd, v, n);
+    if (threadIdx.x == 0)
         st16(out + blockIdx.x, nd[1]);
 }
 
@@ -150,13 +158,8 @@ __global__ void __launch_bounds__(BA_TREE) k_tree_down(F *v, size_t n, const F *
 {
     __shared__ F nd[2 * BA_TREE];
     const unsigned x = threadIdx.x;
-    size_t i = (size_t)blockIdx.x * BA_TREE + x;
-    nd[BA_TREE + x] = i < n ? ld16v(v + i) : F::one();
-    for (unsigned s = BA_TREE / 2; s >= 1; s >>= 1) {
-        __syncthreads();
-        if (x < s)
-            nd[s + x] = nd[2 * (s + x)] * nd[2 * (s + x) + 1];
-    }
+    const size_t i = (size_t)blockIdx.x * BA_TREE + x;
+    tree_build(nd, v, n);
     __syncthreads();
     if (x == 0)
         nd[1] = ld16v(pinv + blockIdx.x);
@@ -250,9 +253,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
                            size_t M, const affine<F> *pts, xyzz<F> *buckets, cuzk_errbuf *eb)
 {
     cudaStream_t st = ctx->stream;
-    /* Entries per level-1 thread: longer slices mean fewer carries for the later levels
-     * (each slice leaves at most one), as long as the slices still fill the device. */
-    uint32_t L1 = M >= (1u << 26) ? 64 : M >= (1u << 22) ? 32 : M >= (1u << 16) ? 16 : 4;
+    const uint32_t L1 = cuzk__gpu_slice_len(M);
     const uint32_t LK = 8;
     size_t T = (M + L1 - 1) / L1;
     uint32_t *ck0, *ck1;
@@ -262,13 +263,8 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
     size_t T2 = (T + LK - 1) / LK;
     SCRATCH(SCR_CKEY1, T2 * 4 + 4, ck1);
     SCRATCH(SCR_CPT1, T2 * sizeof(xyzz<F>) + sizeof(xyzz<F>), cp1);
-    /* By default for G2 (64- and 96-byte coordinates) from CUZK_GPU_BA_MIN entries, where it
-     * measured faster (src/gpu/PERF-NOTES.md, third pass); CUZK_GPU_BATCH_AFFINE=0 off, 1 for
-     * both groups from that size, 2 for every MSM of every size (tests). */
-    const bool ba = ctx->ba_mode == 2 || (M >= CUZK_GPU_BA_MIN && (ctx->ba_mode == 1 ||
-                                                                   (ctx->ba_mode < 0 &&
-                                                                    sizeof(F) >= 64)));
-    if (ba) {
+    /* G2 is the group of 64- and 96-byte coordinates. */
+    if (cuzk__gpu_ba_on(ctx->ba_mode, sizeof(F) >= 64, M)) {
         /* Batch-affine pairs (k_ba_pass_a), in chunks of slices whose prefix products fit
          * ctx->ba_chunk bytes, each chunk with one inversion. */
         const size_t per = (size_t)(L1 / 2) * sizeof(F);

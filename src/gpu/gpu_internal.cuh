@@ -45,13 +45,6 @@ enum {
     SCR_COUNT
 };
 
-/* Batch-affine bucket accumulation (gpu_impl.cuh, k_ba_pass_a): by default for G2 MSMs from
- * this many sorted entries (below, one inversion's latency outweighs the gain);
- * CUZK_GPU_BATCH_AFFINE=0 turns it off, 1 on for G1 too, 2 on for every MSM of every size
- * (tests). Its prefix products take at most CUZK_GPU_BA_PRE_BYTES (gpu.h) per chunk of
- * slices, or CUZK_GPU_BA_CHUNK_BYTES from the environment when smaller (tests: many chunks). */
-#define CUZK_GPU_BA_MIN ((size_t)1 << 22)
-
 /* Pinned staging for host-to-device uploads: 2 x 32 MiB per context. */
 #define CUZK_GPU_STAGE_BYTES ((size_t)32 << 20)
 
@@ -192,9 +185,11 @@ void cuzk__gpu_fr_from_u64(int curve, uint64_t v, uint64_t out[4]);
 /* MSM finish: jac holds W + 1 Jacobian points (device layout = src/ec's), the window sums
  * W_0 .. W_{W-1} then the ones bucket; out = sum_w 2^(c w) W_w + ones, Jacobian. */
 void cuzk__gpu_horner(int curve, int g2, int W, int c, const void *jac, uint64_t *out);
-/* The MSM's window width for n points of nbits-bit scalars (gpu_plan.c, shared with
- * cuzk_gpu_scratch_estimate). */
+/* The MSM's plan (gpu_plan.c, shared with cuzk_gpu_scratch_estimate): window width for n
+ * points of nbits-bit scalars, entries per level-1 slice, batch-affine or not. */
 int cuzk__gpu_choose_c(size_t n, int nbits);
+uint32_t cuzk__gpu_slice_len(size_t M);
+int cuzk__gpu_ba_on(int mode, int g2, size_t M);
 }
 
 #endif

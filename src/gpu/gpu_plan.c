@@ -1,6 +1,7 @@
-/* The CUDA backend's memory plan, as the host needs it without a device: the MSM window width
- * (gpu_impl.cuh's msm_run uses this function) and an upper estimate of the device scratch a
- * context grows to (gpu.h, cuzk_gpu_scratch_estimate). Plain C: built with or without CUDA,
+/* The CUDA backend's memory plan, as the host needs it without a device: the MSM's window
+ * width, slice length and batch-affine choice (gpu_impl.cuh's msm_run and accumulate use these
+ * functions) and an upper estimate of the device scratch a context grows to (gpu.h,
+ * cuzk_gpu_scratch_estimate). Plain C: built with or without CUDA,
  * so memory budgets are the same on every build. Keep in step with the SCRATCH calls of
  * gpu_impl.cuh and gpu_core.cu (gpu_test checks the estimate against a context's real
  * scratch on the device). */
@@ -10,6 +11,8 @@
 #include "gpu/gpu.h"
 
 int cuzk__gpu_choose_c(size_t n, int nbits);
+uint32_t cuzk__gpu_slice_len(size_t M);
+int cuzk__gpu_ba_on(int mode, int g2, size_t M);
 
 /* Window width for n points with nbits-bit scalars: minimise (additions into buckets) +
  * (bucket-reduction additions, about 2 per bucket at ~1.4x the cost of a mixed addition). */
@@ -28,6 +31,26 @@ int cuzk__gpu_choose_c(size_t n, int nbits)
     return best;
 }
 
+/* Entries per level-1 accumulation thread for M sorted entries: longer slices mean fewer
+ * carries for the later levels (each slice leaves at most one), as long as the slices still
+ * fill the device. */
+uint32_t cuzk__gpu_slice_len(size_t M)
+{
+    return M >= ((size_t)1 << 26)   ? 64
+           : M >= ((size_t)1 << 22) ? 32
+           : M >= ((size_t)1 << 16) ? 16
+                                    : 4;
+}
+
+/* Whether an MSM of M sorted entries sums its buckets by batch-affine pairs: by default for G2
+ * from CUZK_GPU_BA_MIN entries, where it measured faster (src/gpu/PERF-NOTES.md, third pass);
+ * mode (CUZK_GPU_BATCH_AFFINE) 0 off, 1 for both groups from that size, 2 for every MSM of
+ * every size (tests); -1 the default. */
+int cuzk__gpu_ba_on(int mode, int g2, size_t M)
+{
+    return mode == 2 || (M >= CUZK_GPU_BA_MIN && (mode == 1 || (mode < 0 && g2)));
+}
+
 /* One slot per SCRATCH slot that grows with the problem (gpu_internal.cuh's SCR_*). */
 enum { P_SC_IN, P_SC, P_FLAGS, P_IDX, P_KEYVAL, P_CUB, P_BUCKETS, P_CARRY0, P_CARRY1,
        P_CHUNK, P_BA_PRE, P_BA_TREE, P_H, P_NTT, P_COUNT };
@@ -42,7 +65,7 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n)
     const int nbits = bls ? 255 : 254;
     const int c = cuzk__gpu_choose_c(n ? n : 1, nbits), W = nbits / c + 1;
     const uint64_t M = n * (uint64_t)W, B = (uint64_t)1 << (c - 1);
-    const uint64_t L1 = M >= (1u << 26) ? 64 : M >= (1u << 22) ? 32 : M >= (1u << 16) ? 16 : 4;
+    const uint64_t L1 = cuzk__gpu_slice_len(M);
     const uint64_t T = (M + L1 - 1) / L1, T2 = (T + 7) / 8;
     slot[P_SC_IN] = max64(slot[P_SC_IN], 32 * n);
     slot[P_SC] = max64(slot[P_SC], 32 * n);
@@ -56,7 +79,7 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n)
     slot[P_CARRY0] = max64(slot[P_CARRY0], T * (4 + x));
     slot[P_CARRY1] = max64(slot[P_CARRY1], (T2 + 1) * (4 + x));
     slot[P_CHUNK] = max64(slot[P_CHUNK], W * (B >= 4 ? B / 4 : 1) * x + (W + 1) * 3 * f);
-    if (g2 && M >= ((uint64_t)1 << 22)) { /* batch-affine, by default for G2 */
+    if (cuzk__gpu_ba_on(-1, g2, M)) {
         const uint64_t per = L1 / 2 * f;
         uint64_t tc = CUZK_GPU_BA_PRE_BYTES / per;
         if (tc > T)

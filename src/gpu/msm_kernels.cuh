@@ -80,6 +80,18 @@ DI void flush_run(uint32_t key, const xyzz<F> &acc, bool &carry, size_t t, xyzz<
     }
 }
 
+/* The start of slice t at entry beg: its first key, and whether the run it opens continues
+ * one owned by an earlier slice (it becomes this slice's carry). Clears the slice's carry
+ * key. */
+template <bool ALL_ZERO>
+DI bool slice_start(const uint32_t *keys, size_t beg, size_t t, uint32_t *ckey, uint32_t *cur)
+{
+    *cur = key_at<ALL_ZERO>(keys, beg);
+    const bool carry = beg > 0 && *cur != SENT && key_at<ALL_ZERO>(keys, beg - 1) == *cur;
+    ckey[t] = SENT;
+    return carry;
+}
+
 /* Level-1 accumulation over sorted (key, value) entries; values index affine points.
  * ALL_ZERO: every key is 0 (the ones: no key array, values are plain indices).
  *
@@ -97,10 +109,8 @@ k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, const
     if (beg >= M)
         return;
     size_t end = beg + L < M ? beg + L : M;
-    uint32_t cur = key_at<ALL_ZERO>(keys, beg);
-    /* The first run continues one owned by an earlier slice: it becomes this slice's carry. */
-    bool carry = beg > 0 && cur != SENT && key_at<ALL_ZERO>(keys, beg - 1) == cur;
-    ckey[t] = SENT;
+    uint32_t cur;
+    bool carry = slice_start<ALL_ZERO>(keys, beg, t, ckey, &cur);
     xyzz<F> acc = xyzz<F>::inf();
     for (size_t i = beg; i < end; i++) {
         uint32_t k = key_at<ALL_ZERO>(keys, i);
@@ -263,10 +273,8 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
     if (beg >= M)
         return;
     size_t end = beg + L < M ? beg + L : M;
-    uint32_t cur = key_at<ALL_ZERO>(keys, beg);
-    /* The first run continues one owned by an earlier slice: it becomes this slice's carry. */
-    bool carry = beg > 0 && cur != SENT && key_at<ALL_ZERO>(keys, beg - 1) == cur;
-    ckey[t] = SENT;
+    uint32_t cur;
+    bool carry = slice_start<ALL_ZERO>(keys, beg, t, ckey, &cur);
     uint32_t live;
     const uint64_t mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
     affine<F> sums[BA_MAXP];
