@@ -12,28 +12,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ff/ff_params.h"
 #include "gpu/field.cuh"
+#include "emu_fields.h"
 
 using namespace cuzk_gpu;
-
-#define LIMB32(arr, i) ((uint32_t)((arr)[(i) >> 1] >> (((i)&1) * 32)))
-static const uint64_t bn_p[4] = BN254_FP_P, bn_one[4] = BN254_FP_ONE;
-static const uint64_t bls_p[6] = BLS12_381_FP_P, bls_one[6] = BLS12_381_FP_ONE;
-static const uint64_t bnr_p[4] = BN254_FR_P, bnr_one[4] = BN254_FR_ONE;
-static const uint64_t blsr_p[4] = BLS12_381_FR_P, blsr_one[4] = BLS12_381_FR_ONE;
-
-#define CFG(name, n, arr, onearr, n0v)                                                       \
-    struct name {                                                                            \
-        static constexpr int N = n;                                                          \
-        static constexpr uint32_t n0 = (uint32_t)(n0v);                                      \
-        static uint32_t p(int i) { return LIMB32(arr, i); }                                  \
-        static uint32_t one(int i) { return LIMB32(onearr, i); }                             \
-    };
-CFG(BnFp, 8, bn_p, bn_one, BN254_FP_N0)
-CFG(BlsFp, 12, bls_p, bls_one, BLS12_381_FP_N0)
-CFG(BnFr, 8, bnr_p, bnr_one, BN254_FR_N0)
-CFG(BlsFr, 8, blsr_p, blsr_one, BLS12_381_FR_N0)
 
 static uint64_t rs = 0x9e3779b97f4a7c15ull;
 static uint32_t r32(void)

@@ -33,24 +33,11 @@ static inline int __clzll(long long v) { return __builtin_clzll((unsigned long l
 static inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
 
 #include "ec/ec_params.h"
-#include "ff/ff_params.h"
 #include "gpu/field.cuh"
 #include "gpu/msm_kernels.cuh"
+#include "emu_fields.h"
 
 using namespace cuzk_gpu;
-
-#define LIMB32(arr, i) ((uint32_t)((arr)[(i) >> 1] >> (((i)&1) * 32)))
-static const uint64_t bn_p[4] = BN254_FP_P, bn_one[4] = BN254_FP_ONE;
-static const uint64_t bls_p[6] = BLS12_381_FP_P, bls_one[6] = BLS12_381_FP_ONE;
-#define CFG(name, n, arr, onearr, n0v)                                                       \
-    struct name {                                                                            \
-        static constexpr int N = n;                                                          \
-        static constexpr uint32_t n0 = (uint32_t)(n0v);                                      \
-        static uint32_t p(int i) { return LIMB32(arr, i); }                                  \
-        static uint32_t one(int i) { return LIMB32(onearr, i); }                             \
-    };
-CFG(BnFp, 8, bn_p, bn_one, BN254_FP_N0)
-CFG(BlsFp, 12, bls_p, bls_one, BLS12_381_FP_N0)
 
 /* Generators as src/ec stores them (Montgomery, 64-bit limbs). */
 struct w4 {

@@ -58,6 +58,18 @@ static int json_root(const char *curve, unsigned k, const char **s, size_t *len)
             F##_mul(&wi, &wi, w);                                                         \
         }                                                                                 \
     }                                                                                     \
+    /* One output of the DFT, directly: sum_j a_j w^(i j). */                             \
+    static void dft_at_##F(F##_t *acc, const F##_t *a, size_t n, const F##_t *w, size_t i) \
+    {                                                                                     \
+        F##_t wi, x = F##_ONE, u;                                                         \
+        F##_pow_u64(&wi, w, i);                                                           \
+        *acc = F##_ZERO;                                                                  \
+        for (size_t j = 0; j < n; j++) {                                                  \
+            F##_mul(&u, &a[j], &x);                                                       \
+            F##_add(acc, acc, &u);                                                        \
+            F##_mul(&x, &x, &wi);                                                         \
+        }                                                                                 \
+    }                                                                                     \
     static void rand_##F(F##_t *a, size_t n)                                              \
     {                                                                                     \
         for (size_t i = 0; i < n; i++)                                                    \
@@ -98,13 +110,8 @@ static int json_root(const char *curve, unsigned k, const char **s, size_t *len)
             } else {                                                                      \
                 for (int s = 0; s < 16; s++) { /* sampled outputs */                      \
                     size_t i = s == 0 ? 0 : s == 1 ? n - 1 : tu_rand64() % n;             \
-                    F##_t wi, acc = F##_ZERO, x = F##_ONE, u;                             \
-                    F##_pow_u64(&wi, &d.omega, i);                                        \
-                    for (size_t j = 0; j < n; j++) {                                      \
-                        F##_mul(&u, &a[j], &x);                                           \
-                        F##_add(&acc, &acc, &u);                                          \
-                        F##_mul(&x, &x, &wi);                                             \
-                    }                                                                     \
+                    F##_t acc;                                                            \
+                    dft_at_##F(&acc, a, n, &d.omega, i);                                  \
                     CHECK_MSG(F##_eq(&acc, &b[i]), NAME " ntt k=%u i=%zu", k, i);         \
                 }                                                                         \
             }                                                                             \
@@ -223,13 +230,8 @@ static int json_root(const char *curve, unsigned k, const char **s, size_t *len)
                 F##_ntt(&d, b, th);                                                       \
                 for (int s = 0; s < 6; s++) { /* sampled outputs */                       \
                     size_t i = s == 0 ? 0 : s == 1 ? n - 1 : tu_rand64() % n;             \
-                    F##_t wi, acc = F##_ZERO, x = F##_ONE, u;                             \
-                    F##_pow_u64(&wi, &d.omega, i);                                        \
-                    for (size_t j = 0; j < n; j++) {                                      \
-                        F##_mul(&u, &a[j], &x);                                           \
-                        F##_add(&acc, &acc, &u);                                          \
-                        F##_mul(&x, &x, &wi);                                             \
-                    }                                                                     \
+                    F##_t acc;                                                            \
+                    dft_at_##F(&acc, a, n, &d.omega, i);                                  \
                     CHECK_MSG(F##_eq(&acc, &b[i]), NAME " ntt k=%u th=%u i=%zu", k, th, i); \
                 }                                                                         \
                 F##_intt(&d, b, 3 - th);                                                  \

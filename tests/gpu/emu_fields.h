@@ -1,0 +1,33 @@
+/*
+ * The four device field configurations (src/gpu/field.cuh's C parameter) for the host
+ * emulation tests (field_emu.cpp, msm_emu.cpp): BN254 and BLS12-381 Fp and Fr, their 32-bit
+ * limbs read from src/ff's 64-bit constants, as gpu_<curve>.cuh does on the device. Include
+ * after gpu/field.cuh with CUZK_GPU_HOST_EMU defined.
+ */
+#ifndef CUZK_TESTS_GPU_EMU_FIELDS_H
+#define CUZK_TESTS_GPU_EMU_FIELDS_H
+
+#include <stdint.h>
+
+#include "ff/ff_params.h"
+
+#define LIMB32(arr, i) ((uint32_t)((arr)[(i) >> 1] >> (((i)&1) * 32)))
+static const uint64_t bn_p[4] = BN254_FP_P, bn_one[4] = BN254_FP_ONE;
+static const uint64_t bls_p[6] = BLS12_381_FP_P, bls_one[6] = BLS12_381_FP_ONE;
+static const uint64_t bnr_p[4] = BN254_FR_P, bnr_one[4] = BN254_FR_ONE;
+static const uint64_t blsr_p[4] = BLS12_381_FR_P, blsr_one[4] = BLS12_381_FR_ONE;
+
+#define CFG(name, n, arr, onearr, n0v)                                                       \
+    struct name {                                                                            \
+        static constexpr int N = n;                                                          \
+        static constexpr uint32_t n0 = (uint32_t)(n0v);                                      \
+        static uint32_t p(int i) { return LIMB32(arr, i); }                                  \
+        static uint32_t one(int i) { return LIMB32(onearr, i); }                             \
+    };
+CFG(BnFp, 8, bn_p, bn_one, BN254_FP_N0)
+CFG(BlsFp, 12, bls_p, bls_one, BLS12_381_FP_N0)
+CFG(BnFr, 8, bnr_p, bnr_one, BN254_FR_N0)
+CFG(BlsFr, 8, blsr_p, blsr_one, BLS12_381_FR_N0)
+#undef CFG
+
+#endif
