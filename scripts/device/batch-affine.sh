@@ -8,8 +8,8 @@
 #     interleaved per curve and group so that drift hits both alike.
 #  3. Where build-device/pack-extra/cuzk-bench-gpu-* exist (variants built with other
 #     compile-time settings), the same rows with each, batch-affine on.
-#  4. PROOF=1: the 2^24 dense proof of each curve in CURVES (as e2e24-resident.sh: key
-#     resident after the first of --repeat 4) with batch-affine off (0), on for every MSM (1)
+#  4. PROOF=1: the 2^24 dense proof of each curve in CURVES (e2e24-resident.sh with BA_MODES:
+#     key resident after the first of --repeat 4) with batch-affine off (0), on for G1 too (1)
 #     and "auto" (the default: G2 only), or the CUZK_GPU_BATCH_AFFINE values in MODES; the
 #     last proof of each curve is kept for snarkjs. (In the 19:36 UTC run "auto" was read as 1.)
 # Run from the repository root on the GPU machine after scripts/device-pack here, with
@@ -47,19 +47,5 @@ for v in build-device/pack-extra/cuzk-bench-gpu-*; do
   done
 done
 [ "${PROOF:-0}" = 1 ] || exit 0
-n=$(( (1 << 24) - (1 << 18) ))
-for curve in ${CURVES:-bn128 bls12381}; do
-  d=/tmp/e2e/$curve; mkdir -p $d
-  t0=$(date +%s)
-  timeout 120 $B/cuzk gen-circuit --constraints $n --curve $curve --profile dense --seed 1 -o $d > /dev/null 2>&1 || echo "$curve: gen-circuit failed"
-  timeout 240 $B/cuzk setup --quiet --seed 01 $d/circuit.r1cs $d/circuit.zkey > /dev/null 2>&1 || echo "$curve: setup failed"
-  echo "$curve 2^24 dense: circuit + key in $(( $(date +%s) - t0 )) s"
-  for m in ${MODES:-0 1 auto}; do
-    echo "batch-affine $m:"
-    CUZK_GPU_BATCH_AFFINE=$m timeout 150 $B/cuzk prove --backend gpu --g2 gpu --repeat 4 $d/circuit.zkey \
-      $d/circuit.wtns $d/p.json $d/pub.json 2>&1 | tail -6 | tee $O/proof-$curve-ba$m.txt
-  done
-  cp $d/p.json $O/e2e-$curve-proof.json; cp $d/pub.json $O/e2e-$curve-public.json
-  $B/cuzk export-vk $d/circuit.zkey $O/e2e-$curve-vk.json
-  rm -rf $d
-done
+# The proofs: e2e24-resident.sh's first part, once per batch-affine mode.
+CACHE=0 BA_MODES="${MODES:-0 1 auto}" OUT=$O bash scripts/device/e2e24-resident.sh

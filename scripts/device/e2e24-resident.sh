@@ -10,7 +10,8 @@
 #  2. The 2^22 BLS12-381 sparse-bits key (the one of the format-1 figure): cuzk-daemon started
 #     with preload twice, first from the zkey (writing the cache), then from the cache.
 # Env: CURVES (default "bn128 bls12381"), REPEAT (4), CACHE (1: run part 2), SYNTHS (where a, b,
-# c are synthesized, one --repeat run each: default "gpu"; "gpu cpu" compares).
+# c are synthesized, one --repeat run each: default "gpu"; "gpu cpu" compares), BA_MODES
+# (CUZK_GPU_BATCH_AFFINE values, one --repeat run each, e.g. "0 1 auto"; unset: the default).
 set -u
 mkdir -p /tmp/cz && tar -xJf ${CUZK_PACK:-build-device/cuzk-device.tar.xz} -C /tmp/cz && . /tmp/cz/env.sh
 B=$CUZK_BIN_DIR
@@ -25,9 +26,16 @@ for curve in ${CURVES:-bn128 bls12381}; do
   timeout 240 $B/cuzk setup --quiet --seed 01 $d/circuit.r1cs $d/circuit.zkey > /dev/null 2>&1 || echo "$curve: setup failed"
   echo "$curve 2^24 dense: circuit + key in $(( $(date +%s) - t0 )) s"
   for synth in ${SYNTHS:-gpu}; do
-    echo "--synth $synth:"
-    timeout 150 $B/cuzk prove --backend gpu --g2 gpu --synth $synth --repeat ${REPEAT:-4} $d/circuit.zkey \
-      $d/circuit.wtns $d/p.json $d/pub.json 2>&1 | tail -$(( ${REPEAT:-4} + 2 )) | tee $O/resident-$curve-$synth.txt
+    for m in ${BA_MODES:-default}; do
+      if [ "$m" = default ]; then
+        echo "--synth $synth:"; f=$O/resident-$curve-$synth.txt
+      else
+        echo "--synth $synth, CUZK_GPU_BATCH_AFFINE=$m:"; f=$O/resident-$curve-$synth-ba$m.txt
+      fi
+      ( [ "$m" = default ] || export CUZK_GPU_BATCH_AFFINE=$m
+        timeout 150 $B/cuzk prove --backend gpu --g2 gpu --synth $synth --repeat ${REPEAT:-4} $d/circuit.zkey \
+          $d/circuit.wtns $d/p.json $d/pub.json 2>&1 | tail -$(( ${REPEAT:-4} + 2 )) | tee $f )
+    done
   done
   cp $d/p.json $O/e2e-$curve-proof.json; cp $d/pub.json $O/e2e-$curve-public.json
   $B/cuzk export-vk $d/circuit.zkey $O/e2e-$curve-vk.json
