@@ -5,7 +5,7 @@
  * median of the repetitions after one warm-up.
  *
  *   cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] [--only TAGS] [--logs K,K..]
- *                  [--scalars random|sparse01] [--inf-every K] [--dump DIR]
+ *                  [--scalars random|sparse01] [--inf-every K] [--tables C] [--dump DIR]
  *
  * --only: comma-separated substrings of the row tags "ntt-bn254", "h-bls12-381", "g1-bn254",
  * "g2-bls12-381", ...: only matching rows run (e.g. --only g1 for every G1 MSM). --logs: only
@@ -17,6 +17,10 @@
  * accumulation that handles infinity on a slow path looks better here than in a proof (the
  * batch-affine kernels did, src/gpu/PERF-NOTES.md). --inf-every K makes every K-th point the
  * point at infinity (the row's "scalars" column then says so), to measure that case.
+ *
+ * --tables C: fixed-base tables on every MSM point set (cuzk_gpu_points_tables with at most C
+ * copies, 0: as many as the windows need), built once for the set's largest size; the row's
+ * "scalars" column then ends in "+tabT" (T copies) and the build time goes to stderr.
  *
  * --dump DIR: for each MSM size set, also write the points and scalars it used and each row's
  * result into DIR (an existing directory), so another MSM (scripts/device/sppark-side-by-side.sh
@@ -37,6 +41,7 @@ static const char *only;    /* --only filter, NULL = everything */
 static int logs_sel[16], nlogs_sel; /* --logs filter */
 static int scal_sel = -1;   /* --scalars: 0 random, 1 sparse01, -1 both */
 static unsigned inf_every;  /* --inf-every K: every K-th point at infinity (0: none) */
+static int tables = -1;     /* --tables C: max copies of fixed-base tables (-1: none) */
 static const char *dump_dir; /* --dump DIR, NULL = none */
 
 static const char dump_readme[] =
@@ -225,6 +230,14 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
         die("upload", e, &eb);
     fprintf(stderr, "  (points for %s G%d 2^%d ready in %.1f s)\n",
             curve == CUZK_GPU_BN254 ? "bn254" : "bls12-381", g, top, now() - t0);
+    if (tables >= 0) {
+        t0 = now();
+        if ((e = cuzk_gpu_points_tables(gp, tables, &eb)))
+            die("tables", e, &eb);
+        fprintf(stderr, "  (tables: %d copies, %.1f GiB, built in %.2f s)\n",
+                cuzk_gpu_points_copies(gp), cuzk_gpu_points_bytes(gp) / 1073741824.0,
+                now() - t0);
+    }
     char tag[64], name[128];
     snprintf(tag, sizeof tag, "g%d-%s", g, curve == CUZK_GPU_BN254 ? "bn254" : "bls12-381");
     void (*result_hex)(char *, const uint64_t *) =
@@ -268,6 +281,9 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
             snprintf(scl, sizeof scl, "%s%s", sp ? "sparse01" : "random", inf_every ? "+inf" : "");
             if (inf_every)
                 snprintf(scl + strlen(scl), sizeof scl - strlen(scl), "/%u", inf_every);
+            if (cuzk_gpu_points_copies(gp) > 1)
+                snprintf(scl + strlen(scl), sizeof scl - strlen(scl), "+tab%d",
+                         cuzk_gpu_points_copies(gp));
             row(what, cname, logs[i], scl, t, reps);
             if (dump_dir) {
                 char hex[4 * 100 + 8];
@@ -363,6 +379,8 @@ int main(int argc, char **argv)
             scal_sel = !strcmp(argv[i], "random") ? 0 : !strcmp(argv[i], "sparse01") ? 1 : -1;
         } else if (!strcmp(argv[i], "--inf-every") && i + 1 < argc) {
             inf_every = (unsigned)strtoul(argv[++i], NULL, 10);
+        } else if (!strcmp(argv[i], "--tables") && i + 1 < argc) {
+            tables = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--logs") && i + 1 < argc) {
             char *p = argv[++i];
             while (*p && nlogs_sel < 16) {
@@ -376,7 +394,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] "
                             "[--only TAGS] [--logs K,K..] [--scalars random|sparse01] "
-                            "[--inf-every K] [--dump DIR]\n");
+                            "[--inf-every K] [--tables C] [--dump DIR]\n");
             return 2;
         }
     }

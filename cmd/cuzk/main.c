@@ -62,6 +62,10 @@ static const char *PROVE_HELP =
     "  --g2-device D      auto | N (default auto: GPU 1 when there are two or more, else 0):\n"
     "                     the GPU of the B-in-G2 MSM (--g2 gpu); on another GPU than 0 it\n"
     "                     runs beside the rest of the proof\n"
+    "  --gpu-tables T     auto | on | off (default auto: on with --repeat above 1): with the\n"
+    "                     GPU backend, build fixed-base tables of the key's points on the\n"
+    "                     device once (up to 12x their device memory at 2^24, a few seconds),\n"
+    "                     making each MSM ~10-13% faster; skipped when they do not fit\n"
     "  --synth WHERE      gpu | cpu (default gpu): with the GPU backend, compute a = A.w,\n"
     "                     b = B.w, c = a*b on the GPU from the key's A and B rows (kept\n"
     "                     resident beside its points) or on CPU threads while the GPU runs\n"
@@ -185,9 +189,10 @@ static int cmd_prove(int argc, char **argv)
                    {"help", 'h', 0, NULL, 0},        {"g2", 0, 1, NULL, 0},
                    {"repeat", 0, 1, NULL, 0},        {"synth", 0, 1, NULL, 0},
                    {"g2-device", 0, 1, NULL, 0},
-                   {"key-cache", 0, 1, NULL, 0},     {"precompute", 0, 1, NULL, 0}};
+                   {"key-cache", 0, 1, NULL, 0},     {"precompute", 0, 1, NULL, 0},
+                   {"gpu-tables", 0, 1, NULL, 0}};
     enum { O_THREADS, O_BACKEND, O_FORMAT, O_R1CS, O_NOVERIFY, O_VERIFY, O_ZERO, O_QUIET, O_HELP,
-           O_G2, O_REPEAT, O_SYNTH, O_G2DEV, O_KEYCACHE, O_PRECOMP };
+           O_G2, O_REPEAT, O_SYNTH, O_G2DEV, O_KEYCACHE, O_PRECOMP, O_GPUTAB };
     const char *pos[8];
     int npos, rc;
     if ((rc = cli_parse("prove", argc, argv, o, (int)(sizeof o / sizeof o[0]), pos, 8, &npos)))
@@ -269,6 +274,16 @@ static int cmd_prove(int argc, char **argv)
             return cli_usage("prove", "--repeat must be a whole number from 1 to 100000");
         repeat = (unsigned)v;
     }
+    /* GPU fixed-base tables cost more to build than they save in one proof. */
+    po.gpu_tables = repeat > 1;
+    if (o[O_GPUTAB].seen) {
+        if (strcmp(o[O_GPUTAB].value, "on") == 0)
+            po.gpu_tables = 1;
+        else if (strcmp(o[O_GPUTAB].value, "off") == 0)
+            po.gpu_tables = 0;
+        else if (strcmp(o[O_GPUTAB].value, "auto") != 0)
+            return cli_usage("prove", "--gpu-tables must be auto, on or off");
+    }
     int compressed = 0;
     if (o[O_FORMAT].seen) {
         if (strcmp(o[O_FORMAT].value, "compressed") == 0)
@@ -333,9 +348,10 @@ static int cmd_prove(int argc, char **argv)
         if (repeat > 1) {
             runs[i] = cuzk__now_ms() - r0;
             if (!g_quiet) {
-                char up[64] = "";
+                char up[96] = "";
                 if (st.used_gpu && st.gpu_upload_ms > 0)
-                    snprintf(up, sizeof up, " (incl. gpu upload %.1f)", st.gpu_upload_ms);
+                    snprintf(up, sizeof up, " (incl. gpu upload %.1f%s)", st.gpu_upload_ms,
+                             st.gpu_tables > 1 ? " with tables" : "");
                 fprintf(stderr,
                         "cuzk: proof %u/%u: %.1f ms%s: synthesis %.1f, h %.1f, msm g1 %.1f, "
                         "msm g2 %.1f, finalize %.1f, verify %.1f\n",
@@ -380,8 +396,11 @@ static int cmd_prove(int argc, char **argv)
     if (e)
         goto done;
     if (!g_quiet) {
-        char up[64] = "";
-        if (st.used_gpu)
+        char up[96] = "";
+        if (st.used_gpu && st.gpu_tables > 1)
+            snprintf(up, sizeof up, "gpu upload %.1f with tables (%d copies), ", st.gpu_upload_ms,
+                     st.gpu_tables);
+        else if (st.used_gpu)
             snprintf(up, sizeof up, "gpu upload %.1f, ", st.gpu_upload_ms);
         fprintf(stderr,
                 "cuzk: proved %s (%s, domain %u, %s, %u threads) in %.1f ms: load %.1f%s, %s"

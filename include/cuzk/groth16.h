@@ -60,12 +60,18 @@ typedef struct {
     int g2_device;            /* GPU backend, cuzk_prove, B in G2 on the GPU: the device for it;
                                * 0 runs it on device 0 with everything else, another device runs
                                * it beside device 0's work (off the critical path) */
+    int gpu_tables;           /* GPU backend: build fixed-base tables for the key's point sets
+                               * on first use of a device (CUZK_PK_STAGE_TABLES), when they fit
+                               * its free memory with room for the proof's scratch; else the
+                               * sets stay plain. 0: no tables. */
 } cuzk_prove_opts;
 
 typedef struct {
     double synth_ms, h_ms, msm_g1_ms, msm_g2_ms, finalize_ms, verify_ms, total_ms;
     double gpu_upload_ms; /* first GPU proof with a key: its point sets are uploaded once */
     int used_gpu;         /* 1 when H and the G1 MSMs ran on the GPU */
+    int gpu_tables;       /* copies in the fixed-base tables of the key's points on the GPU
+                           * it used (0 or 1: none) */
     int gpu_fallback;     /* 1 when backend AUTO fell back to the CPU after a GPU fault */
     char gpu_error[256];  /* that fault's message */
 } cuzk_prove_stats;
@@ -171,6 +177,10 @@ cuzk_err cuzk_prove_end(cuzk_prove_state *s, cuzk_proof *proof, cuzk_errbuf *eb)
 /* What a stage of a key on a GPU holds besides the G1 point sets A, B1, C, H: */
 #define CUZK_PK_STAGE_G2 1u   /* B in G2's points */
 #define CUZK_PK_STAGE_ROWS 2u /* the A and B rows, for synthesis on the device */
+/* Fixed-base tables for the point sets (gpu.h cuzk_gpu_points_tables): up to
+ * CUZK_GPU_TAB_MAX_COPIES times their device memory (12 at 2^24), MSMs ~10-13% faster at 2^24
+ * (docs/PERFORMANCE.md). Built on the device once per stage. */
+#define CUZK_PK_STAGE_TABLES 4u
 /* Uploads the key's point sets (and what `parts`, CUZK_PK_STAGE_* bits, adds) to GPU
  * `device` now rather than on its first proof there. */
 cuzk_err cuzk_pk_gpu_stage(cuzk_pk *pk, int device, unsigned parts, cuzk_errbuf *eb);
@@ -182,7 +192,8 @@ uint32_t cuzk_pk_gpu_mask(cuzk_pk *pk);
  * stage runs). */
 void cuzk_pk_gpu_unstage(cuzk_pk *pk, int device);
 /* Device bytes a stage of the key with `parts` (CUZK_PK_STAGE_* bits) occupies: the G1
- * point sets, plus B in G2, plus the rows. */
+ * point sets, plus B in G2, plus the rows; the point sets with their tables when `parts` has
+ * CUZK_PK_STAGE_TABLES. */
 uint64_t cuzk_pk_gpu_bytes(cuzk_pk *pk, unsigned parts);
 /* The host arrays a stage may upload and their byte lengths, in this order: A, B1, C, H in
  * G1, B in G2, then the rows (A's and B's row offsets, A's and B's terms); a device copy has

@@ -11,7 +11,8 @@
 #     with preload twice, first from the zkey (writing the cache), then from the cache.
 # Env: CURVES (default "bn128 bls12381"), REPEAT (4), CACHE (1: run part 2), SYNTHS (where a, b,
 # c are synthesized, one --repeat run each: default "gpu"; "gpu cpu" compares), BA_MODES
-# (CUZK_GPU_BATCH_AFFINE values, one --repeat run each, e.g. "0 1 auto"; unset: the default).
+# (CUZK_GPU_BATCH_AFFINE values, one --repeat run each, e.g. "0 1 auto"; unset: the default),
+# TABLES (--gpu-tables values, one --repeat run each, e.g. "off on"; default "auto").
 set -u
 mkdir -p /tmp/cz && tar -xJf ${CUZK_PACK:-build-device/cuzk-device.tar.xz} -C /tmp/cz && . /tmp/cz/env.sh
 B=$CUZK_BIN_DIR
@@ -27,14 +28,16 @@ for curve in ${CURVES:-bn128 bls12381}; do
   echo "$curve 2^24 dense: circuit + key in $(( $(date +%s) - t0 )) s"
   for synth in ${SYNTHS:-gpu}; do
     for m in ${BA_MODES:-default}; do
+     for tab in ${TABLES:-auto}; do
       if [ "$m" = default ]; then
-        echo "--synth $synth:"; f=$O/resident-$curve-$synth.txt
+        echo "--synth $synth --gpu-tables $tab:"; f=$O/resident-$curve-$synth-tab$tab.txt
       else
-        echo "--synth $synth, CUZK_GPU_BATCH_AFFINE=$m:"; f=$O/resident-$curve-$synth-ba$m.txt
+        echo "--synth $synth --gpu-tables $tab, CUZK_GPU_BATCH_AFFINE=$m:"; f=$O/resident-$curve-$synth-tab$tab-ba$m.txt
       fi
       ( [ "$m" = default ] || export CUZK_GPU_BATCH_AFFINE=$m
-        timeout 150 $B/cuzk prove --backend gpu --g2 gpu --synth $synth --repeat ${REPEAT:-4} $d/circuit.zkey \
+        timeout 150 $B/cuzk prove --backend gpu --g2 gpu --synth $synth --gpu-tables $tab --repeat ${REPEAT:-4} $d/circuit.zkey \
           $d/circuit.wtns $d/p.json $d/pub.json 2>&1 | tail -$(( ${REPEAT:-4} + 2 )) | tee $f )
+     done
     done
   done
   cp $d/p.json $O/e2e-$curve-proof.json; cp $d/pub.json $O/e2e-$curve-public.json

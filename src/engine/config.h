@@ -53,6 +53,7 @@ typedef struct {
     int g2_on_gpu; /* 0 cpu, 1 gpu, 2 auto */
     uint64_t g2_gpu_min_scalars;
     int synth_on_cpu; /* gpus.synth = "cpu" */
+    int gpu_tables;   /* gpus.msm_tables (default true) */
     int key_cache;
     char *key_cache_dir;
     char *witness_dir;

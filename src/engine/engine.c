@@ -647,6 +647,15 @@ static unsigned key_stage_parts(const cuzk_engine *e, const circuit *c, cuzk_pk 
     for (unsigned d = 0; d < e->n_devs; d++)
         if (!e->devs[d].disabled && e->devs[d].kbudget > kmax)
             kmax = e->devs[d].kbudget;
+    if ((parts & CUZK_PK_STAGE_TABLES) && e->n_devs && b > kmax) {
+        /* The tables go first: they only make the MSMs faster. */
+        uint64_t nb = cuzk_pk_gpu_bytes(pk, parts & ~CUZK_PK_STAGE_TABLES);
+        CUZK_LOG_INFO(TGT, "key staged without fixed-base tables (they would not fit the GPU "
+                      "budget)", "circuit=%s bytes=%" PRIu64 " with_tables=%" PRIu64
+                      " gpu_budget=%" PRIu64, c->id, nb, b, kmax);
+        parts &= ~CUZK_PK_STAGE_TABLES;
+        b = nb;
+    }
     if ((parts & CUZK_PK_STAGE_ROWS) && e->n_devs && b > kmax) {
         uint64_t nb = cuzk_pk_gpu_bytes(pk, parts & ~CUZK_PK_STAGE_ROWS);
         if (nb <= kmax) {
@@ -1416,7 +1425,8 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
     pthread_mutex_init(&e->pin_mu, NULL);
     pthread_cond_init(&e->tier_cv, NULL);
     e->stage_parts = (e->cfg.g2_on_gpu != 0 ? CUZK_PK_STAGE_G2 : 0) |
-                     (e->cfg.synth_on_cpu ? 0 : CUZK_PK_STAGE_ROWS);
+                     (e->cfg.synth_on_cpu ? 0 : CUZK_PK_STAGE_ROWS) |
+                     (e->cfg.gpu_tables ? CUZK_PK_STAGE_TABLES : 0);
     pthread_cond_init(&e->work_cv, NULL);
     pthread_cond_init(&e->idle_cv, NULL);
     pthread_cond_init(&e->gpu_cv, NULL);

@@ -137,6 +137,8 @@ typedef struct {
     int synth_on_cpu;            /* 1: partition workers synthesize a, b, c and GPU stages
                                   * upload them; 0 (default): a GPU stage synthesizes on the
                                   * device from the key's rows, staged with its points */
+    int gpu_tables;              /* 1: stage keys with fixed-base tables of their points
+                                  * (CUZK_PK_STAGE_TABLES) when those fit the GPU budget */
     /* Key cache (see "Keys"): 1 to write and use ZKEY.cuzkcache files, in key_cache_dir when
      * it is not NULL or "" (else next to each zkey). */
     int key_cache;

@@ -96,6 +96,25 @@ cuzk_err cuzk_gpu_points_upload_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk
 void cuzk_gpu_points_free(cuzk_gpu_points *pts);
 size_t cuzk_gpu_points_count(const cuzk_gpu_points *pts);
 
+/* Fixed-base tables: a set's points are the same in every MSM (a proving key's), so copies
+ * 2^(k s) P of each point (k < t) can be computed once; an MSM then sends all its windows into
+ * g = s / c bucket sets instead of one per window (one bucket reduction, wider windows, fewer
+ * bucket additions: src/gpu/PERF-NOTES.md, fourth pass). Costs t times the set's device
+ * memory. The plan (window width c, copies t, s = g c) comes from the set's size with at most
+ * max_copies copies (0: as many as the windows need); an MSM uses them when they save work
+ * for its count of scalars outside {0, 1} (else it runs as without). max_copies 1 drops the
+ * tables. Replaces the set's device buffer (peak: the old plus the new). */
+#define CUZK_GPU_TAB_MAX_C 24
+#define CUZK_GPU_TAB_MAX_COPIES 24
+cuzk_err cuzk_gpu_points_tables(cuzk_gpu_points *pts, int max_copies, cuzk_errbuf *eb);
+/* Copies a set holds (1: no tables) and its device bytes (with the copies). */
+int cuzk_gpu_points_copies(const cuzk_gpu_points *pts);
+uint64_t cuzk_gpu_points_bytes(const cuzk_gpu_points *pts);
+/* Device bytes of a set of n points with the tables cuzk_gpu_points_tables(max_copies) would
+ * build, for memory budgets; no device needed (gpu_plan.c). */
+uint64_t cuzk_gpu_tables_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g, uint64_t n,
+                               int max_copies);
+
 #define CUZK_GPU_SCALARS_MONT 1u /* scalars are Montgomery-form Fr, not canonical integers */
 /* The caller promises that the scalars' bytes did not change since the previous MSM on this
  * context: when that MSM was over the same pointer, count, form and curve (any group), its

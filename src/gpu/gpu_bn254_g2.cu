@@ -1,4 +1,4 @@
 /* bn254 G2 MSM on the device. */
 #include "gpu/gpu_bn254.cuh"
 
-CUZK_GPU_MSM_TU(cuzk__gpu_bn254_g2_msm, cuzk_gpu::fe2<FP>, FR, SCALAR_BITS)
+CUZK_GPU_MSM_TU(cuzk__gpu_bn254_g2, cuzk_gpu::fe2<FP>, FR, SCALAR_BITS)

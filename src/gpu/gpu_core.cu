@@ -56,13 +56,24 @@ cuzk_err cuzk__gpu_scratch(cuzk_gpu_ctx *ctx, int slot, size_t bytes, void **out
 
 static cuzk_err msm_dispatch(cuzk_gpu_ctx *ctx, cuzk_gpu_curve c, cuzk_gpu_group g,
                              const void *d_pts, size_t n, const void *d_sc, bool mont,
-                             uint64_t *out, cuzk_errbuf *eb)
+                             const cuzk__gpu_tab *tab, uint64_t *out, cuzk_errbuf *eb)
 {
     if (c == CUZK_GPU_BN254)
-        return g == CUZK_GPU_G1 ? cuzk__gpu_bn254_g1_msm(ctx, d_pts, n, d_sc, mont, out, eb)
-                                : cuzk__gpu_bn254_g2_msm(ctx, d_pts, n, d_sc, mont, out, eb);
-    return g == CUZK_GPU_G1 ? cuzk__gpu_bls12_381_g1_msm(ctx, d_pts, n, d_sc, mont, out, eb)
-                            : cuzk__gpu_bls12_381_g2_msm(ctx, d_pts, n, d_sc, mont, out, eb);
+        return g == CUZK_GPU_G1
+                   ? cuzk__gpu_bn254_g1_msm(ctx, d_pts, n, d_sc, mont, tab, out, eb)
+                   : cuzk__gpu_bn254_g2_msm(ctx, d_pts, n, d_sc, mont, tab, out, eb);
+    return g == CUZK_GPU_G1 ? cuzk__gpu_bls12_381_g1_msm(ctx, d_pts, n, d_sc, mont, tab, out, eb)
+                            : cuzk__gpu_bls12_381_g2_msm(ctx, d_pts, n, d_sc, mont, tab, out, eb);
+}
+
+static cuzk_err tables_dispatch(cuzk_gpu_ctx *ctx, cuzk_gpu_curve c, cuzk_gpu_group g,
+                                void *d_pts, size_t n, int t, int s, cuzk_errbuf *eb)
+{
+    if (c == CUZK_GPU_BN254)
+        return g == CUZK_GPU_G1 ? cuzk__gpu_bn254_g1_tables(ctx, d_pts, n, t, s, eb)
+                                : cuzk__gpu_bn254_g2_tables(ctx, d_pts, n, t, s, eb);
+    return g == CUZK_GPU_G1 ? cuzk__gpu_bls12_381_g1_tables(ctx, d_pts, n, t, s, eb)
+                            : cuzk__gpu_bls12_381_g2_tables(ctx, d_pts, n, t, s, eb);
 }
 
 /* Host-to-device copy of a large pageable buffer (the witness, a, b, c: up to 512 MiB each)
@@ -346,10 +357,19 @@ cuzk_err cuzk_gpu_points_upload_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk
     p->curve = curve;
     p->group = g;
     p->n = lead + n;
+    p->t = 1;
+    p->s = 0;
+    /* On the context's stream, waited for: the MSMs run on that stream, which is
+     * non-blocking, so it would not wait for a memset or copy on the legacy default stream
+     * (cudaMemset and cudaMemcpy from pageable memory may return before the device has the
+     * bytes). */
     if (lead)
-        e = cudaMemset(p->d, 0, pb * lead); /* all-zero bytes: the point at infinity */
+        e = cudaMemsetAsync(p->d, 0, pb * lead, ctx->stream); /* all-zero bytes: infinity */
     if (e == cudaSuccess && n)
-        e = cudaMemcpy((uint8_t *)p->d + pb * lead, bytes, pb * n, cudaMemcpyHostToDevice);
+        e = cudaMemcpyAsync((uint8_t *)p->d + pb * lead, bytes, pb * n, cudaMemcpyHostToDevice,
+                            ctx->stream);
+    if (e == cudaSuccess)
+        e = cudaStreamSynchronize(ctx->stream);
     if (e != cudaSuccess) {
         cudaFree(p->d);
         free(p);
@@ -370,6 +390,56 @@ void cuzk_gpu_points_free(cuzk_gpu_points *pts)
 }
 
 size_t cuzk_gpu_points_count(const cuzk_gpu_points *pts) { return pts ? pts->n : 0; }
+
+int cuzk_gpu_points_copies(const cuzk_gpu_points *pts) { return pts ? pts->t : 0; }
+
+uint64_t cuzk_gpu_points_bytes(const cuzk_gpu_points *pts)
+{
+    return pts ? (uint64_t)pts->t * pts->n * cuzk_gpu_point_bytes(pts->curve, pts->group) : 0;
+}
+
+cuzk_err cuzk_gpu_points_tables(cuzk_gpu_points *pts, int max_copies, cuzk_errbuf *eb)
+{
+    cuzk_gpu_ctx *ctx = pts->ctx;
+    const size_t pb = cuzk_gpu_point_bytes(pts->curve, pts->group);
+    int c, t, s;
+    cuzk__gpu_tab_plan(pts->n, pts->curve == CUZK_GPU_BN254 ? 254 : 255, max_copies, &c, &t,
+                       &s);
+    if (t == pts->t && (t == 1 || s == pts->s))
+        return CUZK_OK;
+    CU(cudaSetDevice(ctx->device));
+    void *d = NULL;
+    cudaError_t e = cudaMalloc(&d, (size_t)t * pts->n * pb);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return cuzk_errf(eb, CUZK_NO_MEMORY,
+                         "GPU tables: %d copies of %zu points (%zu bytes): %s", t, pts->n,
+                         (size_t)t * pts->n * pb, cudaGetErrorString(e));
+    }
+    double t0 = now_ms();
+    cuzk_err r = CUZK_OK;
+    /* On the context's stream, before the kernel that reads it (a plain cudaMemcpy between
+     * device buffers returns before it is done, and the stream does not wait for it). */
+    e = cudaMemcpyAsync(d, pts->d, pts->n * pb, cudaMemcpyDeviceToDevice, ctx->stream);
+    if (e != cudaSuccess)
+        r = cuzk__gpu_fault(eb, __FILE__, __LINE__, "cudaMemcpy(points to tables)", e);
+    if (!r)
+        r = tables_dispatch(ctx, pts->curve, pts->group, d, pts->n, t, s, eb);
+    if (r) {
+        cudaFree(d);
+        cudaGetLastError();
+        return r;
+    }
+    cudaFree(pts->d);
+    pts->d = d;
+    pts->t = t;
+    pts->s = t > 1 ? s : 0;
+    if (trace_on())
+        fprintf(stderr, "[gpu %d] tables G%d n=%zu: %d copies %d bits apart (c=%d) in %.1f ms\n",
+                ctx->device, pts->group == CUZK_GPU_G2 ? 2 : 1, pts->n, t, s, c,
+                now_ms() - t0);
+    return CUZK_OK;
+}
 
 cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offset,
                       size_t count, const void *scalars, unsigned flags, uint64_t *out,
@@ -407,7 +477,9 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
     }
     const char *base = (const char *)pts->d + offset * cuzk_gpu_point_bytes(pts->curve, pts->group);
     ctx->prep_reuse = reuse;
-    cuzk_err e = msm_dispatch(ctx, pts->curve, pts->group, base, count, d_sc, mont, out, eb);
+    const cuzk__gpu_tab tab = {pts->n, pts->t, pts->s};
+    cuzk_err e = msm_dispatch(ctx, pts->curve, pts->group, base, count, d_sc, mont, &tab, out,
+                              eb);
     ctx->prep_reuse = false;
     if (trace_on())
         fprintf(stderr, "[gpu %d] msm G%d n=%zu: upload %.2f ms, msm %.2f ms (%s)\n",
@@ -543,7 +615,8 @@ static cuzk_err h_finish(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, void
     if (pts) {
         const char *base =
             (const char *)pts->d + offset * cuzk_gpu_point_bytes(pts->curve, pts->group);
-        e = msm_dispatch(ctx, curve, pts->group, base, n, da, true, out, eb);
+        const cuzk__gpu_tab tab = {pts->n, pts->t, pts->s};
+        e = msm_dispatch(ctx, curve, pts->group, base, n, da, true, &tab, out, eb);
     }
     if (trace_on())
         fprintf(stderr, "[gpu %d] H 2^%d: NTTs %.2f ms, H MSM %.2f ms\n", ctx->device, logn, t_h,

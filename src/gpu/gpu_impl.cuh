@@ -73,8 +73,10 @@ __global__ void k_prep(const uint32_t *in, uint32_t *sc, uint8_t *f1, uint8_t *f
     f2[i] = !zero && !one;
 }
 
+/* Window w's digit goes to bucket set w % g with point index (w / g) * stride + id: copy
+ * w / g of a set with fixed-base tables (g = W: no tables, every window its own set). */
 static __global__ void k_digits(const uint32_t *sc, const uint32_t *idx, uint32_t n2, int c, int W,
-                         uint32_t *keys, uint32_t *vals)
+                                int g, uint32_t stride, uint32_t *keys, uint32_t *vals)
 {
     uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= n2)
@@ -87,7 +89,7 @@ static __global__ void k_digits(const uint32_t *sc, const uint32_t *idx, uint32_
     s[4] = b.x, s[5] = b.y, s[6] = b.z, s[7] = b.w;
     s[8] = 0;
     const uint32_t half = 1u << (c - 1), mask = (1u << c) - 1;
-    uint32_t carry = 0;
+    uint32_t carry = 0, set = 0, base = id;
     for (int w = 0; w < W; w++) {
         int bit = w * c, word = bit >> 5, sh = bit & 31;
         uint32_t raw = 0;
@@ -109,9 +111,58 @@ static __global__ void k_digits(const uint32_t *sc, const uint32_t *idx, uint32_
             keys[o] = SENT;
             vals[o] = 0;
         } else {
-            keys[o] = ((uint32_t)w << (c - 1)) | (mag - 1);
-            vals[o] = id | (neg ? 0x80000000u : 0u);
+            keys[o] = (set << (c - 1)) | (mag - 1);
+            vals[o] = base | (neg ? 0x80000000u : 0u);
         }
+        if (++set == (uint32_t)g) {
+            set = 0;
+            base += stride;
+        }
+    }
+}
+
+/* Fixed-base tables: copies k = 1 .. t - 1 of each of the set's n points, copy k = 2^(k s)
+ * times copy 0, written affine at pts[k n + i]. One thread per point: the copies by s
+ * doublings each in XYZZ, then one inversion for all of them (Montgomery's trick over
+ * d_k = ZZ_k ZZZ_k: 1/ZZ = ZZZ / d, 1/ZZZ = ZZ / d). X and Y wait in the copy's own slot.
+ * Infinity (all zero bytes) stays zero in every copy; a finite point of the prime-order group
+ * never doubles to infinity. */
+template <class F>
+__global__ void __launch_bounds__(64) k_tables(affine<F> *pts, size_t n, int t, int s)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    const affine<F> p = pts[i];
+    if (p.is_inf()) {
+        for (int k = 1; k < t; k++) {
+            pts[(size_t)k * n + i].x = F::zero();
+            pts[(size_t)k * n + i].y = F::zero();
+        }
+        return;
+    }
+    F zz[CUZK_GPU_TAB_MAX_COPIES], zzz[CUZK_GPU_TAB_MAX_COPIES], pre[CUZK_GPU_TAB_MAX_COPIES];
+    xyzz<F> q = xyzz<F>::inf();
+    xyzz_add_affine(q, p);
+    F acc = F::one();
+    for (int k = 1; k < t; k++) {
+        for (int j = 0; j < s; j++)
+            xyzz_dbl(q);
+        pts[(size_t)k * n + i].x = q.x;
+        pts[(size_t)k * n + i].y = q.y;
+        zz[k] = q.zz;
+        zzz[k] = q.zzz;
+        pre[k - 1] = acc; /* product of d_1 .. d_{k-1} */
+        acc = acc * (q.zz * q.zzz);
+    }
+    F iv = inv(acc); /* 1 / (d_1 ... d_k) for k = t - 1, walking down */
+    for (int k = t - 1; k >= 1; k--) {
+        const F id = iv * pre[k - 1]; /* 1 / d_k */
+        iv = iv * (zz[k] * zzz[k]);
+        affine<F> a = pts[(size_t)k * n + i];
+        a.x = a.x * (id * zzz[k]);
+        a.y = a.y * (id * zz[k]);
+        pts[(size_t)k * n + i] = a;
     }
 }
 
@@ -337,7 +388,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
 
 template <class F, class FR, int NBITS, int CURVE>
 static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const void *d_sc,
-                        bool mont, uint64_t *out, cuzk_errbuf *eb)
+                        bool mont, const cuzk__gpu_tab *tab, uint64_t *out, cuzk_errbuf *eb)
 {
     typedef xyzz<F> X;
     cudaStream_t st = ctx->stream;
@@ -350,19 +401,13 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
     ctx->prep_reuse = false;
     uint32_t *idx1, n1, n2;
     const uint32_t *keys = NULL, *vals = NULL;
-    int c, W;
     if (reuse) {
-        /* The same scalars as the last MSM: its classification and sorted digits are still in
-         * the scratch slots (cuzk_gpu_msm checked that they belong to these scalars). */
+        /* The same scalars as the last MSM: their classification is still in the scratch
+         * slots (cuzk_gpu_msm checked that they belong to these scalars), and so are their
+         * sorted digits if that MSM's windows are this one's (below). */
         n1 = ctx->prep.n1;
         n2 = ctx->prep.n2;
-        c = ctx->prep.c;
-        W = ctx->prep.W;
         idx1 = (uint32_t *)ctx->scr[SCR_IDX1];
-        if (n2) {
-            keys = (const uint32_t *)ctx->scr[ctx->prep.ksel ? SCR_KEY1 : SCR_KEY0];
-            vals = (const uint32_t *)ctx->scr[ctx->prep.vsel ? SCR_VAL1 : SCR_VAL0];
-        }
     } else {
         ctx->prep.valid = 0; /* the slots are about to hold these scalars' preparation */
         uint32_t *sc, *idx2, *nsel;
@@ -389,35 +434,46 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         CU(cudaStreamSynchronize(st));
         n1 = hsel[0];
         n2 = hsel[1];
-        c = cuzk__gpu_choose_c(n2 ? n2 : 1, NBITS);
-        W = NBITS / c + 1;
-        if (n2) {
-            size_t M = (size_t)n2 * W;
-            uint32_t *k0, *k1, *v0, *v1;
-            SCRATCH(SCR_KEY0, M * 4, k0);
-            SCRATCH(SCR_KEY1, M * 4, k1);
-            SCRATCH(SCR_VAL0, M * 4, v0);
-            SCRATCH(SCR_VAL1, M * 4, v1);
-            k_digits<<<nblk(n2, 128), 128, 0, st>>>(sc, idx2, n2, c, W, k0, v0);
-            LAUNCHED("k_digits");
-            int wbits = 0;
-            while ((1 << wbits) <= W)
-                wbits++;
-            int endbit = wbits + c - 1;
-            cub::DoubleBuffer<uint32_t> dk(k0, k1), dv(v0, v1);
-            size_t tbs = 0;
-            CU(cub::DeviceRadixSort::SortPairs(NULL, tbs, dk, dv, (int64_t)M, 0, endbit, st));
-            SCRATCH(SCR_CUB, tbs + 256, cubtmp);
-            CU(cub::DeviceRadixSort::SortPairs(cubtmp, tbs, dk, dv, (int64_t)M, 0, endbit, st));
-            keys = dk.Current();
-            vals = dv.Current();
-            ctx->prep.ksel = dk.selector;
-            ctx->prep.vsel = dv.selector;
-        }
         ctx->prep.n1 = n1;
         ctx->prep.n2 = n2;
+        ctx->prep.c = 0; /* no digits sorted yet */
+    }
+    /* Windows: c bits, W of them, into g bucket sets (g < W: the set's tables). */
+    int c, g;
+    cuzk__gpu_msm_plan(n2 ? n2 : 1, NBITS, tab->t, tab->s, &c, &g);
+    int W = NBITS / c + 1;
+    const uint32_t stride = g < W ? (uint32_t)tab->stride : 0;
+    if (n2 && reuse && ctx->prep.c == c && ctx->prep.g == g && ctx->prep.stride == stride) {
+        keys = (const uint32_t *)ctx->scr[ctx->prep.ksel ? SCR_KEY1 : SCR_KEY0];
+        vals = (const uint32_t *)ctx->scr[ctx->prep.vsel ? SCR_VAL1 : SCR_VAL0];
+    } else if (n2) {
+        const uint32_t *sc = (const uint32_t *)ctx->scr[SCR_SC];
+        const uint32_t *idx2 = (const uint32_t *)ctx->scr[SCR_IDX2];
+        size_t M = (size_t)n2 * W;
+        uint32_t *k0, *k1, *v0, *v1;
+        void *cubtmp;
+        SCRATCH(SCR_KEY0, M * 4, k0);
+        SCRATCH(SCR_KEY1, M * 4, k1);
+        SCRATCH(SCR_VAL0, M * 4, v0);
+        SCRATCH(SCR_VAL1, M * 4, v1);
+        k_digits<<<nblk(n2, 128), 128, 0, st>>>(sc, idx2, n2, c, W, g, stride, k0, v0);
+        LAUNCHED("k_digits");
+        int gbits = 0;
+        while ((1 << gbits) <= g)
+            gbits++;
+        int endbit = gbits + c - 1;
+        cub::DoubleBuffer<uint32_t> dk(k0, k1), dv(v0, v1);
+        size_t tbs = 0;
+        CU(cub::DeviceRadixSort::SortPairs(NULL, tbs, dk, dv, (int64_t)M, 0, endbit, st));
+        SCRATCH(SCR_CUB, tbs + 256, cubtmp);
+        CU(cub::DeviceRadixSort::SortPairs(cubtmp, tbs, dk, dv, (int64_t)M, 0, endbit, st));
+        keys = dk.Current();
+        vals = dv.Current();
+        ctx->prep.ksel = dk.selector;
+        ctx->prep.vsel = dv.selector;
         ctx->prep.c = c;
-        ctx->prep.W = W;
+        ctx->prep.g = g;
+        ctx->prep.stride = stride;
     }
 
     /* The ones: a single bucket. */
@@ -433,28 +489,28 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         uint32_t B = 1u << (c - 1);
         size_t M = (size_t)n2 * W;
         X *buckets;
-        SCRATCH(SCR_BUCKETS, (size_t)W * B * sizeof(X), buckets);
-        CU(cudaMemsetAsync(buckets, 0, (size_t)W * B * sizeof(X), st));
+        SCRATCH(SCR_BUCKETS, (size_t)g * B * sizeof(X), buckets);
+        CU(cudaMemsetAsync(buckets, 0, (size_t)g * B * sizeof(X), st));
         TRY((accumulate<F, false>(ctx, keys, vals, M, pts, buckets, eb)));
         /* Bucket reduction: chunks of S buckets per thread, S (a power of two) small enough
-         * that the W * B / S threads fill the device (the chunk's serial chain is ~2S
+         * that the g * B / S threads fill the device (the chunk's serial chain is ~2S
          * additions), at most 32. */
         uint32_t S = 32;
-        while (S > 4 && (size_t)W * B / S < (size_t)256 * ctx->sm_count)
+        while (S > 4 && (size_t)g * B / S < (size_t)256 * ctx->sm_count)
             S >>= 1;
         if (S > B)
             S = B;
         uint32_t cnt = B / S;
         X *ch0, *ch1;
-        SCRATCH(SCR_CHUNK0, (size_t)W * cnt * sizeof(X), ch0);
-        k_bucket_reduce<F><<<nblk((size_t)W * cnt, 64), 64, 0, st>>>(buckets, W, B, S, ch0);
+        SCRATCH(SCR_CHUNK0, (size_t)g * cnt * sizeof(X), ch0);
+        k_bucket_reduce<F><<<nblk((size_t)g * cnt, 64), 64, 0, st>>>(buckets, g, B, S, ch0);
         LAUNCHED("k_bucket_reduce");
-        /* Group sums down to one per window (ch0 <-> buckets as ping-pong space). */
+        /* Group sums down to one per bucket set (ch0 <-> buckets as ping-pong space). */
         X *src = ch0, *dst = buckets;
         while (cnt > 1) {
             uint32_t G = cnt >= 16 ? 16 : cnt;
             uint32_t ng = (cnt + G - 1) / G;
-            k_group_sum<F><<<nblk((size_t)W * ng, 64), 64, 0, st>>>(src, W, cnt, G, dst);
+            k_group_sum<F><<<nblk((size_t)g * ng, 64), 64, 0, st>>>(src, g, cnt, G, dst);
             LAUNCHED("k_group_sum");
             X *t = src;
             src = dst;
@@ -465,20 +521,37 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         win = ch1;
     } else {
         c = 1;
-        W = 0;
+        g = 0;
         win = NULL;
     }
+    /* The g set sums S_r (r < g) finish as sum_r 2^(r c) S_r plus the ones. */
     F *res;
-    SCRATCH(SCR_RES, (size_t)(W + 1) * 3 * sizeof(F), res);
-    if ((size_t)(W + 1) * 3 * sizeof(F) > CUZK_GPU_HOST_RES_BYTES)
-        return cuzk_errf(eb, CUZK_INTERNAL, "GPU MSM: %d windows exceed the result buffer", W);
-    k_to_jac<F><<<1, 128, 0, st>>>(win, W, n1 ? ones : NULL, res);
+    SCRATCH(SCR_RES, (size_t)(g + 1) * 3 * sizeof(F), res);
+    if ((size_t)(g + 1) * 3 * sizeof(F) > CUZK_GPU_HOST_RES_BYTES)
+        return cuzk_errf(eb, CUZK_INTERNAL, "GPU MSM: %d windows exceed the result buffer", g);
+    k_to_jac<F><<<1, 128, 0, st>>>(win, g, n1 ? ones : NULL, res);
     LAUNCHED("k_to_jac");
-    CU(cudaMemcpyAsync(ctx->host_res, res, (size_t)(W + 1) * 3 * sizeof(F),
+    CU(cudaMemcpyAsync(ctx->host_res, res, (size_t)(g + 1) * 3 * sizeof(F),
                        cudaMemcpyDeviceToHost, st));
     CU(cudaStreamSynchronize(st));
     const int g2 = sizeof(F) == (CURVE == 0 ? 64 : 96);
-    cuzk__gpu_horner(CURVE, g2, W, c, ctx->host_res, out);
+    cuzk__gpu_horner(CURVE, g2, g, c, ctx->host_res, out);
+    return CUZK_OK;
+}
+
+/* Copies 1 .. t - 1 of the n points at d_pts (room for t n points; copy 0 in place). */
+template <class F>
+static cuzk_err tables_run(cuzk_gpu_ctx *ctx, void *d_pts, size_t n, int t, int s,
+                           cuzk_errbuf *eb)
+{
+    if (t > CUZK_GPU_TAB_MAX_COPIES)
+        return cuzk_errf(eb, CUZK_INTERNAL, "GPU tables: %d copies (at most %d)", t,
+                         CUZK_GPU_TAB_MAX_COPIES);
+    if (t < 2 || n == 0)
+        return CUZK_OK;
+    k_tables<F><<<nblk(n, 64), 64, 0, ctx->stream>>>((affine<F> *)d_pts, n, t, s);
+    LAUNCHED("k_tables");
+    CU(cudaStreamSynchronize(ctx->stream));
     return CUZK_OK;
 }
 
@@ -840,10 +913,16 @@ static cuzk_err h_api(cuzk_gpu_ctx *ctx, int curve, int logn, void *d_a, void *d
 
 /* Entry points of one translation unit: MSM for one group, or the Fr code. */
 #define CUZK_GPU_MSM_TU(fn, F, FRC, NBITS)                                                   \
-    cuzk_err fn(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const void *d_sc, bool mont, \
-                uint64_t *out, cuzk_errbuf *eb)                                              \
+    cuzk_err fn##_msm(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const void *d_sc,      \
+                      bool mont, const cuzk__gpu_tab *tab, uint64_t *out, cuzk_errbuf *eb)   \
     {                                                                                        \
-        return cuzk_gpu::msm_run<F, FRC, NBITS, CURVE_ID>(ctx, d_pts, n, d_sc, mont, out, eb); \
+        return cuzk_gpu::msm_run<F, FRC, NBITS, CURVE_ID>(ctx, d_pts, n, d_sc, mont, tab, out, \
+                                                          eb);                              \
+    }                                                                                        \
+    cuzk_err fn##_tables(cuzk_gpu_ctx *ctx, void *d_pts, size_t n, int t, int s,             \
+                         cuzk_errbuf *eb)                                                    \
+    {                                                                                        \
+        return cuzk_gpu::tables_run<F>(ctx, d_pts, n, t, s, eb);                             \
     }
 
 #define CUZK_GPU_FR_TU(prefix, curve_id, FRC)                                                \

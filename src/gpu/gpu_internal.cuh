@@ -79,7 +79,11 @@ struct cuzk_gpu_ctx {
         bool mont;
         int curve;
         uint32_t n1, n2;
-        int c, W;
+        /* The sorted digits' windows: c bits (0: none sorted), g bucket sets, tables of
+         * stride points (0: none); an MSM over these scalars with other windows (a set with
+         * other tables, or none) sorts again from SCR_SC and SCR_IDX2. */
+        int c, g;
+        uint32_t stride;
         int ksel, vsel; /* which buffer of each sort pair holds the sorted data */
     } prep;
     bool prep_reuse; /* set by cuzk_gpu_msm for the next msm_run only */
@@ -101,7 +105,15 @@ struct cuzk_gpu_points {
     cuzk_gpu_curve curve;
     cuzk_gpu_group group;
     size_t n;
-    void *d;
+    void *d;   /* t n points: copy k of point i at k n + i (cuzk_gpu_points_tables) */
+    int t, s;  /* copies (1: none), bits between copies */
+};
+
+/* A set's fixed-base tables as an MSM reads them: t copies s bits apart, copy k of point i at
+ * k stride + i (t = 1: none). */
+struct cuzk__gpu_tab {
+    size_t stride;
+    int t, s;
 };
 
 /* A key's A and B matrices in CSR form, resident (cuzk_gpu_rows_upload). */
@@ -158,13 +170,15 @@ cuzk_err cuzk__gpu_scratch(cuzk_gpu_ctx *ctx, int slot, size_t bytes, void **out
 
 /* Per-curve entry points (gpu_<curve>_{g1,g2,fr}.cu). d_sc: n x 32-byte scalars on the
  * device; out: host, point_limbs words. The H step leaves h in d_a. */
+#define CUZK__GPU_GROUP_DECL(c, g)                                                            \
+    cuzk_err cuzk__gpu_##c##_##g##_msm(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n,        \
+                                       const void *d_sc, bool mont, const cuzk__gpu_tab *tab, \
+                                       uint64_t *out, cuzk_errbuf *eb);                       \
+    cuzk_err cuzk__gpu_##c##_##g##_tables(cuzk_gpu_ctx *ctx, void *d_pts, size_t n, int t,    \
+                                          int s, cuzk_errbuf *eb);
 #define CUZK__GPU_CURVE_DECL(c)                                                               \
-    cuzk_err cuzk__gpu_##c##_g1_msm(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n,          \
-                                    const void *d_sc, bool mont, uint64_t *out,              \
-                                    cuzk_errbuf *eb);                                        \
-    cuzk_err cuzk__gpu_##c##_g2_msm(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n,          \
-                                    const void *d_sc, bool mont, uint64_t *out,              \
-                                    cuzk_errbuf *eb);                                        \
+    CUZK__GPU_GROUP_DECL(c, g1)                                                               \
+    CUZK__GPU_GROUP_DECL(c, g2)                                                               \
     cuzk_err cuzk__gpu_##c##_fr_ntt(cuzk_gpu_ctx *ctx, void *d_v, int logn, int dir,         \
                                     const uint64_t *shift, cuzk_errbuf *eb);                 \
     cuzk_err cuzk__gpu_##c##_fr_h(cuzk_gpu_ctx *ctx, int logn, void *d_a, void *d_b,         \
@@ -186,10 +200,14 @@ void cuzk__gpu_fr_from_u64(int curve, uint64_t v, uint64_t out[4]);
  * W_0 .. W_{W-1} then the ones bucket; out = sum_w 2^(c w) W_w + ones, Jacobian. */
 void cuzk__gpu_horner(int curve, int g2, int W, int c, const void *jac, uint64_t *out);
 /* The MSM's plan (gpu_plan.c, shared with cuzk_gpu_scratch_estimate): window width for n
- * points of nbits-bit scalars, entries per level-1 slice, batch-affine or not. */
+ * points of nbits-bit scalars, entries per level-1 slice, batch-affine or not, a set's
+ * fixed-base tables (copies t, s bits apart), and one MSM's windows over such a set (width
+ * c, g bucket sets). */
 int cuzk__gpu_choose_c(size_t n, int nbits);
 uint32_t cuzk__gpu_slice_len(size_t M);
 int cuzk__gpu_ba_on(int mode, int g2, size_t M);
+void cuzk__gpu_tab_plan(size_t n, int nbits, int max_copies, int *c, int *t, int *s);
+void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g);
 }
 
 #endif

@@ -88,6 +88,21 @@ size_t cuzk_gpu_points_count(const cuzk_gpu_points *pts)
     (void)pts;
     return 0;
 }
+cuzk_err cuzk_gpu_points_tables(cuzk_gpu_points *pts, int max_copies, cuzk_errbuf *eb)
+{
+    (void)pts, (void)max_copies;
+    return NOGPU(eb);
+}
+int cuzk_gpu_points_copies(const cuzk_gpu_points *pts)
+{
+    (void)pts;
+    return 0;
+}
+uint64_t cuzk_gpu_points_bytes(const cuzk_gpu_points *pts)
+{
+    (void)pts;
+    return 0;
+}
 
 cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offset,
                       size_t count, const void *scalars, unsigned flags, uint64_t *out,

@@ -13,6 +13,8 @@
 int cuzk__gpu_choose_c(size_t n, int nbits);
 uint32_t cuzk__gpu_slice_len(size_t M);
 int cuzk__gpu_ba_on(int mode, int g2, size_t M);
+void cuzk__gpu_tab_plan(size_t n, int nbits, int tmax, int *c, int *t, int *s);
+void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g);
 
 /* Window width for n points with nbits-bit scalars: minimise (additions into buckets) +
  * (bucket-reduction additions, about 2 per bucket at ~1.4x the cost of a mixed addition). */
@@ -29,6 +31,99 @@ int cuzk__gpu_choose_c(size_t n, int nbits)
         }
     }
     return best;
+}
+
+/* Bucket additions of an MSM of n scalars in W windows of c bits summed into g bucket sets
+ * (g = W without tables): one madd per entry, ~2.8 per bucket for the reduction. */
+static double msm_cost(size_t n, int W, int c, int g)
+{
+    return (double)W * (double)n + 2.8 * (double)g * (double)(1u << (c - 1));
+}
+
+/* A plan with tables is taken only when its bucket additions are below this share of the
+ * plan without: at 2^24 the model's 12% saving for dense scalars measured 10-13%, its 3.6%
+ * for sparse01 ones (1.3 M scalars outside {0, 1}, 22-bit windows over 2^21 buckets) measured
+ * 2-5% slower (H200, 2026-11-30, cuzk-bench-gpu --tables 0). */
+#define TAB_MARGIN 0.95
+
+/* Fixed-base tables for a resident set of n points (cuzk_gpu_points_tables): copy k of every
+ * point is 2^(k s) P, t copies (the set itself is copy 0). Window w of an MSM then reads copy
+ * w / g with its digit shifted by (w % g) c bits: the g = s / c bucket sets take every window,
+ * so larger windows pay, and the bucket reduction runs g times instead of W. The window width
+ * for n points with at most max_copies copies (0: no limit): c in [4, CUZK_GPU_TAB_MAX_C]
+ * minimising the bucket additions; t = W / g copies, s = g c. t = 1: no table pays (n tiny,
+ * max_copies 1, or t n points would not fit 31-bit indices). */
+void cuzk__gpu_tab_plan(size_t n, int nbits, int max_copies, int *c, int *t, int *s)
+{
+    double best = 1e300;
+    /* Sorted entries address copy k's point i as k n + i in 31 bits. */
+    uint64_t tmax = max_copies > 0 && max_copies < CUZK_GPU_TAB_MAX_COPIES
+                        ? (uint64_t)max_copies
+                        : CUZK_GPU_TAB_MAX_COPIES;
+    if (n && tmax > 0x7fffffffu / n)
+        tmax = 0x7fffffffu / n;
+    *c = cuzk__gpu_choose_c(n ? n : 1, nbits);
+    *t = 1;
+    *s = *c;
+    if (tmax < 2 || n == 0)
+        return;
+    for (int cc = 4; cc <= CUZK_GPU_TAB_MAX_C; cc++) {
+        int W = nbits / cc + 1;
+        int tt = (uint64_t)W < tmax ? W : (int)tmax;
+        int g = (W + tt - 1) / tt;
+        tt = (W + g - 1) / g; /* no copy that no window reads */
+        double cost = msm_cost(n, W, cc, g);
+        if (cost < best) {
+            best = cost;
+            *c = cc;
+            *t = tt;
+            *s = g * cc;
+        }
+    }
+    const int cp = cuzk__gpu_choose_c(n, nbits), Wp = nbits / cp + 1;
+    if (*t < 2 || best >= TAB_MARGIN * msm_cost(n, Wp, cp, Wp)) {
+        *c = cp;
+        *t = 1;
+        *s = cp;
+    }
+}
+
+uint64_t cuzk_gpu_tables_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g, uint64_t n,
+                               int max_copies)
+{
+    const int bls = curve == CUZK_GPU_BLS12_381;
+    int c, t, s;
+    cuzk__gpu_tab_plan((size_t)n, bls ? 255 : 254, max_copies, &c, &t, &s);
+    return (uint64_t)t * n * (bls ? 96 : 64) * (g == CUZK_GPU_G2 ? 2 : 1);
+}
+
+/* One MSM's windows: n2 scalars outside {0, 1} over a set with t copies s bits apart (t = 1:
+ * none). *c the window width, *g the bucket sets (windows per copy): the plain plan
+ * (cuzk__gpu_choose_c, g = W) unless a width dividing s reads the copies for enough fewer
+ * additions (TAB_MARGIN). */
+void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g)
+{
+    int cp = cuzk__gpu_choose_c(n2 ? n2 : 1, nbits), Wp = nbits / cp + 1;
+    double best = TAB_MARGIN * msm_cost(n2, Wp, cp, Wp); /* the bar a table plan must pass */
+    *c = cp;
+    *g = Wp;
+    if (t < 2)
+        return;
+    for (int cc = 4; cc <= CUZK_GPU_TAB_MAX_C && cc <= s; cc++) {
+        if (s % cc)
+            continue;
+        int W = nbits / cc + 1, gg = s / cc;
+        if ((long)t * gg < W)
+            continue; /* the copies do not reach the top window */
+        if (gg > W)
+            gg = W;
+        double cost = msm_cost(n2, W, cc, gg);
+        if (cost < best) {
+            best = cost;
+            *c = cc;
+            *g = gg;
+        }
+    }
 }
 
 /* Entries per level-1 accumulation thread for M sorted entries: longer slices mean fewer
@@ -59,11 +154,18 @@ static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 /* The scratch of one MSM of n points whose scalars are all outside {0, 1} (the largest case:
  * the sort and bucket arrays grow with the count of such scalars). */
-static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n)
+static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int tab)
 {
     const uint64_t fp = bls ? 48 : 32, f = g2 ? 2 * fp : fp, x = 4 * f; /* xyzz<F> */
     const int nbits = bls ? 255 : 254;
-    const int c = cuzk__gpu_choose_c(n ? n : 1, nbits), W = nbits / c + 1;
+    int c = cuzk__gpu_choose_c(n ? n : 1, nbits), W = nbits / c + 1, g = W;
+    if (tab) {
+        /* With the set's fullest tables (fewer windows, fewer but larger bucket sets). */
+        int t, s;
+        cuzk__gpu_tab_plan((size_t)n, nbits, 0, &c, &t, &s);
+        cuzk__gpu_msm_plan((size_t)n, nbits, t, s, &c, &g);
+        W = nbits / c + 1;
+    }
     const uint64_t M = n * (uint64_t)W, B = (uint64_t)1 << (c - 1);
     const uint64_t L1 = cuzk__gpu_slice_len(M);
     const uint64_t T = (M + L1 - 1) / L1, T2 = (T + 7) / 8;
@@ -75,10 +177,10 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n)
     /* CUB's select and radix-sort temporaries: bounded generously (a few per cent of M's
      * bytes in practice). */
     slot[P_CUB] = max64(slot[P_CUB], M / 2 + ((uint64_t)16 << 20));
-    slot[P_BUCKETS] = max64(slot[P_BUCKETS], W * B * x + x);
+    slot[P_BUCKETS] = max64(slot[P_BUCKETS], g * B * x + x);
     slot[P_CARRY0] = max64(slot[P_CARRY0], T * (4 + x));
     slot[P_CARRY1] = max64(slot[P_CARRY1], (T2 + 1) * (4 + x));
-    slot[P_CHUNK] = max64(slot[P_CHUNK], W * (B >= 4 ? B / 4 : 1) * x + (W + 1) * 3 * f);
+    slot[P_CHUNK] = max64(slot[P_CHUNK], g * (B >= 4 ? B / 4 : 1) * x + (g + 1) * 3 * f);
     if (cuzk__gpu_ba_on(-1, g2, M)) {
         const uint64_t per = L1 / 2 * f;
         uint64_t tc = CUZK_GPU_BA_PRE_BYTES / per;
@@ -95,9 +197,11 @@ uint64_t cuzk_gpu_scratch_estimate(cuzk_gpu_curve curve, uint64_t n_points, uint
     const int bls = curve == CUZK_GPU_BLS12_381;
     /* The slots are shared by every MSM of the context: the witness MSMs (A, B1, C in G1, B2
      * in G2 over n_points) and the H MSM (G1 over the domain). */
-    msm_plan(slot, bls, 1, n_points);
-    msm_plan(slot, bls, 0, n_points);
-    msm_plan(slot, bls, 0, domain);
+    for (int tab = 0; tab < 2; tab++) {
+        msm_plan(slot, bls, 1, n_points, tab);
+        msm_plan(slot, bls, 0, n_points, tab);
+        msm_plan(slot, bls, 0, domain, tab);
+    }
     /* The H step: a, b, c and the NTT's other buffer; the witness upload of synthesis. */
     slot[P_H] = 3 * 32 * domain;
     slot[P_NTT] = 32 * domain;

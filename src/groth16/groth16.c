@@ -396,10 +396,20 @@ uint64_t cuzk_pk_gpu_bytes(cuzk_pk *pk, unsigned parts)
     size_t len[CUZK_PK_GPU_ARRAYS];
     size_t n = cuzk_pk_gpu_arrays(pk, ptr, len);
     uint64_t b = 0;
-    for (size_t i = 0; i < n; i++)
-        if (i < 4 || (i == 4 && (parts & CUZK_PK_STAGE_G2)) ||
-            (i > 4 && (parts & CUZK_PK_STAGE_ROWS)))
+    const cuzk_gpu_curve gc =
+        pk->curve == CUZK_CURVE_BN254 ? CUZK_GPU_BN254 : CUZK_GPU_BLS12_381;
+    for (size_t i = 0; i < n; i++) {
+        if (!(i < 4 || (i == 4 && (parts & CUZK_PK_STAGE_G2)) ||
+              (i > 4 && (parts & CUZK_PK_STAGE_ROWS))))
+            continue;
+        if (i <= 4 && (parts & CUZK_PK_STAGE_TABLES)) {
+            /* The device set with its copies; C's set is padded to the witness length. */
+            uint64_t pts = i == 3 ? cuzk_pk_domain_size(pk) : cuzk_pk_n_vars(pk);
+            b += cuzk_gpu_tables_bytes(gc, i == 4 ? CUZK_GPU_G2 : CUZK_GPU_G1, pts, 0);
+        } else {
             b += len[i];
+        }
+    }
     return b;
 }
 

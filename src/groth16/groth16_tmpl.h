@@ -703,6 +703,37 @@ static cuzk_err GT_(pg2_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
 #define GT_WANT_G2 1   /* B2 */
 #define GT_WANT_ROWS 2 /* the A and B rows, for synthesis on the GPU */
 #define GT_WANT_NO_G1 4 /* not the G1 sets (a device that runs only B in G2) */
+#define GT_WANT_TABLES 8 /* fixed-base tables for the sets uploaded, when they fit */
+
+/* Fixed-base tables (gpu.h cuzk_gpu_points_tables) for the device's point sets that have
+ * none, while each fits the device's free memory with room for the largest scratch a proof of
+ * this key grows (cuzk_gpu_scratch_estimate) and a margin; a set that does not fit stays
+ * plain (its MSMs are then as fast as without tables, nothing fails). */
+static cuzk_err GT_(gpu_tables)(GT_(pk) *pk, int device, __typeof__(pk->dev[0]) *d,
+                                cuzk_errbuf *eb)
+{
+    cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
+    cuzk_gpu_points *sets[5] = {d->g_b2, d->g_a, d->g_b1, d->g_c, d->g_h};
+    uint64_t est = cuzk_gpu_scratch_estimate(gc, pk->n_vars, pk->domain_size),
+             have = cuzk_gpu_scratch_bytes(d->ctx);
+    uint64_t reserve = (est > have ? est - have : 0) + (1ull << 30);
+    for (int i = 0; i < 5; i++) {
+        cuzk_gpu_points *p = sets[i];
+        if (!p || cuzk_gpu_points_copies(p) > 1)
+            continue;
+        uint64_t fr = 0, tot = 0,
+                 need = cuzk_gpu_tables_bytes(gc, i == 0 ? CUZK_GPU_G2 : CUZK_GPU_G1,
+                                              cuzk_gpu_points_count(p), 0);
+        cuzk_err e = cuzk_gpu_mem_info(device, &fr, &tot, eb);
+        if (e)
+            return e;
+        if (fr < need + reserve)
+            break; /* the rest stay plain */
+        if ((e = cuzk_gpu_points_tables(p, 0, eb)))
+            return e;
+    }
+    return CUZK_OK;
+}
 
 /* The G1 point sets A, B1, C, H on device d (its context open). */
 static cuzk_err GT_(gpu_ensure_g1)(GT_(pk) *pk, __typeof__(pk->dev[0]) *d, cuzk_errbuf *eb)
@@ -746,6 +777,9 @@ static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int device, int want, cuzk_errbuf *
                                       sizeof(GT_(coef)), &d->g_rows, eb)))
             return e;
     }
+    /* Last, so the rows and the plain sets are in place first. */
+    if ((want & GT_WANT_TABLES) && (e = GT_(gpu_tables)(pk, device, d, eb)))
+        return e;
     return CUZK_OK;
 }
 
@@ -771,7 +805,9 @@ static cuzk_err GT_(gpu_stage)(GT_(pk) *pk, int device, unsigned parts, cuzk_err
                          CUZK_MAX_DEVICES - 1);
     pthread_mutex_lock(&pk->dev[device].mu);
     cuzk_err e = GT_(gpu_ensure)(pk, device, (parts & CUZK_PK_STAGE_G2 ? GT_WANT_G2 : 0) |
-                                                 (parts & CUZK_PK_STAGE_ROWS ? GT_WANT_ROWS : 0),
+                                                 (parts & CUZK_PK_STAGE_ROWS ? GT_WANT_ROWS : 0) |
+                                                 (parts & CUZK_PK_STAGE_TABLES ? GT_WANT_TABLES
+                                                                               : 0),
                                  eb);
     pthread_mutex_unlock(&pk->dev[device].mu);
     return e;
@@ -838,8 +874,16 @@ static cuzk_err GT_(gpu_acquire)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, 
                          CUZK_MAX_DEVICES - 1);
     pthread_mutex_lock(&pk->dev[device].mu);
     double t = cuzk__now_ms();
+    if (s->opts.gpu_tables)
+        want |= GT_WANT_TABLES;
     cuzk_err e = GT_(gpu_ensure)(pk, device, want, eb);
     *up_ms += cuzk__now_ms() - t;
+    if (!e) {
+        const cuzk_gpu_points *p = pk->dev[device].g_a ? pk->dev[device].g_a
+                                                       : pk->dev[device].g_b2;
+        if (p && cuzk_gpu_points_copies(p) > s->st.gpu_tables)
+            s->st.gpu_tables = cuzk_gpu_points_copies(p);
+    }
     if (e || ctx)
         pthread_mutex_unlock(&pk->dev[device].mu);
     *use = ctx ? ctx : pk->dev[device].ctx;

@@ -498,10 +498,12 @@ def test_tiers():
     check(d0.stop() == 0, "probe daemon exits 0")
     # Staged bytes from the key's dimensions (BN254 G1 points are 64 bytes): A, B1 (n_vars
     # each), C (n_vars - n_public - 1), H (domain size); B in G2 stays on the CPU (g2 = "cpu"),
-    # and so does synthesis (synth = "cpu": no A and B rows staged).
+    # and so does synthesis (synth = "cpu": no A and B rows staged); no fixed-base tables
+    # (msm_tables = false; engine_test checks staging with them).
     nv, npub, n = info.n_vars, info.n_public, info.domain_size
     g_pos = (2 * nv + (nv - npub - 1) + n) * 64
-    body = ('[gpus]\ng2 = "cpu"\nsynth = "cpu"\nworkers_per_device = 1\n[keys]\ncache_dir = "%s"\n'
+    body = ('[gpus]\ng2 = "cpu"\nsynth = "cpu"\nmsm_tables = false\nworkers_per_device = 1\n'
+            '[keys]\ncache_dir = "%s"\n'
             '[memory]\ngpu_budget = %d\npinned_budget = "auto"\n'
             '[[circuit]]\nid = "bn-mul"\nzkey = "%s"\npreload = true\n'
             '[[circuit]]\nid = "bn-pos"\nzkey = "%s"\n'

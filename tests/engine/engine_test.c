@@ -767,6 +767,48 @@ static void test_gpu_tier_norows(void)
     free(w.data);
 }
 
+/* gpu_tables: a staged copy counts the point sets with their fixed-base tables (gpu.h
+ * cuzk_gpu_tables_bytes: A, B1, C padded to n_vars, H) when they fit the GPU budget, and is
+ * staged without them (but with its rows) when only that fits. */
+static void test_gpu_tier_tables(void)
+{
+    cuzk_zkey zk;
+    cuzk_errbuf eb = {{0}};
+    CHECK(cuzk_zkey_open(&zk, tu_src_path(CIRCS[1].zkey), &eb) == CUZK_OK);
+    uint64_t nv = zk.n_vars, dom = zk.domain_size;
+    cuzk_zkey_close(&zk);
+    uint64_t rows = zkey_gpu_bytes(CIRCS[1].zkey, 0, 1) - zkey_gpu_bytes(CIRCS[1].zkey, 0, 0);
+    uint64_t tab = 3 * cuzk_gpu_tables_bytes(CUZK_GPU_BN254, CUZK_GPU_G1, nv, 0) +
+                   cuzk_gpu_tables_bytes(CUZK_GPU_BN254, CUZK_GPU_G1, dom, 0) + rows;
+    uint64_t plain = zkey_gpu_bytes(CIRCS[1].zkey, 0, 1);
+    CHECK_MSG(tab > 4 * plain, "tables %llu, plain %llu", (unsigned long long)tab,
+              (unsigned long long)plain);
+    for (int fits = 1; fits >= 0; fits--) {
+        memset(&g_extra, 0, sizeof g_extra);
+        g_extra.test_fake_gpus = 1;
+        g_extra.gpu_workers_per_device = 1;
+        g_extra.gpu_tables = 1;
+        g_extra.gpu_budget = fits ? tab : tab - 1;
+        cuzk_engine *e = make(1, 1ull << 30, 0);
+        memset(&g_extra, 0, sizeof g_extra);
+        blob w = load("tests/fixtures/bn128/poseidon.wtns");
+        char id[32];
+        cuzk_job_result r;
+        CHECK(submit(e, "bn-pos", NULL, 0, &w, 1, id, &eb) == CUZK_OK);
+        CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
+        if (r.state == CUZK_JOB_COMPLETED)
+            check_proofs(&r, "tests/fixtures/bn128/poseidon_vk.json", CUZK_CURVE_BN254);
+        cuzk_job_result_free(&r);
+        cuzk_circuit_info ci[4];
+        cuzk_engine_circuits(e, ci, 4);
+        CHECK_MSG(ci[1].gpu_bytes == (fits ? tab : plain) && ci[1].gpu_mask == 1,
+                  "fits=%d: staged %llu, want %llu", fits, (unsigned long long)ci[1].gpu_bytes,
+                  (unsigned long long)(fits ? tab : plain));
+        cuzk_engine_free(e);
+        free(w.data);
+    }
+}
+
 /* Concurrency: one simulated device, two GPU workers, three partition workers, a budget that
  * holds one poseidon key at a time. Jobs of both keys interleave, so the workers take turns
  * unstaging each other's key; a simulated stage fails its job if its key is unstaged while it
@@ -1050,6 +1092,7 @@ int main(void)
     test_gpu_tier();
     test_gpu_tier_held();
     test_gpu_tier_norows();
+    test_gpu_tier_tables();
     test_pinned_tier();
     test_mapped_tier();
     test_scratch_estimate();

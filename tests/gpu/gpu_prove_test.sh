@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # GPU backend end to end: with r = s = 0 the GPU proof is byte-identical to the CPU proof, with
-# B in G2 on the GPU or on CPU threads and a, b, c synthesized on the GPU or the CPU, on every
+# B in G2 on the GPU or on CPU threads, a, b, c synthesized on the GPU or the CPU, and with the
+# key's fixed-base tables on the device (--gpu-tables on), on every
 # fixture of both curves; GPU proofs with real
 # blinding pass snarkjs groth16 verify. Skips (exit 0, with a message) when no GPU is present.
 set -uo pipefail
@@ -25,8 +26,10 @@ for curve in bn128 bls12381; do
     d=$ROOT/tests/fixtures/$curve
     [ -f "$d/$c.zkey" ] || continue
     "$BIN/cuzk" prove --quiet --backend cpu --zero-blinding "$d/$c.zkey" "$d/$c.wtns" "$T/cpu.json" "$T/pub.json" || { fail=$((fail+1)); continue; }
-    # Synthesis on the GPU (the default) with B in G2 on either side, and on the CPU.
-    for mode in "--g2 cpu" "--g2 gpu" "--g2 gpu --synth cpu"; do
+    # Synthesis on the GPU (the default) with B in G2 on either side, and on the CPU; the
+    # key's points with fixed-base tables on the device (proved twice: the second proof runs
+    # with them resident, the written one).
+    for mode in "--g2 cpu" "--g2 gpu" "--g2 gpu --synth cpu" "--g2 gpu --gpu-tables on --repeat 2"; do
       if "$BIN/cuzk" prove --backend gpu $mode --zero-blinding "$d/$c.zkey" "$d/$c.wtns" "$T/gpu.json" "$T/pub.json" 2>"$T/log" \
          && cmp -s "$T/cpu.json" "$T/gpu.json"; then pass=$((pass+1)); else
         fail=$((fail+1)); echo "FAIL: $curve/$c $mode: GPU proof differs from the CPU proof" >&2; cat "$T/log" >&2; fi

@@ -27,6 +27,29 @@
 
 static cuzk_gpu_ctx *ctx;
 static int quick; /* CUZK_GPU_TEST_QUICK=1: skip the largest sizes */
+/* Fixed-base tables for the sets the MSM tests upload: -1 none, else
+ * cuzk_gpu_points_tables's max_copies (0: as many as the windows need). */
+static int tab_copies = -1;
+
+/* Builds the tables tab_copies asks for on gp (a set of n points); 0 when that failed. */
+static int make_tables(cuzk_gpu_points *gp, size_t n, cuzk_gpu_curve curve, cuzk_gpu_group g,
+                       const char *what)
+{
+    if (tab_copies < 0)
+        return 1;
+    cuzk_errbuf eb = {{0}};
+    cuzk_err e = cuzk_gpu_points_tables(gp, tab_copies, &eb);
+    CHECK_MSG(e == CUZK_OK, "%s: tables: %s", what, eb.msg);
+    /* Every set tested with tables is large enough for them to pay (gpu_plan.c), and the
+     * budget's figure (cuzk_gpu_tables_bytes, no device) is what the set holds. */
+    int t = cuzk_gpu_points_copies(gp);
+    CHECK_MSG(t > 1 && (tab_copies == 0 || t <= tab_copies), "%s: %d copies for max %d", what,
+              t, tab_copies);
+    CHECK_MSG(cuzk_gpu_points_bytes(gp) == cuzk_gpu_tables_bytes(curve, g, n, tab_copies) &&
+                  cuzk_gpu_points_bytes(gp) == (uint64_t)t * n * cuzk_gpu_point_bytes(curve, g),
+              "%s: %llu bytes", what, (unsigned long long)cuzk_gpu_points_bytes(gp));
+    return e == CUZK_OK;
+}
 
 static double now(void)
 {
@@ -165,7 +188,10 @@ static const char *scname[] = {"random", "sparse01", "all-equal", "r-1", "0/1/r-
         cuzk_gpu_points *gp = NULL;                                                           \
         cuzk_err e = cuzk_gpu_points_upload(ctx, CURVE, GROUP, pts, n + 8, &gp, &eb);         \
         CHECK_MSG(e == CUZK_OK, "upload: %s", eb.msg);                                        \
+        if (!e && !make_tables(gp, n + 8, CURVE, GROUP, #G))                                  \
+            e = CUZK_GPU_FAULT;                                                               \
         if (e) {                                                                              \
+            cuzk_gpu_points_free(gp);                                                         \
             free(t), free(sv), free(pts), free(sc);                                           \
             return;                                                                           \
         }                                                                                     \
@@ -206,8 +232,9 @@ static const char *scname[] = {"random", "sparse01", "all-equal", "r-1", "0/1/r-
                 CHECK(ce == CUZK_OK);                                                         \
                 ok &= G##_check_point("cpu-msm", n, out, &cpu);                               \
             }                                                                                 \
-            printf("  %-13s n=%-8zu %-12s %s  (gpu %.1f ms, cpu gen %.2f s)\n", #G, n,        \
-                   scname[mode], ok ? "ok" : "MISMATCH", (t3 - t2) * 1e3, t1 - t0);           \
+            printf("  %-13s n=%-8zu %-12s %s  (gpu %.1f ms, cpu gen %.2f s)%s\n", #G, n,      \
+                   scname[mode], ok ? "ok" : "MISMATCH", (t3 - t2) * 1e3, t1 - t0,            \
+                   tab_copies < 0 ? "" : " tables");                                          \
         }                                                                                     \
         cuzk_gpu_points_free(gp);                                                             \
         free(t), free(sv), free(pts), free(sc);                                               \
@@ -239,6 +266,8 @@ GPU_GROUP_TESTS(bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G2)
         int ok = cuzk_gpu_points_upload(ctx, CURVE, CUZK_GPU_G1, p1, n, &g1, &eb) == 0 &&     \
                  cuzk_gpu_points_upload(ctx, CURVE, CUZK_GPU_G2, p2, n, &g2, &eb) == 0;       \
         CHECK_MSG(ok, "upload: %s", eb.msg);                                                  \
+        /* With tables: G1's full, G2 none (its MSMs must sort their own windows again). */   \
+        ok = ok && make_tables(g1, n, CURVE, CUZK_GPU_G1, #G1 " shared");                    \
         uint64_t out[36];                                                                     \
         G1##_jac w1;                                                                          \
         G2##_jac w2;                                                                          \
@@ -261,7 +290,8 @@ GPU_GROUP_TESTS(bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G2)
             CHECK(cuzk_gpu_msm(ctx, g2, 0, n, sc2, CUZK_GPU_SCALARS_SAME, out, &eb) == 0);    \
             CHECK(G2##_msm(&w2, p2, sc2, n, 0) == 0);                                         \
             G2##_check_point("shared: after another MSM", n, out, &w2);                      \
-            printf("  %-13s n=%-8zu shared scalars checked\n", #G1 "+" #G2, n);              \
+            printf("  %-13s n=%-8zu shared scalars checked%s\n", #G1 "+" #G2, n,             \
+                   tab_copies < 0 ? "" : " (G1 with tables)");                               \
         }                                                                                     \
         cuzk_gpu_points_free(g1);                                                             \
         cuzk_gpu_points_free(g2);                                                             \
@@ -661,6 +691,34 @@ int main(void)
 
     bn254_g1_test_shared(5000);
     bls12_381_g1_test_shared(3001);
+
+    /* Fixed-base tables (cuzk_gpu_points_tables): the same references; sets with every copy
+     * the windows need (one bucket set) and with at most 3 or 5 (windows share copies, several
+     * bucket sets); sparse scalars make the MSM pick narrower windows dividing the copies'
+     * shift. */
+    static const int tab_modes[] = {SC_RANDOM, SC_SPARSE, SC_EDGE, SC_RM1, SC_MONT, SC_EQUAL};
+    for (int k = 0; k < 3; k++) {
+        tab_copies = k == 0 ? 0 : k == 1 ? 3 : 5;
+        for (int m = 0; m < 6; m++) {
+            bn254_g1_test_msm(3000 + 7 * m, tab_modes[m], 0, 1);
+            bls12_381_g1_test_msm(2500 + m, tab_modes[(m + k) % 6], 0, 1);
+        }
+        bn254_g2_test_msm(2000 + k, tab_modes[k], 0, 1);
+        bls12_381_g2_test_msm(1500 + k, tab_modes[k + 1], 0, 1);
+        bn254_g1_test_msm(65539, tab_modes[k], 0, 1);
+        bls12_381_g2_test_msm(1 << 15, tab_modes[k], 0, 0);
+        if (k == 0) {
+            bn254_g1_test_msm((1 << 20) + 1, SC_RANDOM, 0, 0);
+            bls12_381_g1_test_msm(1 << 20, SC_SPARSE, 0, 0);
+            if (!quick) {
+                bn254_g2_test_msm(1 << 20, SC_RANDOM, 0, 0);
+                bls12_381_g1_test_msm(1 << 22, SC_RANDOM, 0, 0);
+            }
+            bn254_g1_test_shared(5000);
+            bls12_381_g1_test_shared(3001);
+        }
+    }
+    tab_copies = -1;
 
     static const int lns[] = {0, 1, 2, 3, 5, 9, 10, 11, 13, 16, 17, 20, 21};
     for (size_t i = 0; i < sizeof lns / sizeof lns[0]; i++) {

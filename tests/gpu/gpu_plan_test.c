@@ -1,0 +1,94 @@
+/*
+ * The CUDA backend's MSM plan with fixed-base tables (src/gpu/gpu_plan.c), which needs no
+ * device: the copies a set gets, the windows an MSM over it uses, and the bytes budgets count.
+ * gpu_test checks the MSM results that follow from these plans on a device.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gpu/gpu.h"
+#include "testutil.h"
+
+/* gpu_plan.c's internal entry points (declared in gpu_internal.cuh for the CUDA code). */
+int cuzk__gpu_choose_c(size_t n, int nbits);
+void cuzk__gpu_tab_plan(size_t n, int nbits, int max_copies, int *c, int *t, int *s);
+void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g);
+
+static double adds(size_t n, int c, int g, int nbits)
+{
+    int W = nbits / c + 1;
+    return (double)W * (double)n + 2.8 * (double)g * (double)(1u << (c - 1));
+}
+
+static void check_set(size_t n, int nbits, int maxc)
+{
+    int c, t, s;
+    cuzk__gpu_tab_plan(n, nbits, maxc, &c, &t, &s);
+    int lim = maxc > 0 && maxc < CUZK_GPU_TAB_MAX_COPIES ? maxc : CUZK_GPU_TAB_MAX_COPIES;
+    CHECK_MSG(t >= 1 && t <= lim, "n=%zu max=%d: %d copies", n, maxc, t);
+    CHECK_MSG((uint64_t)t * n <= 0x7fffffffu || t == 1, "n=%zu: %d copies overflow 31 bits", n,
+              t);
+    if (maxc == 1)
+        CHECK(t == 1);
+    const int cp = cuzk__gpu_choose_c(n ? n : 1, nbits), Wp = nbits / cp + 1;
+    if (t > 1) {
+        int W = nbits / c + 1, g = s / c;
+        CHECK_MSG(c >= 4 && c <= CUZK_GPU_TAB_MAX_C && s % c == 0, "n=%zu: c=%d s=%d", n, c, s);
+        /* every window has a copy, and no copy is unread */
+        CHECK_MSG(t * g >= W && (t - 1) * g < W, "n=%zu: t=%d g=%d W=%d", n, t, g, W);
+        /* a table is only built when it saves additions */
+        CHECK_MSG(adds(n, c, g, nbits) < adds(n, cp, Wp, nbits), "n=%zu: no saving", n);
+        /* a dense MSM over the set uses the table's windows */
+        int mc, mg;
+        cuzk__gpu_msm_plan(n, nbits, t, s, &mc, &mg);
+        CHECK_MSG(mc == c && mg == g, "n=%zu: dense MSM plan c=%d g=%d, table c=%d g=%d", n,
+                  mc, mg, c, g);
+    }
+    /* Any count of scalars outside {0, 1}: the plan covers every window. */
+    const size_t n2s[] = {1, 7, n / 97 + 1, n / 3 + 1, n};
+    for (int i = 0; i < 5; i++) {
+        int mc, mg;
+        cuzk__gpu_msm_plan(n2s[i], nbits, t, s, &mc, &mg);
+        int W = nbits / mc + 1;
+        CHECK_MSG(mc >= 4 && mc <= CUZK_GPU_TAB_MAX_C && mg >= 1 && mg <= W,
+                  "n=%zu n2=%zu: c=%d g=%d", n, n2s[i], mc, mg);
+        if (mg < W)
+            CHECK_MSG(t > 1 && s % mc == 0 && mg == s / mc && t * mg >= W,
+                      "n=%zu n2=%zu: c=%d g=%d t=%d s=%d", n, n2s[i], mc, mg, t, s);
+        else
+            CHECK_MSG(mc == cuzk__gpu_choose_c(n2s[i], nbits) || t > 1,
+                      "n=%zu n2=%zu: plain plan c=%d", n, n2s[i], mc);
+        /* never more additions than without tables */
+        int pc = cuzk__gpu_choose_c(n2s[i], nbits);
+        CHECK(adds(n2s[i], mc, mg, nbits) <= adds(n2s[i], pc, nbits / pc + 1, nbits));
+    }
+    /* The budget's bytes are the copies' bytes. */
+    const cuzk_gpu_curve cv = nbits == 254 ? CUZK_GPU_BN254 : CUZK_GPU_BLS12_381;
+    const uint64_t pb = nbits == 254 ? 64 : 96;
+    CHECK(cuzk_gpu_tables_bytes(cv, CUZK_GPU_G1, n, maxc) == (uint64_t)t * n * pb);
+    CHECK(cuzk_gpu_tables_bytes(cv, CUZK_GPU_G2, n, maxc) == (uint64_t)t * n * pb * 2);
+}
+
+int main(void)
+{
+    const size_t ns[] = {1, 2, 100, 1500, 3000, 65539, 1u << 20, 1u << 22, 1u << 24, 1u << 26,
+                         (size_t)1 << 28, (size_t)3 << 29};
+    const int maxcs[] = {0, 1, 2, 3, 5, 12, 40};
+    for (int b = 0; b < 2; b++)
+        for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+            for (size_t k = 0; k < sizeof maxcs / sizeof maxcs[0]; k++)
+                check_set(ns[i], b ? 255 : 254, maxcs[k]);
+    /* The figures docs/PERFORMANCE.md quotes: 12 copies of 22-bit windows at 2^24, one bucket
+     * set for all 12 windows... */
+    int c, t, s;
+    for (int b = 0; b < 2; b++) {
+        cuzk__gpu_tab_plan((size_t)1 << 24, b ? 255 : 254, 0, &c, &t, &s);
+        CHECK_MSG(c == 22 && t == 12 && s == 22, "2^24: c=%d t=%d s=%d", c, t, s);
+    }
+    /* ... and none where t n points would not fit 31-bit indices. */
+    cuzk__gpu_tab_plan((size_t)3 << 29, 254, 0, &c, &t, &s);
+    CHECK(t == 1);
+    cuzk__gpu_tab_plan((size_t)1 << 28, 254, 0, &c, &t, &s);
+    CHECK(t >= 1 && (uint64_t)t << 28 <= 0x7fffffffu);
+    return tu_finish("gpu_plan");
+}
