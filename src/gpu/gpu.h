@@ -48,8 +48,9 @@ typedef struct cuzk_gpu_fr cuzk_gpu_fr;
 #define CUZK_GPU_BA_PRE_BYTES ((size_t)2 << 30)
 
 /* Device scratch one context grows to when it proves circuits of n_points points per MSM set
- * and an H domain of `domain` (all MSMs, the H step, twiddles; scalars all outside {0, 1}, the
- * largest case), an upper estimate for memory budgets. Needs no device (src/gpu/gpu_plan.c). */
+ * and an H domain of `domain` (all MSMs, with or without fixed-base tables, the H step,
+ * twiddles; scalars all outside {0, 1}, the largest case), an upper estimate for memory
+ * budgets. Needs no device (src/gpu/gpu_plan.c). */
 uint64_t cuzk_gpu_scratch_estimate(cuzk_gpu_curve curve, uint64_t n_points, uint64_t domain);
 
 /* Bytes of device scratch a context holds now (its grown slots and twiddle tables). */
