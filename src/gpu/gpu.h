@@ -124,6 +124,15 @@ uint64_t cuzk_gpu_tables_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g, uint64_t 
  * B2 and C (a suffix of the witness) of one proof share the witness this way. */
 #define CUZK_GPU_SCALARS_SAME 2u
 
+/* Uploads scalars [lo, hi) of the n host scalars at `host` (32 bytes each) into the context's
+ * scalar slot, queued on its stream (host page-locked for the copy to overlap the caller's
+ * work; its bytes must not change until the next MSM). Ranges come in order from lo = 0;
+ * once [0, n) is queued, an MSM flagged CUZK_GPU_SCALARS_SAME over `host` (or a range of it)
+ * reads the scalars there, so a caller that fills a page-locked buffer in blocks can upload
+ * each block while it fills the next. Any earlier preparation on the context is dropped. */
+cuzk_err cuzk_gpu_scalars_stage(cuzk_gpu_ctx *ctx, const void *host, size_t n, size_t lo,
+                                size_t hi, cuzk_errbuf *eb);
+
 /* out = sum_{i<count} scalar_i * pts[offset + i], written as a Jacobian point (see above).
  * scalars: count x 32 bytes in host memory. */
 cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offset,

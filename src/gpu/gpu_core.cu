@@ -441,6 +441,34 @@ cuzk_err cuzk_gpu_points_tables(cuzk_gpu_points *pts, int max_copies, cuzk_errbu
     return CUZK_OK;
 }
 
+cuzk_err cuzk_gpu_scalars_stage(cuzk_gpu_ctx *ctx, const void *host, size_t n, size_t lo,
+                                size_t hi, cuzk_errbuf *eb)
+{
+    /* First, before anything can fail: the slots no longer hold any MSM's preparation, and
+     * the upload is not usable until its last range is queued. */
+    ctx->prep.valid = 0;
+    ctx->up.valid = 0;
+    if (lo == 0) {
+        ctx->up.host = (const uint8_t *)host;
+        ctx->up.n = n;
+        ctx->up.next = 0;
+    }
+    if (ctx->up.host != (const uint8_t *)host || ctx->up.n != n || lo != ctx->up.next ||
+        hi < lo || hi > n)
+        return cuzk_errf(eb, CUZK_INTERNAL,
+                         "staged scalars: range [%zu, %zu) of %zu after [0, %zu) of another "
+                         "buffer or out of order", lo, hi, n, ctx->up.next);
+    CU(cudaSetDevice(ctx->device));
+    void *d;
+    SCRATCH(SCR_SC_IN, n * 32, d);
+    if (hi > lo)
+        CU(cudaMemcpyAsync((uint8_t *)d + lo * 32, (const uint8_t *)host + lo * 32,
+                           (hi - lo) * 32, cudaMemcpyHostToDevice, ctx->stream));
+    ctx->up.next = hi;
+    ctx->up.valid = hi == n && n > 0;
+    return CUZK_OK;
+}
+
 cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offset,
                       size_t count, const void *scalars, unsigned flags, uint64_t *out,
                       cuzk_errbuf *eb)
@@ -472,6 +500,7 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
             t_up = trace_lap(ctx, &tt);
             ctx->up.host = h;
             ctx->up.n = count;
+            ctx->up.next = count;
             ctx->up.valid = count > 0;
         }
     }
@@ -719,6 +748,7 @@ cuzk_err cuzk_gpu_h_witness(cuzk_gpu_ctx *ctx, const cuzk_gpu_rows *rows, int lo
         TRY(upload(ctx, d_w, wh, nw * 32, eb));
         ctx->up.host = wh;
         ctx->up.n = nw;
+        ctx->up.next = nw;
         ctx->up.valid = nw > 0;
     }
     void *da, *db, *dc;

@@ -97,6 +97,7 @@ struct cuzk_gpu_ctx {
         int valid;
         const uint8_t *host;
         size_t n;
+        size_t next; /* cuzk_gpu_scalars_stage: scalars [0, next) of host queued so far */
     } up;
 };
 

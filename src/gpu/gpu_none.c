@@ -88,6 +88,12 @@ size_t cuzk_gpu_points_count(const cuzk_gpu_points *pts)
     (void)pts;
     return 0;
 }
+cuzk_err cuzk_gpu_scalars_stage(cuzk_gpu_ctx *ctx, const void *host, size_t n, size_t lo,
+                                size_t hi, cuzk_errbuf *eb)
+{
+    (void)ctx, (void)host, (void)n, (void)lo, (void)hi;
+    return NOGPU(eb);
+}
 cuzk_err cuzk_gpu_points_tables(cuzk_gpu_points *pts, int max_copies, cuzk_errbuf *eb)
 {
     (void)pts, (void)max_copies;

@@ -483,6 +483,8 @@ typedef struct {
     G2J pb2;
     int g1_done, g2_done, g1_msm_done, synthesized;
     int w_borrowed; /* w is the caller's buffer (cuzk_prove's page-locked one): not freed here */
+    int w_staged;   /* w was queued to device 0's key context while it was copied
+                     * (cuzk_gpu_scalars_stage): the first witness MSM there reads it */
     cuzk_gpu_ctx *w_pin; /* w is page-locked through this context (GT_(wpin_state)) */
     double g2_upload_ms; /* pg2_gpu's key upload time (added to st in pfinish) */
     cuzk_prove_stats st;
@@ -553,20 +555,22 @@ static cuzk_err GT_(psynth)(GT_(pstate) *s, cuzk_errbuf *eb)
     return CUZK_OK;
 }
 
-/* The witness's copy into the prover's state, in chunks; first_bad: the lowest index of a
- * value not below r (UINT64_MAX: none). */
+/* The witness's copy into the prover's state, in chunks of `chunk` values; first_bad: the
+ * lowest index of a value not below r (UINT64_MAX: none). */
 #define GT_WCOPY_CHUNK 65536
 typedef struct {
     FRT *w;
     const uint8_t *src;
-    uint64_t n;
+    uint64_t n, chunk;
     _Atomic uint64_t first_bad;
 } GT_(wcopy_job);
 
 static void GT_(wcopy_chunk)(void *arg, size_t k)
 {
     GT_(wcopy_job) *j = arg;
-    uint64_t lo = (uint64_t)k * GT_WCOPY_CHUNK, hi = lo + GT_WCOPY_CHUNK;
+    uint64_t lo = (uint64_t)k * j->chunk, hi = lo + j->chunk;
+    if (lo >= j->n)
+        return;
     if (hi > j->n)
         hi = j->n;
     memcpy(j->w + lo, j->src + 32 * lo, 32 * (hi - lo));
@@ -580,10 +584,14 @@ static void GT_(wcopy_chunk)(void *arg, size_t k)
     }
 }
 
-/* wbuf: NULL, or a buffer of n_vars elements the caller owns for w (kept, not freed). */
+/* wbuf: NULL, or a buffer of n_vars elements the caller owns for w (kept, not freed).
+ * wready: NULL, or called with each range [lo, hi) of w as soon as it is copied and checked,
+ * in order, from the copying thread (GT_(prove) uploads it meanwhile). */
+#define GT_WSTAGE_BLOCK ((uint64_t)1 << 20)
 static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *witness,
                                uint64_t n_witness, const cuzk_prove_opts *opts, int defer_synth,
-                               void *wbuf, cuzk_errbuf *eb)
+                               void *wbuf, void (*wready)(void *, uint64_t, uint64_t),
+                               void *warg, cuzk_errbuf *eb)
 {
     *out = NULL;
     if (n_witness != pk->n_vars)
@@ -607,10 +615,27 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
     {
         /* Copy and range-check on all threads: at 2^24 values (512 MiB, fresh pages) one
          * thread took a few hundred ms before the GPU could start. */
-        GT_(wcopy_job) j = {s->w, witness, n_witness, UINT64_MAX};
-        cuzk_parallel_for((n_witness + GT_WCOPY_CHUNK - 1) / GT_WCOPY_CHUNK, s->opts.nthreads,
-                          GT_(wcopy_chunk), &j);
-        uint64_t bad = atomic_load(&j.first_bad);
+        uint64_t bad = UINT64_MAX;
+        if (wready) {
+            /* In blocks of 32 MiB, each handed on once copied (its upload then overlaps the
+             * next block's copy). */
+            for (uint64_t lo = 0; lo < n_witness && bad == UINT64_MAX; lo += GT_WSTAGE_BLOCK) {
+                uint64_t hi = lo + GT_WSTAGE_BLOCK < n_witness ? lo + GT_WSTAGE_BLOCK : n_witness;
+                GT_(wcopy_job) j = {s->w + lo, witness + 32 * lo, hi - lo, GT_WSTAGE_BLOCK / 32,
+                                    UINT64_MAX};
+                cuzk_parallel_for(32, s->opts.nthreads, GT_(wcopy_chunk), &j);
+                bad = atomic_load(&j.first_bad);
+                if (bad != UINT64_MAX)
+                    bad += lo;
+                else
+                    wready(warg, lo, hi);
+            }
+        } else {
+            GT_(wcopy_job) j = {s->w, witness, n_witness, GT_WCOPY_CHUNK, UINT64_MAX};
+            cuzk_parallel_for((n_witness + GT_WCOPY_CHUNK - 1) / GT_WCOPY_CHUNK,
+                              s->opts.nthreads, GT_(wcopy_chunk), &j);
+            bad = atomic_load(&j.first_bad);
+        }
         if (bad != UINT64_MAX) {
             e = cuzk_errf(eb, CUZK_NON_CANONICAL, "witness value %" PRIu64 " is not below r", bad);
             goto fail;
@@ -633,7 +658,7 @@ fail:
 static cuzk_err GT_(pstart)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *witness,
                             uint64_t n_witness, const cuzk_prove_opts *opts, cuzk_errbuf *eb)
 {
-    return GT_(pstart_ex)(out, pk, witness, n_witness, opts, 0, NULL, eb);
+    return GT_(pstart_ex)(out, pk, witness, n_witness, opts, 0, NULL, NULL, NULL, eb);
 }
 
 
@@ -915,7 +940,11 @@ static cuzk_err GT_(g1_msms_on)(GT_(pstate) *s, int device, cuzk_gpu_ctx *g, int
     G1J pa, pb1, pc;
     G2J pb2;
     double t = cuzk__now_ms(), t2 = 0;
-    cuzk_err e = cuzk_gpu_msm(g, d->g_a, 0, pk->n_vars, ws, 0, (uint64_t *)&pa, eb);
+    /* A reads the witness where GT_(prove) queued it while copying it, if it did so on this
+     * context (cuzk_gpu_msm checks that the upload it finds is of this buffer). */
+    unsigned fa = s->w_staged && device == 0 && g == pk->dev[0].ctx ? CUZK_GPU_SCALARS_SAME : 0;
+    s->w_staged = 0;
+    cuzk_err e = cuzk_gpu_msm(g, d->g_a, 0, pk->n_vars, ws, fa, (uint64_t *)&pa, eb);
     if (!e)
         e = cuzk_gpu_msm(g, d->g_b1, 0, pk->n_vars, ws, CUZK_GPU_SCALARS_SAME, (uint64_t *)&pb1,
                          eb);
@@ -1212,6 +1241,26 @@ static void *GT_(wpin_take)(GT_(pk) *pk, int device, size_t bytes)
     return p;
 }
 
+/* GT_(prove)'s upload of the witness block by block while pstart copies it into the
+ * page-locked buffer (cuzk_gpu_scalars_stage on device 0's key context, whose lock is held);
+ * ok drops on the first failure (the first MSM then uploads the witness itself). */
+typedef struct {
+    cuzk_gpu_ctx *ctx;
+    const void *w;
+    uint64_t n, done;
+    int ok;
+} GT_(wstage);
+
+static void GT_(wstage_block)(void *arg, uint64_t lo, uint64_t hi)
+{
+    GT_(wstage) *ws = arg;
+    cuzk_errbuf eb = {{0}};
+    if (ws->ok && cuzk_gpu_scalars_stage(ws->ctx, ws->w, ws->n, lo, hi, &eb) == CUZK_OK)
+        ws->done = hi;
+    else
+        ws->ok = 0;
+}
+
 static void GT_(wpin_give)(GT_(pk) *pk, int device, void *p)
 {
     if (!p)
@@ -1235,11 +1284,23 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
     void *wpin = use_gpu && !opts->synth_on_cpu && n_witness == pk->n_vars
                      ? GT_(wpin_take)(pk, 0, (pk->n_vars ? pk->n_vars : 1) * sizeof(FRT))
                      : NULL;
-    cuzk_err e = GT_(pstart_ex)(&s, pk, witness, n_witness, opts, use_gpu, wpin, eb);
+    /* ... and while it is copied there, block by block, its upload runs (the copy and the
+     * DMA each take ~10 ms at 2^24; overlapped, the GPU starts ~10 ms sooner). */
+    GT_(wstage) ws = {NULL, wpin, pk->n_vars, 0, 0};
+    if (wpin && pk->n_vars) {
+        pthread_mutex_lock(&pk->dev[0].mu);
+        ws.ctx = pk->dev[0].ctx; /* opened by wpin_take */
+        ws.ok = ws.ctx != NULL;
+    }
+    cuzk_err e = GT_(pstart_ex)(&s, pk, witness, n_witness, opts, use_gpu, wpin,
+                                ws.ok ? GT_(wstage_block) : NULL, &ws, eb);
+    if (wpin && pk->n_vars)
+        pthread_mutex_unlock(&pk->dev[0].mu);
     if (e) {
         GT_(wpin_give)(pk, 0, wpin);
         return e;
     }
+    s->w_staged = ws.ok && ws.done == pk->n_vars;
     if (use_gpu) {
         int g2_gpu = opts->g2_on_gpu;
         /* Where B in G2 runs: CPU threads (-1), device 0 with the rest, or another device

@@ -290,6 +290,31 @@ GPU_GROUP_TESTS(bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G2)
             CHECK(cuzk_gpu_msm(ctx, g2, 0, n, sc2, CUZK_GPU_SCALARS_SAME, out, &eb) == 0);    \
             CHECK(G2##_msm(&w2, p2, sc2, n, 0) == 0);                                         \
             G2##_check_point("shared: after another MSM", n, out, &w2);                      \
+            /* Staged uploads (cuzk_gpu_scalars_stage) into one buffer, refilled: each MSM    \
+             * flagged SAME must read the buffer's new scalars, never the last preparation. */ \
+            uint8_t *buf = malloc(n * 32);                                                    \
+            for (int round = 0; round < 2 && buf; round++) {                                  \
+                memcpy(buf, round ? sc2 : sc, n * 32);                                        \
+                for (size_t lo = 0; lo < n; lo += 1000)                                       \
+                    CHECK(cuzk_gpu_scalars_stage(ctx, buf, n, lo, lo + 1000 < n ? lo + 1000 : n, \
+                                                 &eb) == 0);                                  \
+                CHECK(cuzk_gpu_msm(ctx, g1, 0, n, buf, CUZK_GPU_SCALARS_SAME, out, &eb) == 0); \
+                CHECK(G1##_msm(&w1, p1, round ? sc2 : sc, n, 0) == 0);                       \
+                G1##_check_point("shared: staged upload", n, out, &w1);                       \
+                CHECK(cuzk_gpu_msm(ctx, g2, 0, n, buf, CUZK_GPU_SCALARS_SAME, out, &eb) == 0); \
+                CHECK(G2##_msm(&w2, p2, round ? sc2 : sc, n, 0) == 0);                       \
+                G2##_check_point("shared: staged upload, G2", n, out, &w2);                   \
+            }                                                                                 \
+            /* Out of order: refused, and nothing stale is read after it. */                  \
+            if (buf) {                                                                        \
+                CHECK(cuzk_gpu_scalars_stage(ctx, buf, n, 0, 10, &eb) == 0);                  \
+                CHECK(cuzk_gpu_scalars_stage(ctx, buf, n, 20, n, &eb) == CUZK_INTERNAL);      \
+                memcpy(buf, sc, n * 32);                                                      \
+                CHECK(cuzk_gpu_msm(ctx, g1, 0, n, buf, CUZK_GPU_SCALARS_SAME, out, &eb) == 0); \
+                CHECK(G1##_msm(&w1, p1, sc, n, 0) == 0);                                      \
+                G1##_check_point("shared: after a refused staged upload", n, out, &w1);       \
+            }                                                                                 \
+            free(buf);                                                                        \
             printf("  %-13s n=%-8zu shared scalars checked%s\n", #G1 "+" #G2, n,             \
                    tab_copies < 0 ? "" : " (G1 with tables)");                               \
         }                                                                                     \
