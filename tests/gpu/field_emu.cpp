@@ -66,6 +66,15 @@ template <class C> struct ctx {
         case 0: mpz_set_ui(t, 0); break;
         case 1: mpz_set_ui(t, 1); break;
         case 2: mpz_sub_ui(t, P, 1); break;
+        case 3: /* every limb all ones, reduced: long carry chains */
+            for (int i = 0; i < C::N; i++)
+                w[i] = 0xffffffffu;
+            mpz_import(t, C::N, -1, 4, 0, 0, w);
+            mpz_mod(t, t, P);
+            break;
+        case 4: /* p - small */
+            mpz_sub_ui(t, P, 1 + r32() % 1000);
+            break;
         }
         return from_mpz(t);
     }
