@@ -635,6 +635,15 @@ static void make_key_room(cuzk_engine *e, uint64_t need, const circuit *keep)
     }
 }
 
+/* Device bytes of circuit c's point sets staged without tables (A, B1, C, H; B2 when staged),
+ * from its dimensions, before its key is loaded. */
+static uint64_t plain_points_bytes(const cuzk_engine *e, const circuit *c)
+{
+    uint64_t g1 = 2ull * c->n8q;
+    return g1 * (3ull * c->n_vars + c->domain_size) +
+           ((e->stage_parts & CUZK_PK_STAGE_G2) ? 2 * g1 * c->n_vars : 0);
+}
+
 /* What a key's staged copy holds: the engine's stage_parts, less the A and B rows when only
  * the copy without them fits some device's GPU budget (that key's partitions then synthesize
  * on the CPU and upload a, b, c, rather than every GPU stage of it running on the CPU).
@@ -647,12 +656,19 @@ static unsigned key_stage_parts(const cuzk_engine *e, const circuit *c, cuzk_pk 
     for (unsigned d = 0; d < e->n_devs; d++)
         if (!e->devs[d].disabled && e->devs[d].kbudget > kmax)
             kmax = e->devs[d].kbudget;
-    if ((parts & CUZK_PK_STAGE_TABLES) && e->n_devs && b > kmax) {
-        /* The tables go first: they only make the MSMs faster. */
+    /* The tables go first: they only make the MSMs faster. They are kept only when the key
+     * with them fits beside the other circuits' point sets (so that keys that fit a device
+     * together without tables do not evict each other for them). */
+    uint64_t others = 0;
+    for (size_t i = 0; i < e->n_circs; i++)
+        if (&e->circs[i] != c)
+            others += plain_points_bytes(e, &e->circs[i]);
+    if ((parts & CUZK_PK_STAGE_TABLES) && e->n_devs && (b > kmax || others > kmax - b)) {
         uint64_t nb = cuzk_pk_gpu_bytes(pk, parts & ~CUZK_PK_STAGE_TABLES);
         CUZK_LOG_INFO(TGT, "key staged without fixed-base tables (they would not fit the GPU "
-                      "budget)", "circuit=%s bytes=%" PRIu64 " with_tables=%" PRIu64
-                      " gpu_budget=%" PRIu64, c->id, nb, b, kmax);
+                      "budget beside the other circuits' point sets)", "circuit=%s bytes=%" PRIu64
+                      " with_tables=%" PRIu64 " others=%" PRIu64 " gpu_budget=%" PRIu64, c->id,
+                      nb, b, others, kmax);
         parts &= ~CUZK_PK_STAGE_TABLES;
         b = nb;
     }
