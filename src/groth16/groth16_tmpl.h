@@ -754,7 +754,12 @@ static cuzk_err GT_(gpu_tables)(GT_(pk) *pk, int device, __typeof__(pk->dev[0]) 
             return e;
         if (fr < need + reserve)
             break; /* the rest stay plain */
-        if ((e = cuzk_gpu_points_tables(p, 0, eb)))
+        e = cuzk_gpu_points_tables(p, 0, eb);
+        if (e == CUZK_NO_MEMORY) {
+            eb->msg[0] = 0; /* the allocation failed after all (fragmentation): stay plain */
+            break;
+        }
+        if (e)
             return e;
     }
     return CUZK_OK;
