@@ -734,6 +734,21 @@ static void test_gpu_tier(void)
         free(w[i].data);
 }
 
+
+/* One bn-pos proof through e, checked with the vk. */
+static void prove_pos_verified(cuzk_engine *e)
+{
+    blob w = load("tests/fixtures/bn128/poseidon.wtns");
+    char id[32];
+    cuzk_errbuf eb = {{0}};
+    cuzk_job_result r;
+    CHECK(submit(e, "bn-pos", NULL, 0, &w, 1, id, &eb) == CUZK_OK);
+    CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
+    if (r.state == CUZK_JOB_COMPLETED)
+        check_proofs(&r, "tests/fixtures/bn128/poseidon_vk.json", CUZK_CURVE_BN254);
+    cuzk_job_result_free(&r);
+    free(w.data);
+}
 /* A key whose staged copy fits the GPU budget only without its A and B rows is staged
  * without them (its partitions synthesize on the CPU) rather than not at all: exactly the
  * bytes without rows, its GPU stages on the device, its proofs right. */
@@ -747,15 +762,7 @@ static void test_gpu_tier_norows(void)
     g_extra.gpu_budget = with - 1;
     cuzk_engine *e = make(1, 1ull << 30, 0);
     memset(&g_extra, 0, sizeof g_extra);
-    blob w = load("tests/fixtures/bn128/poseidon.wtns");
-    char id[32];
-    cuzk_errbuf eb = {{0}};
-    cuzk_job_result r;
-    CHECK(submit(e, "bn-pos", NULL, 0, &w, 1, id, &eb) == CUZK_OK);
-    CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
-    if (r.state == CUZK_JOB_COMPLETED)
-        check_proofs(&r, "tests/fixtures/bn128/poseidon_vk.json", CUZK_CURVE_BN254);
-    cuzk_job_result_free(&r);
+    prove_pos_verified(e);
     cuzk_circuit_info ci[4];
     cuzk_engine_circuits(e, ci, 4);
     cuzk_engine_status st;
@@ -764,7 +771,6 @@ static void test_gpu_tier_norows(void)
               (unsigned long long)ci[1].gpu_bytes, (unsigned long long)without);
     CHECK(st.devices[0].partitions == 1 && st.gpu_budget_cpu == 0);
     cuzk_engine_free(e);
-    free(w.data);
 }
 
 /* gpu_tables: a staged copy counts the point sets with their fixed-base tables (gpu.h
@@ -793,21 +799,13 @@ static void test_gpu_tier_tables(void)
         g_extra.gpu_budget = fits ? tab + (64ull << 20) : tab;
         cuzk_engine *e = make(1, 1ull << 30, 0);
         memset(&g_extra, 0, sizeof g_extra);
-        blob w = load("tests/fixtures/bn128/poseidon.wtns");
-        char id[32];
-        cuzk_job_result r;
-        CHECK(submit(e, "bn-pos", NULL, 0, &w, 1, id, &eb) == CUZK_OK);
-        CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
-        if (r.state == CUZK_JOB_COMPLETED)
-            check_proofs(&r, "tests/fixtures/bn128/poseidon_vk.json", CUZK_CURVE_BN254);
-        cuzk_job_result_free(&r);
+        prove_pos_verified(e);
         cuzk_circuit_info ci[4];
         cuzk_engine_circuits(e, ci, 4);
         CHECK_MSG(ci[1].gpu_bytes == (fits ? tab : plain) && ci[1].gpu_mask == 1,
                   "fits=%d: staged %llu, want %llu", fits, (unsigned long long)ci[1].gpu_bytes,
                   (unsigned long long)(fits ? tab : plain));
         cuzk_engine_free(e);
-        free(w.data);
     }
 }
 
