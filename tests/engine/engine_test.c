@@ -443,9 +443,22 @@ static void test_config(void)
     cuzk_daemon_config_free(&c);
     CHECK(cuzk_daemon_config_parse(&c, "h.toml", "", 0, ".", &eb) == CUZK_OK);
     CHECK(c.backend == CUZK_BACKEND_AUTO && c.g2_on_gpu == 2 && c.g2_gpu_min_scalars == 262144 &&
-          c.key_cache == 1 && c.synth_on_cpu == 0 &&
+          c.key_cache == 1 && c.synth_on_cpu == 0 && c.gpu_tables == 1 &&
           c.key_cache_dir[0] == 0);
     cuzk_daemon_config_free(&c);
+    /* gpus.msm_tables: on by default, off on request, a boolean or an error naming it. */
+    const char *mt = "[gpus]\nmsm_tables = false\n";
+    CHECK(cuzk_daemon_config_parse(&c, "mt.toml", mt, strlen(mt), ".", &eb) == CUZK_OK);
+    {
+        cuzk_engine_config ecf;
+        cuzk_daemon_config_engine(&c, &ecf);
+        CHECK(c.gpu_tables == 0 && ecf.gpu_tables == 0);
+    }
+    cuzk_daemon_config_free(&c);
+    const char *mtbad = "[gpus]\nmsm_tables = \"yes\"\n";
+    CHECK(cuzk_daemon_config_parse(&c, "mu.toml", mtbad, strlen(mtbad), ".", &eb) ==
+          CUZK_BAD_CONFIG);
+    CHECK_MSG(strstr(eb.msg, "mu.toml:2") && strstr(eb.msg, "gpus.msm_tables"), "%s", eb.msg);
     /* Tier budgets: "auto" (the default) or a size; "0" pins nothing. */
     CHECK(cuzk_daemon_config_parse(&c, "t.toml", "", 0, ".", &eb) == CUZK_OK);
     CHECK(c.gpu_budget == CUZK_BUDGET_AUTO && c.pinned_budget == CUZK_BUDGET_AUTO);
