@@ -1,15 +1,17 @@
 /*
  * The MSM's bucket accumulation kernels (level 1 by XYZZ mixed additions, k_accum1; by
  * batch-affine pairs, k_ba_pass_a / k_ba_pass_b; the carry levels, k_accumk) and the loads and
- * stores they share. Included by gpu_impl.cuh; free of CUB and of block-level
- * synchronisation, so tests/gpu/msm_emu.cpp also compiles them for the host (with
- * CUZK_GPU_HOST_EMU and one thread at a time) and checks the batch-affine kernels against
- * k_accum1 in CI, without a GPU.
+ * stores they share; the signed digits (k_digits) and the fixed-base tables (k_tables).
+ * Included by gpu_impl.cuh; free of CUB and of block-level synchronisation, so
+ * tests/gpu/msm_emu.cpp also compiles them for the host (with CUZK_GPU_HOST_EMU and one thread
+ * at a time) and checks them in CI, without a GPU: the batch-affine kernels against k_accum1,
+ * the digits against the scalars, the tables against repeated doubling.
  */
 #ifndef CUZK_GPU_MSM_KERNELS_CUH
 #define CUZK_GPU_MSM_KERNELS_CUH
 
 #include "gpu/curve.cuh"
+#include "gpu/gpu.h" /* CUZK_GPU_TAB_MAX_COPIES */
 
 namespace cuzk_gpu {
 
@@ -338,6 +340,102 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
     }
     if (live)
         flush_run(cur, acc, carry, t, buckets, ckey, cpt);
+}
+
+/* ---- Digits and fixed-base tables (also free of CUB and block synchronisation; msm_emu.cpp
+ * checks them on the host). */
+
+/* Window w's digit goes to bucket set w % g with point index (w / g) * stride + id: copy
+ * w / g of a set with fixed-base tables (g = W: no tables, every window its own set). */
+static __global__ void k_digits(const uint32_t *sc, const uint32_t *idx, uint32_t n2, int c, int W,
+                                int g, uint32_t stride, uint32_t *keys, uint32_t *vals)
+{
+    uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= n2)
+        return;
+    uint32_t id = idx[j];
+    uint32_t s[9];
+    const uint4 *p = (const uint4 *)(sc + 8 * (size_t)id);
+    uint4 a = p[0], b = p[1];
+    s[0] = a.x, s[1] = a.y, s[2] = a.z, s[3] = a.w;
+    s[4] = b.x, s[5] = b.y, s[6] = b.z, s[7] = b.w;
+    s[8] = 0;
+    const uint32_t half = 1u << (c - 1), mask = (1u << c) - 1;
+    uint32_t carry = 0, set = 0, base = id;
+    for (int w = 0; w < W; w++) {
+        int bit = w * c, word = bit >> 5, sh = bit & 31;
+        uint32_t raw = 0;
+        if (word < 8) {
+            uint64_t two = ((uint64_t)s[word + 1] << 32) | s[word];
+            raw = (uint32_t)(two >> sh) & mask;
+        }
+        uint32_t d = raw + carry;
+        bool neg = false;
+        uint32_t mag = d;
+        carry = 0;
+        if (w < W - 1 && d > half) {
+            mag = (1u << c) - d; /* d - 2^c, negated; 0 when d == 2^c */
+            neg = mag != 0;
+            carry = 1;
+        }
+        size_t o = (size_t)w * n2 + j;
+        if (mag == 0) {
+            keys[o] = SENT;
+            vals[o] = 0;
+        } else {
+            keys[o] = (set << (c - 1)) | (mag - 1);
+            vals[o] = base | (neg ? 0x80000000u : 0u);
+        }
+        if (++set == (uint32_t)g) {
+            set = 0;
+            base += stride;
+        }
+    }
+}
+
+/* Fixed-base tables: copies k = 1 .. t - 1 of each of the set's n points, copy k = 2^(k s)
+ * times copy 0, written affine at pts[k n + i]. One thread per point: the copies by s
+ * doublings each in XYZZ, then one inversion for all of them (Montgomery's trick over
+ * d_k = ZZ_k ZZZ_k: 1/ZZ = ZZZ / d, 1/ZZZ = ZZ / d). X and Y wait in the copy's own slot.
+ * Infinity (all zero bytes) stays zero in every copy; a finite point of the prime-order group
+ * never doubles to infinity. */
+template <class F>
+__global__ void __launch_bounds__(64) k_tables(affine<F> *pts, size_t n, int t, int s)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    const affine<F> p = pts[i];
+    if (p.is_inf()) {
+        for (int k = 1; k < t; k++) {
+            pts[(size_t)k * n + i].x = F::zero();
+            pts[(size_t)k * n + i].y = F::zero();
+        }
+        return;
+    }
+    F zz[CUZK_GPU_TAB_MAX_COPIES], zzz[CUZK_GPU_TAB_MAX_COPIES], pre[CUZK_GPU_TAB_MAX_COPIES];
+    xyzz<F> q = xyzz<F>::inf();
+    xyzz_add_affine(q, p);
+    F acc = F::one();
+    for (int k = 1; k < t; k++) {
+        for (int j = 0; j < s; j++)
+            xyzz_dbl(q);
+        pts[(size_t)k * n + i].x = q.x;
+        pts[(size_t)k * n + i].y = q.y;
+        zz[k] = q.zz;
+        zzz[k] = q.zzz;
+        pre[k - 1] = acc; /* product of d_1 .. d_{k-1} */
+        acc = acc * (q.zz * q.zzz);
+    }
+    F iv = inv(acc); /* 1 / (d_1 ... d_k) for k = t - 1, walking down */
+    for (int k = t - 1; k >= 1; k--) {
+        const F id = iv * pre[k - 1]; /* 1 / d_k */
+        iv = iv * (zz[k] * zzz[k]);
+        affine<F> a = pts[(size_t)k * n + i];
+        a.x = a.x * (id * zzz[k]);
+        a.y = a.y * (id * zz[k]);
+        pts[(size_t)k * n + i] = a;
+    }
 }
 
 } // namespace cuzk_gpu

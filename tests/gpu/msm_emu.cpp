@@ -7,8 +7,10 @@
  * exactly the buckets and carries k_accum1 leaves, as points. The entries cover long runs
  * across slices, runs of one, points at infinity, the same point twice in a row (doubling)
  * and a point beside its negation (cancellation), and the ones path (every key 0). Both then
- * run through the carry levels (k_accumk) and must equal each bucket's plain sum. Built and
- * run by msm_emu_test.sh.
+ * run through the carry levels (k_accumk) and must equal each bucket's plain sum. Also the
+ * signed digits of every window plan (k_digits, with and without fixed-base tables) against
+ * the scalars, and the tables (k_tables) against repeated doubling. Built and run by
+ * msm_emu_test.sh.
  */
 #define CUZK_GPU_HOST_EMU 1
 #include <stdint.h>
@@ -203,6 +205,113 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
     }
 }
 
+/* Runs fn() for the threads 0 .. T-1 of blocks of bs threads. */
+template <class Fn> static void launch_bs(size_t T, unsigned bs, Fn fn)
+{
+    blockDim.x = bs;
+    for (size_t t = 0; t < T; t++) {
+        blockIdx.x = (unsigned)(t / bs);
+        threadIdx.x = (unsigned)(t % bs);
+        fn();
+    }
+}
+
+/* k_tables: copy k of each point must be 2^(k s) P by repeated doubling, through its
+ * Montgomery trick over the copies (X and Y parked in the copy's slot); infinity stays zero. */
+template <class F> static void tables(const char *grp, const std::vector<affine<F>> &pts)
+{
+    std::vector<affine<F>> set(pts.begin(), pts.begin() + 20);
+    for (size_t i = 150; i < 154; i++)
+        set.push_back(pts[i]); /* points at infinity */
+    const size_t n = set.size();
+    static const int ts[] = {2, 5, 12}, ss[] = {1, 7, 22};
+    for (int t : ts)
+        for (int s : ss) {
+            std::vector<affine<F>> buf(t * n);
+            for (size_t i = 0; i < n; i++)
+                buf[i] = set[i];
+            launch_bs(n, 64, [&] { k_tables<F>(buf.data(), n, t, s); });
+            for (size_t i = 0; i < n; i++) {
+                xyzz<F> q = xyzz<F>::inf();
+                xyzz_add_affine(q, set[i]);
+                for (int k = 0; k < t; k++) {
+                    const affine<F> &got = buf[k * n + i];
+                    bool ok;
+                    if (set[i].is_inf()) {
+                        ok = got.is_inf();
+                    } else {
+                        affine<F> want = to_affine(q);
+                        ok = got.x == want.x && got.y == want.y;
+                    }
+                    check(ok, "k_tables copy vs doublings", grp, (uint32_t)(t * 100 + s), i);
+                    for (int j = 0; j < s; j++)
+                        xyzz_dbl(q);
+                }
+            }
+        }
+}
+
+/* k_digits: for every window plan (width c; g bucket sets, copy w / g of a set with tables
+ * of `stride` points, g = W without), each scalar's entries must name its index, window
+ * w = copy g + set, and signed digits that add up to the scalar: sum +-mag 2^(c w). */
+static void digits(int nbits)
+{
+    const uint32_t n2 = 60, stride = 1000;
+    std::vector<uint32_t> sc(8 * 200, 0), idx(n2);
+    for (uint32_t j = 0; j < n2; j++) {
+        idx[j] = 3 * j + 1;
+        uint32_t *x = &sc[8 * idx[j]];
+        for (int k = 0; k < 8; k++)
+            x[k] = j == 0 ? 0xffffffffu : j == 1 ? (k == 7 ? 0x20000000u : 0) : j == 2 ? 2 * (k == 0) : rnd(0xffffffffu) + rnd(2);
+        x[7] &= (1u << (nbits - 224)) - 1; /* below 2^nbits */
+    }
+    static const int cs[] = {4, 9, 11, 13, 16, 20, 22, 24};
+    for (int c : cs) {
+        const int W = nbits / c + 1;
+        const int gs[] = {W, 1, 2, 3, (W + 1) / 2};
+        for (int g : gs) {
+            const int t = (W + g - 1) / g;
+            std::vector<uint32_t> keys((size_t)W * n2), vals((size_t)W * n2);
+            const uint32_t str = g < W ? stride : 0;
+            launch_bs(n2, 128, [&] {
+                k_digits(sc.data(), idx.data(), n2, c, W, g, str, keys.data(), vals.data());
+            });
+            for (uint32_t j = 0; j < n2; j++) {
+                int64_t acc[20] = {0}; /* 32-bit words, signed, normalised at the end */
+                bool ok = true;
+                for (int w = 0; w < W; w++) {
+                    const size_t o = (size_t)w * n2 + j;
+                    if (keys[o] == SENT) {
+                        ok &= vals[o] == 0;
+                        continue;
+                    }
+                    const uint32_t set = keys[o] >> (c - 1), mag = (keys[o] & ((1u << (c - 1)) - 1)) + 1;
+                    const uint32_t v = vals[o] & 0x7fffffffu;
+                    const uint32_t copy = g < W ? v / stride : 0, id = g < W ? v % stride : v;
+                    ok &= set < (uint32_t)g && copy < (uint32_t)t && id == idx[j] &&
+                          (int)(copy * g + set) == w;
+                    const int e = c * w;
+                    const uint64_t m = (uint64_t)mag << (e % 32);
+                    const int64_t sg = (vals[o] >> 31) ? -1 : 1;
+                    acc[e / 32] += sg * (int64_t)(m & 0xffffffffu);
+                    acc[e / 32 + 1] += sg * (int64_t)(m >> 32);
+                }
+                for (int k = 0; k < 19; k++) { /* carries, floor division for negatives */
+                    int64_t cy = acc[k] >> 32;
+                    acc[k] -= cy * ((int64_t)1 << 32);
+                    acc[k + 1] += cy;
+                }
+                const uint32_t *x = &sc[8 * idx[j]];
+                for (int k = 0; k < 20; k++)
+                    ok &= acc[k] == (k < 8 ? (int64_t)x[k] : 0);
+                char what[64];
+                snprintf(what, sizeof what, "k_digits c=%d W=%d g=%d", c, W, g);
+                check(ok, what, nbits == 254 ? "bn254" : "bls12-381", (uint32_t)c, j);
+            }
+        }
+    }
+}
+
 template <class F> static void group(const char *grp, const F &gx, const F &gy)
 {
     const size_t NP = 150;
@@ -228,6 +337,7 @@ template <class F> static void group(const char *grp, const F &gx, const F &gy)
     xyzz<F> p1 = xyzz<F>::inf();
     xyzz_add_affine(p1, pts[1]);
     check(same_point(d, p1), "2G", grp, 0, 1);
+    tables<F>(grp, pts);
     static const uint32_t Ls[] = {4, 16, 32, 64};
     for (uint32_t L : Ls) {
         run<F, false>(grp, pts, L, (size_t)1 << 30);
@@ -238,6 +348,8 @@ template <class F> static void group(const char *grp, const F &gx, const F &gy)
 
 int main(void)
 {
+    digits(254);
+    digits(255);
     group<fe<BnFp>>("bn254 G1", from_w<BnFp>(bn_g1x), from_w<BnFp>(bn_g1y));
     group<fe<BlsFp>>("bls12-381 G1", from_w<BlsFp>(bls_g1x), from_w<BlsFp>(bls_g1y));
     group<fe2<BnFp>>("bn254 G2", from_w2<BnFp>(bn_g2x), from_w2<BnFp>(bn_g2y));
