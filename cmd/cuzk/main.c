@@ -400,6 +400,9 @@ static int cmd_prove(int argc, char **argv)
         if (st.used_gpu && st.gpu_tables > 1)
             snprintf(up, sizeof up, "gpu upload %.1f with tables (%d copies), ", st.gpu_upload_ms,
                      st.gpu_tables);
+        else if (st.used_gpu && po.gpu_tables)
+            snprintf(up, sizeof up, "gpu upload %.1f (no tables: they did not fit), ",
+                     st.gpu_upload_ms);
         else if (st.used_gpu)
             snprintf(up, sizeof up, "gpu upload %.1f, ", st.gpu_upload_ms);
         fprintf(stderr,
