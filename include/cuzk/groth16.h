@@ -70,8 +70,8 @@ typedef struct {
     double synth_ms, h_ms, msm_g1_ms, msm_g2_ms, finalize_ms, verify_ms, total_ms;
     double gpu_upload_ms; /* first GPU proof with a key: its point sets are uploaded once */
     int used_gpu;         /* 1 when H and the G1 MSMs ran on the GPU */
-    int gpu_tables;       /* copies in the fixed-base tables of the key's points on the GPU
-                           * it used (0 or 1: none) */
+    int gpu_tables;       /* copies in the fixed-base tables of the key's point sets on the
+                           * GPU it used, the most of any set (0 or 1: none) */
     int gpu_fallback;     /* 1 when backend AUTO fell back to the CPU after a GPU fault */
     char gpu_error[256];  /* that fault's message */
 } cuzk_prove_stats;

@@ -909,10 +909,12 @@ static cuzk_err GT_(gpu_acquire)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, 
     cuzk_err e = GT_(gpu_ensure)(pk, device, want, eb);
     *up_ms += cuzk__now_ms() - t;
     if (!e) {
-        const cuzk_gpu_points *p = pk->dev[device].g_a ? pk->dev[device].g_a
-                                                       : pk->dev[device].g_b2;
-        if (p && cuzk_gpu_points_copies(p) > s->st.gpu_tables)
-            s->st.gpu_tables = cuzk_gpu_points_copies(p);
+        const cuzk_gpu_points *sets[5] = {pk->dev[device].g_a, pk->dev[device].g_b1,
+                                          pk->dev[device].g_c, pk->dev[device].g_h,
+                                          pk->dev[device].g_b2};
+        for (int i = 0; i < 5; i++)
+            if (sets[i] && cuzk_gpu_points_copies(sets[i]) > s->st.gpu_tables)
+                s->st.gpu_tables = cuzk_gpu_points_copies(sets[i]);
     }
     if (e || ctx)
         pthread_mutex_unlock(&pk->dev[device].mu);
