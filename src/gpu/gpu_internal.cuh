@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "gpu/gpu.h"
+#include "gpu/gpu_plan.h"
 
 /* Scratch slots: each grows on demand and is then reused, so a steady state of proofs of one
  * size does no cudaMalloc. */
@@ -200,15 +201,6 @@ void cuzk__gpu_fr_from_u64(int curve, uint64_t v, uint64_t out[4]);
 /* MSM finish: jac holds W + 1 Jacobian points (device layout = src/ec's), the window sums
  * W_0 .. W_{W-1} then the ones bucket; out = sum_w 2^(c w) W_w + ones, Jacobian. */
 void cuzk__gpu_horner(int curve, int g2, int W, int c, const void *jac, uint64_t *out);
-/* The MSM's plan (gpu_plan.c, shared with cuzk_gpu_scratch_estimate): window width for n
- * points of nbits-bit scalars, entries per level-1 slice, batch-affine or not, a set's
- * fixed-base tables (copies t, s bits apart), and one MSM's windows over such a set (width
- * c, g bucket sets). */
-int cuzk__gpu_choose_c(size_t n, int nbits);
-uint32_t cuzk__gpu_slice_len(size_t M);
-int cuzk__gpu_ba_on(int mode, int g2, size_t M);
-void cuzk__gpu_tab_plan(size_t n, int nbits, int max_copies, int *c, int *t, int *s);
-void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g);
 }
 
 #endif

@@ -9,12 +9,7 @@
 #include <stdint.h>
 
 #include "gpu/gpu.h"
-
-int cuzk__gpu_choose_c(size_t n, int nbits);
-uint32_t cuzk__gpu_slice_len(size_t M);
-int cuzk__gpu_ba_on(int mode, int g2, size_t M);
-void cuzk__gpu_tab_plan(size_t n, int nbits, int tmax, int *c, int *t, int *s);
-void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g);
+#include "gpu/gpu_plan.h"
 
 /* Window width for n points with nbits-bit scalars: minimise (additions into buckets) +
  * (bucket-reduction additions, about 2 per bucket at ~1.4x the cost of a mixed addition). */
@@ -62,9 +57,11 @@ void cuzk__gpu_tab_plan(size_t n, int nbits, int max_copies, int *c, int *t, int
                         : CUZK_GPU_TAB_MAX_COPIES;
     if (n && tmax > 0x7fffffffu / n)
         tmax = 0x7fffffffu / n;
-    *c = cuzk__gpu_choose_c(n ? n : 1, nbits);
+    /* Without tables: the plain plan, the bar a table plan must pass (TAB_MARGIN). */
+    const int cp = cuzk__gpu_choose_c(n ? n : 1, nbits), Wp = nbits / cp + 1;
+    *c = cp;
     *t = 1;
-    *s = *c;
+    *s = cp;
     if (tmax < 2 || n == 0)
         return;
     for (int cc = 4; cc <= CUZK_GPU_TAB_MAX_C; cc++) {
@@ -80,7 +77,6 @@ void cuzk__gpu_tab_plan(size_t n, int nbits, int max_copies, int *c, int *t, int
             *s = g * cc;
         }
     }
-    const int cp = cuzk__gpu_choose_c(n, nbits), Wp = nbits / cp + 1;
     if (*t < 2 || best >= TAB_MARGIN * msm_cost(n, Wp, cp, Wp)) {
         *c = cp;
         *t = 1;

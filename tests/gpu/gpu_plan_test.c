@@ -7,12 +7,8 @@
 #include <stdlib.h>
 
 #include "gpu/gpu.h"
+#include "gpu/gpu_plan.h"
 #include "testutil.h"
-
-/* gpu_plan.c's internal entry points (declared in gpu_internal.cuh for the CUDA code). */
-int cuzk__gpu_choose_c(size_t n, int nbits);
-void cuzk__gpu_tab_plan(size_t n, int nbits, int max_copies, int *c, int *t, int *s);
-void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g);
 
 static double adds(size_t n, int c, int g, int nbits)
 {
