@@ -614,27 +614,22 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
     }
     {
         /* Copy and range-check on all threads: at 2^24 values (512 MiB, fresh pages) one
-         * thread took a few hundred ms before the GPU could start. */
+         * thread took a few hundred ms before the GPU could start. With wready, in blocks of
+         * 32 MiB, each handed on once copied (its upload then overlaps the next block's
+         * copy); else the whole witness as one block. */
+        const uint64_t blk = wready ? GT_WSTAGE_BLOCK : n_witness,
+                       chunk = wready ? GT_WSTAGE_BLOCK / 32 : GT_WCOPY_CHUNK;
         uint64_t bad = UINT64_MAX;
-        if (wready) {
-            /* In blocks of 32 MiB, each handed on once copied (its upload then overlaps the
-             * next block's copy). */
-            for (uint64_t lo = 0; lo < n_witness && bad == UINT64_MAX; lo += GT_WSTAGE_BLOCK) {
-                uint64_t hi = lo + GT_WSTAGE_BLOCK < n_witness ? lo + GT_WSTAGE_BLOCK : n_witness;
-                GT_(wcopy_job) j = {s->w + lo, witness + 32 * lo, hi - lo, GT_WSTAGE_BLOCK / 32,
-                                    UINT64_MAX};
-                cuzk_parallel_for(32, s->opts.nthreads, GT_(wcopy_chunk), &j);
-                bad = atomic_load(&j.first_bad);
-                if (bad != UINT64_MAX)
-                    bad += lo;
-                else
-                    wready(warg, lo, hi);
-            }
-        } else {
-            GT_(wcopy_job) j = {s->w, witness, n_witness, GT_WCOPY_CHUNK, UINT64_MAX};
-            cuzk_parallel_for((n_witness + GT_WCOPY_CHUNK - 1) / GT_WCOPY_CHUNK,
-                              s->opts.nthreads, GT_(wcopy_chunk), &j);
+        for (uint64_t lo = 0; lo < n_witness && bad == UINT64_MAX; lo += blk) {
+            uint64_t hi = n_witness - lo > blk ? lo + blk : n_witness;
+            GT_(wcopy_job) j = {s->w + lo, witness + 32 * lo, hi - lo, chunk, UINT64_MAX};
+            cuzk_parallel_for((hi - lo + chunk - 1) / chunk, s->opts.nthreads, GT_(wcopy_chunk),
+                              &j);
             bad = atomic_load(&j.first_bad);
+            if (bad != UINT64_MAX)
+                bad += lo;
+            else if (wready)
+                wready(warg, lo, hi);
         }
         if (bad != UINT64_MAX) {
             e = cuzk_errf(eb, CUZK_NON_CANONICAL, "witness value %" PRIu64 " is not below r", bad);
@@ -729,6 +724,8 @@ static cuzk_err GT_(pg2_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
 #define GT_WANT_ROWS 2 /* the A and B rows, for synthesis on the GPU */
 #define GT_WANT_NO_G1 4 /* not the G1 sets (a device that runs only B in G2) */
 #define GT_WANT_TABLES 8 /* fixed-base tables for the sets uploaded, when they fit */
+/* A device's point sets as an initialiser of 5 pointers, B2 (the largest gain) first. */
+#define GT_DEV_SETS(d) {(d)->g_b2, (d)->g_a, (d)->g_b1, (d)->g_c, (d)->g_h}
 
 /* Fixed-base tables (gpu.h cuzk_gpu_points_tables) for the device's point sets that have
  * none, while each fits the device's free memory with room for the largest scratch a proof of
@@ -738,7 +735,7 @@ static cuzk_err GT_(gpu_tables)(GT_(pk) *pk, int device, __typeof__(pk->dev[0]) 
                                 cuzk_errbuf *eb)
 {
     cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
-    cuzk_gpu_points *sets[5] = {d->g_b2, d->g_a, d->g_b1, d->g_c, d->g_h};
+    cuzk_gpu_points *sets[5] = GT_DEV_SETS(d);
     uint64_t est = cuzk_gpu_scratch_estimate(gc, pk->n_vars, pk->domain_size),
              have = cuzk_gpu_scratch_bytes(d->ctx);
     uint64_t reserve = (est > have ? est - have : 0) + (1ull << 30);
@@ -909,9 +906,7 @@ static cuzk_err GT_(gpu_acquire)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, 
     cuzk_err e = GT_(gpu_ensure)(pk, device, want, eb);
     *up_ms += cuzk__now_ms() - t;
     if (!e) {
-        const cuzk_gpu_points *sets[5] = {pk->dev[device].g_a, pk->dev[device].g_b1,
-                                          pk->dev[device].g_c, pk->dev[device].g_h,
-                                          pk->dev[device].g_b2};
+        const cuzk_gpu_points *sets[5] = GT_DEV_SETS(&pk->dev[device]);
         for (int i = 0; i < 5; i++)
             if (sets[i] && cuzk_gpu_points_copies(sets[i]) > s->st.gpu_tables)
                 s->st.gpu_tables = cuzk_gpu_points_copies(sets[i]);
