@@ -103,6 +103,26 @@ template <class C> static void test_fp(int iters)
         mpz_mod(r, r, c.P);
         c.check("mul", x * y, r);
         c.check("mul_inl", mul_inl(x, y), r);
+        if (mpz_sizeinbase(c.P, 2) + 2 <= 32 * (size_t)C::N) {
+            /* Operands below 2p where 4p < R (the base fields of Fp2), as Fp2's Karatsuba passes sums without reducing them (add_nr):
+             * x + p where it fits, and 2p - 1 (the largest) every 16th time. */
+            mpz_t a2, b2;
+            mpz_inits(a2, b2, NULL);
+            mpz_add(a2, a, c.P);
+            if (it % 16 == 3) {
+                mpz_mul_2exp(a2, c.P, 1);
+                mpz_sub_ui(a2, a2, 1);
+            }
+            mpz_add(b2, b, c.P);
+            fe<C> x2 = c.from_mpz(a2), y2 = c.from_mpz(b2);
+            mpz_mul(r, a2, b2);
+            mpz_mul(r, r, c.Rinv);
+            mpz_mod(r, r, c.P);
+            c.check("mul_inl < 2p", mul_inl(x2, y2), r);
+            mpz_add(r, a, b); /* add_nr: the plain sum */
+            c.check("add_nr", add_nr(x, y), r);
+            mpz_clears(a2, b2, NULL);
+        }
         mpz_mul(r, a, a);
         mpz_mul(r, r, c.Rinv);
         mpz_mod(r, r, c.P);
