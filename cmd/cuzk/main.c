@@ -353,10 +353,10 @@ static int cmd_prove(int argc, char **argv)
                     snprintf(up, sizeof up, " (incl. gpu upload %.1f%s)", st.gpu_upload_ms,
                              st.gpu_tables > 1 ? " with tables" : "");
                 fprintf(stderr,
-                        "cuzk: proof %u/%u: %.1f ms%s: synthesis %.1f, h %.1f, msm g1 %.1f, "
-                        "msm g2 %.1f, finalize %.1f, verify %.1f\n",
-                        i + 1, repeat, runs[i], up, st.synth_ms, st.h_ms, st.msm_g1_ms,
-                        st.msm_g2_ms, st.finalize_ms, st.verify_ms);
+                        "cuzk: proof %u/%u: %.1f ms%s: witness %.1f, synthesis %.1f, h %.1f, "
+                        "msm g1 %.1f, msm g2 %.1f, finalize %.1f, verify %.1f\n",
+                        i + 1, repeat, runs[i], up, st.witness_ms, st.synth_ms, st.h_ms,
+                        st.msm_g1_ms, st.msm_g2_ms, st.finalize_ms, st.verify_ms);
             }
         }
     }
@@ -407,10 +407,11 @@ static int cmd_prove(int argc, char **argv)
             snprintf(up, sizeof up, "gpu upload %.1f, ", st.gpu_upload_ms);
         fprintf(stderr,
                 "cuzk: proved %s (%s, domain %u, %s, %u threads) in %.1f ms: load %.1f%s, %s"
-                "synthesis %.1f, h %.1f, msm g1 %.1f, msm g2 %.1f%s, finalize %.1f, verify %.1f%s\n",
+                "witness %.1f, synthesis %.1f, h %.1f, msm g1 %.1f, msm g2 %.1f%s, finalize %.1f, "
+                "verify %.1f%s\n",
                 pos[0], cuzk_curve_name(zk.curve), zk.domain_size, st.used_gpu ? "gpu" : "cpu",
-                cuzk_num_threads(), cuzk__now_ms() - t0, t1 - t0, load_how, up, st.synth_ms,
-                st.h_ms,
+                cuzk_num_threads(), cuzk__now_ms() - t0, t1 - t0, load_how, up, st.witness_ms,
+                st.synth_ms, st.h_ms,
                 st.msm_g1_ms, st.msm_g2_ms, st.used_gpu ? (po.g2_on_gpu ? " (gpu)" : " (cpu)") : "",
                 st.finalize_ms, st.verify_ms, po.no_verify ? " (not verified)" : "");
     }

@@ -69,6 +69,8 @@ typedef struct {
 typedef struct {
     double synth_ms, h_ms, msm_g1_ms, msm_g2_ms, finalize_ms, verify_ms, total_ms;
     double gpu_upload_ms; /* first GPU proof with a key: its point sets are uploaded once */
+    double witness_ms;    /* the witness copied into the prover and range-checked (cuzk_prove
+                           * on the GPU: its upload overlaps the copy, block by block) */
     int used_gpu;         /* 1 when H and the G1 MSMs ran on the GPU */
     int gpu_tables;       /* copies in the fixed-base tables of the key's point sets on the
                            * GPU it used, the most of any set (0 or 1: none) */

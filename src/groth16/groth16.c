@@ -15,6 +15,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <emmintrin.h> /* the witness copy's non-temporal stores (groth16_tmpl.h) */
+#endif
 
 #include "ec/ec.h"
 #include "ec/encode.h"

@@ -556,14 +556,27 @@ static cuzk_err GT_(psynth)(GT_(pstate) *s, cuzk_errbuf *eb)
 }
 
 /* The witness's copy into the prover's state, in chunks of `chunk` values; first_bad: the
- * lowest index of a value not below r (UINT64_MAX: none). */
+ * lowest index of a value not below r (UINT64_MAX: none). stream: each value is checked as it
+ * is read and stored around the caches (non-temporal stores, x86-64): for a witness far larger
+ * than the caches that moves 2 bytes per byte instead of 3 (no read of the destination's lines
+ * before they are written) and reads the source once. The GPU path waits for this copy
+ * (docs/PERFORMANCE.md has its effect on a 2^24 proof). */
 #define GT_WCOPY_CHUNK 65536
+#define GT_WCOPY_STREAM_MIN ((uint64_t)1 << 13) /* values (256 KiB): smaller ones stay cached */
 typedef struct {
     FRT *w;
     const uint8_t *src;
     uint64_t n, chunk;
+    int stream;
     _Atomic uint64_t first_bad;
 } GT_(wcopy_job);
+
+static void GT_(wcopy_bad)(GT_(wcopy_job) *j, uint64_t i)
+{
+    uint64_t cur = atomic_load(&j->first_bad);
+    while (i < cur && !atomic_compare_exchange_weak(&j->first_bad, &cur, i))
+        ;
+}
 
 static void GT_(wcopy_chunk)(void *arg, size_t k)
 {
@@ -573,12 +586,28 @@ static void GT_(wcopy_chunk)(void *arg, size_t k)
         return;
     if (hi > j->n)
         hi = j->n;
+#if defined(__x86_64__)
+    if (j->stream && ((uintptr_t)j->w & 15) == 0) {
+        for (uint64_t i = lo; i < hi; i++) {
+            const uint8_t *sp = j->src + 32 * i;
+            uint64_t l[4];
+            memcpy(l, sp, 32);
+            if (!FR_(limbs_lt_p)(l)) {
+                GT_(wcopy_bad)(j, i);
+                break;
+            }
+            __m128i *dp = (__m128i *)(j->w + i);
+            _mm_stream_si128(dp, _mm_loadu_si128((const __m128i *)sp));
+            _mm_stream_si128(dp + 1, _mm_loadu_si128((const __m128i *)(sp + 16)));
+        }
+        _mm_sfence(); /* the stores are weakly ordered: visible before the chunk is done */
+        return;
+    }
+#endif
     memcpy(j->w + lo, j->src + 32 * lo, 32 * (hi - lo));
     for (uint64_t i = lo; i < hi; i++) {
         if (!FR_(limbs_lt_p)(j->w[i].l)) {
-            uint64_t cur = atomic_load(&j->first_bad);
-            while (i < cur && !atomic_compare_exchange_weak(&j->first_bad, &cur, i))
-                ;
+            GT_(wcopy_bad)(j, i);
             return;
         }
     }
@@ -617,12 +646,14 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
          * thread took a few hundred ms before the GPU could start. With wready, in blocks of
          * 32 MiB, each handed on once copied (its upload then overlaps the next block's
          * copy); else the whole witness as one block. */
+        const double tw = cuzk__now_ms();
         const uint64_t blk = wready ? GT_WSTAGE_BLOCK : n_witness,
                        chunk = wready ? GT_WSTAGE_BLOCK / 32 : GT_WCOPY_CHUNK;
         uint64_t bad = UINT64_MAX;
         for (uint64_t lo = 0; lo < n_witness && bad == UINT64_MAX; lo += blk) {
             uint64_t hi = n_witness - lo > blk ? lo + blk : n_witness;
-            GT_(wcopy_job) j = {s->w + lo, witness + 32 * lo, hi - lo, chunk, UINT64_MAX};
+            GT_(wcopy_job) j = {s->w + lo, witness + 32 * lo, hi - lo, chunk,
+                                n_witness >= GT_WCOPY_STREAM_MIN, UINT64_MAX};
             cuzk_parallel_for((hi - lo + chunk - 1) / chunk, s->opts.nthreads, GT_(wcopy_chunk),
                               &j);
             bad = atomic_load(&j.first_bad);
@@ -631,6 +662,7 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
             else if (wready)
                 wready(warg, lo, hi);
         }
+        s->st.witness_ms = cuzk__now_ms() - tw;
         if (bad != UINT64_MAX) {
             e = cuzk_errf(eb, CUZK_NON_CANONICAL, "witness value %" PRIu64 " is not below r", bad);
             goto fail;
