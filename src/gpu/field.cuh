@@ -14,6 +14,13 @@
  * C::p(i) / C::one(i) returning limbs from __constant__ memory (IMAD reads constant banks
  * directly, so the modulus costs no registers).
  *
+ * A config with `lazy = true` (and C::p2(i), the limbs of 2p; only for p < R/4) keeps its
+ * elements in [0, 2p) instead of [0, p): a Montgomery product of operands below 2p is below 2p
+ * before its final subtraction (see add_nr), so the multiplication drops that subtraction, and
+ * addition and subtraction reduce modulo 2p instead of p at the same cost. Zero tests and
+ * equality compare residues (x == 0 or x == p); canon() gives the element in [0, p), which is
+ * what leaves the device (kernels that store points or results for the host call it).
+ *
  * With CUZK_GPU_HOST_EMU defined this header compiles as plain C++ with the carry primitives
  * emulated, so the carry logic can be checked on a machine without a GPU
  * (tests/gpu/field_emu_test.sh, against GMP).
@@ -148,6 +155,23 @@ DI uint32_t subc_cc(uint32_t a, uint32_t b)
 DI uint32_t subc(uint32_t a, uint32_t b) { return (uint32_t)((uint64_t)a - b - emu_cc); }
 #endif
 
+template <class...> using void_t_ = void;
+template <class C, class = void> struct lazy_of {
+    static constexpr bool v = false;
+};
+template <class C> struct lazy_of<C, void_t_<decltype(C::lazy)>> {
+    static constexpr bool v = C::lazy;
+};
+
+/* Limb i of the modulus of C's representation: p, or 2p for a lazy field. */
+template <class C, bool TWO = lazy_of<C>::v> DI uint32_t rep_mod(int i)
+{
+    if constexpr (TWO)
+        return C::p2(i);
+    else
+        return C::p(i);
+}
+
 template <class C> struct fe {
     static constexpr int N = C::N;
     uint32_t v[C::N];
@@ -168,34 +192,30 @@ template <class C> struct fe {
             r.v[i] = C::one(i);
         return r;
     }
+    /* The residue 0 (held as 0, or as p in a lazy field). */
     DI bool is_zero() const
     {
-        uint32_t acc = 0;
+        uint32_t acc = 0, accp = 0;
 #pragma unroll
-        for (int i = 0; i < N; i++)
+        for (int i = 0; i < N; i++) {
             acc |= v[i];
-        return acc == 0;
+            if constexpr (lazy_of<C>::v)
+                accp |= v[i] ^ C::p(i);
+        }
+        return acc == 0 || (lazy_of<C>::v && accp == 0);
     }
 };
 
-template <class C> DI bool operator==(const fe<C> &a, const fe<C> &b)
-{
-    uint32_t acc = 0;
-#pragma unroll
-    for (int i = 0; i < C::N; i++)
-        acc |= a.v[i] ^ b.v[i];
-    return acc == 0;
-}
-
-/* r = t - p if t >= p, for t < 2p held in N limbs plus a top word `hi` (0 or 1). */
-template <class C> DI fe<C> reduce_once(const uint32_t *t, uint32_t hi)
+/* r = t - m if t >= m, for t < 2m held in N limbs plus a top word `hi` (0 or 1); m = p, or the
+ * representation's modulus (2p for a lazy field) when TWO. */
+template <class C, bool TWO = lazy_of<C>::v> DI fe<C> reduce_once(const uint32_t *t, uint32_t hi)
 {
     constexpr int N = C::N;
     uint32_t s[N];
-    s[0] = sub_cc(t[0], C::p(0));
+    s[0] = sub_cc(t[0], rep_mod<C, TWO>(0));
 #pragma unroll
     for (int i = 1; i < N; i++)
-        s[i] = subc_cc(t[i], C::p(i));
+        s[i] = subc_cc(t[i], rep_mod<C, TWO>(i));
     uint32_t bw = subc(hi, 0); /* 0xffffffff when t < p */
     fe<C> r;
 #pragma unroll
@@ -224,17 +244,40 @@ template <class C> DI fe<C> operator-(const fe<C> &a, const fe<C> &b)
 #pragma unroll
     for (int i = 1; i < N; i++)
         t[i] = subc_cc(a.v[i], b.v[i]);
-    uint32_t bw = subc(0, 0); /* all ones on borrow: add p back */
+    uint32_t bw = subc(0, 0); /* all ones on borrow: add p (2p in a lazy field) back */
     fe<C> r;
-    r.v[0] = add_cc(t[0], C::p(0) & bw);
+    r.v[0] = add_cc(t[0], rep_mod<C>(0) & bw);
 #pragma unroll
     for (int i = 1; i < N - 1; i++)
-        r.v[i] = addc_cc(t[i], C::p(i) & bw);
-    r.v[N - 1] = addc(t[N - 1], C::p(N - 1) & bw);
+        r.v[i] = addc_cc(t[i], rep_mod<C>(i) & bw);
+    r.v[N - 1] = addc(t[N - 1], rep_mod<C>(N - 1) & bw);
     return r;
 }
 
 template <class C> DI fe<C> operator-(const fe<C> &a) { return fe<C>::zero() - a; }
+
+/* The element in [0, p) (a lazy field's value leaving the device). */
+template <class C> DI fe<C> canon(const fe<C> &a)
+{
+    if constexpr (lazy_of<C>::v)
+        return reduce_once<C, false>(a.v, 0);
+    else
+        return a;
+}
+
+/* Equal residues. */
+template <class C> DI bool operator==(const fe<C> &a, const fe<C> &b)
+{
+    if constexpr (lazy_of<C>::v) {
+        return (a - b).is_zero();
+    } else {
+        uint32_t acc = 0;
+#pragma unroll
+        for (int i = 0; i < C::N; i++)
+            acc |= a.v[i] ^ b.v[i];
+        return acc == 0;
+    }
+}
 
 template <class C> DI fe<C> dbl(const fe<C> &a) { return a + a; }
 
@@ -308,7 +351,8 @@ template <class C> DI void mont_row(uint32_t *X, uint32_t *Y, const fe<C> &a, ui
     Y[N - 1] = addc(Y[N - 1], 0);
 }
 
-/* After the last row (run with X = o, so o[0] = 0): the product is e + (o >> 32), < 2p. */
+/* After the last row (run with X = o, so o[0] = 0): the product is e + (o >> 32), < 2p: a
+ * lazy field keeps it so, any other subtracts p once. */
 template <class C> DI fe<C> mont_fin(const uint32_t *e, const uint32_t *o)
 {
     constexpr int N = C::N;
@@ -318,7 +362,15 @@ template <class C> DI fe<C> mont_fin(const uint32_t *e, const uint32_t *o)
     for (int k = 1; k < N - 1; k++)
         t[k] = addc_cc(e[k], o[k + 1]);
     t[N - 1] = addc(e[N - 1], 0);
-    return reduce_once<C>(t, 0);
+    if constexpr (lazy_of<C>::v) {
+        fe<C> r;
+#pragma unroll
+        for (int k = 0; k < N; k++)
+            r.v[k] = t[k];
+        return r;
+    } else {
+        return reduce_once<C>(t, 0);
+    }
 }
 
 /* The multiplication inlined: for small kernels (NTT butterflies, scalings). */
@@ -431,6 +483,13 @@ template <class C> DI fe2<C> operator-(const fe2<C> &a)
     return r;
 }
 template <class C> DI fe2<C> dbl(const fe2<C> &a) { return a + a; }
+template <class C> DI fe2<C> canon(const fe2<C> &a)
+{
+    fe2<C> r;
+    r.c0 = canon(a.c0);
+    r.c1 = canon(a.c1);
+    return r;
+}
 
 /* a + b < 2p without the final reduction, as an operand of a multiplication only: for
  * p < R/4 (both base fields of Fp2; not BLS12-381's Fr), a, b < 2p give a b < R p, so the
@@ -441,6 +500,8 @@ template <class C> DI fe2<C> dbl(const fe2<C> &a) { return a + a; }
  * (BN254), 302.0 -> 295.7 ms (BLS12-381) (H200, 2026-12-01, PERF-NOTES fifth pass). */
 template <class C> DI fe<C> add_nr(const fe<C> &a, const fe<C> &b)
 {
+    if constexpr (lazy_of<C>::v)
+        return a + b; /* operands already up to 2p: their sum must be reduced */
     constexpr int N = C::N;
     fe<C> r;
     r.v[0] = add_cc(a.v[0], b.v[0]);

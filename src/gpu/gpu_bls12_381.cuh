@@ -7,6 +7,15 @@
 
 namespace {
 __constant__ uint64_t fp_p[6] = BLS12_381_FP_P;
+constexpr uint64_t fp_p_h[6] = BLS12_381_FP_P;
+__constant__ uint64_t fp_p2[6] = { /* 2p */
+    fp_p_h[0] << 1,
+    (fp_p_h[1] << 1) | (fp_p_h[0] >> 63),
+    (fp_p_h[2] << 1) | (fp_p_h[1] >> 63),
+    (fp_p_h[3] << 1) | (fp_p_h[2] >> 63),
+    (fp_p_h[4] << 1) | (fp_p_h[3] >> 63),
+    (fp_p_h[5] << 1) | (fp_p_h[4] >> 63),
+};
 __constant__ uint64_t fp_one[6] = BLS12_381_FP_ONE;
 __constant__ uint64_t fr_p[4] = BLS12_381_FR_P;
 __constant__ uint64_t fr_one[4] = BLS12_381_FR_ONE;
@@ -19,6 +28,11 @@ struct FP {
     static constexpr uint32_t n0 = (uint32_t)BLS12_381_FP_N0;
     static __device__ __forceinline__ uint32_t p(int i) { return LIMB32(fp_p, i); }
     static __device__ __forceinline__ uint32_t one(int i) { return LIMB32(fp_one, i); }
+};
+/* Fp with elements kept in [0, 2p) (field.cuh, `lazy`): the G1 MSM's field. */
+struct FPL : FP {
+    static constexpr bool lazy = true;
+    static __device__ __forceinline__ uint32_t p2(int i) { return LIMB32(fp_p2, i); }
 };
 struct FR {
     static constexpr int N = 8;

@@ -1,4 +1,4 @@
 /* bls12_381 G1 MSM on the device. */
 #include "gpu/gpu_bls12_381.cuh"
 
-CUZK_GPU_MSM_TU(cuzk__gpu_bls12_381_g1, cuzk_gpu::fe<FP>, FR, SCALAR_BITS)
+CUZK_GPU_MSM_TU(cuzk__gpu_bls12_381_g1, cuzk_gpu::fe<FPL>, FR, SCALAR_BITS)

@@ -198,9 +198,9 @@ __global__ void k_to_jac(const xyzz<F> *win, int W, const xyzz<F> *ones, F *out)
         p = xyzz<F>::inf();
     F j[3];
     xyzz_to_jacobian(j, p);
-    out[3 * t] = j[0];
-    out[3 * t + 1] = j[1];
-    out[3 * t + 2] = j[2];
+    out[3 * t] = canon(j[0]); /* for the host: canonical (field.cuh) */
+    out[3 * t + 1] = canon(j[1]);
+    out[3 * t + 2] = canon(j[2]);
 }
 
 static inline unsigned nblk(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }

@@ -432,8 +432,8 @@ __global__ void __launch_bounds__(64) k_tables(affine<F> *pts, size_t n, int t, 
         const F id = iv * pre[k - 1]; /* 1 / d_k */
         iv = iv * (zz[k] * zzz[k]);
         affine<F> a = pts[(size_t)k * n + i];
-        a.x = a.x * (id * zzz[k]);
-        a.y = a.y * (id * zz[k]);
+        a.x = canon(a.x * (id * zzz[k])); /* stored points are canonical (field.cuh) */
+        a.y = canon(a.y * (id * zz[k]));
         pts[(size_t)k * n + i] = a;
     }
 }

@@ -29,5 +29,12 @@ CFG(BlsFp, 12, bls_p, bls_one, BLS12_381_FP_N0)
 CFG(BnFr, 8, bnr_p, bnr_one, BN254_FR_N0)
 CFG(BlsFr, 8, blsr_p, blsr_one, BLS12_381_FR_N0)
 #undef CFG
+/* The same field with elements kept in [0, 2p) (field.cuh, `lazy`; the device's G1 field). */
+template <class B> struct LazyOf : B {
+    static constexpr bool lazy = true;
+    static uint32_t p2(int i) { return (B::p(i) << 1) | (i ? B::p(i - 1) >> 31 : 0); }
+};
+typedef LazyOf<BnFp> BnFpL;
+typedef LazyOf<BlsFp> BlsFpL;
 
 #endif

@@ -2,10 +2,11 @@
  * The device field arithmetic (src/gpu/field.cuh) compiled for the host with the PTX carry
  * primitives emulated (CUZK_GPU_HOST_EMU), checked against GMP: Montgomery products a*b/R mod
  * p for the four fields, Fp2 products and squares (u^2 = -1), add / sub / neg, inversions
- * (Fermat in Fp, over the norm in Fp2), on random
- * reduced inputs and the edge values 0, 1, p - 1. Runs on machines without a GPU (CI), so the
- * carry logic of the even/odd multiplication is covered there. Built and run by
- * field_emu_test.sh.
+ * (Fermat in Fp, over the norm in Fp2), zero tests, equality and canon(), on random
+ * reduced inputs and the edge values 0, 1, p - 1; the two base fields again as lazy fields
+ * (elements in [0, 2p), results checked as residues below 2p). Runs on machines without a
+ * GPU (CI), so the carry logic of the even/odd multiplication is covered there. Built and run
+ * by field_emu_test.sh.
  */
 #define CUZK_GPU_HOST_EMU 1
 #include <gmp.h>
@@ -54,8 +55,23 @@ template <class C> struct ctx {
         mpz_export(r.v, NULL, -1, 4, 0, 0, a);
         return r;
     }
-    /* random reduced element; every 8th is 0, 1 or p - 1 */
+    /* random element; about every 5th is an edge value (0, 1, p - 1, all ones reduced,
+     * p - small); in a lazy field a quarter are moved to [p, 2p) (2p - 1 among them) */
     fe<C> rnd()
+    {
+        fe<C> r = rnd_reduced();
+        if (lazy_of<C>::v && r32() % 4 == 0) {
+            to_mpz(u, r);
+            mpz_add(u, u, P);
+            if (r32() % 8 == 0) {
+                mpz_mul_2exp(u, P, 1);
+                mpz_sub_ui(u, u, 1);
+            }
+            r = from_mpz(u);
+        }
+        return r;
+    }
+    fe<C> rnd_reduced()
     {
         uint32_t w[C::N];
         for (int i = 0; i < C::N; i++)
@@ -78,11 +94,18 @@ template <class C> struct ctx {
         }
         return from_mpz(t);
     }
+    /* got == want (reduced); in a lazy field got may also be want + p (below 2p) */
     void check(const char *what, const fe<C> &got, const mpz_t want)
     {
         fe<C> w = from_mpz(want);
         checks++;
-        if (memcmp(w.v, got.v, sizeof w.v)) {
+        bool bad = memcmp(w.v, got.v, sizeof w.v) != 0;
+        if (bad && lazy_of<C>::v) {
+            to_mpz(v, got);
+            mpz_sub(v, v, P);
+            bad = mpz_cmp(v, want) != 0;
+        }
+        if (bad) {
             if (failed++ < 10)
                 printf("MISMATCH %s (N=%d p0=%08x)\n", what, C::N, C::p(0));
         }
@@ -103,9 +126,10 @@ template <class C> static void test_fp(int iters)
         mpz_mod(r, r, c.P);
         c.check("mul", x * y, r);
         c.check("mul_inl", mul_inl(x, y), r);
-        if (mpz_sizeinbase(c.P, 2) + 2 <= 32 * (size_t)C::N) {
-            /* Operands below 2p where 4p < R (the base fields of Fp2), as Fp2's Karatsuba passes sums without reducing them (add_nr):
-             * x + p where it fits, and 2p - 1 (the largest) every 16th time. */
+        if (!lazy_of<C>::v && mpz_sizeinbase(c.P, 2) + 2 <= 32 * (size_t)C::N) {
+            /* Operands below 2p where 4p < R (the base fields of Fp2), as Fp2's Karatsuba
+             * passes sums without reducing them (add_nr): x + p, and 2p - 1 (the largest)
+             * every 16th time. (Lazy fields have such operands among their inputs.) */
             mpz_t a2, b2;
             mpz_inits(a2, b2, NULL);
             mpz_add(a2, a, c.P);
@@ -136,8 +160,26 @@ template <class C> static void test_fp(int iters)
         mpz_neg(r, a);
         mpz_mod(r, r, c.P);
         c.check("neg", -x, r);
+        {
+            /* residues: zero tests, equality, the canonical form */
+            mpz_mod(r, a, c.P);
+            checks += 3;
+            fe<C> cx = canon(x);
+            if (x.is_zero() != (mpz_sgn(r) == 0) || !(x == c.from_mpz(r)) ||
+                memcmp(cx.v, c.from_mpz(r).v, sizeof cx.v)) {
+                if (failed++ < 10)
+                    printf("MISMATCH is_zero / == / canon (N=%d p0=%08x)\n", C::N, C::p(0));
+            }
+            mpz_mod(r, b, c.P);
+            mpz_mod(c.t, a, c.P);
+            bool eq = mpz_cmp(r, c.t) == 0;
+            checks++;
+            if ((x == y) != eq && failed++ < 10)
+                printf("MISMATCH == (N=%d p0=%08x)\n", C::N, C::p(0));
+        }
         if (it % 64 == 0) {
             /* x holds a = X R; its inverse is held as X^-1 R = a^-1 R^2 (0 -> 0). */
+            mpz_mod(a, a, c.P);
             if (mpz_sgn(a) == 0) {
                 mpz_set_ui(r, 0);
             } else {
@@ -220,6 +262,10 @@ int main(void)
     test_fp<BlsFr>(100000);
     test_fp2<BnFp>(50000);
     test_fp2<BlsFp>(50000);
+    test_fp<BnFpL>(200000);
+    test_fp<BlsFpL>(200000);
+    test_fp2<BnFpL>(50000);
+    test_fp2<BlsFpL>(50000);
     printf("field_emu: %ld checks, %ld failed\n", checks, failed);
     return failed != 0;
 }
