@@ -577,20 +577,17 @@ k_ntt_pass(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, con
             uint32_t lo = bf & lomask, r = bf >> lob;
             uint32_t qlow = r & ((1u << st) - 1), qhigh = r >> st;
             uint32_t q0 = (qhigh << (st + 1)) | qlow, q1 = q0 | (1u << st);
+            size_t j = ((size_t)qlow << lo_all) + ((size_t)tile << lob) + lo;
+            size_t ti = j << (L - m);
+            fe<FR> w;
+            if (!inverse)
+                w = ld16(tw + ti);
+            else if (ti == 0)
+                w = fe<FR>::one();
+            else
+                w = -ld16(tw + (half_tab - ti));
             int e0 = (q0 << lob) | lo, e1 = (q1 << lob) | lo;
-            fe<FR> u = sh_ld<FR>(sh, e0), v = sh_ld<FR>(sh, e1);
-            if (m > 1) { /* stage 1's twiddle is 1 (the branch is uniform: m is the block's) */
-                size_t j = ((size_t)qlow << lo_all) + ((size_t)tile << lob) + lo;
-                size_t ti = j << (L - m);
-                fe<FR> w;
-                if (!inverse)
-                    w = ld16(tw + ti);
-                else if (ti == 0)
-                    w = fe<FR>::one();
-                else
-                    w = -ld16(tw + (half_tab - ti));
-                v = mul_inl(v, w);
-            }
+            fe<FR> u = sh_ld<FR>(sh, e0), v = mul_inl(sh_ld<FR>(sh, e1), w);
             sh_st<FR>(sh, e0, u + v);
             sh_st<FR>(sh, e1, u - v);
         }
