@@ -306,6 +306,7 @@ static int cmd_prove(int argc, char **argv)
     }
     int ret = EXIT_INPUT;
     cuzk_pk *pk = NULL;
+    void *wpinned = NULL;
     if ((e = cuzk_wtns_check_zkey(&w, &zk, &eb)) || (e = cuzk_wtns_validate(&w, &eb)))
         goto done;
     if (compressed && zk.curve != CUZK_CURVE_BLS12_381) {
@@ -330,6 +331,14 @@ static int cmd_prove(int argc, char **argv)
     if ((e = prove_load_key(&pk, &zk, pos[0], o[O_KEYCACHE].seen ? o[O_KEYCACHE].value : NULL,
                             precomp, po.nthreads, load_how, sizeof load_how, &eb)))
         goto done;
+    /* On the GPU (everything on the device) the witness goes to page-locked memory once, so
+     * each proof uploads it by DMA as it is instead of copying it there first. */
+    const uint8_t *wv = w.values;
+    if (po.backend != CUZK_BACKEND_CPU && !po.synth_on_cpu && w.n_witness &&
+        cuzk_witness_buf_alloc(&wpinned, w.n_witness, &(cuzk_errbuf){{0}}) == CUZK_OK) {
+        memcpy(wpinned, w.values, (size_t)w.n_witness * 32);
+        wv = wpinned;
+    }
     double t1 = cuzk__now_ms();
     progress("proving");
     cuzk_proof proof;
@@ -341,7 +350,7 @@ static int cmd_prove(int argc, char **argv)
     }
     for (unsigned i = 0; i < repeat; i++) {
         double r0 = cuzk__now_ms();
-        if ((e = cuzk_prove(&proof, pk, w.values, w.n_witness, &po, &st, &eb))) {
+        if ((e = cuzk_prove(&proof, pk, wv, w.n_witness, &po, &st, &eb))) {
             free(runs);
             goto done;
         }
@@ -417,6 +426,7 @@ static int cmd_prove(int argc, char **argv)
     }
     ret = 0;
 done:
+    cuzk_witness_buf_free(wpinned);
     cuzk_pk_free(pk);
     cuzk_wtns_close(&w);
     cuzk_zkey_close(&zk);

@@ -104,6 +104,15 @@ cuzk_err cuzk_prove(cuzk_proof *proof, const cuzk_pk *pk, const uint8_t *witness
                     uint64_t n_witness, const cuzk_prove_opts *opts, cuzk_prove_stats *stats,
                     cuzk_errbuf *eb);
 
+/* A buffer for n_values witness values (32 bytes each) that the GPU backend reads by DMA as it
+ * is: page-locked host memory. cuzk_prove on the GPU, given a witness in such a buffer, skips
+ * its own copy of the witness into page-locked memory (it still checks every value < r), which
+ * at 2^24 values is most of the host's part of a proof. CUZK_NO_DEVICE without a CUDA device
+ * (use ordinary memory then), CUZK_NO_MEMORY when it cannot be had. Free with
+ * cuzk_witness_buf_free. */
+cuzk_err cuzk_witness_buf_alloc(void **out, uint64_t n_values, cuzk_errbuf *eb);
+void cuzk_witness_buf_free(void *p);
+
 /* ------------------------------------------------------------------ key cache
  *
  * A preprocessed copy of a loaded key (points decoded and checked, coefficients indexed), so

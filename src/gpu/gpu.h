@@ -77,6 +77,12 @@ void cuzk_gpu_unpin(cuzk_gpu_ctx *ctx, void *p);
  * DMA at full bus speed, without the staging copy. Free with cuzk_gpu_host_free. */
 cuzk_err cuzk_gpu_host_alloc(cuzk_gpu_ctx *ctx, size_t bytes, void **out, cuzk_errbuf *eb);
 void cuzk_gpu_host_free(cuzk_gpu_ctx *ctx, void *p);
+/* The same without a context (on device 0; NO_DEVICE without one): cuzk_witness_buf_alloc. */
+cuzk_err cuzk_gpu_host_alloc_any(size_t bytes, void **out, cuzk_errbuf *eb);
+void cuzk_gpu_host_free_any(void *p);
+/* 1 when p points into page-locked host memory CUDA knows (cudaHostAlloc or
+ * cudaHostRegister), so a DMA can read it directly; 0 otherwise or without a device. */
+int cuzk_gpu_host_is_pinned(const void *p);
 
 /* Bytes of one affine point (64, 96, 128, 192) and 64-bit words of one Jacobian result. */
 size_t cuzk_gpu_point_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g);

@@ -310,6 +310,42 @@ void cuzk_gpu_host_free(cuzk_gpu_ctx *ctx, void *p)
     cudaGetLastError();
 }
 
+cuzk_err cuzk_gpu_host_alloc_any(size_t bytes, void **out, cuzk_errbuf *eb)
+{
+    *out = NULL;
+    if (cuzk_gpu_device_count() <= 0)
+        return cuzk_errf(eb, CUZK_NO_DEVICE, "no CUDA device");
+    CU(cudaSetDevice(0));
+    cudaError_t e = cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocPortable);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        *out = NULL;
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "page-locked host buffer of %zu bytes: %s", bytes,
+                         cudaGetErrorString(e));
+    }
+    return CUZK_OK;
+}
+
+void cuzk_gpu_host_free_any(void *p)
+{
+    if (!p)
+        return;
+    cudaFreeHost(p);
+    cudaGetLastError();
+}
+
+int cuzk_gpu_host_is_pinned(const void *p)
+{
+    if (!p || cuzk_gpu_device_count() <= 0)
+        return 0;
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
 void cuzk_gpu_unpin(cuzk_gpu_ctx *ctx, void *p)
 {
     cudaSetDevice(ctx->device);

@@ -48,6 +48,21 @@ cuzk_err cuzk_gpu_host_alloc(cuzk_gpu_ctx *ctx, size_t bytes, void **out, cuzk_e
 
 void cuzk_gpu_host_free(cuzk_gpu_ctx *ctx, void *p) { (void)ctx, (void)p; }
 
+cuzk_err cuzk_gpu_host_alloc_any(size_t bytes, void **out, cuzk_errbuf *eb)
+{
+    (void)bytes;
+    *out = NULL;
+    return NOGPU(eb);
+}
+
+void cuzk_gpu_host_free_any(void *p) { (void)p; }
+
+int cuzk_gpu_host_is_pinned(const void *p)
+{
+    (void)p;
+    return 0;
+}
+
 uint64_t cuzk_gpu_scratch_bytes(const cuzk_gpu_ctx *ctx)
 {
     (void)ctx;

@@ -255,6 +255,16 @@ void cuzk_vk_clear(cuzk_vk *vk)
     vk->ic = NULL;
 }
 
+cuzk_err cuzk_witness_buf_alloc(void **out, uint64_t n_values, cuzk_errbuf *eb)
+{
+    *out = NULL;
+    if (n_values > (uint64_t)SIZE_MAX / 32)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "a witness of %" PRIu64 " values", n_values);
+    return cuzk_gpu_host_alloc_any((size_t)n_values * 32, out, eb);
+}
+
+void cuzk_witness_buf_free(void *p) { cuzk_gpu_host_free_any(p); }
+
 cuzk_err cuzk_prove(cuzk_proof *proof, const cuzk_pk *pk, const uint8_t *witness,
                     uint64_t n_witness, const cuzk_prove_opts *opts, cuzk_prove_stats *stats,
                     cuzk_errbuf *eb)

@@ -586,6 +586,15 @@ static void GT_(wcopy_chunk)(void *arg, size_t k)
         return;
     if (hi > j->n)
         hi = j->n;
+    if ((const uint8_t *)j->w == j->src) { /* the caller's buffer itself: only the check */
+        for (uint64_t i = lo; i < hi; i++) {
+            if (!FR_(limbs_lt_p)(j->w[i].l)) {
+                GT_(wcopy_bad)(j, i);
+                return;
+            }
+        }
+        return;
+    }
 #if defined(__x86_64__)
     if (j->stream && ((uintptr_t)j->w & 15) == 0) {
         for (uint64_t i = lo; i < hi; i++) {
@@ -1314,24 +1323,32 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
 {
     GT_(pstate) *s;
     /* Everything on the GPU: w goes into the page-locked buffer, so A's MSM uploads it by
-     * DMA (at 2^24, 512 MiB: ~38 ms through the staging buffers from pageable memory). */
-    void *wpin = use_gpu && !opts->synth_on_cpu && n_witness == pk->n_vars
+     * DMA (at 2^24, 512 MiB: ~38 ms through the staging buffers from pageable memory). A
+     * witness the caller holds in page-locked memory (cuzk_witness_buf_alloc) is that buffer
+     * as it is (borrowed: pstart only checks it). */
+    const int gpu_all = use_gpu && !opts->synth_on_cpu && n_witness == pk->n_vars && n_witness;
+    const int wcaller = gpu_all && cuzk_gpu_host_is_pinned(witness);
+    void *wown = gpu_all && !wcaller
                      ? GT_(wpin_take)(pk, 0, (pk->n_vars ? pk->n_vars : 1) * sizeof(FRT))
                      : NULL;
-    /* ... and while it is copied there, block by block, its upload runs (the copy and the
-     * DMA each take ~10 ms at 2^24; overlapped, the GPU starts ~10 ms sooner). */
+    void *wpin = wcaller ? (void *)witness : wown; /* read only when it is the caller's */
+    /* ... and while it is copied (or checked) there, block by block, its upload runs (the
+     * copy and the DMA each take ~10 ms at 2^24; overlapped, the GPU starts ~10 ms sooner). */
     GT_(wstage) ws = {NULL, wpin, pk->n_vars, 0, 0};
-    if (wpin && pk->n_vars) {
+    if (wpin) {
         pthread_mutex_lock(&pk->dev[0].mu);
-        ws.ctx = pk->dev[0].ctx; /* opened by wpin_take */
+        cuzk_errbuf oeb = {{0}};
+        if (!pk->dev[0].ctx) /* wpin_take opens it; the caller's buffer needs it too */
+            cuzk_gpu_open(&pk->dev[0].ctx, 0, &oeb);
+        ws.ctx = pk->dev[0].ctx;
         ws.ok = ws.ctx != NULL;
     }
     cuzk_err e = GT_(pstart_ex)(&s, pk, witness, n_witness, opts, use_gpu, wpin,
                                 ws.ok ? GT_(wstage_block) : NULL, &ws, eb);
-    if (wpin && pk->n_vars)
+    if (wpin)
         pthread_mutex_unlock(&pk->dev[0].mu);
     if (e) {
-        GT_(wpin_give)(pk, 0, wpin);
+        GT_(wpin_give)(pk, 0, wown);
         return e;
     }
     s->w_staged = ws.ok && ws.done == pk->n_vars;
@@ -1376,7 +1393,7 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
                 if (started)
                     pthread_join(tid, NULL);
                 GT_(pfree)(s);
-                GT_(wpin_give)(pk, 0, wpin);
+                GT_(wpin_give)(pk, 0, wown);
                 return cuzk_errf(eb, se, "%s", seb.msg);
             }
             if (g2dev < 0 && !(started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0))
@@ -1419,6 +1436,6 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
         e = GT_(pfinish)(s, proof, eb);
     *st = s->st;
     GT_(pfree)(s);
-    GT_(wpin_give)(pk, 0, wpin);
+    GT_(wpin_give)(pk, 0, wown);
     return e;
 }
