@@ -287,10 +287,11 @@ cuzk_err cuzk_gpu_pin(cuzk_gpu_ctx *ctx, void *p, size_t len, cuzk_errbuf *eb)
     return CUZK_OK;
 }
 
-cuzk_err cuzk_gpu_host_alloc(cuzk_gpu_ctx *ctx, size_t bytes, void **out, cuzk_errbuf *eb)
+/* Page-locked host memory on device `device` (portable: every device DMAs from it). */
+static cuzk_err host_alloc_on(int device, size_t bytes, void **out, cuzk_errbuf *eb)
 {
     *out = NULL;
-    CU(cudaSetDevice(ctx->device));
+    CU(cudaSetDevice(device));
     cudaError_t e = cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocPortable);
     if (e != cudaSuccess) {
         cudaGetLastError();
@@ -299,6 +300,11 @@ cuzk_err cuzk_gpu_host_alloc(cuzk_gpu_ctx *ctx, size_t bytes, void **out, cuzk_e
                          cudaGetErrorString(e));
     }
     return CUZK_OK;
+}
+
+cuzk_err cuzk_gpu_host_alloc(cuzk_gpu_ctx *ctx, size_t bytes, void **out, cuzk_errbuf *eb)
+{
+    return host_alloc_on(ctx->device, bytes, out, eb);
 }
 
 void cuzk_gpu_host_free(cuzk_gpu_ctx *ctx, void *p)
@@ -315,15 +321,7 @@ cuzk_err cuzk_gpu_host_alloc_any(size_t bytes, void **out, cuzk_errbuf *eb)
     *out = NULL;
     if (cuzk_gpu_device_count() <= 0)
         return cuzk_errf(eb, CUZK_NO_DEVICE, "no CUDA device");
-    CU(cudaSetDevice(0));
-    cudaError_t e = cudaHostAlloc(out, bytes ? bytes : 1, cudaHostAllocPortable);
-    if (e != cudaSuccess) {
-        cudaGetLastError();
-        *out = NULL;
-        return cuzk_errf(eb, CUZK_NO_MEMORY, "page-locked host buffer of %zu bytes: %s", bytes,
-                         cudaGetErrorString(e));
-    }
-    return CUZK_OK;
+    return host_alloc_on(0, bytes, out, eb);
 }
 
 void cuzk_gpu_host_free_any(void *p)

@@ -99,27 +99,56 @@ static void staged(const cuzk_pk *pk, const cuzk_wtns *w, const cuzk_prove_opts 
     cuzk_prove_state_free(s);
 }
 
-static void one_curve(const char *dir, int gpu)
+/* Fixture `name` of curve directory `dir`: its key loaded, its witness read (wb, parsed into
+ * w). 0 (after failed CHECKs) when either is missing. */
+static int load_fixture(const char *dir, const char *name, cuzk_pk **pk, uint8_t **wb,
+                        cuzk_wtns *w)
 {
-    char zrel[256], wrel[256], vkrel[256];
-    snprintf(zrel, sizeof zrel, "tests/fixtures/%s/poseidon.zkey", dir);
-    snprintf(wrel, sizeof wrel, "tests/fixtures/%s/poseidon.wtns", dir);
-    snprintf(vkrel, sizeof vkrel, "tests/fixtures/%s/poseidon_vk.json", dir);
+    char zrel[256], wrel[256];
+    snprintf(zrel, sizeof zrel, "tests/fixtures/%s/%s.zkey", dir, name);
+    snprintf(wrel, sizeof wrel, "tests/fixtures/%s/%s.wtns", dir, name);
     cuzk_errbuf eb = {{0}};
     cuzk_zkey zk;
-    cuzk_pk *pk = NULL;
+    *pk = NULL;
     CHECK(cuzk_zkey_open(&zk, tu_src_path(zrel), &eb) == CUZK_OK);
-    CHECK_MSG(cuzk_pk_load(&pk, &zk, 2, &eb) == CUZK_OK, "%s", eb.msg);
+    CHECK_MSG(cuzk_pk_load(pk, &zk, 2, &eb) == CUZK_OK, "%s", eb.msg);
     cuzk_zkey_close(&zk);
     size_t n;
-    uint8_t *wb = (uint8_t *)tu_read_file(tu_src_path(wrel), &n);
-    cuzk_wtns w;
-    CHECK(wb && cuzk_wtns_parse(&w, wb, n, wrel, &eb) == CUZK_OK);
-    if (!pk || !wb) {
-        cuzk_pk_free(pk);
-        free(wb);
-        return;
+    *wb = (uint8_t *)tu_read_file(tu_src_path(wrel), &n);
+    CHECK(*wb && cuzk_wtns_parse(w, *wb, n, wrel, &eb) == CUZK_OK);
+    if (!*pk || !*wb) {
+        cuzk_pk_free(*pk);
+        free(*wb);
+        return 0;
     }
+    return 1;
+}
+
+/* The proof verifies against snarkjs's verification key of fixture `name`. */
+static void check_snarkjs_vk(const char *dir, const char *name, const cuzk_pk *pk,
+                             const cuzk_wtns *w, const cuzk_proof *p)
+{
+    char vkrel[256];
+    snprintf(vkrel, sizeof vkrel, "tests/fixtures/%s/%s_vk.json", dir, name);
+    cuzk_errbuf eb = {{0}};
+    cuzk_json_doc *vd = NULL;
+    cuzk_vk vk;
+    CHECK(cuzk_json_parse_file(&vd, tu_src_path(vkrel), 1 << 20, &eb) == CUZK_OK);
+    CHECK(cuzk_vk_from_json(&vk, cuzk_json_root(vd), vkrel, &eb) == CUZK_OK);
+    CHECK_MSG(cuzk_verify(&vk, w->values + 32, cuzk_pk_n_public(pk), p, &eb) == CUZK_OK,
+              "%s %s: %s", dir, name, eb.msg);
+    cuzk_vk_clear(&vk);
+    cuzk_json_free(vd);
+}
+
+static void one_curve(const char *dir, int gpu)
+{
+    cuzk_errbuf eb = {{0}};
+    cuzk_pk *pk;
+    uint8_t *wb;
+    cuzk_wtns w;
+    if (!load_fixture(dir, "poseidon", &pk, &wb, &w))
+        return;
     cuzk_prove_opts o = {0};
     o.zero_rs = 1;
     o.backend = CUZK_BACKEND_CPU;
@@ -128,14 +157,7 @@ static void one_curve(const char *dir, int gpu)
     CHECK_MSG(cuzk_prove(&want, pk, w.values, w.n_witness, &o, NULL, &eb) == CUZK_OK, "%s",
               eb.msg);
     /* The reference proof is right: it verifies against snarkjs's verification key. */
-    cuzk_json_doc *vd = NULL;
-    cuzk_vk vk;
-    CHECK(cuzk_json_parse_file(&vd, tu_src_path(vkrel), 1 << 20, &eb) == CUZK_OK);
-    CHECK(cuzk_vk_from_json(&vk, cuzk_json_root(vd), vkrel, &eb) == CUZK_OK);
-    CHECK_MSG(cuzk_verify(&vk, w.values + 32, cuzk_pk_n_public(pk), &want, &eb) == CUZK_OK,
-              "%s: %s", dir, eb.msg);
-    cuzk_vk_clear(&vk);
-    cuzk_json_free(vd);
+    check_snarkjs_vk(dir, "poseidon", pk, &w, &want);
     for (int defer = 0; defer < 2; defer++) {
         for (int how = SPLIT_G1_G2; how <= SPLIT_BAD_DEVICE_THEN_CPU; how++)
             staged(pk, &w, &o, (split)how, defer, &want, dir);
@@ -154,25 +176,12 @@ static void one_curve(const char *dir, int gpu)
  * not below r is refused naming its index, wherever it sits. */
 static void witness_copy(const char *dir, int gpu)
 {
-    char zrel[256], wrel[256], vkrel[256];
-    snprintf(zrel, sizeof zrel, "tests/fixtures/%s/chain.zkey", dir);
-    snprintf(wrel, sizeof wrel, "tests/fixtures/%s/chain.wtns", dir);
-    snprintf(vkrel, sizeof vkrel, "tests/fixtures/%s/chain_vk.json", dir);
     cuzk_errbuf eb = {{0}};
-    cuzk_zkey zk;
-    cuzk_pk *pk = NULL;
-    CHECK(cuzk_zkey_open(&zk, tu_src_path(zrel), &eb) == CUZK_OK);
-    CHECK_MSG(cuzk_pk_load(&pk, &zk, 2, &eb) == CUZK_OK, "%s", eb.msg);
-    cuzk_zkey_close(&zk);
-    size_t n;
-    uint8_t *wb = (uint8_t *)tu_read_file(tu_src_path(wrel), &n);
+    cuzk_pk *pk;
+    uint8_t *wb;
     cuzk_wtns w;
-    CHECK(wb && cuzk_wtns_parse(&w, wb, n, wrel, &eb) == CUZK_OK);
-    if (!pk || !wb) {
-        cuzk_pk_free(pk);
-        free(wb);
+    if (!load_fixture(dir, "chain", &pk, &wb, &w))
         return;
-    }
     CHECK_MSG(w.n_witness >= 8192, "%s: chain has %llu values, fewer than the streamed copy's "
               "threshold", dir, (unsigned long long)w.n_witness);
     cuzk_prove_opts o = {0};
@@ -180,14 +189,7 @@ static void witness_copy(const char *dir, int gpu)
     o.nthreads = 2;
     cuzk_proof p;
     CHECK_MSG(cuzk_prove(&p, pk, w.values, w.n_witness, &o, NULL, &eb) == CUZK_OK, "%s", eb.msg);
-    cuzk_json_doc *vd = NULL;
-    cuzk_vk vk;
-    CHECK(cuzk_json_parse_file(&vd, tu_src_path(vkrel), 1 << 20, &eb) == CUZK_OK);
-    CHECK(cuzk_vk_from_json(&vk, cuzk_json_root(vd), vkrel, &eb) == CUZK_OK);
-    CHECK_MSG(cuzk_verify(&vk, w.values + 32, cuzk_pk_n_public(pk), &p, &eb) == CUZK_OK,
-              "%s chain: %s", dir, eb.msg);
-    cuzk_vk_clear(&vk);
-    cuzk_json_free(vd);
+    check_snarkjs_vk(dir, "chain", pk, &w, &p);
     uint8_t *bad = malloc(32 * (size_t)w.n_witness);
     CHECK(bad != NULL);
     const uint64_t at[3] = {1, 8191, w.n_witness - 1};
