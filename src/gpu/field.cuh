@@ -500,16 +500,18 @@ template <class C> DI fe2<C> canon(const fe2<C> &a)
  * (BN254), 302.0 -> 295.7 ms (BLS12-381) (H200, 2026-12-01, PERF-NOTES fifth pass). */
 template <class C> DI fe<C> add_nr(const fe<C> &a, const fe<C> &b)
 {
-    if constexpr (lazy_of<C>::v)
+    if constexpr (lazy_of<C>::v) {
         return a + b; /* operands already up to 2p: their sum must be reduced */
-    constexpr int N = C::N;
-    fe<C> r;
-    r.v[0] = add_cc(a.v[0], b.v[0]);
+    } else {
+        constexpr int N = C::N;
+        fe<C> r;
+        r.v[0] = add_cc(a.v[0], b.v[0]);
 #pragma unroll
-    for (int i = 1; i < N - 1; i++)
-        r.v[i] = addc_cc(a.v[i], b.v[i]);
-    r.v[N - 1] = addc(a.v[N - 1], b.v[N - 1]);
-    return r;
+        for (int i = 1; i < N - 1; i++)
+            r.v[i] = addc_cc(a.v[i], b.v[i]);
+        r.v[N - 1] = addc(a.v[N - 1], b.v[N - 1]);
+        return r;
+    }
 }
 
 /* Karatsuba: 3 base multiplications. */

@@ -586,17 +586,9 @@ static void GT_(wcopy_chunk)(void *arg, size_t k)
         return;
     if (hi > j->n)
         hi = j->n;
-    if ((const uint8_t *)j->w == j->src) { /* the caller's buffer itself: only the check */
-        for (uint64_t i = lo; i < hi; i++) {
-            if (!FR_(limbs_lt_p)(j->w[i].l)) {
-                GT_(wcopy_bad)(j, i);
-                return;
-            }
-        }
-        return;
-    }
+    const int in_place = (const uint8_t *)j->w == j->src; /* the caller's buffer: only check */
 #if defined(__x86_64__)
-    if (j->stream && ((uintptr_t)j->w & 15) == 0) {
+    if (j->stream && !in_place && ((uintptr_t)j->w & 15) == 0) {
         for (uint64_t i = lo; i < hi; i++) {
             const uint8_t *sp = j->src + 32 * i;
             uint64_t l[4];
@@ -613,7 +605,8 @@ static void GT_(wcopy_chunk)(void *arg, size_t k)
         return;
     }
 #endif
-    memcpy(j->w + lo, j->src + 32 * lo, 32 * (hi - lo));
+    if (!in_place)
+        memcpy(j->w + lo, j->src + 32 * lo, 32 * (hi - lo));
     for (uint64_t i = lo; i < hi; i++) {
         if (!FR_(limbs_lt_p)(j->w[i].l)) {
             GT_(wcopy_bad)(j, i);
@@ -1329,7 +1322,7 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
     const int gpu_all = use_gpu && !opts->synth_on_cpu && n_witness == pk->n_vars && n_witness;
     const int wcaller = gpu_all && cuzk_gpu_host_is_pinned(witness);
     void *wown = gpu_all && !wcaller
-                     ? GT_(wpin_take)(pk, 0, (pk->n_vars ? pk->n_vars : 1) * sizeof(FRT))
+                     ? GT_(wpin_take)(pk, 0, pk->n_vars * sizeof(FRT))
                      : NULL;
     void *wpin = wcaller ? (void *)witness : wown; /* read only when it is the caller's */
     /* ... and while it is copied (or checked) there, block by block, its upload runs (the
