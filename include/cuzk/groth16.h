@@ -70,7 +70,9 @@ typedef struct {
     double synth_ms, h_ms, msm_g1_ms, msm_g2_ms, finalize_ms, verify_ms, total_ms;
     double gpu_upload_ms; /* first GPU proof with a key: its point sets are uploaded once */
     double witness_ms;    /* the witness copied into the prover and range-checked (cuzk_prove
-                           * on the GPU: its upload overlaps the copy, block by block) */
+                           * on the GPU: its upload overlaps the copy, block by block; from a
+                           * cuzk_witness_buf_alloc buffer with B in G2 on a GPU, the upload
+                           * alone: the device checks it) */
     int used_gpu;         /* 1 when H and the G1 MSMs ran on the GPU */
     int gpu_tables;       /* copies in the fixed-base tables of the key's point sets on the
                            * GPU it used, the most of any set (0 or 1: none) */
@@ -106,7 +108,8 @@ cuzk_err cuzk_prove(cuzk_proof *proof, const cuzk_pk *pk, const uint8_t *witness
 
 /* A buffer for n_values witness values (32 bytes each) that the GPU backend reads by DMA as it
  * is: page-locked host memory. cuzk_prove on the GPU, given a witness in such a buffer, skips
- * its own copy of the witness into page-locked memory (it still checks every value < r), which
+ * its own copy of the witness into page-locked memory (every value is still checked < r: on
+ * the device when B in G2 runs on a GPU too, else on the host), which
  * at 2^24 values is most of the host's part of a proof. CUZK_NO_DEVICE without a CUDA device
  * (use ordinary memory then), CUZK_NO_MEMORY when it cannot be had. Free with
  * cuzk_witness_buf_free. */

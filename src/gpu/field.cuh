@@ -265,6 +265,16 @@ template <class C> DI fe<C> canon(const fe<C> &a)
         return a;
 }
 
+/* Whether the N limbs of a hold an integer below p (a canonical element or scalar). */
+template <class C> DI bool lt_mod(const fe<C> &a)
+{
+    (void)sub_cc(a.v[0], C::p(0));
+#pragma unroll
+    for (int i = 1; i < C::N; i++)
+        (void)subc_cc(a.v[i], C::p(i));
+    return subc(0, 0) != 0; /* the borrow out: a < p */
+}
+
 /* Equal residues. */
 template <class C> DI bool operator==(const fe<C> &a, const fe<C> &b)
 {

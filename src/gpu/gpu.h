@@ -38,14 +38,17 @@ typedef struct cuzk_gpu_points cuzk_gpu_points;
 typedef struct cuzk_gpu_fr cuzk_gpu_fr;
 
 /* Batch-affine bucket accumulation (gpu_impl.cuh, msm_kernels.cuh): by default for G2 MSMs
- * from CUZK_GPU_BA_MIN sorted entries (below, one inversion's latency outweighs the gain);
- * CUZK_GPU_BATCH_AFFINE=0 turns it off, 1 on for G1 too, 2 on for every MSM of every size
- * (tests). Its prefix products (in chunks with one field inversion each) take at most half an
- * entry's point coordinate per sorted entry and never more than CUZK_GPU_BA_PRE_BYTES, or
- * CUZK_GPU_BA_CHUNK_BYTES from the environment when smaller (tests: many chunks).
- * cuzk_gpu_scratch_estimate counts them. */
+ * and BLS12-381 G1 sets with at most 1/64 of their points at infinity (a key's C and H), from
+ * CUZK_GPU_BA_MIN sorted entries (below, one inversion's latency outweighs the gain);
+ * CUZK_GPU_BATCH_AFFINE=0 turns it off, 1 on for every G1 set too, 2 on for every MSM of every
+ * size (tests), 3 G2 only. Its prefix products (in chunks with one field inversion each) take
+ * at most half an entry's point coordinate per sorted entry and never more than
+ * CUZK_GPU_BA_PRE_BYTES, or CUZK_GPU_BA_CHUNK_BYTES from the environment when smaller (tests:
+ * many chunks). cuzk_gpu_scratch_estimate counts them. */
 #define CUZK_GPU_BA_MIN ((size_t)1 << 22)
-#define CUZK_GPU_BA_PRE_BYTES ((size_t)2 << 30)
+/* 4 GiB: a BLS12-381 G2 MSM of 2^24 in 3 chunks instead of 5 (290.9 against 292.3 ms, H200,
+ * 2026-12-01; the 2^24 BLS12-381 proof with tables peaked at 129,007 of 143,771 MiB). */
+#define CUZK_GPU_BA_PRE_BYTES ((size_t)4 << 30)
 
 /* Device scratch one context grows to when it proves circuits of n_points points per MSM set
  * and an H domain of `domain` (all MSMs, with or without fixed-base tables, the H step,
@@ -129,6 +132,11 @@ uint64_t cuzk_gpu_tables_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g, uint64_t 
  * range it uploaded, they are read from that upload; else everything is done again. A, B1,
  * B2 and C (a suffix of the witness) of one proof share the witness this way. */
 #define CUZK_GPU_SCALARS_SAME 2u
+/* Canonical scalars are checked on the device as they are classified: one not below r fails
+ * the MSM with CUZK_NON_CANONICAL, and cuzk_gpu_bad_scalar() names the lowest such index.
+ * (A prover that uploads a witness without reading it on the host checks it this way.)
+ * The scalars are then always classified anew (no reuse of an earlier preparation). */
+#define CUZK_GPU_SCALARS_CHECK 4u
 
 /* Uploads scalars [lo, hi) of the n host scalars at `host` (32 bytes each) into the context's
  * scalar slot, queued on its stream (host page-locked for the copy to overlap the caller's
@@ -144,6 +152,12 @@ cuzk_err cuzk_gpu_scalars_stage(cuzk_gpu_ctx *ctx, const void *host, size_t n, s
 cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offset,
                       size_t count, const void *scalars, unsigned flags, uint64_t *out,
                       cuzk_errbuf *eb);
+/* The index of the lowest scalar not below r that the last MSM flagged CUZK_GPU_SCALARS_CHECK
+ * on ctx found (UINT64_MAX: none, or no such MSM). */
+uint64_t cuzk_gpu_bad_scalar(const cuzk_gpu_ctx *ctx);
+/* Waits until everything queued on ctx's stream (e.g. cuzk_gpu_scalars_stage's copies) is
+ * done. */
+cuzk_err cuzk_gpu_sync(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb);
 
 /* ---- Fr vectors on the device and the NTT (domain size 2^logn, roots w = 5^((r-1)/2^logn)
  * as snarkjs uses for both curves). Elements are Montgomery-form Fr. */

@@ -13,6 +13,42 @@ void cuzk__gpu_fr_root(int curve, int logn, uint64_t out[4]);
 void cuzk__gpu_fr_inv(int curve, const uint64_t a[4], uint64_t out[4]);
 void cuzk__gpu_fr_from_u64(int curve, uint64_t v, uint64_t out[4]);
 void cuzk__gpu_horner(int curve, int g2, int W, int c, const void *jac, uint64_t *out);
+void cuzk__gpu_fp_inv(int curve, int fp2, uint64_t *x);
+
+/* x <- 1/x in place (0 -> 0): an Fp element (fp2 = 0) or an Fp2 element c0, c1 (fp2 = 1) of
+ * the curve's base field, Montgomery form; each coordinate may be up to 2p - 1 (the device's
+ * lazy field), the result is canonical. */
+#define GPU_FP_INV(FP, F2)                                                                    \
+    static void FP##_gpu_inv(int fp2, uint64_t *x)                                            \
+    {                                                                                         \
+        FP##_t c[2];                                                                          \
+        for (int k = 0; k <= fp2; k++) {                                                      \
+            memcpy(c[k].l, x + k * (sizeof c[k].l / 8), sizeof c[k].l);                       \
+            FP##_reduce_once(&c[k], &c[k]);                                                   \
+        }                                                                                     \
+        if (fp2) {                                                                            \
+            F2##_t a, r;                                                                      \
+            a.c0 = c[0];                                                                      \
+            a.c1 = c[1];                                                                      \
+            F2##_inv(&r, &a);                                                                 \
+            c[0] = r.c0;                                                                      \
+            c[1] = r.c1;                                                                      \
+        } else {                                                                              \
+            FP##_inv(&c[0], &c[0]);                                                           \
+        }                                                                                     \
+        for (int k = 0; k <= fp2; k++)                                                        \
+            memcpy(x + k * (sizeof c[k].l / 8), c[k].l, sizeof c[k].l);                       \
+    }
+GPU_FP_INV(bn254_fp, bn254_fp2)
+GPU_FP_INV(bls12_381_fp, bls12_381_fp2)
+
+void cuzk__gpu_fp_inv(int curve, int fp2, uint64_t *x)
+{
+    if (curve == 0)
+        bn254_fp_gpu_inv(fp2, x);
+    else
+        bls12_381_fp_gpu_inv(fp2, x);
+}
 
 int cuzk__gpu_fr_two_adicity(int curve)
 {

@@ -216,9 +216,10 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     }
     snprintf(ctx->name, sizeof ctx->name, "%s", prop.name);
     ctx->sm_count = prop.multiProcessorCount;
+    ctx->bad_scalar = UINT64_MAX;
     const char *ba = getenv("CUZK_GPU_BATCH_AFFINE");
-    ctx->ba_mode = !ba || !ba[0] || ba[1] ? -1 : ba[0] == '0' ? 0 : ba[0] == '1' ? 1
-                                               : ba[0] == '2' ? 2 : -1; /* else: by default */
+    ctx->ba_mode = !ba || !ba[0] || ba[1] || ba[0] < '0' || ba[0] > '3' ? -1 /* the default */
+                                                                        : ba[0] - '0';
     const char *bc = getenv("CUZK_GPU_BA_CHUNK_BYTES");
     const unsigned long long bcv = bc ? strtoull(bc, NULL, 10) : 0;
     ctx->ba_chunk = bcv > 0 && bcv < CUZK_GPU_BA_PRE_BYTES ? (size_t)bcv : CUZK_GPU_BA_PRE_BYTES;
@@ -368,6 +369,33 @@ cuzk_err cuzk_gpu_points_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gp
     return cuzk_gpu_points_upload_ex(ctx, curve, g, 0, bytes, n, out, eb);
 }
 
+/* Points whose bytes are all zero (infinity) among d's n points of `words` 16-byte words. */
+static __global__ void k_count_inf(const uint4 *d, size_t n, unsigned words,
+                                   unsigned long long *cnt)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    const uint4 *p = d + i * words;
+    uint32_t acc = 0;
+    for (unsigned k = 0; k < words; k++) {
+        uint4 v = p[k];
+        acc |= v.x | v.y | v.z | v.w;
+    }
+    if (!acc)
+        atomicAdd(cnt, 1ull);
+}
+
+/* Batch-affine accumulation for a G1 set (cuzk__gpu_ba_on's g1_pref): BLS12-381 sets with at
+ * most 1/64 of their points at infinity (a key's C and H; A and B1 hold one for every signal
+ * absent from A or B, and with it for every G1 set those two lost what C and H gained). In
+ * 2^24 BLS12-381 proofs on the H200 it took C and the H MSM ~2.7 ms each off (proof 704.0 ->
+ * 698.9 ms; src/gpu/PERF-NOTES.md, sixth pass); BN254 G1 measured slower with it. */
+static int ba_g1_pref(const cuzk_gpu_points *p)
+{
+    return p->curve == CUZK_GPU_BLS12_381 && p->group == CUZK_GPU_G1 && p->n_inf <= p->n / 64;
+}
+
 cuzk_err cuzk_gpu_points_upload_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gpu_group g,
                                    size_t lead, const void *bytes, size_t n,
                                    cuzk_gpu_points **out, cuzk_errbuf *eb)
@@ -402,13 +430,29 @@ cuzk_err cuzk_gpu_points_upload_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk
     if (e == cudaSuccess && n)
         e = cudaMemcpyAsync((uint8_t *)p->d + pb * lead, bytes, pb * n, cudaMemcpyHostToDevice,
                             ctx->stream);
+    /* Its points at infinity, counted on the device (into 8 bytes allocated for it). */
+    unsigned long long *d_inf = NULL, h_inf = 0;
+    if (e == cudaSuccess)
+        e = cudaMalloc(&d_inf, sizeof *d_inf);
+    if (e == cudaSuccess)
+        e = cudaMemsetAsync(d_inf, 0, sizeof *d_inf, ctx->stream);
+    if (e == cudaSuccess && p->n) {
+        k_count_inf<<<(unsigned)((p->n + 255) / 256), 256, 0, ctx->stream>>>(
+            (const uint4 *)p->d, p->n, (unsigned)(pb / 16), d_inf);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(&h_inf, d_inf, sizeof h_inf, cudaMemcpyDeviceToHost, ctx->stream);
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(ctx->stream);
+    if (d_inf)
+        cudaFree(d_inf);
     if (e != cudaSuccess) {
         cudaFree(p->d);
         free(p);
         return cuzk__gpu_fault(eb, __FILE__, __LINE__, "cudaMemcpy(points)", e);
     }
+    p->n_inf = (size_t)h_inf;
     *out = p;
     return CUZK_OK;
 }
@@ -514,9 +558,12 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
     const bool mont = (flags & CUZK_GPU_SCALARS_MONT) != 0;
     /* Same scalars as the last MSM (the caller says so, and they are the same buffer, count,
      * form and curve): their upload and preparation are still on the device. */
-    const bool reuse = (flags & CUZK_GPU_SCALARS_SAME) && ctx->prep.valid &&
+    const bool check = (flags & CUZK_GPU_SCALARS_CHECK) && !mont;
+    const bool reuse = (flags & CUZK_GPU_SCALARS_SAME) && !check && ctx->prep.valid &&
                        ctx->prep.host == scalars && ctx->prep.n == count &&
                        ctx->prep.mont == mont && ctx->prep.curve == (int)pts->curve;
+    if (check)
+        ctx->bad_scalar = UINT64_MAX;
     void *d_sc = NULL;
     double tt = now_ms(), t_up = 0;
     if (!reuse) {
@@ -540,10 +587,12 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
     }
     const char *base = (const char *)pts->d + offset * cuzk_gpu_point_bytes(pts->curve, pts->group);
     ctx->prep_reuse = reuse;
-    const cuzk__gpu_tab tab = {pts->n, pts->t, pts->s};
+    ctx->prep_check = check;
+    const cuzk__gpu_tab tab = {pts->n, pts->t, pts->s, ba_g1_pref(pts)};
     cuzk_err e = msm_dispatch(ctx, pts->curve, pts->group, base, count, d_sc, mont, &tab, out,
                               eb);
     ctx->prep_reuse = false;
+    ctx->prep_check = false;
     if (trace_on())
         fprintf(stderr, "[gpu %d] msm G%d n=%zu: upload %.2f ms, msm %.2f ms (%s)\n",
                 ctx->device, pts->group == CUZK_GPU_G2 ? 2 : 1, count, t_up,
@@ -559,6 +608,15 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
         ctx->prep.valid = count > 0;
     }
     return e;
+}
+
+uint64_t cuzk_gpu_bad_scalar(const cuzk_gpu_ctx *ctx) { return ctx->bad_scalar; }
+
+cuzk_err cuzk_gpu_sync(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+{
+    CU(cudaSetDevice(ctx->device));
+    CU(cudaStreamSynchronize(ctx->stream));
+    return CUZK_OK;
 }
 
 cuzk_err cuzk_gpu_fr_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, size_t n, cuzk_gpu_fr **out,
@@ -678,7 +736,7 @@ static cuzk_err h_finish(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, void
     if (pts) {
         const char *base =
             (const char *)pts->d + offset * cuzk_gpu_point_bytes(pts->curve, pts->group);
-        const cuzk__gpu_tab tab = {pts->n, pts->t, pts->s};
+        const cuzk__gpu_tab tab = {pts->n, pts->t, pts->s, ba_g1_pref(pts)};
         e = msm_dispatch(ctx, curve, pts->group, base, n, da, true, &tab, out, eb);
     }
     if (trace_on())

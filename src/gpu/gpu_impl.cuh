@@ -47,9 +47,12 @@ namespace cuzk_gpu {
 
 /* ------------------------------------------------------------------------------- MSM */
 
+/* Scalar i to canonical limbs in sc, flags f1 (one) and f2 (neither zero nor one). bad: NULL,
+ * or the lowest index of a canonical input not below r (atomicMin; the caller set it to
+ * ~0 first), such a scalar being classified as anything (the MSM fails on it). */
 template <class FR>
 __global__ void k_prep(const uint32_t *in, uint32_t *sc, uint8_t *f1, uint8_t *f2, size_t n,
-                       bool mont)
+                       bool mont, unsigned long long *bad)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
@@ -61,6 +64,8 @@ __global__ void k_prep(const uint32_t *in, uint32_t *sc, uint8_t *f1, uint8_t *f
     x.v[4] = b.x, x.v[5] = b.y, x.v[6] = b.z, x.v[7] = b.w;
     if (mont)
         x = from_mont(x);
+    else if (bad && !lt_mod(x))
+        atomicMin(bad, (unsigned long long)i);
     uint32_t hi = 0;
 #pragma unroll
     for (int k = 1; k < 8; k++)
@@ -102,10 +107,30 @@ __global__ void __launch_bounds__(BA_TREE) k_tree_up(const F *v, size_t n, F *ou
         st16(out + blockIdx.x, nd[1]);
 }
 
-template <class F> __global__ void k_tree_inv(F *v)
+/* The inverse of the tree's root, on the host (src/ff, cuzk__gpu_fp_inv): one Fermat
+ * inversion on one device thread took 183 us for BN254 Fp2 (ncu, 2026-12-01), once per chunk,
+ * the device idle meanwhile; the round trip and the host's inversion take a fraction of that.
+ * The device's Montgomery form is the host's; a lazy field's value may be up to 2p - 1. */
+template <class C> static void host_inv(fe<C> *x)
 {
-    if (threadIdx.x == 0 && blockIdx.x == 0)
-        v[0] = inv(v[0]);
+    cuzk__gpu_fp_inv(C::N == 8 ? 0 : 1, 0, (uint64_t *)x->v);
+}
+template <class C> static void host_inv(fe2<C> *x)
+{
+    static_assert(sizeof *x == 2 * sizeof x->c0, "fe2 layout: c0 then c1");
+    cuzk__gpu_fp_inv(C::N == 8 ? 0 : 1, 1, (uint64_t *)x->c0.v);
+}
+template <class F> static cuzk_err root_inv(cuzk_gpu_ctx *ctx, F *d, cuzk_errbuf *eb)
+{
+    static_assert(sizeof(F) <= CUZK_GPU_HOST_RES_BYTES, "root_inv: host_res too small");
+    F *h = (F *)ctx->host_res;
+    CU(cudaMemcpyAsync(h, d, sizeof(F), cudaMemcpyDeviceToHost, ctx->stream));
+    CU(cudaStreamSynchronize(ctx->stream));
+    host_inv(h);
+    /* host_res is next written after a later synchronisation on this stream: the copy out of
+     * it is done by then. */
+    CU(cudaMemcpyAsync(d, h, sizeof(F), cudaMemcpyHostToDevice, ctx->stream));
+    return CUZK_OK;
 }
 
 /* v[b * BA_TREE .. + BA_TREE) (clipped to n) replaced by their inverses, given the inverse of
@@ -208,9 +233,12 @@ static inline unsigned nblk(size_t n, unsigned t) { return (unsigned)((n + t - 1
 /* Sums sorted runs into buckets (level 1 then carry levels until none remain). */
 template <class F, bool ALL_ZERO>
 static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32_t *vals,
-                           size_t M, const affine<F> *pts, xyzz<F> *buckets, cuzk_errbuf *eb)
+                           size_t M, const affine<F> *pts, xyzz<F> *buckets, int ba_g1,
+                           cuzk_errbuf *eb)
 {
     cudaStream_t st = ctx->stream;
+    /* G2 is the group of 64- and 96-byte coordinates. */
+    const bool ba = cuzk__gpu_ba_on(ctx->ba_mode, sizeof(F) >= 64, ba_g1, M);
     const uint32_t L1 = cuzk__gpu_slice_len(M);
     const uint32_t LK = 8;
     size_t T = (M + L1 - 1) / L1;
@@ -221,8 +249,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
     size_t T2 = (T + LK - 1) / LK;
     SCRATCH(SCR_CKEY1, T2 * 4 + 4, ck1);
     SCRATCH(SCR_CPT1, T2 * sizeof(xyzz<F>) + sizeof(xyzz<F>), cp1);
-    /* G2 is the group of 64- and 96-byte coordinates. */
-    if (cuzk__gpu_ba_on(ctx->ba_mode, sizeof(F) >= 64, M)) {
+    if (ba) {
         /* Batch-affine pairs (k_ba_pass_a), in chunks of slices whose prefix products fit
          * ctx->ba_chunk bytes, each chunk with one inversion. */
         const size_t per = (size_t)(L1 / 2) * sizeof(F);
@@ -261,8 +288,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
                 LAUNCHED("k_tree_up");
                 nl++;
             }
-            k_tree_inv<F><<<1, 32, 0, st>>>(lv[nl]);
-            LAUNCHED("k_tree_inv");
+            TRY(root_inv(ctx, lv[nl], eb));
             for (int l = nl - 1; l >= 0; l--) {
                 k_tree_down<F><<<(unsigned)ln[l + 1], BA_TREE, 0, st>>>(lv[l], ln[l],
                                                                        lv[l + 1]);
@@ -325,7 +351,14 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         SCRATCH(SCR_IDX1, n * 4, idx1);
         SCRATCH(SCR_IDX2, n * 4, idx2);
         SCRATCH(SCR_NSEL, 16, nsel);
-        k_prep<FR><<<nblk(n, 256), 256, 0, st>>>((const uint32_t *)d_sc, sc, f1, f2, n, mont);
+        /* nsel: the two selection counts, then (checked scalars) the lowest bad index. */
+        const bool check = ctx->prep_check && !mont;
+        ctx->prep_check = false;
+        unsigned long long *bad = check ? (unsigned long long *)(nsel + 2) : NULL;
+        if (check)
+            CU(cudaMemsetAsync(bad, 0xff, 8, st));
+        k_prep<FR><<<nblk(n, 256), 256, 0, st>>>((const uint32_t *)d_sc, sc, f1, f2, n, mont,
+                                                  bad);
         LAUNCHED("k_prep");
         thrust::counting_iterator<uint32_t> it(0);
         size_t tb1 = 0, tb2 = 0;
@@ -336,9 +369,16 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         CU(cub::DeviceSelect::Flagged(NULL, tb2, it, f2, idx2, nsel + 1, (int64_t)n, st));
         SCRATCH(SCR_CUB, tb2 + 256, cubtmp);
         CU(cub::DeviceSelect::Flagged(cubtmp, tb2, it, f2, idx2, nsel + 1, (int64_t)n, st));
-        uint32_t hsel[2];
-        CU(cudaMemcpyAsync(hsel, nsel, 8, cudaMemcpyDeviceToHost, st));
+        uint32_t hsel[4];
+        CU(cudaMemcpyAsync(hsel, nsel, check ? 16 : 8, cudaMemcpyDeviceToHost, st));
         CU(cudaStreamSynchronize(st));
+        if (check) {
+            uint64_t b = (uint64_t)hsel[2] | (uint64_t)hsel[3] << 32;
+            ctx->bad_scalar = b;
+            if (b != UINT64_MAX)
+                return cuzk_errf(eb, CUZK_NON_CANONICAL, "GPU MSM: scalar %llu is not below r",
+                                 (unsigned long long)b);
+        }
         n1 = hsel[0];
         n2 = hsel[1];
         ctx->prep.n1 = n1;
@@ -388,7 +428,7 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
     if (n1) {
         SCRATCH(SCR_CHUNK1, sizeof(X), ones);
         CU(cudaMemsetAsync(ones, 0, sizeof(X), st));
-        TRY((accumulate<F, true>(ctx, NULL, idx1, n1, pts, ones, eb)));
+        TRY((accumulate<F, true>(ctx, NULL, idx1, n1, pts, ones, tab->ba_g1, eb)));
     }
     /* Everything else: Pippenger. */
     X *win;
@@ -398,7 +438,7 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         X *buckets;
         SCRATCH(SCR_BUCKETS, (size_t)g * B * sizeof(X), buckets);
         CU(cudaMemsetAsync(buckets, 0, (size_t)g * B * sizeof(X), st));
-        TRY((accumulate<F, false>(ctx, keys, vals, M, pts, buckets, eb)));
+        TRY((accumulate<F, false>(ctx, keys, vals, M, pts, buckets, tab->ba_g1, eb)));
         /* Bucket reduction: chunks of S buckets per thread, S (a power of two) small enough
          * that the g * B / S threads fill the device (the chunk's serial chain is ~2S
          * additions), at most 32. */
@@ -549,36 +589,50 @@ template <class FR> DI void sh_st(uint32_t (*sh)[NTT_SH], int e, const fe<FR> &x
 #ifndef CUZK_GPU_NTT_MINB
 #define CUZK_GPU_NTT_MINB 3
 #endif
-template <class FR>
+template <class FR, bool FIRST>
 __global__ void __launch_bounds__(512, CUZK_GPU_NTT_MINB)
 k_ntt_pass(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, const fe<FR> *tw,
-           int L, int inverse, int first, int post, fr_const f_)
+           int L, int inverse, int post, fr_const f_)
 {
+    if (FIRST) { /* the first pass: stages from 1, untiled (constants for the compiler) */
+        m0 = 1;
+        lob = 0;
+    }
     __shared__ uint32_t sh[8][NTT_SH];
     const int E = 1 << (s + lob);
     const int lo_all = m0 - 1; /* bits below q */
     const uint32_t ntiles = 1u << (lo_all - lob);
     const uint32_t tile = blockIdx.x % ntiles;
-    const size_t hi = blockIdx.x / ntiles;
-    const size_t base = (hi << (lo_all + s)) + ((size_t)tile << lob);
+    const uint32_t hi = blockIdx.x / ntiles;
+    /* Element and twiddle indices fit 32 bits (logn < 32, L <= 32): fewer registers under
+     * the 40-register cap than size_t ones. */
+    const uint32_t base = (hi << (lo_all + s)) + (tile << lob);
     const uint32_t lomask = (1u << lob) - 1;
-#define GIDX(e) (base + ((size_t)((e) >> lob) << lo_all) + ((e)&lomask))
-    for (int e = threadIdx.x; e < E; e += blockDim.x) {
-        size_t g = GIDX(e);
-        if (first)
-            g = __brevll(g) >> (64 - logn);
-        sh_st<FR>(sh, e, ld16v(src + g)); /* src may be dst (middle passes) */
+#define GIDX(e) (base + ((uint32_t)((e) >> lob) << lo_all) + ((e)&lomask))
+    if (FIRST) {
+        /* Stage 1 as the elements arrive: its twiddle is 1 (m0 = 1, lob = 0, one tile), so
+         * each thread gathers a pair 2e, 2e + 1 and stores u + v, u - v: no multiplication
+         * (1/logn of the butterflies' products). */
+        for (int e = 2 * threadIdx.x; e < E; e += 2 * blockDim.x) {
+            fe<FR> u = ld16v(src + (__brev(GIDX(e)) >> (32 - logn)));
+            fe<FR> v = ld16v(src + (__brev(GIDX(e + 1)) >> (32 - logn)));
+            sh_st<FR>(sh, e, u + v);
+            sh_st<FR>(sh, e + 1, u - v);
+        }
+    } else {
+        for (int e = threadIdx.x; e < E; e += blockDim.x)
+            sh_st<FR>(sh, e, ld16v(src + GIDX(e))); /* src may be dst (middle passes) */
     }
     __syncthreads();
-    const size_t half_tab = (size_t)1 << (L - 1);
-    for (int st = 0; st < s; st++) {
+    const uint32_t half_tab = 1u << (L - 1);
+    for (int st = FIRST ? 1 : 0; st < s; st++) {
         int m = m0 + st;
         for (int bf = threadIdx.x; bf < E / 2; bf += blockDim.x) {
             uint32_t lo = bf & lomask, r = bf >> lob;
             uint32_t qlow = r & ((1u << st) - 1), qhigh = r >> st;
             uint32_t q0 = (qhigh << (st + 1)) | qlow, q1 = q0 | (1u << st);
-            size_t j = ((size_t)qlow << lo_all) + ((size_t)tile << lob) + lo;
-            size_t ti = j << (L - m);
+            uint32_t j = (qlow << lo_all) + (tile << lob) + lo;
+            uint32_t ti = j << (L - m);
             fe<FR> w;
             if (!inverse)
                 w = ld16(tw + ti);
@@ -597,7 +651,7 @@ k_ntt_pass(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, con
     if (post)
         f = load_fe<FR>(f_.l);
     for (int e = threadIdx.x; e < E; e += blockDim.x) {
-        size_t g = GIDX(e);
+        uint32_t g = GIDX(e);
         fe<FR> x = sh_ld<FR>(sh, e);
         if (post == 1)
             x = mul_inl(x, f);
@@ -692,9 +746,12 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
         int E = 1 << (s + lob);
         size_t blocks = n / E;
         int threads = E / 2 < 512 ? (E / 2 > 0 ? E / 2 : 1) : 512;
-        k_ntt_pass<FR><<<(unsigned)blocks, threads, 0, st>>>(src, dst, logn, done + 1, s, lob,
-                                                            tw, L, inverse, passno == 0,
-                                                            last ? post : 0, fc);
+        if (passno == 0)
+            k_ntt_pass<FR, true><<<(unsigned)blocks, threads, 0, st>>>(
+                src, dst, logn, done + 1, s, lob, tw, L, inverse, last ? post : 0, fc);
+        else
+            k_ntt_pass<FR, false><<<(unsigned)blocks, threads, 0, st>>>(
+                src, dst, logn, done + 1, s, lob, tw, L, inverse, last ? post : 0, fc);
         LAUNCHED("k_ntt_pass");
         if (last && passno == 0)
             CU(cudaMemcpyAsync(v, tmp, n * sizeof(fe<FR>), cudaMemcpyDeviceToDevice, st));

@@ -88,7 +88,10 @@ struct cuzk_gpu_ctx {
         int ksel, vsel; /* which buffer of each sort pair holds the sorted data */
     } prep;
     bool prep_reuse; /* set by cuzk_gpu_msm for the next msm_run only */
-    int ba_mode;      /* CUZK_GPU_BATCH_AFFINE: -1 unset (G2 only), 0 off, 1 on, 2 every size */
+    bool prep_check; /* likewise: CUZK_GPU_SCALARS_CHECK (canonical scalars) */
+    uint64_t bad_scalar; /* what the last checked MSM found (UINT64_MAX: none) */
+    int ba_mode;      /* CUZK_GPU_BATCH_AFFINE: -1 unset (the default), 0 off, 1 on, 2 every
+                       * size, 3 G2 only (cuzk__gpu_ba_on) */
     size_t ba_chunk;  /* its prefix bytes per chunk: CUZK_GPU_BA_PRE_BYTES (tests lower it) */
     double synth_ms; /* the last cuzk_gpu_h_witness's synthesis kernel, host-timed */
     /* What SCR_SC_IN holds: the upload of n host scalars from host (valid = 0: nothing). An
@@ -109,6 +112,7 @@ struct cuzk_gpu_points {
     size_t n;
     void *d;   /* t n points: copy k of point i at k n + i (cuzk_gpu_points_tables) */
     int t, s;  /* copies (1: none), bits between copies */
+    size_t n_inf; /* points at infinity among the n (counted on the device at upload) */
 };
 
 /* A set's fixed-base tables as an MSM reads them: t copies s bits apart, copy k of point i at
@@ -116,6 +120,7 @@ struct cuzk_gpu_points {
 struct cuzk__gpu_tab {
     size_t stride;
     int t, s;
+    int ba_g1; /* a G1 set that prefers batch-affine accumulation (cuzk__gpu_ba_on) */
 };
 
 /* A key's A and B matrices in CSR form, resident (cuzk_gpu_rows_upload). */
@@ -201,6 +206,7 @@ void cuzk__gpu_fr_from_u64(int curve, uint64_t v, uint64_t out[4]);
 /* MSM finish: jac holds W + 1 Jacobian points (device layout = src/ec's), the window sums
  * W_0 .. W_{W-1} then the ones bucket; out = sum_w 2^(c w) W_w + ones, Jacobian. */
 void cuzk__gpu_horner(int curve, int g2, int W, int c, const void *jac, uint64_t *out);
+void cuzk__gpu_fp_inv(int curve, int fp2, uint64_t *x); /* in place, see gpu_consts.c */
 }
 
 #endif

@@ -133,6 +133,18 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
     return NOGPU(eb);
 }
 
+uint64_t cuzk_gpu_bad_scalar(const cuzk_gpu_ctx *ctx)
+{
+    (void)ctx;
+    return UINT64_MAX;
+}
+
+cuzk_err cuzk_gpu_sync(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+{
+    (void)ctx;
+    return NOGPU(eb);
+}
+
 cuzk_err cuzk_gpu_fr_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, size_t n, cuzk_gpu_fr **out,
                            cuzk_errbuf *eb)
 {

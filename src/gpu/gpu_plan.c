@@ -127,19 +127,26 @@ void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g)
  * fill the device. */
 uint32_t cuzk__gpu_slice_len(size_t M)
 {
-    return M >= ((size_t)1 << 26)   ? 64
+    /* 128 halves the carries at 2^24 scalars and up (3.1 M carry points for 198 M entries at
+     * 64: k_accumk took 1.9 ms of a 42 ms BN254 G1 MSM, 6 ms of a 126 ms G2 one), still ~23
+     * waves of blocks; batch-affine slices hold at most BA_MAXP (64) pairs. */
+    return M >= ((size_t)1 << 27)   ? 128
+           : M >= ((size_t)1 << 26) ? 64
            : M >= ((size_t)1 << 22) ? 32
            : M >= ((size_t)1 << 16) ? 16
                                     : 4;
 }
 
 /* Whether an MSM of M sorted entries sums its buckets by batch-affine pairs: by default for G2
- * from CUZK_GPU_BA_MIN entries, where it measured faster (src/gpu/PERF-NOTES.md, third pass);
- * mode (CUZK_GPU_BATCH_AFFINE) 0 off, 1 for both groups from that size, 2 for every MSM of
- * every size (tests); -1 the default. */
-int cuzk__gpu_ba_on(int mode, int g2, size_t M)
+ * from CUZK_GPU_BA_MIN entries, where it measured faster (src/gpu/PERF-NOTES.md, third pass),
+ * and for a G1 set that asks for it (g1_pref: BLS12-381 sets with almost no points at
+ * infinity, cuzk_gpu_msm); mode (CUZK_GPU_BATCH_AFFINE) 0 off, 1 for both groups from that
+ * size, 2 for every MSM of every size (tests), 3 G2 only; -1 the default. */
+int cuzk__gpu_ba_on(int mode, int g2, int g1_pref, size_t M)
 {
-    return mode == 2 || (M >= CUZK_GPU_BA_MIN && (mode == 1 || (mode < 0 && g2)));
+    return mode == 2 ||
+           (M >= CUZK_GPU_BA_MIN && (mode == 1 || (mode == 3 && g2) ||
+                                     (mode < 0 && (g2 || g1_pref))));
 }
 
 /* One slot per SCRATCH slot that grows with the problem (gpu_internal.cuh's SCR_*). */
@@ -177,7 +184,7 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int ta
     slot[P_CARRY0] = max64(slot[P_CARRY0], T * (4 + x));
     slot[P_CARRY1] = max64(slot[P_CARRY1], (T2 + 1) * (4 + x));
     slot[P_CHUNK] = max64(slot[P_CHUNK], g * (B >= 4 ? B / 4 : 1) * x + (g + 1) * 3 * f);
-    if (cuzk__gpu_ba_on(-1, g2, M)) {
+    if (cuzk__gpu_ba_on(-1, g2, bls, M)) { /* BLS12-381 G1 sets may prefer it */
         const uint64_t per = L1 / 2 * f;
         uint64_t tc = CUZK_GPU_BA_PRE_BYTES / per;
         if (tc > T)

@@ -14,7 +14,7 @@ extern "C" {
 
 int cuzk__gpu_choose_c(size_t n, int nbits);
 uint32_t cuzk__gpu_slice_len(size_t M);
-int cuzk__gpu_ba_on(int mode, int g2, size_t M);
+int cuzk__gpu_ba_on(int mode, int g2, int g1_pref, size_t M);
 void cuzk__gpu_tab_plan(size_t n, int nbits, int max_copies, int *c, int *t, int *s);
 void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g);
 

@@ -192,18 +192,43 @@ template <class F> DI bool ba_special(const F &x1, const F &x2)
     return x1.is_zero() || x2.is_zero() || x1 == x2;
 }
 
-/* The pairing of slice [beg, end): bit r of the result is set when entries beg + r and
- * beg + r + 1 are a pair. *live: the entries before the first SENT. */
+/* A slice's pairs: bit r set when entries r and r + 1 of the slice are a pair (slices of up
+ * to 128 entries: two words). */
+struct pmask {
+    uint64_t w[2];
+    DI bool at(uint32_t r) const { return (w[r >> 6] >> (r & 63)) & 1; }
+    DI int count() const { return __popcll(w[0]) + __popcll(w[1]); }
+    /* The lowest / highest set bit, cleared (the mask must not be empty). */
+    DI int pop_low()
+    {
+        const int h = w[0] == 0;
+        const int r = __ffsll((long long)w[h]) - 1;
+        w[h] &= w[h] - 1;
+        return 64 * h + r;
+    }
+    DI int pop_high()
+    {
+        const int h = w[1] != 0;
+        const int r = 63 - __clzll((long long)w[h]);
+        w[h] &= ~(1ull << r);
+        return 64 * h + r;
+    }
+    DI bool any() const { return (w[0] | w[1]) != 0; }
+};
+
+/* The pairing of slice [beg, end) (end - beg <= 128): bit r of the result is set when entries
+ * beg + r and beg + r + 1 are a pair. *live: the entries before the first SENT. */
 template <bool ALL_ZERO>
-DI uint64_t ba_pairs(const uint32_t *keys, size_t beg, size_t end, uint32_t *live)
+DI pmask ba_pairs(const uint32_t *keys, size_t beg, size_t end, uint32_t *live)
 {
-    uint64_t mask = 0;
+    pmask mask = {{0, 0}};
     size_t i = beg;
     uint32_t k = key_at<ALL_ZERO>(keys, i);
     while (i < end && k != SENT) {
         uint32_t k2 = i + 1 < end ? key_at<ALL_ZERO>(keys, i + 1) : SENT;
         if (k2 == k) {
-            mask |= 1ull << (i - beg);
+            const uint32_t r = (uint32_t)(i - beg);
+            mask.w[r >> 6] |= 1ull << (r & 63);
             i += 2;
             k = i < end ? key_at<ALL_ZERO>(keys, i) : SENT;
         } else {
@@ -237,10 +262,9 @@ k_ba_pass_a(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
     if (beg < M) {
         size_t end = beg + L < M ? beg + L : M;
         uint32_t live;
-        uint64_t mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
-        while (mask) {
-            int r = __ffsll((long long)mask) - 1;
-            mask &= mask - 1;
+        pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
+        while (mask.any()) {
+            const int r = mask.pop_low();
             F x1 = ld_x(pts, vals[beg + r]);
             F x2 = ld_x(pts, vals[beg + r + 1]);
             if (ba_special(x1, x2))
@@ -261,7 +285,7 @@ k_ba_pass_a(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
  * XYZZ sum) are not live at once: the pair sums go through a per-thread array in local
  * memory. (One loop doing both needed 170-180 registers for BN254 G1 against k_accum1's 128,
  * and lost 19% to the fewer resident warps: PERF-NOTES.md.) */
-#define BA_MAXP 32 /* pairs per slice: L1 <= 64 */
+#define BA_MAXP 64 /* pairs per slice: L1 <= 128 */
 template <class F, bool ALL_ZERO>
 __global__ void __launch_bounds__(ACC_THREADS)
 k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
@@ -278,17 +302,16 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
     uint32_t cur;
     bool carry = slice_start<ALL_ZERO>(keys, beg, t, ckey, &cur);
     uint32_t live;
-    const uint64_t mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
+    const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
     affine<F> sums[BA_MAXP];
-    uint32_t spec = 0; /* bit i: pair i (in slice order) is added point by point */
+    uint64_t spec = 0; /* bit i: pair i (in slice order) is added point by point */
     {
         /* Phase 1: the pairs backwards, each pair's inverse from the running one. */
         uint32_t j = npre[tl];
         F iv = ld16v(inv_ + tl);
-        uint64_t m = mask;
-        for (int pi = __popcll(mask) - 1; pi >= 0; pi--) {
-            const int r = 63 - __clzll((long long)m);
-            m &= ~(1ull << r);
+        pmask m = mask;
+        for (int pi = mask.count() - 1; pi >= 0; pi--) {
+            const int r = m.pop_high();
             const affine<F> p = ld_pt(pts, vals[beg + r]);
             const affine<F> q = ld_pt(pts, vals[beg + r + 1]);
             if (ba_special(p.x, q.x)) {
@@ -302,7 +325,7 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
                 else if (q.is_inf())
                     sums[pi] = p;
                 else
-                    spec |= 1u << pi;
+                    spec |= 1ull << pi;
                 continue;
             }
             j--;
@@ -327,7 +350,7 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
             acc = xyzz<F>::inf();
             cur = k;
         }
-        const bool pair = (mask >> r) & 1;
+        const bool pair = mask.at(r);
         const bool sp = pair && ((spec >> pi) & 1);
         affine<F> a = pair && !sp ? sums[pi] : ld_pt(pts, vals[beg + r]);
         if (sp) {

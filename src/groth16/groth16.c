@@ -334,9 +334,9 @@ cuzk_err cuzk_prove_begin_ex(cuzk_prove_state **out, const cuzk_pk *pk, const ui
     s->domain_size = cuzk_pk_domain_size(pk);
     cuzk_err e = pk->curve == CUZK_CURVE_BN254
                      ? bn254_pstart_ex(&s->s.bn254, pk->k.bn254, witness, n_witness, opts,
-                                       defer, NULL, NULL, NULL, eb)
+                                       defer, NULL, NULL, NULL, 0, eb)
                      : bls12_381_pstart_ex(&s->s.bls12_381, pk->k.bls12_381, witness,
-                                           n_witness, opts, defer, NULL, NULL, NULL, eb);
+                                           n_witness, opts, defer, NULL, NULL, NULL, 0, eb);
     if (e) {
         free(s);
         return e;

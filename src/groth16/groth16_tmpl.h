@@ -439,9 +439,10 @@ static void GT_(g2_mul_fr)(G2J *r, const G2J *p, const FRT *k)
 
 /* e(-A, B) e(alpha, beta) e(vk_x, gamma) e(C, delta) == 1, vk_x = IC_0 + sum pub_i IC_i, with
  * pub as canonical limbs (plain values < r). Returns 1 when the proof is valid. */
-static int GT_(verify_points)(const G1A *alpha1, const G2A *beta2, const G2A *gamma2,
-                              const G2A *delta2, const G1A *ic, const FRT *pub, uint64_t n_pub,
-                              const G1A *A, const G2A *B, const G1A *C)
+/* The half of the verification that does not depend on the proof: the Miller loop of
+ * (alpha1, beta2) and (vk_x, gamma2), vk_x = ic_0 + sum pub_i ic_{i+1}. */
+static void GT_(verify_fixed)(GT_(fp12_t) *f, const G1A *alpha1, const G2A *beta2,
+                              const G2A *gamma2, const G1A *ic, const FRT *pub, uint64_t n_pub)
 {
     G1J acc, t, icj;
     G1_(from_affine)(&acc, &ic[0]);
@@ -450,17 +451,41 @@ static int GT_(verify_points)(const G1A *alpha1, const G2A *beta2, const G2A *ga
         G1_(mul_limbs)(&t, &icj, pub[i].l, 4);
         G1_(add)(&acc, &acc, &t);
     }
-    G1A P[4];
-    G2A Q[4];
+    G1A P[2];
+    G2A Q[2];
+    P[0] = *alpha1;
+    Q[0] = *beta2;
+    G1_(to_affine)(&P[1], &acc);
+    Q[1] = *gamma2;
+    GT_(miller_loop)(f, P, Q, 2);
+}
+
+/* The rest given verify_fixed's f: the Miller loop of (-A, B) and (C, delta2) times f, one
+ * final exponentiation, and whether that is one:
+ * e(-A, B) e(alpha, beta) e(vk_x, gamma) e(C, delta) == 1. */
+static int GT_(verify_rest)(const GT_(fp12_t) *fixed, const G2A *delta2, const G1A *A,
+                            const G2A *B, const G1A *C)
+{
+    G1A P[2];
+    G2A Q[2];
     G1_(affine_neg)(&P[0], A);
     Q[0] = *B;
-    P[1] = *alpha1;
-    Q[1] = *beta2;
-    G1_(to_affine)(&P[2], &acc);
-    Q[2] = *gamma2;
-    P[3] = *C;
-    Q[3] = *delta2;
-    return GT_(multi_pairing_is_one)(P, Q, 4);
+    P[1] = *C;
+    Q[1] = *delta2;
+    GT_(fp12_t) f, e;
+    GT_(miller_loop)(&f, P, Q, 2);
+    GT_(fp12_mul)(&f, &f, fixed);
+    GT_(final_exp)(&e, &f);
+    return GT_(fp12_is_one)(&e);
+}
+
+static int GT_(verify_points)(const G1A *alpha1, const G2A *beta2, const G2A *gamma2,
+                              const G2A *delta2, const G1A *ic, const FRT *pub, uint64_t n_pub,
+                              const G1A *A, const G2A *B, const G1A *C)
+{
+    GT_(fp12_t) f;
+    GT_(verify_fixed)(&f, alpha1, beta2, gamma2, ic, pub, n_pub);
+    return GT_(verify_rest)(&f, delta2, A, B, C);
 }
 
 /* ------------------------------------------------------------------ staged prover */
@@ -485,7 +510,20 @@ typedef struct {
     int w_borrowed; /* w is the caller's buffer (cuzk_prove's page-locked one): not freed here */
     int w_staged;   /* w was queued to device 0's key context while it was copied
                      * (cuzk_gpu_scalars_stage): the first witness MSM there reads it */
+    int w_checked;  /* every value of w is known to be below r (pstart checks it on the host
+                     * unless the device is to: then A's MSM does, or GT_(wcheck) before
+                     * any CPU stage reads w) */
     cuzk_gpu_ctx *w_pin; /* w is page-locked through this context (GT_(wpin_state)) */
+    /* What pfinish needs that no MSM result goes into (GT_(pprep); the command line's path
+     * computes it on a thread beside the GPU work): the blinding scalars, their multiples of
+     * delta, and the verification's fixed Miller loop. */
+    struct {
+        int ready;
+        FRT r, s, rs;      /* rs = -r s */
+        G1J rd1, sd1, rsd1; /* r delta1, s delta1, -r s delta1 */
+        G2J sd2;            /* s delta2 */
+        GT_(fp12_t) ml;     /* verify_fixed's loop (unless no_verify) */
+    } pre;
     double g2_upload_ms; /* pg2_gpu's key upload time (added to st in pfinish) */
     cuzk_prove_stats st;
     double t0;
@@ -535,10 +573,15 @@ static void GT_(free_abc)(GT_(pstate) *s)
 }
 
 /* Synthesis of a, b, c on the CPU (allocated here), unless done. */
+static cuzk_err GT_(wcheck)(GT_(pstate) *s, cuzk_errbuf *eb);
+
 static cuzk_err GT_(psynth)(GT_(pstate) *s, cuzk_errbuf *eb)
 {
     if (s->synthesized)
         return CUZK_OK;
+    cuzk_err ce = GT_(wcheck)(s, eb);
+    if (ce)
+        return ce;
     uint64_t N = s->pk->domain_size;
     s->a = cuzk__big_alloc(N * sizeof(FRT));
     s->b = cuzk__big_alloc(N * sizeof(FRT));
@@ -615,14 +658,33 @@ static void GT_(wcopy_chunk)(void *arg, size_t k)
     }
 }
 
+/* The range check of w on all threads (a device was to do it and did not get to: GPU fault
+ * before A's MSM, then a CPU stage). */
+static cuzk_err GT_(wcheck)(GT_(pstate) *s, cuzk_errbuf *eb)
+{
+    if (s->w_checked)
+        return CUZK_OK;
+    const uint64_t n = s->pk->n_vars;
+    GT_(wcopy_job) j = {s->w, (const uint8_t *)s->w, n, GT_WCOPY_CHUNK, 0, UINT64_MAX};
+    cuzk_parallel_for((n + GT_WCOPY_CHUNK - 1) / GT_WCOPY_CHUNK, s->opts.nthreads,
+                      GT_(wcopy_chunk), &j);
+    uint64_t bad = atomic_load(&j.first_bad);
+    if (bad != UINT64_MAX)
+        return cuzk_errf(eb, CUZK_NON_CANONICAL, "witness value %" PRIu64 " is not below r", bad);
+    s->w_checked = 1;
+    return CUZK_OK;
+}
+
 /* wbuf: NULL, or a buffer of n_vars elements the caller owns for w (kept, not freed).
  * wready: NULL, or called with each range [lo, hi) of w as soon as it is copied and checked,
- * in order, from the copying thread (GT_(prove) uploads it meanwhile). */
+ * in order, from the copying thread (GT_(prove) uploads it meanwhile). wcheck_dev (with wbuf
+ * the caller's witness itself and wready): w is not read here beyond value 0, only handed
+ * to wready whole; the device range-checks it in A's MSM (w_checked stays 0). */
 #define GT_WSTAGE_BLOCK ((uint64_t)1 << 20)
 static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *witness,
                                uint64_t n_witness, const cuzk_prove_opts *opts, int defer_synth,
                                void *wbuf, void (*wready)(void *, uint64_t, uint64_t),
-                               void *warg, cuzk_errbuf *eb)
+                               void *warg, int wcheck_dev, cuzk_errbuf *eb)
 {
     *out = NULL;
     if (n_witness != pk->n_vars)
@@ -643,7 +705,19 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
                       (uint64_t)pk->n_vars * sizeof(FRT));
         goto fail;
     }
-    {
+    wcheck_dev = wcheck_dev && wbuf == witness && wready && n_witness > 0;
+    if (wcheck_dev) {
+        /* The caller's page-locked witness goes to the device as it is (one DMA, ~10 ms at
+         * 2^24; the host check beside it cost ~4 ms more); value 0 is checked here so that
+         * its errors read as on the CPU. */
+        const double tw = cuzk__now_ms();
+        if (!FR_(limbs_lt_p)(s->w[0].l)) {
+            e = cuzk_errf(eb, CUZK_NON_CANONICAL, "witness value 0 is not below r");
+            goto fail;
+        }
+        wready(warg, 0, n_witness);
+        s->st.witness_ms = cuzk__now_ms() - tw;
+    } else {
         /* Copy and range-check on all threads: at 2^24 values (512 MiB, fresh pages) one
          * thread took a few hundred ms before the GPU could start. With wready, in blocks of
          * 32 MiB, each handed on once copied (its upload then overlaps the next block's
@@ -669,6 +743,7 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
             e = cuzk_errf(eb, CUZK_NON_CANONICAL, "witness value %" PRIu64 " is not below r", bad);
             goto fail;
         }
+        s->w_checked = 1;
     }
     if (n_witness == 0 ||
         !(s->w[0].l[0] == 1 && !s->w[0].l[1] && !s->w[0].l[2] && !s->w[0].l[3])) {
@@ -687,7 +762,7 @@ fail:
 static cuzk_err GT_(pstart)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *witness,
                             uint64_t n_witness, const cuzk_prove_opts *opts, cuzk_errbuf *eb)
 {
-    return GT_(pstart_ex)(out, pk, witness, n_witness, opts, 0, NULL, NULL, NULL, eb);
+    return GT_(pstart_ex)(out, pk, witness, n_witness, opts, 0, NULL, NULL, NULL, 0, eb);
 }
 
 
@@ -740,6 +815,9 @@ static cuzk_err GT_(pg1_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
 /* B in G2 on CPU threads. */
 static cuzk_err GT_(pg2_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
 {
+    cuzk_err ce = GT_(wcheck)(s, eb);
+    if (ce)
+        return ce;
     double t = cuzk__now_ms();
     cuzk_msm_opts mo = {s->opts.nthreads, 0, 0};
     const GT_(pk) *pk = s->pk;
@@ -980,7 +1058,16 @@ static cuzk_err GT_(g1_msms_on)(GT_(pstate) *s, int device, cuzk_gpu_ctx *g, int
      * context (cuzk_gpu_msm checks that the upload it finds is of this buffer). */
     unsigned fa = s->w_staged && device == 0 && g == pk->dev[0].ctx ? CUZK_GPU_SCALARS_SAME : 0;
     s->w_staged = 0;
+    /* Not range-checked on the host (GT_(prove) left it to the device): A's MSM checks it. */
+    if (!s->w_checked)
+        fa |= CUZK_GPU_SCALARS_CHECK;
     cuzk_err e = cuzk_gpu_msm(g, d->g_a, 0, pk->n_vars, ws, fa, (uint64_t *)&pa, eb);
+    if (e == CUZK_NON_CANONICAL && (fa & CUZK_GPU_SCALARS_CHECK) &&
+        cuzk_gpu_bad_scalar(g) < pk->n_vars)
+        e = cuzk_errf(eb, CUZK_NON_CANONICAL, "witness value %" PRIu64 " is not below r",
+                      cuzk_gpu_bad_scalar(g));
+    else if (!e)
+        s->w_checked = 1;
     if (!e)
         e = cuzk_gpu_msm(g, d->g_b1, 0, pk->n_vars, ws, CUZK_GPU_SCALARS_SAME, (uint64_t *)&pb1,
                          eb);
@@ -1023,7 +1110,9 @@ static cuzk_err GT_(h_on)(GT_(pstate) *s, int device, cuzk_gpu_ctx *g, int w_sam
     GT_(pk) *pk = s->pk;
     int from_witness = !s->synthesized;
     G1J ph;
-    cuzk_err e;
+    cuzk_err e = GT_(wcheck)(s, eb); /* synthesis reads w (A's MSM checked it, if it ran) */
+    if (e)
+        return e;
     double t = cuzk__now_ms();
     if (from_witness) {
         e = cuzk_gpu_h_witness(g, pk->dev[device].g_rows, (int)pk->log_n, s->w,
@@ -1149,6 +1238,35 @@ static cuzk_err GT_(pg2_gpu)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, cuzk
     return GT_(pg2_gpu_ex)(s, device, ctx, GT_WANT_G2, eb);
 }
 
+static void GT_(pprep)(GT_(pstate) *s)
+{
+    if (s->pre.ready)
+        return;
+    const GT_(pk) *pk = s->pk;
+    GT_(rand_scalar)(&s->pre.r, s->opts.zero_rs);
+    GT_(rand_scalar)(&s->pre.s, s->opts.zero_rs);
+    FR_(mul)(&s->pre.rs, &s->pre.r, &s->pre.s);
+    FR_(neg)(&s->pre.rs, &s->pre.rs);
+    G1J delta1;
+    G2J delta2;
+    G1_(from_affine)(&delta1, &pk->delta1);
+    G2_(from_affine)(&delta2, &pk->delta2);
+    GT_(g1_mul_fr)(&s->pre.rd1, &delta1, &s->pre.r);
+    GT_(g1_mul_fr)(&s->pre.sd1, &delta1, &s->pre.s);
+    GT_(g1_mul_fr)(&s->pre.rsd1, &delta1, &s->pre.rs);
+    GT_(g2_mul_fr)(&s->pre.sd2, &delta2, &s->pre.s);
+    if (!s->opts.no_verify)
+        GT_(verify_fixed)(&s->pre.ml, &pk->alpha1, &pk->beta2, &pk->gamma2, pk->ic, s->w + 1,
+                          pk->n_public);
+    s->pre.ready = 1;
+}
+
+static void *GT_(pprep_thread)(void *arg)
+{
+    GT_(pprep)(arg);
+    return NULL;
+}
+
 static cuzk_err GT_(pfinish)(GT_(pstate) *s, cuzk_proof *proof, cuzk_errbuf *eb)
 {
     s->st.gpu_upload_ms += s->g2_upload_ms; /* B in G2's, kept apart while it could run beside */
@@ -1158,37 +1276,27 @@ static cuzk_err GT_(pfinish)(GT_(pstate) *s, cuzk_proof *proof, cuzk_errbuf *eb)
         return cuzk_errf(eb, CUZK_INTERNAL, "finish called before the %s stage ended",
                          s->g1_done ? "G2" : "G1");
     double t = cuzk__now_ms();
-    FRT r, s_, rs;
-    GT_(rand_scalar)(&r, s->opts.zero_rs);
-    GT_(rand_scalar)(&s_, s->opts.zero_rs);
-    FR_(mul)(&rs, &r, &s_);
-    FR_(neg)(&rs, &rs);
-    G1J alpha, beta1, delta1, tmp, A, B1, C;
-    G2J beta2, delta2, B2, tmp2;
+    GT_(pprep)(s); /* done already when a thread ran it beside the MSMs */
+    G1J alpha, beta1, tmp, A, B1, C;
+    G2J beta2, B2;
     G1_(from_affine)(&alpha, &pk->alpha1);
     G1_(from_affine)(&beta1, &pk->beta1);
-    G1_(from_affine)(&delta1, &pk->delta1);
     G2_(from_affine)(&beta2, &pk->beta2);
-    G2_(from_affine)(&delta2, &pk->delta2);
     /* pi_a = alpha + A + r delta1 */
     G1_(add)(&A, &alpha, &s->pa);
-    GT_(g1_mul_fr)(&tmp, &delta1, &r);
-    G1_(add)(&A, &A, &tmp);
+    G1_(add)(&A, &A, &s->pre.rd1);
     /* pi_b = beta2 + B2 + s delta2; b1 = beta1 + B1 + s delta1 */
     G2_(add)(&B2, &beta2, &s->pb2);
-    GT_(g2_mul_fr)(&tmp2, &delta2, &s_);
-    G2_(add)(&B2, &B2, &tmp2);
+    G2_(add)(&B2, &B2, &s->pre.sd2);
     G1_(add)(&B1, &beta1, &s->pb1);
-    GT_(g1_mul_fr)(&tmp, &delta1, &s_);
-    G1_(add)(&B1, &B1, &tmp);
+    G1_(add)(&B1, &B1, &s->pre.sd1);
     /* pi_c = C + H + s pi_a + r b1 - r s delta1 */
     G1_(add)(&C, &s->pc, &s->ph);
-    GT_(g1_mul_fr)(&tmp, &A, &s_);
+    GT_(g1_mul_fr)(&tmp, &A, &s->pre.s);
     G1_(add)(&C, &C, &tmp);
-    GT_(g1_mul_fr)(&tmp, &B1, &r);
+    GT_(g1_mul_fr)(&tmp, &B1, &s->pre.r);
     G1_(add)(&C, &C, &tmp);
-    GT_(g1_mul_fr)(&tmp, &delta1, &rs);
-    G1_(add)(&C, &C, &tmp);
+    G1_(add)(&C, &C, &s->pre.rsd1);
     G1A aa, ca;
     G2A ba;
     G1_(to_affine)(&aa, &A);
@@ -1204,8 +1312,7 @@ static cuzk_err GT_(pfinish)(GT_(pstate) *s, cuzk_proof *proof, cuzk_errbuf *eb)
     cuzk_err e = CUZK_OK;
     if (!s->opts.no_verify) {
         t = cuzk__now_ms();
-        int ok = GT_(verify_points)(&pk->alpha1, &pk->beta2, &pk->gamma2, &pk->delta2, pk->ic,
-                                    s->w + 1, pk->n_public, &aa, &ba, &ca);
+        int ok = GT_(verify_rest)(&s->pre.ml, &pk->delta2, &aa, &ba, &ca);
         s->st.verify_ms = cuzk__now_ms() - t;
         if (!ok)
             e = cuzk_errf(eb, CUZK_WITNESS_UNSATISFIED,
@@ -1285,13 +1392,16 @@ typedef struct {
     const void *w;
     uint64_t n, done;
     int ok;
+    int wait; /* once the last range is queued, wait for the copies (the witness time is then
+               * the time until the device has it) */
 } GT_(wstage);
 
 static void GT_(wstage_block)(void *arg, uint64_t lo, uint64_t hi)
 {
     GT_(wstage) *ws = arg;
     cuzk_errbuf eb = {{0}};
-    if (ws->ok && cuzk_gpu_scalars_stage(ws->ctx, ws->w, ws->n, lo, hi, &eb) == CUZK_OK)
+    if (ws->ok && cuzk_gpu_scalars_stage(ws->ctx, ws->w, ws->n, lo, hi, &eb) == CUZK_OK &&
+        (!ws->wait || hi < ws->n || cuzk_gpu_sync(ws->ctx, &eb) == CUZK_OK))
         ws->done = hi;
     else
         ws->ok = 0;
@@ -1318,16 +1428,19 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
     /* Everything on the GPU: w goes into the page-locked buffer, so A's MSM uploads it by
      * DMA (at 2^24, 512 MiB: ~38 ms through the staging buffers from pageable memory). A
      * witness the caller holds in page-locked memory (cuzk_witness_buf_alloc) is that buffer
-     * as it is (borrowed: pstart only checks it). */
+     * as it is (borrowed: pstart checks it, or leaves that to the device, below). */
     const int gpu_all = use_gpu && !opts->synth_on_cpu && n_witness == pk->n_vars && n_witness;
     const int wcaller = gpu_all && cuzk_gpu_host_is_pinned(witness);
     void *wown = gpu_all && !wcaller
                      ? GT_(wpin_take)(pk, 0, pk->n_vars * sizeof(FRT))
                      : NULL;
     void *wpin = wcaller ? (void *)witness : wown; /* read only when it is the caller's */
-    /* ... and while it is copied (or checked) there, block by block, its upload runs (the
-     * copy and the DMA each take ~10 ms at 2^24; overlapped, the GPU starts ~10 ms sooner). */
-    GT_(wstage) ws = {NULL, wpin, pk->n_vars, 0, 0};
+    /* ... and while it is copied there, block by block, its upload runs (the copy and the DMA
+     * each take ~10 ms at 2^24; overlapped, the GPU starts ~10 ms sooner). The caller's
+     * buffer is uploaded as it is and range-checked by A's MSM on the device, when nothing
+     * on the CPU reads it meanwhile (B in G2 on a GPU too; CPU stages check it first). */
+    const int wdev = wcaller && opts->g2_on_gpu;
+    GT_(wstage) ws = {NULL, wpin, pk->n_vars, 0, 0, wdev};
     if (wpin) {
         pthread_mutex_lock(&pk->dev[0].mu);
         cuzk_errbuf oeb = {{0}};
@@ -1337,7 +1450,7 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
         ws.ok = ws.ctx != NULL;
     }
     cuzk_err e = GT_(pstart_ex)(&s, pk, witness, n_witness, opts, use_gpu, wpin,
-                                ws.ok ? GT_(wstage_block) : NULL, &ws, eb);
+                                ws.ok ? GT_(wstage_block) : NULL, &ws, wdev && ws.ok, eb);
     if (wpin)
         pthread_mutex_unlock(&pk->dev[0].mu);
     if (e) {
@@ -1345,6 +1458,10 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
         return e;
     }
     s->w_staged = ws.ok && ws.done == pk->n_vars;
+    /* The blinding multiples of delta and the verification's fixed Miller loop on a thread
+     * beside the GPU work (~1 ms that pfinish would otherwise spend after the last MSM). */
+    pthread_t ppt;
+    const int pp_started = use_gpu && pthread_create(&ppt, NULL, GT_(pprep_thread), s) == 0;
     if (use_gpu) {
         int g2_gpu = opts->g2_on_gpu;
         /* Where B in G2 runs: CPU threads (-1), device 0 with the rest, or another device
@@ -1385,6 +1502,8 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
                 /* out of host memory: not a GPU fault, no fallback */
                 if (started)
                     pthread_join(tid, NULL);
+                if (pp_started)
+                    pthread_join(ppt, NULL);
                 GT_(pfree)(s);
                 GT_(wpin_give)(pk, 0, wown);
                 return cuzk_errf(eb, se, "%s", seb.msg);
@@ -1425,6 +1544,8 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
         if (!(e = GT_(pg1_cpu)(s, eb)))
             e = GT_(pg2_cpu)(s, eb);
     }
+    if (pp_started)
+        pthread_join(ppt, NULL);
     if (!e)
         e = GT_(pfinish)(s, proof, eb);
     *st = s->st;

@@ -177,6 +177,24 @@ template <class C> static void test_fp(int iters)
             if ((x == y) != eq && failed++ < 10)
                 printf("MISMATCH == (N=%d p0=%08x)\n", C::N, C::p(0));
         }
+        {
+            /* lt_mod (the device's range check of canonical scalars): raw words, and p - 1, p,
+             * p + 1 (the edges a wrong borrow chain gets wrong) */
+            uint32_t w[C::N];
+            for (int i = 0; i < C::N; i++)
+                w[i] = r32();
+            mpz_import(c.t, C::N, -1, 4, 0, 0, w);
+            switch (it % 8) {
+            case 0: mpz_sub_ui(c.t, c.P, 1); break;
+            case 1: mpz_set(c.t, c.P); break;
+            case 2: mpz_add_ui(c.t, c.P, 1); break;
+            case 3: mpz_set(c.t, a); break; /* an element (below 2p in a lazy field) */
+            }
+            fe<C> z = c.from_mpz(c.t);
+            checks++;
+            if (lt_mod(z) != (mpz_cmp(c.t, c.P) < 0) && failed++ < 10)
+                printf("MISMATCH lt_mod (N=%d p0=%08x)\n", C::N, C::p(0));
+        }
         if (it % 64 == 0) {
             /* x holds a = X R; its inverse is held as X^-1 R = a^-1 R^2 (0 -> 0). */
             mpz_mod(a, a, c.P);

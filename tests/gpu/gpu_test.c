@@ -314,6 +314,43 @@ GPU_GROUP_TESTS(bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G2)
                 CHECK(G1##_msm(&w1, p1, sc, n, 0) == 0);                                      \
                 G1##_check_point("shared: after a refused staged upload", n, out, &w1);       \
             }                                                                                 \
+            /* CUZK_GPU_SCALARS_CHECK: scalars not below r fail the MSM naming the lowest    \
+             * index (r itself, all ones), also after a SAME upload and preparation of the    \
+             * buffer; Montgomery scalars are not checked; the good scalars then pass. */     \
+            if (buf) {                                                                        \
+                uint64_t r_l[4];                                                              \
+                FR##_t m1, o1;                                                                \
+                FR##_set_one(&o1);                                                            \
+                FR##_neg(&m1, &o1);                                                           \
+                FR##_to_canonical(r_l, &m1);                                                  \
+                r_l[0] += 1; /* r - 1 is even: now r */                                       \
+                const size_t at[3][2] = {{n - 1, n - 1}, {3, n - 2}, {0, 0}};                 \
+                for (int k = 0; k < 3; k++) {                                                 \
+                    memcpy(buf, sc2, n * 32);                                                 \
+                    memcpy(buf + 32 * at[k][0], r_l, 32);                                     \
+                    memset(buf + 32 * at[k][1], 0xff, 32);                                    \
+                    CHECK(cuzk_gpu_scalars_stage(ctx, buf, n, 0, n, &eb) == 0);               \
+                    cuzk_err ce = cuzk_gpu_msm(ctx, g1, 0, n, buf,                            \
+                                               CUZK_GPU_SCALARS_SAME | CUZK_GPU_SCALARS_CHECK, \
+                                               out, &eb);                                     \
+                    CHECK_MSG(ce == CUZK_NON_CANONICAL && cuzk_gpu_bad_scalar(ctx) == at[k][0], \
+                              "checked scalars, bad at %zu: %s, index %llu (%s)", at[k][0],   \
+                              cuzk_strerror(ce), (unsigned long long)cuzk_gpu_bad_scalar(ctx), \
+                              eb.msg);                                                        \
+                }                                                                             \
+                memcpy(buf, sc2, n * 32);                                                     \
+                CHECK(cuzk_gpu_msm(ctx, g1, 0, n, buf, CUZK_GPU_SCALARS_CHECK, out, &eb) == 0); \
+                CHECK(cuzk_gpu_bad_scalar(ctx) == UINT64_MAX);                                \
+                CHECK(G1##_msm(&w1, p1, sc2, n, 0) == 0);                                     \
+                G1##_check_point("shared: checked scalars", n, out, &w1);                     \
+                CHECK(cuzk_gpu_msm(ctx, g2, 0, n, buf, CUZK_GPU_SCALARS_SAME |                \
+                                   CUZK_GPU_SCALARS_CHECK, out, &eb) == 0);                   \
+                CHECK(G2##_msm(&w2, p2, sc2, n, 0) == 0);                                     \
+                G2##_check_point("shared: checked scalars, G2 after G1", n, out, &w2);        \
+                memset(buf, 0xff, 32); /* as Montgomery form: any 256 bits, never checked */  \
+                CHECK(cuzk_gpu_msm(ctx, g1, 0, 1, buf, CUZK_GPU_SCALARS_MONT |                \
+                                   CUZK_GPU_SCALARS_CHECK, out, &eb) == 0);                   \
+            }                                                                                 \
             free(buf);                                                                        \
             printf("  %-13s n=%-8zu shared scalars checked%s\n", #G1 "+" #G2, n,             \
                    tab_copies < 0 ? "" : " (G1 with tables)");                               \
@@ -653,15 +690,76 @@ static void test_scratch_estimate(cuzk_gpu_curve curve, size_t n, int logd)
     cuzk_gpu_close(c2);
 }
 
+#ifdef CUZK_HAVE_CUDA
+/* ---- Host helpers of the CUDA backend, checked without a device (so in CI too). */
+void cuzk__gpu_fp_inv(int curve, int fp2, uint64_t *x); /* gpu_consts.c */
+
+/* The batch-affine tree's root inversion (cuzk__gpu_fp_inv): x * inv(x) == 1 in Fp and Fp2 of
+ * both curves, for canonical inputs and inputs with coordinates in [p, 2p) (the device's lazy
+ * field), and inv(0) == 0. */
+#define GPU_HOST_INV_TEST(FP, F2, CURVE)                                                      \
+    static void FP##_host_inv_test(void)                                                      \
+    {                                                                                         \
+        for (int it = 0; it < 300; it++) {                                                    \
+            FP##_t c[2], lz[2];                                                               \
+            int lazy = it % 3 == 1;                                                           \
+            for (int k = 0; k < 2; k++) {                                                     \
+                uint64_t l[sizeof c[k].l / 8];                                                \
+                do {                                                                          \
+                    tu_rand_bytes(l, sizeof l);                                               \
+                    l[sizeof l / 8 - 1] &= FP##_P.l[sizeof l / 8 - 1];                        \
+                } while (!FP##_limbs_lt_p(l));                                                \
+                memcpy(c[k].l, l, sizeof l);                                                  \
+                lz[k] = c[k];                                                                 \
+                if (lazy) { /* c + p: the same residue held in [p, 2p) */                     \
+                    unsigned __int128 cy = 0;                                                 \
+                    for (size_t i = 0; i < sizeof l / 8; i++) {                               \
+                        cy += (unsigned __int128)c[k].l[i] + FP##_P.l[i];                     \
+                        lz[k].l[i] = (uint64_t)cy;                                            \
+                        cy >>= 64;                                                            \
+                    }                                                                         \
+                }                                                                             \
+            }                                                                                 \
+            if (it == 0)                                                                      \
+                memset(c, 0, sizeof c), memset(lz, 0, sizeof lz);                             \
+            /* Fp */                                                                          \
+            FP##_t x = lz[0], r;                                                              \
+            cuzk__gpu_fp_inv(CURVE, 0, x.l);                                                  \
+            FP##_mul(&r, &x, &c[0]);                                                          \
+            CHECK_MSG(it == 0 ? FP##_is_zero(&x) : FP##_is_one(&r),                           \
+                      #FP " host inverse, input %d%s", it, lazy ? " (lazy)" : "");            \
+            /* Fp2 */                                                                         \
+            uint64_t w[2 * sizeof c[0].l / 8];                                                \
+            memcpy(w, lz[0].l, sizeof c[0].l);                                                \
+            memcpy(w + sizeof c[0].l / 8, lz[1].l, sizeof c[0].l);                            \
+            cuzk__gpu_fp_inv(CURVE, 1, w);                                                    \
+            F2##_t a, ia, p2;                                                                 \
+            a.c0 = c[0];                                                                      \
+            a.c1 = c[1];                                                                      \
+            memcpy(ia.c0.l, w, sizeof c[0].l);                                                \
+            memcpy(ia.c1.l, w + sizeof c[0].l / 8, sizeof c[0].l);                            \
+            F2##_mul(&p2, &ia, &a);                                                           \
+            CHECK_MSG(it == 0 ? F2##_is_zero(&ia) : F2##_is_one(&p2),                         \
+                      #F2 " host inverse, input %d%s", it, lazy ? " (lazy)" : "");            \
+        }                                                                                     \
+    }
+GPU_HOST_INV_TEST(bn254_fp, bn254_fp2, 0)
+GPU_HOST_INV_TEST(bls12_381_fp, bls12_381_fp2, 1)
+#endif
+
 int main(void)
 {
+    cuzk_ff_init();
+#ifdef CUZK_HAVE_CUDA
+    bn254_fp_host_inv_test();
+    bls12_381_fp_host_inv_test();
+#endif
     int ndev = cuzk_gpu_device_count();
     if (ndev == 0) {
-        printf("gpu_test: SKIP: no CUDA device (or no CUDA backend in this build); "
-               "nothing was checked\n");
-        return 0;
+        printf("gpu_test: no CUDA device (or no CUDA backend in this build): the device checks "
+               "were skipped\n");
+        return tu_finish("gpu_test (host helpers only)");
     }
-    cuzk_ff_init();
     const char *q = getenv("CUZK_GPU_TEST_QUICK");
     quick = q && *q == '1';
     cuzk_errbuf eb = {{0}};

@@ -338,7 +338,7 @@ template <class F> static void group(const char *grp, const F &gx, const F &gy)
     xyzz_add_affine(p1, pts[1]);
     check(same_point(d, p1), "2G", grp, 0, 1);
     tables<F>(grp, pts);
-    static const uint32_t Ls[] = {4, 16, 32, 64};
+    static const uint32_t Ls[] = {4, 16, 32, 64, 128};
     for (uint32_t L : Ls) {
         run<F, false>(grp, pts, L, (size_t)1 << 30);
         run<F, false>(grp, pts, L, 5);

@@ -224,15 +224,35 @@ static void witness_copy(const char *dir, int gpu)
         CHECK_MSG(cuzk_prove(&pc, pk, w.values, w.n_witness, &o, NULL, &eb) == CUZK_OK, "%s",
                   eb.msg);
         o.backend = CUZK_BACKEND_GPU;
-        cuzk_err ge = cuzk_prove(&pg, pk, pb, w.n_witness, &o, NULL, &eb);
-        CHECK_MSG(ge == CUZK_OK && memcmp(&pc, &pg, sizeof pc) == 0,
-                  "%s: GPU proof from a page-locked witness: %s", dir,
-                  ge ? eb.msg : "differs from the CPU's");
-        memset((uint8_t *)pb + 32 * 5000, 0xff, 32);
-        ge = cuzk_prove(&pg, pk, pb, w.n_witness, &o, NULL, &eb);
-        CHECK_MSG(ge == CUZK_NON_CANONICAL && strstr(eb.msg, "witness value 5000 "),
-                  "%s: a bad value in a page-locked witness: %s (%s)", dir, cuzk_strerror(ge),
-                  eb.msg);
+        /* B in G2 on CPU threads: the host checks the witness; on the GPU too: A's MSM
+         * checks it on the device (CUZK_GPU_SCALARS_CHECK). Bad values at 0, 5000, the end,
+         * and two at once (the lower one named); then the good witness again. */
+        for (int g2 = 0; g2 < 2; g2++) {
+            o.g2_on_gpu = g2;
+            cuzk_err ge = cuzk_prove(&pg, pk, pb, w.n_witness, &o, NULL, &eb);
+            CHECK_MSG(ge == CUZK_OK && memcmp(&pc, &pg, sizeof pc) == 0,
+                      "%s: GPU proof from a page-locked witness (B in G2 on the %s): %s", dir,
+                      g2 ? "GPU" : "CPU", ge ? eb.msg : "differs from the CPU's");
+            const uint64_t bat[4] = {0, 5000, w.n_witness - 1, 7000};
+            for (int k = 0; k < 4; k++) {
+                memset((uint8_t *)pb + 32 * bat[k], 0xff, 32);
+                if (k == 3)
+                    memset((uint8_t *)pb + 32 * (w.n_witness - 2), 0xff, 32);
+                char msg[64];
+                snprintf(msg, sizeof msg, "witness value %llu is not below r",
+                         (unsigned long long)bat[k]);
+                ge = cuzk_prove(&pg, pk, pb, w.n_witness, &o, NULL, &eb);
+                CHECK_MSG(ge == CUZK_NON_CANONICAL && strstr(eb.msg, msg),
+                          "%s: bad value %llu in a page-locked witness (B in G2 on the %s): "
+                          "%s (%s)", dir, (unsigned long long)bat[k], g2 ? "GPU" : "CPU",
+                          cuzk_strerror(ge), eb.msg);
+                memcpy(pb, w.values, 32 * (size_t)w.n_witness);
+            }
+            ge = cuzk_prove(&pg, pk, pb, w.n_witness, &o, NULL, &eb);
+            CHECK_MSG(ge == CUZK_OK && memcmp(&pc, &pg, sizeof pc) == 0,
+                      "%s: GPU proof after bad witnesses (B in G2 on the %s): %s", dir,
+                      g2 ? "GPU" : "CPU", ge ? eb.msg : "differs from the CPU's");
+        }
         cuzk_witness_buf_free(pb);
     }
     cuzk_wtns_close(&w);
