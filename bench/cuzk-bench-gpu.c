@@ -418,6 +418,15 @@ int main(int argc, char **argv)
              "from pinned host memory\n\n| what       | curve     | size | scalars   |  best ms "
              "| median ms |\n| --- | --- | --- | --- | ---: | ---: |",
              cuzk_gpu_name(ctx), reps);
+    /* The environment's geometry overrides, so that an A/B's two tables say which is which. */
+    static const char *const envs[] = {"CUZK_GPU_NTT_BLOCK", "CUZK_GPU_NTT_TILE",
+                                       "CUZK_GPU_BATCH_AFFINE", "CUZK_GPU_BA_CHUNK_BYTES"};
+    for (size_t k = 0; k < sizeof envs / sizeof envs[0]; k++)
+        if (getenv(envs[k])) {
+            printf("environment: %s=%s\n", envs[k], getenv(envs[k]));
+            if (outf)
+                fprintf(outf, "environment: %s=%s\n", envs[k], getenv(envs[k]));
+        }
     printf("%s\n", hdr);
     if (outf)
         fprintf(outf, "%s\n", hdr);

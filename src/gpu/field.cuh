@@ -110,7 +110,7 @@ DI uint32_t subc(uint32_t a, uint32_t b)
 #define DI inline
 #define __device__
 #define __noinline__
-static uint32_t emu_cc; /* the emulated carry flag (host test only) */
+static thread_local uint32_t emu_cc; /* the emulated carry flag, per host thread (tests only) */
 static inline uint32_t __umulhi(uint32_t a, uint32_t b)
 {
     return (uint32_t)(((uint64_t)a * b) >> 32);

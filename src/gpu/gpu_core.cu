@@ -223,6 +223,15 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     const char *bc = getenv("CUZK_GPU_BA_CHUNK_BYTES");
     const unsigned long long bcv = bc ? strtoull(bc, NULL, 10) : 0;
     ctx->ba_chunk = bcv > 0 && bcv < CUZK_GPU_BA_PRE_BYTES ? (size_t)bcv : CUZK_GPU_BA_PRE_BYTES;
+    /* NTT pass geometry (ntt_core; gpu_internal.cuh): blocks of up to 2^10 or 2^11 elements,
+     * tiles of 2^1..2^3, greedy or even passes. */
+    const char *nb = getenv("CUZK_GPU_NTT_BLOCK");
+    ctx->ntt_log_sh = nb && !strcmp(nb, "1024") ? 10 : nb && !strcmp(nb, "2048") ? 11
+                                                                                   : CUZK_GPU_NTT_LOG_SH;
+    const char *nt = getenv("CUZK_GPU_NTT_TILE");
+    ctx->ntt_lob = nt && nt[0] >= '1' && nt[0] <= '3' && !nt[1] ? nt[0] - '0' : CUZK_GPU_NTT_LOB;
+    const char *np = getenv("CUZK_GPU_NTT_PLAN");
+    ctx->ntt_even = np && !strcmp(np, "even");
     *out = ctx;
     return CUZK_OK;
 }

@@ -24,11 +24,13 @@
  *   6. final: window sums and the ones bucket to Jacobian on the device, then Horner over
  *      windows (c doublings each) plus the ones on the host (cuzk__gpu_horner).
  *
- * NTT (radix-2 Cooley-Tukey, decimation in time): the first pass gathers in bit-reversed order
- * and runs up to 10 stages in shared memory; later passes run up to 7 stages each on tiles of
- * 8 consecutive columns (coalesced 256-byte reads), so 2^24 takes 3 passes over memory.
- * Twiddles w_{2^L}^i (i < 2^(L-1)) are computed once per curve and reused for every size up
- * to 2^(L-1) (2^L for the coset step); inverse twiddles are -w^(2^(L-1) - i).
+ * NTT (radix-2 Cooley-Tukey, decimation in time; kernels in ntt_kernels.cuh): the first pass
+ * gathers in bit-reversed order and runs up to 10 stages in shared memory; later passes run up
+ * to 7 stages each on tiles of 8 consecutive columns (coalesced 256-byte reads), so 2^24 takes
+ * 3 passes over memory (the default geometry; CUZK_GPU_NTT_BLOCK / _TILE / _PLAN choose others,
+ * cuzk__gpu_ntt_plan). Twiddles w_{2^L}^i (i < 2^(L-1)) are computed once per curve and reused
+ * for every size up to 2^(L-1) (2^L for the coset step); inverse twiddles are
+ * -w^(2^(L-1) - i).
  */
 #ifndef CUZK_GPU_IMPL_CUH
 #define CUZK_GPU_IMPL_CUH
@@ -42,6 +44,7 @@
 #include "gpu/curve.cuh"
 #include "gpu/gpu_internal.cuh"
 #include "gpu/msm_kernels.cuh"
+#include "gpu/ntt_kernels.cuh"
 
 namespace cuzk_gpu {
 
@@ -504,171 +507,6 @@ static cuzk_err tables_run(cuzk_gpu_ctx *ctx, void *d_pts, size_t n, int t, int 
 
 /* ------------------------------------------------------------------------------- NTT */
 
-template <class FR> DI fe<FR> pow_u64(fe<FR> b, uint64_t e)
-{
-    fe<FR> r = fe<FR>::one();
-    while (e) {
-        if (e & 1)
-            r = mul_inl(r, b);
-        b = mul_inl(b, b);
-        e >>= 1;
-    }
-    return r;
-}
-
-template <class FR> DI fe<FR> load_fe(const uint64_t *p)
-{
-    fe<FR> r;
-    for (int i = 0; i < 4; i++) {
-        r.v[2 * i] = (uint32_t)p[i];
-        r.v[2 * i + 1] = (uint32_t)(p[i] >> 32);
-    }
-    return r;
-}
-
-struct fr_const {
-    uint64_t l[4];
-};
-
-/* out[i] = w^i for i < n, 64 consecutive per thread. */
-template <class FR> __global__ void k_powers(fe<FR> *out, size_t n, fr_const w_, fr_const f_)
-{
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    size_t beg = t * 64;
-    if (beg >= n)
-        return;
-    fe<FR> w = load_fe<FR>(w_.l), f = load_fe<FR>(f_.l);
-    fe<FR> x = mul_inl(f, pow_u64(w, beg));
-    for (size_t i = beg; i < beg + 64 && i < n; i++) {
-        out[i] = x;
-        x = mul_inl(x, w);
-    }
-}
-
-/* v[i] *= f * w^i, 64 consecutive per thread. */
-template <class FR> __global__ void k_scale_pow(fe<FR> *v, size_t n, fr_const w_, fr_const f_)
-{
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    size_t beg = t * 64;
-    if (beg >= n)
-        return;
-    fe<FR> w = load_fe<FR>(w_.l), f = load_fe<FR>(f_.l);
-    fe<FR> x = mul_inl(f, pow_u64(w, beg));
-    for (size_t i = beg; i < beg + 64 && i < n; i++) {
-        v[i] = mul_inl(v[i], x);
-        x = mul_inl(x, w);
-    }
-}
-
-#define NTT_SH 1024 /* elements per block */
-
-/* Shared memory holds the block's elements limb-major (sh[limb][element]): a warp touching 32
- * consecutive elements hits 32 different banks. (Array-of-structs, 32-byte elements, made every
- * access an 8-way bank conflict: ncu, 2026-11-30, the NTT passes were shared-memory bound.) */
-template <class FR> DI fe<FR> sh_ld(const uint32_t (*sh)[NTT_SH], int e)
-{
-    fe<FR> r;
-#pragma unroll
-    for (int k = 0; k < 8; k++)
-        r.v[k] = sh[k][e];
-    return r;
-}
-template <class FR> DI void sh_st(uint32_t (*sh)[NTT_SH], int e, const fe<FR> &x)
-{
-#pragma unroll
-    for (int k = 0; k < 8; k++)
-        sh[k][e] = x.v[k];
-}
-
-/* One pass of stages m0 .. m0+s-1 (1-based) of a size-2^logn DIT NTT.
- * Index of a block element: hi * 2^(m0-1+s) + q * 2^(m0-1) + tile * 2^lob + lo, q < 2^s.
- * first: read src in bit-reversed order. post: 0 none, 1 times f, 2 times f * w_{2N}^i. */
-/* Blocks of 512 threads per SM asked of ptxas: 3 caps the kernel at 40 registers (no spills;
- * 54 uncapped allowed only 2 blocks): NTT 2^24 5.47 -> 4.96 ms, 2^27 56.9 -> 53.0 ms (H200,
- * 2026-11-30). */
-#ifndef CUZK_GPU_NTT_MINB
-#define CUZK_GPU_NTT_MINB 3
-#endif
-template <class FR, bool FIRST>
-__global__ void __launch_bounds__(512, CUZK_GPU_NTT_MINB)
-k_ntt_pass(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, const fe<FR> *tw,
-           int L, int inverse, int post, fr_const f_)
-{
-    if (FIRST) { /* the first pass: stages from 1, untiled (constants for the compiler) */
-        m0 = 1;
-        lob = 0;
-    }
-    __shared__ uint32_t sh[8][NTT_SH];
-    const int E = 1 << (s + lob);
-    const int lo_all = m0 - 1; /* bits below q */
-    const uint32_t ntiles = 1u << (lo_all - lob);
-    const uint32_t tile = blockIdx.x % ntiles;
-    const uint32_t hi = blockIdx.x / ntiles;
-    /* Element and twiddle indices fit 32 bits (logn < 32, L <= 32): fewer registers under
-     * the 40-register cap than size_t ones. */
-    const uint32_t base = (hi << (lo_all + s)) + (tile << lob);
-    const uint32_t lomask = (1u << lob) - 1;
-#define GIDX(e) (base + ((uint32_t)((e) >> lob) << lo_all) + ((e)&lomask))
-    if (FIRST) {
-        /* Stage 1 as the elements arrive: its twiddle is 1 (m0 = 1, lob = 0, one tile), so
-         * each thread gathers a pair 2e, 2e + 1 and stores u + v, u - v: no multiplication
-         * (1/logn of the butterflies' products). */
-        for (int e = 2 * threadIdx.x; e < E; e += 2 * blockDim.x) {
-            fe<FR> u = ld16v(src + (__brev(GIDX(e)) >> (32 - logn)));
-            fe<FR> v = ld16v(src + (__brev(GIDX(e + 1)) >> (32 - logn)));
-            sh_st<FR>(sh, e, u + v);
-            sh_st<FR>(sh, e + 1, u - v);
-        }
-    } else {
-        for (int e = threadIdx.x; e < E; e += blockDim.x)
-            sh_st<FR>(sh, e, ld16v(src + GIDX(e))); /* src may be dst (middle passes) */
-    }
-    __syncthreads();
-    const uint32_t half_tab = 1u << (L - 1);
-    for (int st = FIRST ? 1 : 0; st < s; st++) {
-        int m = m0 + st;
-        for (int bf = threadIdx.x; bf < E / 2; bf += blockDim.x) {
-            uint32_t lo = bf & lomask, r = bf >> lob;
-            uint32_t qlow = r & ((1u << st) - 1), qhigh = r >> st;
-            uint32_t q0 = (qhigh << (st + 1)) | qlow, q1 = q0 | (1u << st);
-            uint32_t j = (qlow << lo_all) + (tile << lob) + lo;
-            uint32_t ti = j << (L - m);
-            fe<FR> w;
-            if (!inverse)
-                w = ld16(tw + ti);
-            else if (ti == 0)
-                w = fe<FR>::one();
-            else
-                w = -ld16(tw + (half_tab - ti));
-            int e0 = (q0 << lob) | lo, e1 = (q1 << lob) | lo;
-            fe<FR> u = sh_ld<FR>(sh, e0), v = mul_inl(sh_ld<FR>(sh, e1), w);
-            sh_st<FR>(sh, e0, u + v);
-            sh_st<FR>(sh, e1, u - v);
-        }
-        __syncthreads();
-    }
-    fe<FR> f;
-    if (post)
-        f = load_fe<FR>(f_.l);
-    for (int e = threadIdx.x; e < E; e += blockDim.x) {
-        uint32_t g = GIDX(e);
-        fe<FR> x = sh_ld<FR>(sh, e);
-        if (post == 1)
-            x = mul_inl(x, f);
-        else if (post == 2)
-            x = mul_inl(x, mul_inl(f, ld16(tw + (g << (L - logn - 1)))));
-        st16(dst + g, x);
-    }
-#undef GIDX
-}
-
-template <class FR> __global__ void k_hmul(fe<FR> *a, const fe<FR> *b, const fe<FR> *c, size_t n)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        a[i] = mul_inl(a[i], b[i]) - c[i];
-}
-
 static inline fr_const mkc(const uint64_t *l)
 {
     fr_const c;
@@ -725,7 +563,7 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
     if (f)
         fc = mkc(f);
     if (logn == 0) {
-        if (post) {
+        if (post == 1 || post == 2) { /* f, or f w_2^0 = f; post 3's w_2^0 is 1 */
             uint64_t one[4];
             cuzk__gpu_fr_from_u64(curve, 1, one);
             k_scale_pow<FR><<<1, 32, 0, st>>>(v, 1, mkc(one), fc);
@@ -733,30 +571,38 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
         }
         return CUZK_OK;
     }
-    int done = 0, passno = 0;
-    while (done < logn) {
-        int lob = passno == 0 ? 0 : (done < 3 ? done : 3);
-        int s = logn - done;
-        int smax = 10 - lob;
-        if (s > smax)
-            s = smax;
-        bool last = done + s == logn;
-        const fe<FR> *src = passno == 0 ? v : tmp;
-        fe<FR> *dst = (last && passno > 0) ? v : tmp;
-        int E = 1 << (s + lob);
-        size_t blocks = n / E;
-        int threads = E / 2 < 512 ? (E / 2 > 0 ? E / 2 : 1) : 512;
-        if (passno == 0)
-            k_ntt_pass<FR, true><<<(unsigned)blocks, threads, 0, st>>>(
-                src, dst, logn, done + 1, s, lob, tw, L, inverse, last ? post : 0, fc);
-        else
-            k_ntt_pass<FR, false><<<(unsigned)blocks, threads, 0, st>>>(
-                src, dst, logn, done + 1, s, lob, tw, L, inverse, last ? post : 0, fc);
+    /* The passes (ntt_passes, cuzk__gpu_ntt_plan; the geometry from CUZK_GPU_NTT_*). */
+    ntt_pass pl[32];
+    const int P = ntt_passes(logn, ctx->ntt_log_sh, ctx->ntt_lob, ctx->ntt_even, post, pl);
+    for (int i = 0; i < P; i++) {
+        const ntt_pass &q = pl[i];
+        const fe<FR> *src = q.src_v ? v : tmp;
+        fe<FR> *dst = q.dst_v ? v : tmp;
+        const size_t shb = (size_t)8 * sizeof(uint32_t) * (q.big ? 2048 : 1024);
+        if (q.big) { /* above the default 48 KiB of dynamic shared memory (a host call, ~us) */
+            CU(cudaFuncSetAttribute(k_ntt_pass<FR, true, 2048>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shb));
+            CU(cudaFuncSetAttribute(k_ntt_pass<FR, false, 2048>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shb));
+        }
+#define NTT_LAUNCH(F, SH)                                                                    \
+    k_ntt_pass<FR, F, SH><<<(unsigned)q.blocks, q.threads, shb, st>>>(                       \
+        src, dst, logn, q.m0, q.s, q.lob, tw, L, inverse, q.post, fc)
+        if (q.big) {
+            if (q.first)
+                NTT_LAUNCH(true, 2048);
+            else
+                NTT_LAUNCH(false, 2048);
+        } else {
+            if (q.first)
+                NTT_LAUNCH(true, 1024);
+            else
+                NTT_LAUNCH(false, 1024);
+        }
+#undef NTT_LAUNCH
         LAUNCHED("k_ntt_pass");
-        if (last && passno == 0)
+        if (q.copy_back)
             CU(cudaMemcpyAsync(v, tmp, n * sizeof(fe<FR>), cudaMemcpyDeviceToDevice, st));
-        done += s;
-        passno++;
     }
     return CUZK_OK;
 }
@@ -855,13 +701,17 @@ static cuzk_err h_api(cuzk_gpu_ctx *ctx, int curve, int logn, void *d_a, void *d
                       cuzk_errbuf *eb)
 {
     size_t n = (size_t)1 << logn;
-    uint64_t nn[4], ninv[4];
+    uint64_t nn[4], f[3][4];
     cuzk__gpu_fr_from_u64(curve, n, nn);
-    cuzk__gpu_fr_inv(curve, nn, ninv);
+    cuzk__gpu_fr_inv(curve, nn, f[1]);
+    /* n^2 < 2^64: ntt_core refuses domains past 2^31 (ensure_tw) */
+    cuzk__gpu_fr_from_u64(curve, (uint64_t)n * n, nn);
+    cuzk__gpu_fr_inv(curve, nn, f[2]);
     void *bufs[3] = {d_a, d_b, d_c};
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 3; k++) { /* a, b, c with the factors of h_post / h_fexp */
         fe<FR> *v = (fe<FR> *)bufs[k];
-        cuzk_err r = ntt_core<FR>(ctx, curve, v, logn, 1, 2, ninv, eb);
+        cuzk_err r = ntt_core<FR>(ctx, curve, v, logn, 1, h_post[k],
+                                  h_fexp[k] ? f[h_fexp[k]] : NULL, eb);
         if (!r)
             r = ntt_core<FR>(ctx, curve, v, logn, 0, 0, NULL, eb);
         if (r)

@@ -52,6 +52,18 @@ enum {
 /* W + 1 <= 65 Jacobian points of at most 288 bytes (BLS12-381 G2, c >= 4). */
 #define CUZK_GPU_HOST_RES_BYTES 32768
 
+/* NTT pass geometry (ntt_core, k_ntt_pass, cuzk__gpu_ntt_plan): up to 2^CUZK_GPU_NTT_LOG_SH
+ * elements per block in shared memory, after the first pass tiles of 2^CUZK_GPU_NTT_LOB
+ * contiguous elements per gather, greedy passes. The environment overrides them for A/B runs:
+ * CUZK_GPU_NTT_BLOCK (1024 or 2048), CUZK_GPU_NTT_TILE (1..3), CUZK_GPU_NTT_PLAN (greedy or
+ * even). The defaults are the measured ones (src/gpu/PERF-NOTES.md). */
+#ifndef CUZK_GPU_NTT_LOG_SH
+#define CUZK_GPU_NTT_LOG_SH 10
+#endif
+#ifndef CUZK_GPU_NTT_LOB
+#define CUZK_GPU_NTT_LOB 3
+#endif
+
 struct cuzk_gpu_ctx {
     int device;
     int sm_count;
@@ -93,6 +105,9 @@ struct cuzk_gpu_ctx {
     int ba_mode;      /* CUZK_GPU_BATCH_AFFINE: -1 unset (the default), 0 off, 1 on, 2 every
                        * size, 3 G2 only (cuzk__gpu_ba_on) */
     size_t ba_chunk;  /* its prefix bytes per chunk: CUZK_GPU_BA_PRE_BYTES (tests lower it) */
+    int ntt_log_sh;   /* CUZK_GPU_NTT_BLOCK: elements per NTT pass block, log2 (10 or 11) */
+    int ntt_lob;      /* CUZK_GPU_NTT_TILE: contiguous elements per tile after pass 1, log2 */
+    int ntt_even;     /* CUZK_GPU_NTT_PLAN=even: stages spread evenly over the passes */
     double synth_ms; /* the last cuzk_gpu_h_witness's synthesis kernel, host-timed */
     /* What SCR_SC_IN holds: the upload of n host scalars from host (valid = 0: nothing). An
      * MSM flagged CUZK_GPU_SCALARS_SAME over a range inside it reads them there (C's private

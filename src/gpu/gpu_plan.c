@@ -149,6 +149,46 @@ int cuzk__gpu_ba_on(int mode, int g2, int g1_pref, size_t M)
                                      (mode < 0 && (g2 || g1_pref))));
 }
 
+/* The fewest passes (each reads and writes the whole vector). Greedy (even = 0, the measured
+ * default): each pass takes as many stages as its block holds, so a 2^27 NTT with 2^10-element
+ * blocks and 8-element tiles is 10 + 7 + 7 + 3 stages, its last pass in blocks of 64 elements.
+ * Even: the same number of passes with the stages spread so the blocks are about equal
+ * (9 + 6 + 6 + 6). */
+int cuzk__gpu_ntt_plan(int logn, int log_sh, int max_lob, int even, int s[32], int lob[32])
+{
+    if (logn <= log_sh) {
+        s[0] = logn;
+        lob[0] = 0;
+        return 1;
+    }
+    const int later = log_sh - max_lob; /* stages per pass after the first */
+    const int P = 1 + (logn - log_sh + later - 1) / later;
+    int s0 = log_sh;
+    if (even) {
+        /* The first pass's blocks are 2^s[0] elements, a later one's 2^(s + max_lob): equal
+         * sizes give s[0] ~ (logn + (P - 1) max_lob) / P. */
+        s0 = (logn + (P - 1) * max_lob + P - 1) / P;
+        if (s0 > log_sh)
+            s0 = log_sh;
+        if (s0 < max_lob) /* the later passes' tiles need max_lob stages done */
+            s0 = max_lob;
+        if (logn - s0 > (P - 1) * later) /* the later passes must hold what is left */
+            s0 = logn - (P - 1) * later;
+    }
+    s[0] = s0;
+    lob[0] = 0;
+    int done = s0;
+    for (int i = 1; i < P; i++) {
+        int left = P - i, st = even ? (logn - done + left - 1) / left : logn - done;
+        if (st > later)
+            st = later;
+        s[i] = st;
+        lob[i] = max_lob;
+        done += st;
+    }
+    return P;
+}
+
 /* One slot per SCRATCH slot that grows with the problem (gpu_internal.cuh's SCR_*). */
 enum { P_SC_IN, P_SC, P_FLAGS, P_IDX, P_KEYVAL, P_CUB, P_BUCKETS, P_CARRY0, P_CARRY1,
        P_CHUNK, P_BA_PRE, P_BA_TREE, P_H, P_NTT, P_COUNT };

@@ -1,6 +1,6 @@
 /* The MSM's plan (gpu_plan.c, plain C): the window width for n points of nbits-bit scalars,
  * entries per level-1 slice, batch-affine or not, a set's fixed-base tables (copies t, s bits
- * apart) and one MSM's windows over such a set (width c, g bucket sets). Internal to the CUDA
+ * apart) and one MSM's windows over such a set (width c, g bucket sets); the NTT's passes. Internal to the CUDA
  * backend (gpu_impl.cuh's host code, cuzk_gpu_scratch_estimate) and its tests. */
 #ifndef CUZK_GPU_PLAN_H
 #define CUZK_GPU_PLAN_H
@@ -17,6 +17,12 @@ uint32_t cuzk__gpu_slice_len(size_t M);
 int cuzk__gpu_ba_on(int mode, int g2, int g1_pref, size_t M);
 void cuzk__gpu_tab_plan(size_t n, int nbits, int max_copies, int *c, int *t, int *s);
 void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g);
+/* The passes of a 2^logn NTT (logn >= 1) with blocks of at most 2^log_sh elements and tiles of
+ * at most 2^max_lob contiguous elements after the first pass (log_sh > max_lob >= 1), greedy
+ * or with the stages spread evenly (even): stages s[i] and tile bits lob[i] of pass i
+ * (s[i] + lob[i] <= log_sh, lob[0] = 0, lob[i] <= the stages before pass i); returns the
+ * number of passes (the fewest possible, at most 32). */
+int cuzk__gpu_ntt_plan(int logn, int log_sh, int max_lob, int even, int s[32], int lob[32]);
 
 #ifdef __cplusplus
 }

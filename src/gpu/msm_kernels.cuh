@@ -12,6 +12,7 @@
 
 #include "gpu/curve.cuh"
 #include "gpu/gpu.h" /* CUZK_GPU_TAB_MAX_COPIES */
+#include "gpu/ldst.cuh"
 
 namespace cuzk_gpu {
 
@@ -21,38 +22,6 @@ static const uint32_t SENT = 0xffffffffu;
  * for few warps per SM, and 64-thread blocks waste fewer of them than 128 (BLS12-381 G1: 184
  * registers, 10 warps per SM instead of 8). */
 #define ACC_THREADS 64
-
-/* 16-byte loads/stores of structs whose size is a multiple of 16 (points, xyzz). */
-template <class T> DI T ld16(const T *p)
-{
-    static_assert(sizeof(T) % 16 == 0, "ld16");
-    T r;
-    const uint4 *s = (const uint4 *)p;
-    uint4 *d = (uint4 *)&r;
-#pragma unroll
-    for (int i = 0; i < (int)(sizeof(T) / 16); i++)
-        d[i] = __ldg(s + i);
-    return r;
-}
-template <class T> DI T ld16v(const T *p) /* not through the read-only path (written earlier) */
-{
-    T r;
-    const uint4 *s = (const uint4 *)p;
-    uint4 *d = (uint4 *)&r;
-#pragma unroll
-    for (int i = 0; i < (int)(sizeof(T) / 16); i++)
-        d[i] = s[i];
-    return r;
-}
-template <class T> DI void st16(T *p, const T &v)
-{
-    static_assert(sizeof(T) % 16 == 0, "st16");
-    uint4 *d = (uint4 *)p;
-    const uint4 *s = (const uint4 *)&v;
-#pragma unroll
-    for (int i = 0; i < (int)(sizeof(T) / 16); i++)
-        d[i] = s[i];
-}
 
 template <bool ALL_ZERO> DI uint32_t key_at(const uint32_t *keys, size_t i)
 {

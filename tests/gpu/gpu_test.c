@@ -848,6 +848,48 @@ int main(void)
         bn254_fr_test_ntt(lns[i]);
         bls12_381_fr_test_ntt(lns[i]);
     }
+    /* Another pass geometry (CUZK_GPU_NTT_*, read when a context opens): the NTTs and H again
+     * through a second context with 2048-element blocks, 4-element tiles and even passes, or
+     * 1024, 8 and greedy when the environment already chose 2048. (tests/gpu/ntt_emu.cpp
+     * checks every geometry's kernels on the host in CI.) */
+    {
+        static const char *const names[3] = {"CUZK_GPU_NTT_BLOCK", "CUZK_GPU_NTT_TILE",
+                                             "CUZK_GPU_NTT_PLAN"};
+        const char *nb = getenv(names[0]);
+        const int big = !(nb && !strcmp(nb, "2048"));
+        const char *const vals[3] = {big ? "2048" : "1024", big ? "2" : "3",
+                                     big ? "even" : "greedy"};
+        char *keep[3];
+        for (int k = 0; k < 3; k++) {
+            const char *v = getenv(names[k]);
+            keep[k] = v ? strdup(v) : NULL;
+            setenv(names[k], vals[k], 1);
+        }
+        cuzk_gpu_ctx *c0 = ctx, *c1 = NULL;
+        e = cuzk_gpu_open(&c1, 0, &eb);
+        CHECK_MSG(e == CUZK_OK, "open (NTT blocks of %s): %s", vals[0], eb.msg);
+        if (!e) {
+            printf("  NTT with blocks of up to %s elements, tiles of %s bits, %s passes:\n",
+                   vals[0], vals[1], vals[2]);
+            ctx = c1;
+            static const int ln2[] = {1, 9, 11, 12, 13, 17, 20, 21};
+            for (size_t i = 0; i < sizeof ln2 / sizeof ln2[0]; i++) {
+                bn254_fr_test_ntt(ln2[i]);
+                bls12_381_fr_test_ntt(ln2[i]);
+            }
+            bn254_g1_test_h(12);
+            bls12_381_g1_test_h(16);
+            ctx = c0;
+            cuzk_gpu_close(c1);
+        }
+        for (int k = 0; k < 3; k++) {
+            if (keep[k])
+                setenv(names[k], keep[k], 1);
+            else
+                unsetenv(names[k]);
+            free(keep[k]);
+        }
+    }
     static const int hl[] = {1, 4, 9, 12, 16};
     for (size_t i = 0; i < sizeof hl / sizeof hl[0]; i++) {
         bn254_g1_test_h(hl[i]);

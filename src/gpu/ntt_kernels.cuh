@@ -1,0 +1,235 @@
+/*
+ * The NTT's kernels (the passes, k_ntt_pass; the twiddle table, k_powers; the coset scaling,
+ * k_scale_pow; H's pointwise a b - c, k_hmul). Included by gpu_impl.cuh, whose host code
+ * (ntt_core, ntt_api, h_api) launches them; tests/gpu/ntt_emu.cpp also compiles them for the
+ * host (CUZK_GPU_HOST_EMU, a block's threads as host threads meeting at a barrier for
+ * __syncthreads) and checks every pass geometry in CI, without a GPU, against GMP.
+ */
+#ifndef CUZK_GPU_NTT_KERNELS_CUH
+#define CUZK_GPU_NTT_KERNELS_CUH
+
+#include "gpu/field.cuh"
+#include "gpu/gpu_plan.h"
+#include "gpu/ldst.cuh"
+
+namespace cuzk_gpu {
+
+template <class FR> DI fe<FR> pow_u64(fe<FR> b, uint64_t e)
+{
+    fe<FR> r = fe<FR>::one();
+    while (e) {
+        if (e & 1)
+            r = mul_inl(r, b);
+        b = mul_inl(b, b);
+        e >>= 1;
+    }
+    return r;
+}
+
+template <class FR> DI fe<FR> load_fe(const uint64_t *p)
+{
+    fe<FR> r;
+    for (int i = 0; i < 4; i++) {
+        r.v[2 * i] = (uint32_t)p[i];
+        r.v[2 * i + 1] = (uint32_t)(p[i] >> 32);
+    }
+    return r;
+}
+
+struct fr_const {
+    uint64_t l[4];
+};
+
+/* out[i] = w^i for i < n, 64 consecutive per thread. */
+template <class FR> __global__ void k_powers(fe<FR> *out, size_t n, fr_const w_, fr_const f_)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t beg = t * 64;
+    if (beg >= n)
+        return;
+    fe<FR> w = load_fe<FR>(w_.l), f = load_fe<FR>(f_.l);
+    fe<FR> x = mul_inl(f, pow_u64(w, beg));
+    for (size_t i = beg; i < beg + 64 && i < n; i++) {
+        out[i] = x;
+        x = mul_inl(x, w);
+    }
+}
+
+/* v[i] *= f * w^i, 64 consecutive per thread. */
+template <class FR> __global__ void k_scale_pow(fe<FR> *v, size_t n, fr_const w_, fr_const f_)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t beg = t * 64;
+    if (beg >= n)
+        return;
+    fe<FR> w = load_fe<FR>(w_.l), f = load_fe<FR>(f_.l);
+    fe<FR> x = mul_inl(f, pow_u64(w, beg));
+    for (size_t i = beg; i < beg + 64 && i < n; i++) {
+        v[i] = mul_inl(v[i], x);
+        x = mul_inl(x, w);
+    }
+}
+
+/* Shared memory holds the block's elements limb-major (sh[limb][element]): a warp touching 32
+ * consecutive elements hits 32 different banks. (Array-of-structs, 32-byte elements, made every
+ * access an 8-way bank conflict: ncu, 2026-11-30, the NTT passes were shared-memory bound.) */
+template <class FR, int SH> DI fe<FR> sh_ld(const uint32_t (*sh)[SH], int e)
+{
+    fe<FR> r;
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        r.v[k] = sh[k][e];
+    return r;
+}
+template <class FR, int SH> DI void sh_st(uint32_t (*sh)[SH], int e, const fe<FR> &x)
+{
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+        sh[k][e] = x.v[k];
+}
+
+/* One pass of stages m0 .. m0+s-1 (1-based) of a size-2^logn DIT NTT, 2^(s+lob) <= SH elements
+ * per block in dynamic shared memory (8 SH words).
+ * Index of a block element: hi * 2^(m0-1+s) + q * 2^(m0-1) + tile * 2^lob + lo, q < 2^s.
+ * first: read src in bit-reversed order. post: 0 none, 1 times f, 2 times f * w_{2N}^i, 3 times
+ * w_{2N}^i. */
+/* Blocks of 512 threads per SM asked of ptxas: 3 caps the kernel at 40 registers (then without
+ * spills; 54 uncapped allowed only 2 blocks): NTT 2^24 5.47 -> 4.96 ms, 2^27 56.9 -> 53.0 ms
+ * (H200, 2026-11-30). Since the first pass takes stage 1 as it gathers (FIRST), ptxas reports
+ * an 8-byte spill in every instantiation (nvcc 13.0). */
+#ifndef CUZK_GPU_NTT_MINB
+#define CUZK_GPU_NTT_MINB 3
+#endif
+template <class FR, bool FIRST, int SH>
+__global__ void __launch_bounds__(512, CUZK_GPU_NTT_MINB)
+k_ntt_pass(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, const fe<FR> *tw,
+           int L, int inverse, int post, fr_const f_)
+{
+    if (FIRST) { /* the first pass: stages from 1, untiled (constants for the compiler) */
+        m0 = 1;
+        lob = 0;
+    }
+    extern __shared__ uint32_t ntt_dsh[];
+    uint32_t(*sh)[SH] = (uint32_t(*)[SH])ntt_dsh;
+    const int E = 1 << (s + lob);
+    const int lo_all = m0 - 1; /* bits below q */
+    const uint32_t ntiles = 1u << (lo_all - lob);
+    const uint32_t tile = blockIdx.x % ntiles;
+    const uint32_t hi = blockIdx.x / ntiles;
+    /* Element and twiddle indices fit 32 bits (logn < 32, L <= 32): fewer registers under
+     * the 40-register cap than size_t ones. */
+    const uint32_t base = (hi << (lo_all + s)) + (tile << lob);
+    const uint32_t lomask = (1u << lob) - 1;
+#define GIDX(e) (base + ((uint32_t)((e) >> lob) << lo_all) + ((e)&lomask))
+    if (FIRST) {
+        /* Stage 1 as the elements arrive: its twiddle is 1 (m0 = 1, lob = 0, one tile), so
+         * each thread gathers a pair 2e, 2e + 1 and stores u + v, u - v: no multiplication
+         * (1/logn of the butterflies' products). */
+        for (int e = 2 * threadIdx.x; e < E; e += 2 * blockDim.x) {
+            fe<FR> u = ld16v(src + (__brev(GIDX(e)) >> (32 - logn)));
+            fe<FR> v = ld16v(src + (__brev(GIDX(e + 1)) >> (32 - logn)));
+            sh_st<FR, SH>(sh, e, u + v);
+            sh_st<FR, SH>(sh, e + 1, u - v);
+        }
+    } else {
+        for (int e = threadIdx.x; e < E; e += blockDim.x)
+            sh_st<FR, SH>(sh, e, ld16v(src + GIDX(e))); /* src may be dst (middle passes) */
+    }
+    __syncthreads();
+    const uint32_t half_tab = 1u << (L - 1);
+    for (int st = FIRST ? 1 : 0; st < s; st++) {
+        int m = m0 + st;
+        for (int bf = threadIdx.x; bf < E / 2; bf += blockDim.x) {
+            uint32_t lo = bf & lomask, r = bf >> lob;
+            uint32_t qlow = r & ((1u << st) - 1), qhigh = r >> st;
+            uint32_t q0 = (qhigh << (st + 1)) | qlow, q1 = q0 | (1u << st);
+            uint32_t j = (qlow << lo_all) + (tile << lob) + lo;
+            uint32_t ti = j << (L - m);
+            fe<FR> w;
+            if (!inverse)
+                w = ld16(tw + ti);
+            else if (ti == 0)
+                w = fe<FR>::one();
+            else
+                w = -ld16(tw + (half_tab - ti));
+            int e0 = (q0 << lob) | lo, e1 = (q1 << lob) | lo;
+            fe<FR> u = sh_ld<FR, SH>(sh, e0), v = mul_inl(sh_ld<FR, SH>(sh, e1), w);
+            sh_st<FR, SH>(sh, e0, u + v);
+            sh_st<FR, SH>(sh, e1, u - v);
+        }
+        __syncthreads();
+    }
+    fe<FR> f;
+    if (post)
+        f = load_fe<FR>(f_.l);
+    for (int e = threadIdx.x; e < E; e += blockDim.x) {
+        uint32_t g = GIDX(e);
+        fe<FR> x = sh_ld<FR, SH>(sh, e);
+        if (post == 1)
+            x = mul_inl(x, f);
+        else if (post == 2)
+            x = mul_inl(x, mul_inl(f, ld16(tw + (g << (L - logn - 1)))));
+        else if (post == 3)
+            x = mul_inl(x, ld16(tw + (g << (L - logn - 1))));
+        st16(dst + g, x);
+    }
+#undef GIDX
+}
+
+template <class FR> __global__ void k_hmul(fe<FR> *a, const fe<FR> *b, const fe<FR> *c, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        a[i] = mul_inl(a[i], b[i]) - c[i];
+}
+
+/* The launches of k_ntt_pass for one 2^logn transform (logn >= 1), as ntt_core issues them and
+ * tests/gpu/ntt_emu.cpp replays them: the passes of cuzk__gpu_ntt_plan, each reading v (the
+ * first, bit-reversed) or tmp and writing tmp or, the last, v; a transform of one pass writes
+ * tmp and copies it back. The last pass applies the post-scaling. Blocks of more than 1024
+ * elements run the 2048-element (64 KiB) instantiation. */
+struct ntt_pass {
+    int first, big;   /* k_ntt_pass<FR, first, big ? 2048 : 1024> */
+    int m0, s, lob;   /* its stages m0 .. m0 + s - 1, tiles of 2^lob */
+    size_t blocks;
+    int threads;
+    int post;         /* 0 but on the last pass */
+    int src_v, dst_v; /* reads v (else tmp), writes v (else tmp) */
+    int copy_back;    /* then tmp is copied to v */
+};
+static inline int ntt_passes(int logn, int log_sh, int max_lob, int even, int post,
+                             ntt_pass out[32])
+{
+    int ps[32], plob[32];
+    const int P = cuzk__gpu_ntt_plan(logn, log_sh, max_lob, even, ps, plob);
+    int done = 0;
+    for (int i = 0; i < P; i++) {
+        ntt_pass &q = out[i];
+        const bool last = i == P - 1;
+        const int E = 1 << (ps[i] + plob[i]);
+        q.first = i == 0;
+        q.big = E > 1024;
+        q.m0 = done + 1;
+        q.s = ps[i];
+        q.lob = plob[i];
+        q.blocks = ((size_t)1 << logn) / (size_t)E;
+        q.threads = E / 2 < 512 ? (E / 2 > 0 ? E / 2 : 1) : 512;
+        q.post = last ? post : 0;
+        q.src_v = i == 0;
+        q.dst_v = last && i > 0;
+        q.copy_back = last && i == 0;
+        done += ps[i];
+    }
+    return P;
+}
+
+/* H's inverse transforms (h_api): each iNTT's last pass scales by f w_{2N}^i, so a, b, c come
+ * out on the coset f n times their true values; a b - c needs f_a f_b n^2 = f_c n. b takes no f
+ * (post 3: one product per element instead of two), a takes n^-2 and c n^-1, and h is exact.
+ * Buffer k uses post h_post[k] with f = n^-h_fexp[k]. */
+static const int h_post[3] = {2, 3, 2};
+static const int h_fexp[3] = {2, 0, 1};
+
+} // namespace cuzk_gpu
+
+#endif

@@ -1,0 +1,544 @@
+/*
+ * The NTT's kernels (src/gpu/ntt_kernels.cuh) compiled for the host and run as ntt_core,
+ * ntt_api and h_api launch them (the same pass list, ntt_passes), against GMP: a block's
+ * threads are host threads meeting at a barrier for __syncthreads, the shared memory one host
+ * array (blocks run one after another), the PTX carry primitives emulated per thread
+ * (field.cuh). For BN254 and BLS12-381 Fr and every pass geometry the device can be told to
+ * use (CUZK_GPU_NTT_BLOCK / _TILE / _PLAN), plus small blocks that make many passes at small
+ * sizes: the forward NTT, the inverse (times 1/n), both on a coset, and H (three inverse
+ * transforms with h_api's post-scalings, three forward ones, a b - c) must equal the
+ * transforms computed here with GMP from the definition's roots, 5^((r-1)/2^k). Built and run
+ * by ntt_emu_test.sh, so CI checks the NTT without a GPU.
+ */
+#define CUZK_GPU_HOST_EMU 1
+#include <gmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <ucontext.h>
+
+#include <functional>
+#include <vector>
+
+/* CUDA shims. A launch runs its blocks one after another; a block's threads are host threads. */
+struct uint4 {
+    uint32_t x, y, z, w;
+};
+struct emu_dim3 {
+    unsigned x, y, z;
+};
+static emu_dim3 blockIdx, blockDim;
+static emu_dim3 threadIdx;
+
+/* A block's threads as coroutines on this host thread (ucontext): each runs until it reaches
+ * __syncthreads or returns, then the next one runs; a barrier is a round of all of them. (The
+ * emulated carry flag is never live across a barrier, so the coroutines may share it.) */
+struct emu_block {
+    ucontext_t sched;
+    std::vector<ucontext_t> ctx;
+    std::vector<std::vector<char>> stacks;
+    std::vector<char> done;
+    unsigned cur = 0;
+    std::function<void()> body;
+};
+static emu_block emu_blk;
+static void emu_sync()
+{
+    swapcontext(&emu_blk.ctx[emu_blk.cur], &emu_blk.sched);
+}
+static void emu_entry()
+{
+    threadIdx = {emu_blk.cur, 0, 0};
+    emu_blk.body();
+    emu_blk.done[emu_blk.cur] = 1;
+    /* returns to uc_link (the scheduler) */
+}
+
+#define __global__
+#define __launch_bounds__(...)
+#define __shared__
+#define __ldg(p) (*(p))
+#define __syncthreads() emu_sync()
+static inline uint32_t __brev(uint32_t x)
+{
+    uint32_t r = 0;
+    for (int i = 0; i < 32; i++)
+        r |= ((x >> i) & 1u) << (31 - i);
+    return r;
+}
+
+#include "gpu/field.cuh"
+#include "gpu/ntt_kernels.cuh"
+#include "emu_fields.h"
+
+namespace cuzk_gpu {
+uint32_t ntt_dsh[8 * 2048]; /* the blocks' dynamic shared memory (extern in k_ntt_pass) */
+}
+using namespace cuzk_gpu;
+
+static int checks, failures;
+#define CHECK_MSG(cond, ...)                                                                 \
+    do {                                                                                     \
+        checks++;                                                                            \
+        if (!(cond)) {                                                                       \
+            failures++;                                                                      \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                      \
+            printf(__VA_ARGS__);                                                             \
+            printf("\n");                                                                    \
+        }                                                                                    \
+    } while (0)
+
+/* ---- launches */
+
+/* A kernel without __syncthreads: every thread of every block in turn, on this thread. */
+template <class K> static void launch_serial(size_t blocks, unsigned threads, K k)
+{
+    blockDim = {threads, 1, 1};
+    for (size_t b = 0; b < blocks; b++) {
+        blockIdx = {(unsigned)b, 0, 0};
+        for (unsigned t = 0; t < threads; t++) {
+            threadIdx = {t, 0, 0};
+            k();
+        }
+    }
+}
+
+/* A kernel with __syncthreads: each block's threads as coroutines (emu_block). */
+template <class K> static void launch_block_threads(size_t blocks, unsigned threads, K k)
+{
+    blockDim = {threads, 1, 1};
+    emu_block &B = emu_blk;
+    B.ctx.resize(threads);
+    B.stacks.resize(threads);
+    B.done.assign(threads, 0);
+    B.body = k;
+    for (size_t b = 0; b < blocks; b++) {
+        blockIdx = {(unsigned)b, 0, 0};
+        for (unsigned t = 0; t < threads; t++) {
+            B.stacks[t].resize(1 << 16);
+            getcontext(&B.ctx[t]);
+            B.ctx[t].uc_stack.ss_sp = B.stacks[t].data();
+            B.ctx[t].uc_stack.ss_size = B.stacks[t].size();
+            B.ctx[t].uc_link = &B.sched;
+            makecontext(&B.ctx[t], emu_entry, 0);
+            B.done[t] = 0;
+        }
+        /* Rounds: every live thread runs to its next barrier (or its end). */
+        for (;;) {
+            unsigned live = 0;
+            for (unsigned t = 0; t < threads; t++) {
+                if (B.done[t])
+                    continue;
+                B.cur = t;
+                threadIdx = {t, 0, 0};
+                swapcontext(&B.sched, &B.ctx[t]);
+                live++;
+            }
+            if (!live)
+                break;
+        }
+    }
+}
+
+static size_t nblk(size_t n, unsigned t) { return (n + t - 1) / t; }
+
+/* ---- GMP side: r, Montgomery conversion, the reference transforms */
+
+/* mpz_t in a vector. */
+struct mpz_class_t {
+    mpz_t v;
+    mpz_class_t() { mpz_init(v); }
+    mpz_class_t(const mpz_class_t &o) { mpz_init_set(v, o.v); }
+    mpz_class_t &operator=(const mpz_class_t &o)
+    {
+        mpz_set(v, o.v);
+        return *this;
+    }
+    ~mpz_class_t() { mpz_clear(v); }
+};
+typedef std::vector<mpz_class_t> zvec;
+
+
+template <class FR> struct ref {
+    mpz_t r, R, Rinv;
+    ref()
+    {
+        mpz_inits(r, R, Rinv, NULL);
+        uint32_t p[8];
+        for (int i = 0; i < 8; i++)
+            p[i] = FR::p(i);
+        mpz_import(r, 8, -1, 4, 0, 0, p);
+        mpz_set_ui(R, 1);
+        mpz_mul_2exp(R, R, 256);
+        mpz_mod(R, R, r);
+        mpz_invert(Rinv, R, r);
+    }
+    ~ref() { mpz_clears(r, R, Rinv, NULL); }
+    fe<FR> to_fe(const mpz_t x) /* Montgomery form */
+    {
+        mpz_t t;
+        mpz_init(t);
+        mpz_mul(t, x, R);
+        mpz_mod(t, t, r);
+        fe<FR> f;
+        memset(f.v, 0, sizeof f.v);
+        size_t cnt = 0;
+        mpz_export(f.v, &cnt, -1, 4, 0, 0, t);
+        mpz_clear(t);
+        return f;
+    }
+    void from_fe(mpz_t out, const fe<FR> &f)
+    {
+        mpz_import(out, 8, -1, 4, 0, 0, f.v);
+        mpz_mul(out, out, Rinv);
+        mpz_mod(out, out, r);
+    }
+    /* w_{2^k} = 5^((r - 1) / 2^k) */
+    void root(mpz_t w, int k)
+    {
+        mpz_t e;
+        mpz_init(e);
+        mpz_sub_ui(e, r, 1);
+        mpz_fdiv_q_2exp(e, e, k);
+        mpz_set_ui(w, 5);
+        mpz_powm(w, w, e, r);
+        mpz_clear(e);
+    }
+    /* X_j = sum_i x_i w^(i j), in place (iterative radix 2). */
+    void dft(zvec &x, const mpz_t w);
+};
+
+template <class FR> void ref<FR>::dft(zvec &x, const mpz_t w)
+{
+    const size_t n = x.size();
+    int logn = 0;
+    while (((size_t)1 << logn) < n)
+        logn++;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        for (int b = 0; b < logn; b++)
+            j |= ((i >> b) & 1) << (logn - 1 - b);
+        if (j > i)
+            mpz_swap(x[i].v, x[j].v);
+    }
+    mpz_t wm, wk, t, e;
+    mpz_inits(wm, wk, t, e, NULL);
+    for (size_t m = 2; m <= n; m <<= 1) {
+        mpz_set_ui(e, n / m);
+        mpz_powm(wm, w, e, r);
+        for (size_t k = 0; k < n; k += m) {
+            mpz_set_ui(wk, 1);
+            for (size_t j = 0; j < m / 2; j++) {
+                mpz_mul(t, wk, x[k + j + m / 2].v);
+                mpz_mod(t, t, r);
+                mpz_sub(x[k + j + m / 2].v, x[k + j].v, t);
+                mpz_mod(x[k + j + m / 2].v, x[k + j + m / 2].v, r);
+                mpz_add(x[k + j].v, x[k + j].v, t);
+                mpz_mod(x[k + j].v, x[k + j].v, r);
+                mpz_mul(wk, wk, wm);
+                mpz_mod(wk, wk, r);
+            }
+        }
+    }
+    mpz_clears(wm, wk, t, e, NULL);
+}
+
+/* ---- the device side, as gpu_impl.cuh's host code drives it */
+
+struct geom {
+    int log_sh, lob, even;
+};
+
+template <class FR> struct dev {
+    ref<FR> &R;
+    std::vector<fe<FR>> tw;
+    int L = 0;
+    geom g;
+    dev(ref<FR> &r, geom gg) : R(r), g(gg) {}
+
+    /* ensure_tw: w_{2^L}^i for i < 2^(L-1), L >= 12, by k_powers. */
+    void ensure_tw(int need)
+    {
+        if (L >= need)
+            return;
+        L = need < 12 ? 12 : need;
+        size_t half = (size_t)1 << (L - 1);
+        tw.assign(half, fe<FR>::zero());
+        mpz_t w, one;
+        mpz_inits(w, one, NULL);
+        R.root(w, L);
+        mpz_set_ui(one, 1);
+        fr_const wc, oc;
+        fe<FR> wf = R.to_fe(w), of = R.to_fe(one);
+        memcpy(wc.l, wf.v, 32);
+        memcpy(oc.l, of.v, 32);
+        fe<FR> *p = tw.data();
+        launch_serial(nblk(half / 64 + 1, 128), 128, [&] { k_powers<FR>(p, half, wc, oc); });
+        mpz_clears(w, one, NULL);
+    }
+
+    /* ntt_core */
+    void ntt_core(fe<FR> *v, int logn, int inverse, int post, const fe<FR> *f)
+    {
+        size_t n = (size_t)1 << logn;
+        ensure_tw(logn + 1);
+        std::vector<fe<FR>> tmp(n);
+        fr_const fc;
+        memset(&fc, 0, sizeof fc);
+        if (f)
+            memcpy(fc.l, f->v, 32);
+        if (logn == 0) {
+            if (post == 1 || post == 2) {
+                mpz_t one;
+                mpz_init_set_ui(one, 1);
+                fe<FR> of = R.to_fe(one);
+                fr_const oc;
+                memcpy(oc.l, of.v, 32);
+                mpz_clear(one);
+                launch_serial(1, 32, [&] { k_scale_pow<FR>(v, 1, oc, fc); });
+            }
+            return;
+        }
+        ntt_pass pl[32];
+        const int P = ntt_passes(logn, g.log_sh, g.lob, g.even, post, pl);
+        for (int i = 0; i < P; i++) {
+            const ntt_pass &q = pl[i];
+            const fe<FR> *src = q.src_v ? v : tmp.data();
+            fe<FR> *dst = q.dst_v ? v : tmp.data();
+            const fe<FR> *twp = tw.data();
+            const int Lc = L;
+            auto k = [&] {
+                if (q.first && q.big)
+                    k_ntt_pass<FR, true, 2048>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
+                                               inverse, q.post, fc);
+                else if (q.first)
+                    k_ntt_pass<FR, true, 1024>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
+                                               inverse, q.post, fc);
+                else if (q.big)
+                    k_ntt_pass<FR, false, 2048>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
+                                                inverse, q.post, fc);
+                else
+                    k_ntt_pass<FR, false, 1024>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
+                                                inverse, q.post, fc);
+            };
+            launch_block_threads(q.blocks, (unsigned)q.threads, k);
+            if (q.copy_back)
+                memcpy(v, tmp.data(), n * sizeof(fe<FR>));
+        }
+    }
+
+    fe<FR> fe_of(const mpz_t x) { return R.to_fe(x); }
+    fr_const fc_of(const mpz_t x)
+    {
+        fe<FR> f = R.to_fe(x);
+        fr_const c;
+        memcpy(c.l, f.v, 32);
+        return c;
+    }
+
+    /* ntt_api: forward (after scaling by shift^i) or inverse (then scaling by shift^-i / n). */
+    void ntt_api(fe<FR> *v, int logn, int inverse, const mpz_t shift)
+    {
+        size_t n = (size_t)1 << logn;
+        mpz_t one, nn, ninv, sinv;
+        mpz_inits(one, nn, ninv, sinv, NULL);
+        mpz_set_ui(one, 1);
+        if (!inverse) {
+            if (shift) {
+                fr_const sc = fc_of(shift), oc = fc_of(one);
+                launch_serial(nblk(n / 64 + 1, 128), 128,
+                              [&] { k_scale_pow<FR>(v, n, sc, oc); });
+            }
+            ntt_core(v, logn, 0, 0, NULL);
+        } else {
+            mpz_set_ui(nn, n);
+            mpz_invert(ninv, nn, R.r);
+            fe<FR> nf = fe_of(ninv);
+            ntt_core(v, logn, 1, shift ? 0 : 1, &nf);
+            if (shift) {
+                mpz_invert(sinv, shift, R.r);
+                fr_const sc = fc_of(sinv), nc = fc_of(ninv);
+                launch_serial(nblk(n / 64 + 1, 128), 128,
+                              [&] { k_scale_pow<FR>(v, n, sc, nc); });
+            }
+        }
+        mpz_clears(one, nn, ninv, sinv, NULL);
+    }
+
+    /* h_api */
+    void h(fe<FR> *a, fe<FR> *b, fe<FR> *c, int logn)
+    {
+        size_t n = (size_t)1 << logn;
+        mpz_t nn, f1, f2;
+        mpz_inits(nn, f1, f2, NULL);
+        mpz_set_ui(nn, n);
+        mpz_invert(f1, nn, R.r);
+        mpz_mul(f2, f1, f1);
+        mpz_mod(f2, f2, R.r);
+        fe<FR> f[3] = {fe<FR>::zero(), fe_of(f1), fe_of(f2)};
+        fe<FR> *bufs[3] = {a, b, c};
+        for (int k = 0; k < 3; k++) {
+            ntt_core(bufs[k], logn, 1, h_post[k], h_fexp[k] ? &f[h_fexp[k]] : NULL);
+            ntt_core(bufs[k], logn, 0, 0, NULL);
+        }
+        launch_serial(nblk(n, 256), 256, [&] { k_hmul<FR>(a, b, c, n); });
+        mpz_clears(nn, f1, f2, NULL);
+    }
+};
+
+static uint64_t rng_state = 0x243f6a8885a308d3ULL;
+static uint64_t rnd64()
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+template <class FR> static void rand_vec(ref<FR> &R, zvec &x, size_t n)
+{
+    x.assign(n, mpz_class_t());
+    for (size_t i = 0; i < n; i++) {
+        uint64_t w[4] = {rnd64(), rnd64(), rnd64(), rnd64()};
+        mpz_import(x[i].v, 4, -1, 8, 0, 0, w);
+        mpz_mod(x[i].v, x[i].v, R.r);
+    }
+    if (n > 2) { /* the edges of the field */
+        mpz_set_ui(x[0].v, 0);
+        mpz_sub_ui(x[1].v, R.r, 1);
+    }
+}
+
+template <class FR>
+static bool same(ref<FR> &R, const std::vector<fe<FR>> &got, const zvec &want)
+{
+    bool ok = got.size() == want.size();
+    for (size_t i = 0; ok && i < got.size(); i++) {
+        /* canonical Montgomery words, as the host's src/ff stores them */
+        fe<FR> w = R.to_fe(want[i].v);
+        ok = !memcmp(w.v, got[i].v, sizeof w.v);
+    }
+    return ok;
+}
+
+template <class FR> static void test_one(ref<FR> &R, const char *name, geom g, int logn)
+{
+    const size_t n = (size_t)1 << logn;
+    dev<FR> D(R, g);
+    zvec x, want;
+    rand_vec(R, x, n);
+    std::vector<fe<FR>> v(n);
+    mpz_t w, t, sh, shp;
+    mpz_inits(w, t, sh, shp, NULL);
+    R.root(w, logn);
+    /* forward, plain and on a coset */
+    for (int coset = 0; coset < 2; coset++) {
+        mpz_set_ui(sh, 7 + (unsigned)logn);
+        want = x;
+        if (coset) {
+            mpz_set_ui(shp, 1);
+            for (size_t i = 0; i < n; i++) {
+                mpz_mul(want[i].v, want[i].v, shp);
+                mpz_mod(want[i].v, want[i].v, R.r);
+                mpz_mul(shp, shp, sh);
+                mpz_mod(shp, shp, R.r);
+            }
+        }
+        R.dft(want, w);
+        for (size_t i = 0; i < n; i++)
+            v[i] = R.to_fe(x[i].v);
+        D.ntt_api(v.data(), logn, 0, coset ? sh : NULL);
+        CHECK_MSG(same(R, v, want), "%s ntt 2^%d (%d, %d, %s) coset=%d", name, logn, g.log_sh,
+                  g.lob, g.even ? "even" : "greedy", coset);
+        /* and back */
+        D.ntt_api(v.data(), logn, 1, coset ? sh : NULL);
+        CHECK_MSG(same(R, v, x), "%s intt(ntt) 2^%d (%d, %d, %s) coset=%d", name, logn, g.log_sh,
+                  g.lob, g.even ? "even" : "greedy", coset);
+    }
+    /* the inverse alone against the definition: x_i = 1/n sum_j X_j w^(-ij) */
+    {
+        want = x;
+        mpz_invert(t, w, R.r);
+        R.dft(want, t);
+        mpz_set_ui(t, n);
+        mpz_invert(t, t, R.r);
+        for (size_t i = 0; i < n; i++) {
+            mpz_mul(want[i].v, want[i].v, t);
+            mpz_mod(want[i].v, want[i].v, R.r);
+        }
+        for (size_t i = 0; i < n; i++)
+            v[i] = R.to_fe(x[i].v);
+        D.ntt_api(v.data(), logn, 1, NULL);
+        CHECK_MSG(same(R, v, want), "%s intt 2^%d (%d, %d, %s)", name, logn, g.log_sh, g.lob,
+                  g.even ? "even" : "greedy");
+    }
+    /* H: coefficients of a, b, c (inverse DFT), times g^i with g = w_{2n}, DFT, a b - c. */
+    {
+        zvec in[3], ev[3];
+        for (int k = 0; k < 3; k++)
+            rand_vec(R, in[k], n);
+        mpz_t winv, ninv, gg, gp;
+        mpz_inits(winv, ninv, gg, gp, NULL);
+        mpz_invert(winv, w, R.r);
+        mpz_set_ui(ninv, n);
+        mpz_invert(ninv, ninv, R.r);
+        R.root(gg, logn + 1);
+        for (int k = 0; k < 3; k++) {
+            ev[k] = in[k];
+            R.dft(ev[k], winv);
+            mpz_set(gp, ninv);
+            for (size_t i = 0; i < n; i++) {
+                mpz_mul(ev[k][i].v, ev[k][i].v, gp);
+                mpz_mod(ev[k][i].v, ev[k][i].v, R.r);
+                mpz_mul(gp, gp, gg);
+                mpz_mod(gp, gp, R.r);
+            }
+            R.dft(ev[k], w);
+        }
+        want.assign(n, mpz_class_t());
+        for (size_t i = 0; i < n; i++) {
+            mpz_mul(want[i].v, ev[0][i].v, ev[1][i].v);
+            mpz_sub(want[i].v, want[i].v, ev[2][i].v);
+            mpz_mod(want[i].v, want[i].v, R.r);
+        }
+        std::vector<fe<FR>> a(n), b(n), c(n);
+        for (size_t i = 0; i < n; i++) {
+            a[i] = R.to_fe(in[0][i].v);
+            b[i] = R.to_fe(in[1][i].v);
+            c[i] = R.to_fe(in[2][i].v);
+        }
+        D.h(a.data(), b.data(), c.data(), logn);
+        CHECK_MSG(same(R, a, want), "%s H 2^%d (%d, %d, %s)", name, logn, g.log_sh, g.lob,
+                  g.even ? "even" : "greedy");
+        mpz_clears(winv, ninv, gg, gp, NULL);
+    }
+    mpz_clears(w, t, sh, shp, NULL);
+}
+
+template <class FR> static void test_curve(const char *name)
+{
+    ref<FR> R;
+    /* The device's geometries (CUZK_GPU_NTT_BLOCK / _TILE / _PLAN; the first is the default),
+     * then small blocks (emulation only) that make 3 to 9 passes at these sizes. */
+    static const geom device_g[] = {{10, 3, 0}, {11, 2, 1}, {11, 3, 0}, {10, 2, 1}, {11, 1, 0}};
+    static const int device_logn[] = {0, 1, 2, 3, 5, 10, 11, 12, 13};
+    for (const geom &g : device_g)
+        for (int logn : device_logn)
+            test_one(R, name, g, logn);
+    static const geom small_g[] = {{4, 1, 0}, {4, 3, 1}, {5, 2, 0}, {5, 2, 1}, {6, 3, 0}};
+    static const int small_logn[] = {4, 5, 7, 9, 12};
+    for (const geom &g : small_g)
+        for (int logn : small_logn)
+            test_one(R, name, g, logn);
+    printf("  %s: ntt, intt, cosets and H over %zu geometries\n", name,
+           sizeof device_g / sizeof device_g[0] + sizeof small_g / sizeof small_g[0]);
+}
+
+int main()
+{
+    test_curve<BnFr>("BN254 Fr");
+    test_curve<BlsFr>("BLS12-381 Fr");
+    printf("ntt_emu: %d checks, %d failed\n", checks, failures);
+    return failures ? 1 : 0;
+}
