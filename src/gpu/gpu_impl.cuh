@@ -44,71 +44,12 @@
 #include "gpu/curve.cuh"
 #include "gpu/gpu_internal.cuh"
 #include "gpu/msm_kernels.cuh"
+#include "gpu/msm_reduce.cuh"
 #include "gpu/ntt_kernels.cuh"
 
 namespace cuzk_gpu {
 
 /* ------------------------------------------------------------------------------- MSM */
-
-/* Scalar i to canonical limbs in sc, flags f1 (one) and f2 (neither zero nor one). bad: NULL,
- * or the lowest index of a canonical input not below r (atomicMin; the caller set it to
- * ~0 first), such a scalar being classified as anything (the MSM fails on it). */
-template <class FR>
-__global__ void k_prep(const uint32_t *in, uint32_t *sc, uint8_t *f1, uint8_t *f2, size_t n,
-                       bool mont, unsigned long long *bad)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    fe<FR> x;
-    const uint4 *s = (const uint4 *)(in + 8 * i);
-    uint4 a = s[0], b = s[1];
-    x.v[0] = a.x, x.v[1] = a.y, x.v[2] = a.z, x.v[3] = a.w;
-    x.v[4] = b.x, x.v[5] = b.y, x.v[6] = b.z, x.v[7] = b.w;
-    if (mont)
-        x = from_mont(x);
-    else if (bad && !lt_mod(x))
-        atomicMin(bad, (unsigned long long)i);
-    uint32_t hi = 0;
-#pragma unroll
-    for (int k = 1; k < 8; k++)
-        hi |= x.v[k];
-    bool zero = hi == 0 && x.v[0] == 0, one = hi == 0 && x.v[0] == 1;
-    uint4 *o = (uint4 *)(sc + 8 * i);
-    o[0] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
-    o[1] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
-    f1[i] = one;
-    f2[i] = !zero && !one;
-}
-
-/* The product tree of the batch-affine accumulation (msm_kernels.cuh): BA_TREE children per
- * node, one block per node, the tree in shared memory. */
-#define BA_TREE 128
-
-/* Block b's node tree over v[b * BA_TREE .. + BA_TREE) (clipped to n, padded with one) in
- * nd: leaves at BA_TREE + x, node k the product of nodes 2k and 2k + 1, the root at 1.
- * Thread x's own writes to node 1 are visible to it without a further barrier. */
-template <class F> DI void tree_build(F *nd, const F *v, size_t n)
-{
-    const unsigned x = threadIdx.x;
-    const size_t i = (size_t)blockIdx.x * BA_TREE + x;
-    nd[BA_TREE + x] = i < n ? ld16v(v + i) : F::one();
-    for (unsigned s = BA_TREE / 2; s >= 1; s >>= 1) {
-        __syncthreads();
-        if (x < s)
-            nd[s + x] = nd[2 * (s + x)] * nd[2 * (s + x) + 1];
-    }
-}
-
-/* out[b] = the product of v[b * BA_TREE .. + BA_TREE) (clipped to n). */
-template <class F>
-__global__ void __launch_bounds__(BA_TREE) k_tree_up(const F *v, size_t n, F *out)
-{
-    __shared__ F nd[2 * BA_TREE];
-    tree_build(nd, v, n);
-    if (threadIdx.x == 0)
-        st16(out + blockIdx.x, nd[1]);
-}
 
 /* The inverse of the tree's root, on the host (src/ff, cuzk__gpu_fp_inv): one Fermat
  * inversion on one device thread took 183 us for BN254 Fp2 (ncu, 2026-12-01), once per chunk,
@@ -134,101 +75,6 @@ template <class F> static cuzk_err root_inv(cuzk_gpu_ctx *ctx, F *d, cuzk_errbuf
      * it is done by then. */
     CU(cudaMemcpyAsync(d, h, sizeof(F), cudaMemcpyHostToDevice, ctx->stream));
     return CUZK_OK;
-}
-
-/* v[b * BA_TREE .. + BA_TREE) (clipped to n) replaced by their inverses, given the inverse of
- * their product at pinv[b]: the node tree of k_tree_up, rebuilt, then walked down (the
- * inverse of a child is its parent's inverse times its sibling). */
-template <class F>
-__global__ void __launch_bounds__(BA_TREE) k_tree_down(F *v, size_t n, const F *pinv)
-{
-    __shared__ F nd[2 * BA_TREE];
-    const unsigned x = threadIdx.x;
-    const size_t i = (size_t)blockIdx.x * BA_TREE + x;
-    tree_build(nd, v, n);
-    __syncthreads();
-    if (x == 0)
-        nd[1] = ld16v(pinv + blockIdx.x);
-    for (unsigned s = 1; s < BA_TREE; s <<= 1) {
-        __syncthreads();
-        if (x < s) {
-            const unsigned k = s + x;
-            const F a = nd[2 * k], b = nd[2 * k + 1], iv = nd[k];
-            nd[2 * k] = iv * b;
-            nd[2 * k + 1] = iv * a;
-        }
-    }
-    __syncthreads();
-    if (i < n)
-        st16(v + i, nd[BA_TREE + x]);
-}
-
-/* Per (window, chunk of S buckets): sum_{b in chunk} b * B_b. Bucket key index j holds digit
- * magnitude j + 1. */
-template <class F>
-__global__ void k_bucket_reduce(const xyzz<F> *buckets, int W, uint32_t B, uint32_t S,
-                                xyzz<F> *out)
-{
-    uint32_t nch = B / S;
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (size_t)W * nch)
-        return;
-    uint32_t w = t / nch, ch = t % nch;
-    const xyzz<F> *bk = buckets + (size_t)w * B + (size_t)ch * S;
-    xyzz<F> run = xyzz<F>::inf(), tri = xyzz<F>::inf();
-    for (int j = (int)S - 1; j >= 0; j--) {
-        xyzz_add(run, ld16v(bk + j));
-        xyzz_add(tri, run);
-    }
-    /* tri = sum (j + 1) B_j over the chunk; add (ch * S) * run for the chunk's offset. */
-    uint32_t m = ch * S;
-    xyzz<F> off = xyzz<F>::inf();
-    for (int bit = 31; bit >= 0; bit--) {
-        xyzz_dbl(off);
-        if ((m >> bit) & 1)
-            xyzz_add(off, run);
-    }
-    xyzz_add(tri, off);
-    st16(out + t, tri);
-}
-
-/* out[w * ng + g] = sum of in[w * cnt + g * G .. + G) (clipped to cnt). */
-template <class F>
-__global__ void k_group_sum(const xyzz<F> *in, int W, uint32_t cnt, uint32_t G, xyzz<F> *out)
-{
-    uint32_t ng = (cnt + G - 1) / G;
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (size_t)W * ng)
-        return;
-    uint32_t w = t / ng, g = t % ng;
-    xyzz<F> acc = xyzz<F>::inf();
-    for (uint32_t i = g * G; i < cnt && i < g * G + G; i++)
-        xyzz_add(acc, ld16v(in + (size_t)w * cnt + i));
-    st16(out + t, acc);
-}
-
-/* Each window sum (t < W) and the ones bucket (t == W) to Jacobian, one thread each; the host
- * finishes with Horner's rule (cuzk__gpu_horner). That serial chain of W * c doublings took one
- * GPU thread 9 ms for a BLS12-381 G1 MSM of any size (ncu, 2026-11-30); the host's CPU code
- * does it in well under a millisecond. */
-template <class F>
-__global__ void k_to_jac(const xyzz<F> *win, int W, const xyzz<F> *ones, F *out)
-{
-    int t = blockIdx.x * blockDim.x + threadIdx.x;
-    if (t > W)
-        return;
-    xyzz<F> p;
-    if (t < W)
-        p = ld16v(win + t);
-    else if (ones)
-        p = ld16v(ones);
-    else
-        p = xyzz<F>::inf();
-    F j[3];
-    xyzz_to_jacobian(j, p);
-    out[3 * t] = canon(j[0]); /* for the host: canonical (field.cuh) */
-    out[3 * t + 1] = canon(j[1]);
-    out[3 * t + 2] = canon(j[2]);
 }
 
 static inline unsigned nblk(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
@@ -261,10 +107,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             Tc = 1;
         if (Tc > T)
             Tc = T;
-        size_t tree = 0;
-        for (size_t m = Tc; m > 1; m = (m + BA_TREE - 1) / BA_TREE)
-            tree += m;
-        tree += 1;
+        const size_t tree = tree_elems(Tc);
         F *pre, *tr;
         uint8_t *npre;
         SCRATCH(SCR_BA_PRE, Tc * per, pre);
@@ -278,18 +121,12 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             /* Level l of the tree starts at lv[l]; the last level is one element. */
             F *lv[16];
             size_t ln[16];
-            int nl = 0;
-            lv[0] = tr;
-            ln[0] = tc;
-            while (ln[nl] > 1) {
-                if (nl + 1 >= 16)
-                    return cuzk_errf(eb, CUZK_INTERNAL, "GPU MSM: product tree too deep");
-                lv[nl + 1] = lv[nl] + ln[nl];
-                ln[nl + 1] = (ln[nl] + BA_TREE - 1) / BA_TREE;
-                k_tree_up<F><<<(unsigned)ln[nl + 1], BA_TREE, 0, st>>>(lv[nl], ln[nl],
-                                                                      lv[nl + 1]);
+            const int nl = tree_levels(tr, tc, lv, ln);
+            if (nl < 0)
+                return cuzk_errf(eb, CUZK_INTERNAL, "GPU MSM: product tree too deep");
+            for (int l = 0; l < nl; l++) {
+                k_tree_up<F><<<(unsigned)ln[l + 1], BA_TREE, 0, st>>>(lv[l], ln[l], lv[l + 1]);
                 LAUNCHED("k_tree_up");
-                nl++;
             }
             TRY(root_inv(ctx, lv[nl], eb));
             for (int l = nl - 1; l >= 0; l--) {

@@ -1,11 +1,13 @@
 /*
- * The MSM's bucket accumulation kernels (level 1 by XYZZ mixed additions, k_accum1; by
- * batch-affine pairs, k_ba_pass_a / k_ba_pass_b; the carry levels, k_accumk) and the loads and
- * stores they share; the signed digits (k_digits) and the fixed-base tables (k_tables).
+ * The MSM's scalar classification (k_prep), bucket accumulation kernels (level 1 by XYZZ
+ * mixed additions, k_accum1; by batch-affine pairs, k_ba_pass_a / k_ba_pass_b; the carry
+ * levels, k_accumk); the signed digits (k_digits) and the fixed-base tables (k_tables).
  * Included by gpu_impl.cuh; free of CUB and of block-level synchronisation, so
  * tests/gpu/msm_emu.cpp also compiles them for the host (with CUZK_GPU_HOST_EMU and one thread
  * at a time) and checks them in CI, without a GPU: the batch-affine kernels against k_accum1,
- * the digits against the scalars, the tables against repeated doubling.
+ * the digits against the scalars, the tables against repeated doubling, the classification
+ * and range check against the scalars. (The kernels that synchronise, or that follow the
+ * accumulation, are in msm_reduce.cuh.)
  */
 #ifndef CUZK_GPU_MSM_KERNELS_CUH
 #define CUZK_GPU_MSM_KERNELS_CUH
@@ -22,6 +24,37 @@ static const uint32_t SENT = 0xffffffffu;
  * for few warps per SM, and 64-thread blocks waste fewer of them than 128 (BLS12-381 G1: 184
  * registers, 10 warps per SM instead of 8). */
 #define ACC_THREADS 64
+
+/* Scalar i to canonical limbs in sc, flags f1 (one) and f2 (neither zero nor one). bad: NULL,
+ * or the lowest index of a canonical input not below r (atomicMin; the caller set it to
+ * ~0 first), such a scalar being classified as anything (the MSM fails on it). */
+template <class FR>
+__global__ void k_prep(const uint32_t *in, uint32_t *sc, uint8_t *f1, uint8_t *f2, size_t n,
+                       bool mont, unsigned long long *bad)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fe<FR> x;
+    const uint4 *s = (const uint4 *)(in + 8 * i);
+    uint4 a = s[0], b = s[1];
+    x.v[0] = a.x, x.v[1] = a.y, x.v[2] = a.z, x.v[3] = a.w;
+    x.v[4] = b.x, x.v[5] = b.y, x.v[6] = b.z, x.v[7] = b.w;
+    if (mont)
+        x = from_mont(x);
+    else if (bad && !lt_mod(x))
+        atomicMin(bad, (unsigned long long)i);
+    uint32_t hi = 0;
+#pragma unroll
+    for (int k = 1; k < 8; k++)
+        hi |= x.v[k];
+    bool zero = hi == 0 && x.v[0] == 0, one = hi == 0 && x.v[0] == 1;
+    uint4 *o = (uint4 *)(sc + 8 * i);
+    o[0] = make_uint4(x.v[0], x.v[1], x.v[2], x.v[3]);
+    o[1] = make_uint4(x.v[4], x.v[5], x.v[6], x.v[7]);
+    f1[i] = one;
+    f2[i] = !zero && !one;
+}
 
 template <bool ALL_ZERO> DI uint32_t key_at(const uint32_t *keys, size_t i)
 {

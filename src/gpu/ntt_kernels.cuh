@@ -2,8 +2,8 @@
  * The NTT's kernels (the passes, k_ntt_pass; the twiddle table, k_powers; the coset scaling,
  * k_scale_pow; H's pointwise a b - c, k_hmul). Included by gpu_impl.cuh, whose host code
  * (ntt_core, ntt_api, h_api) launches them; tests/gpu/ntt_emu.cpp also compiles them for the
- * host (CUZK_GPU_HOST_EMU, a block's threads as host threads meeting at a barrier for
- * __syncthreads) and checks every pass geometry in CI, without a GPU, against GMP.
+ * host (CUZK_GPU_HOST_EMU, a block's threads as coroutines meeting at __syncthreads,
+ * tests/gpu/emu_cuda.h) and checks every pass geometry in CI, without a GPU, against GMP.
  */
 #ifndef CUZK_GPU_NTT_KERNELS_CUH
 #define CUZK_GPU_NTT_KERNELS_CUH
@@ -109,7 +109,11 @@ k_ntt_pass(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, con
         m0 = 1;
         lob = 0;
     }
+#ifdef CUZK_GPU_HOST_EMU
+    uint32_t *ntt_dsh = emu_dyn_shared(); /* tests/gpu/emu_cuda.h */
+#else
     extern __shared__ uint32_t ntt_dsh[];
+#endif
     uint32_t(*sh)[SH] = (uint32_t(*)[SH])ntt_dsh;
     const int E = 1 << (s + lob);
     const int lo_all = m0 - 1; /* bits below q */

@@ -1,42 +1,29 @@
 /*
- * The MSM's bucket accumulation kernels (src/gpu/msm_kernels.cuh) compiled for the host, one
- * emulated thread at a time (CUZK_GPU_HOST_EMU: the PTX carry primitives emulated as in
- * field_emu.cpp), so CI checks the batch-affine path without a GPU: for every group
- * (BN254 / BLS12-381, G1 / G2), slice length and chunking, k_ba_pass_a + (the slices'
- * products inverted here, where the device walks a product tree) + k_ba_pass_b must leave
+ * The MSM's kernels (src/gpu/msm_kernels.cuh, msm_reduce.cuh) compiled for the host
+ * (CUZK_GPU_HOST_EMU: the PTX carry primitives emulated as in field_emu.cpp; tests/gpu/
+ * emu_cuda.h runs a block's threads one after another, or as coroutines where the kernel
+ * synchronises), so CI checks them without a GPU: for every group (BN254 / BLS12-381, G1 / G2),
+ * slice length and chunking, k_ba_pass_a + the product tree (k_tree_up, the root inverted
+ * here, k_tree_down: every slice product times its inverse is one) + k_ba_pass_b must leave
  * exactly the buckets and carries k_accum1 leaves, as points. The entries cover long runs
  * across slices, runs of one, points at infinity, the same point twice in a row (doubling)
  * and a point beside its negation (cancellation), and the ones path (every key 0). Both then
  * run through the carry levels (k_accumk) and must equal each bucket's plain sum. Also the
+ * bucket reduction (k_bucket_reduce with chunk offsets, k_group_sum, k_to_jac) against
+ * sum (j + 1) B_j added plainly; the scalars' classification and range check (k_prep); the
  * signed digits of every window plan (k_digits, with and without fixed-base tables) against
  * the scalars, and the tables (k_tables) against repeated doubling. Built and run by
  * msm_emu_test.sh.
  */
-#define CUZK_GPU_HOST_EMU 1
-#include <stdint.h>
+#include "emu_cuda.h" /* first: the CUDA shims */
+
 #include <stdio.h>
 #include <string.h>
-
-#include <vector>
-
-/* CUDA shims for the kernels: a launch is a loop over the grid's threads. */
-struct uint4 {
-    uint32_t x, y, z, w;
-};
-struct emu_dim3 {
-    unsigned x, y, z;
-};
-static emu_dim3 blockIdx, threadIdx, blockDim;
-#define __global__
-#define __launch_bounds__(...)
-#define __ldg(p) (*(p))
-static inline int __ffsll(long long v) { return __builtin_ffsll(v); }
-static inline int __clzll(long long v) { return __builtin_clzll((unsigned long long)v); }
-static inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
 
 #include "ec/ec_params.h"
 #include "gpu/field.cuh"
 #include "gpu/msm_kernels.cuh"
+#include "gpu/msm_reduce.cuh"
 #include "emu_fields.h"
 
 using namespace cuzk_gpu;
@@ -153,20 +140,33 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
         k_accum1<F, ALL_ZERO>(kp, vals.data(), M, L, pts.data(), b_ref.data(), k_ref.data(),
                               c_ref.data());
     });
-    /* Batch-affine, in chunks of `chunk` slices; each slice's product inverted directly. */
+    /* Batch-affine, in chunks of `chunk` slices, each chunk's slice products inverted as
+     * gpu_impl.cuh's accumulate does it: up the product tree (k_tree_up, a block's threads as
+     * coroutines), the root inverted (the host's src/ff there, field.cuh's inv here), down. */
     for (size_t t0 = 0; t0 < T; t0 += chunk) {
         const size_t tc = T - t0 < chunk ? T - t0 : chunk;
-        std::vector<F> pre(tc * (L / 2 + 1)), prod(tc), iv(tc);
+        std::vector<F> pre(tc * (L / 2 + 1)), tr(tree_elems(tc)), prod;
         std::vector<uint8_t> npre(tc);
         launch(tc, [&] {
             k_ba_pass_a<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(),
-                                     prod.data(), npre.data());
+                                     tr.data(), npre.data());
         });
+        prod.assign(tr.begin(), tr.begin() + tc);
+        F *lv[16];
+        size_t ln[16];
+        const int nl = tree_levels(tr.data(), tc, lv, ln);
+        check(nl >= 0, "tree depth", grp, L, tc);
+        for (int l = 0; l < nl; l++)
+            launch_block(ln[l + 1], BA_TREE, [&] { k_tree_up<F>(lv[l], ln[l], lv[l + 1]); });
+        *lv[nl] = inv(*lv[nl]);
+        for (int l = nl - 1; l >= 0; l--)
+            launch_block(ln[l + 1], BA_TREE, [&] { k_tree_down<F>(lv[l], ln[l], lv[l + 1]); });
         for (size_t i = 0; i < tc; i++)
-            iv[i] = inv(prod[i]);
+            check(prod[i].is_zero() || prod[i] * tr[i] == F::one(), "product tree inverse",
+                  grp, L, t0 + i);
         launch(tc, [&] {
             k_ba_pass_b<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(),
-                                     iv.data(), npre.data(), b_ba.data(), k_ba.data(),
+                                     tr.data(), npre.data(), b_ba.data(), k_ba.data(),
                                      c_ba.data());
         });
     }
@@ -312,6 +312,118 @@ static void digits(int nbits)
     }
 }
 
+/* k_bucket_reduce, k_group_sum, k_to_jac: per window, sum (j + 1) B_j over its buckets (in
+ * chunks of S, each with its offset), the chunks' sums summed by group sums, against the
+ * buckets added (j + 1) times each; then to Jacobian, against the XYZZ sums. */
+template <class F> static void reduce(const char *grp, const std::vector<affine<F>> &pts)
+{
+    const int W = 3;
+    static const uint32_t Ss[] = {1, 4, 5};
+    for (uint32_t S : Ss) {
+        const uint32_t nch = 3, B = S * nch;
+        std::vector<xyzz<F>> bk((size_t)W * B, xyzz<F>::inf()), naive(W, xyzz<F>::inf());
+        for (size_t i = 0; i < bk.size(); i++)
+            if (rnd(5)) /* every fifth bucket or so empty */
+                xyzz_add_affine(bk[i], pts[rnd((uint32_t)pts.size())]);
+        for (int w = 0; w < W; w++)
+            for (uint32_t j = 0; j < B; j++)
+                for (uint32_t k = 0; k <= j; k++)
+                    xyzz_add(naive[w], bk[(size_t)w * B + j]);
+        std::vector<xyzz<F>> ch((size_t)W * nch), g1((size_t)W * 2), win(W);
+        launch_serial(((size_t)W * nch + 63) / 64, 64,
+                      [&] { k_bucket_reduce<F>(bk.data(), W, B, S, ch.data()); });
+        /* groups of 2 chunks (2 per window), then one group of those 2 */
+        launch_serial(1, 64, [&] { k_group_sum<F>(ch.data(), W, nch, 2, g1.data()); });
+        launch_serial(1, 64, [&] { k_group_sum<F>(g1.data(), W, 2, 2, win.data()); });
+        for (int w = 0; w < W; w++)
+            check(same_point(win[w], naive[w]), "bucket reduction vs sum (j+1) B_j", grp, S, w);
+        /* to Jacobian: the windows and a ones bucket (and none: infinity) */
+        for (int with_ones = 0; with_ones < 2; with_ones++) {
+            xyzz<F> ones = xyzz<F>::inf();
+            xyzz_add_affine(ones, pts[7]);
+            std::vector<F> jac(3 * (W + 1));
+            launch_serial(1, 64, [&] {
+                k_to_jac<F>(win.data(), W, with_ones ? &ones : NULL, jac.data());
+            });
+            for (int t = 0; t <= W; t++) {
+                const xyzz<F> &p = t < W ? win[t] : with_ones ? ones : xyzz<F>::inf();
+                const F &X = jac[3 * t], &Y = jac[3 * t + 1], &Z = jac[3 * t + 2];
+                bool ok;
+                if (p.is_inf()) {
+                    ok = Z.is_zero();
+                } else {
+                    const F z2 = Z * Z;
+                    ok = !Z.is_zero() && X * p.zz == p.x * z2 && Y * p.zzz == p.y * (z2 * Z);
+                }
+                check(ok, "k_to_jac vs xyzz", grp, S, (size_t)t);
+            }
+        }
+    }
+}
+
+/* k_prep: canonical scalars copied, classified (one; neither zero nor one) and, with bad
+ * given, the lowest index of a value not below r recorded; Montgomery scalars (k R, made by
+ * adding one() k times) converted to k. */
+template <class FR> static void prep(const char *name)
+{
+    const size_t n = 300;
+    std::vector<uint32_t> in(8 * n), sc(8 * n), want(8 * n);
+    std::vector<uint8_t> f1(n), f2(n);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t *x = &in[8 * i];
+        if (i % 7 == 0 || i % 7 == 1) {
+            for (int k = 0; k < 8; k++)
+                x[k] = k == 0 ? (uint32_t)(i % 7) : 0;
+        } else {
+            for (int k = 0; k < 8; k++)
+                x[k] = rnd(0xffffffffu) + rnd(2);
+            x[7] = rnd(FR::p(7)); /* below r's top word: below r */
+        }
+    }
+    for (int k = 0; k < 8; k++) {
+        in[8 * 200 + k] = FR::p(k);  /* r itself */
+        in[8 * 123 + k] = 0xffffffffu; /* 2^256 - 1 */
+        in[8 * 250 + k] = FR::p(k);
+    }
+    in[8 * 250] += 1; /* r + 1 */
+    for (int with_bad = 0; with_bad < 2; with_bad++) {
+        unsigned long long bad = ~0ull;
+        launch_serial((n + 127) / 128, 128, [&] {
+            k_prep<FR>(in.data(), sc.data(), f1.data(), f2.data(), n, false,
+                       with_bad ? &bad : NULL);
+        });
+        bool ok = sc == in;
+        for (size_t i = 0; i < n; i++) {
+            const uint32_t *x = &in[8 * i];
+            uint32_t hi = 0;
+            for (int k = 1; k < 8; k++)
+                hi |= x[k];
+            const bool z = !hi && !x[0], o = !hi && x[0] == 1;
+            ok &= f1[i] == o && f2[i] == (!z && !o);
+        }
+        check(ok, "k_prep canonical: copy and flags", name, 0, (size_t)with_bad);
+        check(bad == (with_bad ? 123ull : ~0ull), "k_prep: lowest scalar not below r", name, 0,
+              (size_t)bad);
+    }
+    /* Montgomery: k R for k < n */
+    fe<FR> acc = fe<FR>::zero();
+    for (size_t i = 0; i < n; i++) {
+        memcpy(&in[8 * i], acc.v, 32);
+        acc = acc + fe<FR>::one();
+    }
+    unsigned long long bad = ~0ull;
+    launch_serial((n + 127) / 128, 128, [&] {
+        k_prep<FR>(in.data(), sc.data(), f1.data(), f2.data(), n, true, &bad);
+    });
+    bool ok = bad == ~0ull;
+    for (size_t i = 0; i < n; i++) {
+        ok &= sc[8 * i] == (uint32_t)i && f1[i] == (i == 1) && f2[i] == (i > 1);
+        for (int k = 1; k < 8; k++)
+            ok &= sc[8 * i + k] == 0;
+    }
+    check(ok, "k_prep Montgomery: k R -> k", name, 0, 0);
+}
+
 template <class F> static void group(const char *grp, const F &gx, const F &gy)
 {
     const size_t NP = 150;
@@ -338,6 +450,7 @@ template <class F> static void group(const char *grp, const F &gx, const F &gy)
     xyzz_add_affine(p1, pts[1]);
     check(same_point(d, p1), "2G", grp, 0, 1);
     tables<F>(grp, pts);
+    reduce<F>(grp, pts);
     static const uint32_t Ls[] = {4, 16, 32, 64, 128};
     for (uint32_t L : Ls) {
         run<F, false>(grp, pts, L, (size_t)1 << 30);
@@ -350,6 +463,8 @@ int main(void)
 {
     digits(254);
     digits(255);
+    prep<BnFr>("bn254 Fr");
+    prep<BlsFr>("bls12-381 Fr");
     /* G1 over lazy fields, as on the device */
     group<fe<BnFpL>>("bn254 G1", from_w<BnFpL>(bn_g1x), from_w<BnFpL>(bn_g1y));
     group<fe<BlsFpL>>("bls12-381 G1", from_w<BlsFpL>(bls_g1x), from_w<BlsFpL>(bls_g1y));

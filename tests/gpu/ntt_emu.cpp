@@ -1,80 +1,24 @@
 /*
  * The NTT's kernels (src/gpu/ntt_kernels.cuh) compiled for the host and run as ntt_core,
  * ntt_api and h_api launch them (the same pass list, ntt_passes), against GMP: a block's
- * threads are host threads meeting at a barrier for __syncthreads, the shared memory one host
- * array (blocks run one after another), the PTX carry primitives emulated per thread
- * (field.cuh). For BN254 and BLS12-381 Fr and every pass geometry the device can be told to
- * use (CUZK_GPU_NTT_BLOCK / _TILE / _PLAN), plus small blocks that make many passes at small
- * sizes: the forward NTT, the inverse (times 1/n), both on a coset, and H (three inverse
+ * threads are coroutines meeting at __syncthreads, the shared memory one host array (blocks
+ * run one after another), the PTX carry primitives emulated (field.cuh). For BN254 and
+ * BLS12-381 Fr and every pass geometry the device can be told to use (CUZK_GPU_NTT_BLOCK /
+ * _TILE / _PLAN), plus small blocks that make many passes at small sizes: the forward NTT, the inverse (times 1/n), both on a coset, and H (three inverse
  * transforms with h_api's post-scalings, three forward ones, a b - c) must equal the
  * transforms computed here with GMP from the definition's roots, 5^((r-1)/2^k). Built and run
- * by ntt_emu_test.sh, so CI checks the NTT without a GPU.
+ * by ntt_emu_test.sh, so CI checks the NTT without a GPU. (The shims: emu_cuda.h.)
  */
-#define CUZK_GPU_HOST_EMU 1
+#include "emu_cuda.h" /* first: the CUDA shims */
+
 #include <gmp.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-
-#include <ucontext.h>
-
-#include <functional>
-#include <vector>
-
-/* CUDA shims. A launch runs its blocks one after another; a block's threads are host threads. */
-struct uint4 {
-    uint32_t x, y, z, w;
-};
-struct emu_dim3 {
-    unsigned x, y, z;
-};
-static emu_dim3 blockIdx, blockDim;
-static emu_dim3 threadIdx;
-
-/* A block's threads as coroutines on this host thread (ucontext): each runs until it reaches
- * __syncthreads or returns, then the next one runs; a barrier is a round of all of them. (The
- * emulated carry flag is never live across a barrier, so the coroutines may share it.) */
-struct emu_block {
-    ucontext_t sched;
-    std::vector<ucontext_t> ctx;
-    std::vector<std::vector<char>> stacks;
-    std::vector<char> done;
-    unsigned cur = 0;
-    std::function<void()> body;
-};
-static emu_block emu_blk;
-static void emu_sync()
-{
-    swapcontext(&emu_blk.ctx[emu_blk.cur], &emu_blk.sched);
-}
-static void emu_entry()
-{
-    threadIdx = {emu_blk.cur, 0, 0};
-    emu_blk.body();
-    emu_blk.done[emu_blk.cur] = 1;
-    /* returns to uc_link (the scheduler) */
-}
-
-#define __global__
-#define __launch_bounds__(...)
-#define __shared__
-#define __ldg(p) (*(p))
-#define __syncthreads() emu_sync()
-static inline uint32_t __brev(uint32_t x)
-{
-    uint32_t r = 0;
-    for (int i = 0; i < 32; i++)
-        r |= ((x >> i) & 1u) << (31 - i);
-    return r;
-}
 
 #include "gpu/field.cuh"
 #include "gpu/ntt_kernels.cuh"
 #include "emu_fields.h"
 
-namespace cuzk_gpu {
-uint32_t ntt_dsh[8 * 2048]; /* the blocks' dynamic shared memory (extern in k_ntt_pass) */
-}
 using namespace cuzk_gpu;
 
 static int checks, failures;
@@ -88,58 +32,6 @@ static int checks, failures;
             printf("\n");                                                                    \
         }                                                                                    \
     } while (0)
-
-/* ---- launches */
-
-/* A kernel without __syncthreads: every thread of every block in turn, on this thread. */
-template <class K> static void launch_serial(size_t blocks, unsigned threads, K k)
-{
-    blockDim = {threads, 1, 1};
-    for (size_t b = 0; b < blocks; b++) {
-        blockIdx = {(unsigned)b, 0, 0};
-        for (unsigned t = 0; t < threads; t++) {
-            threadIdx = {t, 0, 0};
-            k();
-        }
-    }
-}
-
-/* A kernel with __syncthreads: each block's threads as coroutines (emu_block). */
-template <class K> static void launch_block_threads(size_t blocks, unsigned threads, K k)
-{
-    blockDim = {threads, 1, 1};
-    emu_block &B = emu_blk;
-    B.ctx.resize(threads);
-    B.stacks.resize(threads);
-    B.done.assign(threads, 0);
-    B.body = k;
-    for (size_t b = 0; b < blocks; b++) {
-        blockIdx = {(unsigned)b, 0, 0};
-        for (unsigned t = 0; t < threads; t++) {
-            B.stacks[t].resize(1 << 16);
-            getcontext(&B.ctx[t]);
-            B.ctx[t].uc_stack.ss_sp = B.stacks[t].data();
-            B.ctx[t].uc_stack.ss_size = B.stacks[t].size();
-            B.ctx[t].uc_link = &B.sched;
-            makecontext(&B.ctx[t], emu_entry, 0);
-            B.done[t] = 0;
-        }
-        /* Rounds: every live thread runs to its next barrier (or its end). */
-        for (;;) {
-            unsigned live = 0;
-            for (unsigned t = 0; t < threads; t++) {
-                if (B.done[t])
-                    continue;
-                B.cur = t;
-                threadIdx = {t, 0, 0};
-                swapcontext(&B.sched, &B.ctx[t]);
-                live++;
-            }
-            if (!live)
-                break;
-        }
-    }
-}
 
 static size_t nblk(size_t n, unsigned t) { return (n + t - 1) / t; }
 
@@ -322,7 +214,7 @@ template <class FR> struct dev {
                     k_ntt_pass<FR, false, 1024>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
                                                 inverse, q.post, fc);
             };
-            launch_block_threads(q.blocks, (unsigned)q.threads, k);
+            launch_block(q.blocks, (unsigned)q.threads, k);
             if (q.copy_back)
                 memcpy(v, tmp.data(), n * sizeof(fe<FR>));
         }

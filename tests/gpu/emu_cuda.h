@@ -1,0 +1,135 @@
+/*
+ * CUDA shims for the host emulation tests (msm_emu.cpp, ntt_emu.cpp): the device kernels of
+ * src/gpu compiled as plain C++ with CUZK_GPU_HOST_EMU. Include first, before the gpu headers.
+ *
+ * A launch runs its blocks one after another. launch_serial runs a block's threads one after
+ * another too (kernels without __syncthreads); launch_block runs them as coroutines on this
+ * host thread (ucontext): each runs until it reaches __syncthreads or returns, then the next
+ * one runs, so a barrier is one round over the block's threads. __shared__ arrays are
+ * function-local statics (one block at a time), dynamic shared memory one host array
+ * (emu_dyn_shared). The emulated carry flag (field.cuh) is never live across a barrier, so the
+ * coroutines may share it. atomicMin is a plain read-modify-write (one host thread).
+ */
+#ifndef CUZK_TESTS_GPU_EMU_CUDA_H
+#define CUZK_TESTS_GPU_EMU_CUDA_H
+
+#define CUZK_GPU_HOST_EMU 1
+#include <stdint.h>
+#include <ucontext.h>
+
+#include <functional>
+#include <vector>
+
+struct uint4 {
+    uint32_t x, y, z, w;
+};
+static inline uint4 make_uint4(uint32_t x, uint32_t y, uint32_t z, uint32_t w)
+{
+    return uint4{x, y, z, w};
+}
+struct emu_dim3 {
+    unsigned x, y, z;
+};
+static emu_dim3 blockIdx, threadIdx, blockDim;
+
+static void emu_sync();
+#define __global__
+#define __launch_bounds__(...)
+#define __shared__ static
+#define __ldg(p) (*(p))
+#define __syncthreads() emu_sync()
+static inline uint32_t __brev(uint32_t x)
+{
+    uint32_t r = 0;
+    for (int i = 0; i < 32; i++)
+        r |= ((x >> i) & 1u) << (31 - i);
+    return r;
+}
+static inline int __ffsll(long long v) { return __builtin_ffsll(v); }
+static inline int __clzll(long long v) { return __builtin_clzll((unsigned long long)v); }
+static inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
+static inline unsigned long long atomicMin(unsigned long long *p, unsigned long long v)
+{
+    unsigned long long old = *p;
+    if (v < old)
+        *p = v;
+    return old;
+}
+
+/* The blocks' dynamic shared memory (k_ntt_pass's extern __shared__ array on the device). */
+static uint32_t emu_dyn_shared_mem[8 * 2048];
+static inline uint32_t *emu_dyn_shared() { return emu_dyn_shared_mem; }
+
+struct emu_block {
+    ucontext_t sched;
+    std::vector<ucontext_t> ctx;
+    std::vector<std::vector<char>> stacks;
+    std::vector<char> done;
+    unsigned cur = 0;
+    bool in_block = false;
+    std::function<void()> body;
+};
+static emu_block emu_blk;
+static void emu_sync()
+{
+    if (emu_blk.in_block) /* launch_serial's kernels have no barrier to wait at */
+        swapcontext(&emu_blk.ctx[emu_blk.cur], &emu_blk.sched);
+}
+static void emu_entry()
+{
+    emu_blk.body();
+    emu_blk.done[emu_blk.cur] = 1; /* then back to uc_link, the scheduler */
+}
+
+/* A kernel without __syncthreads: every thread of every block in turn. */
+template <class K> static void launch_serial(size_t blocks, unsigned threads, K k)
+{
+    blockDim = {threads, 1, 1};
+    for (size_t b = 0; b < blocks; b++) {
+        blockIdx = {(unsigned)b, 0, 0};
+        for (unsigned t = 0; t < threads; t++) {
+            threadIdx = {t, 0, 0};
+            k();
+        }
+    }
+}
+
+/* A kernel with __syncthreads: each block's threads as coroutines. */
+template <class K> static void launch_block(size_t blocks, unsigned threads, K k)
+{
+    blockDim = {threads, 1, 1};
+    emu_block &B = emu_blk;
+    B.ctx.resize(threads);
+    B.stacks.resize(threads);
+    B.done.assign(threads, 0);
+    B.body = k;
+    B.in_block = true;
+    for (size_t b = 0; b < blocks; b++) {
+        blockIdx = {(unsigned)b, 0, 0};
+        for (unsigned t = 0; t < threads; t++) {
+            B.stacks[t].resize(1 << 16);
+            getcontext(&B.ctx[t]);
+            B.ctx[t].uc_stack.ss_sp = B.stacks[t].data();
+            B.ctx[t].uc_stack.ss_size = B.stacks[t].size();
+            B.ctx[t].uc_link = &B.sched;
+            makecontext(&B.ctx[t], emu_entry, 0);
+            B.done[t] = 0;
+        }
+        for (;;) { /* rounds: every live thread runs to its next barrier or its end */
+            unsigned live = 0;
+            for (unsigned t = 0; t < threads; t++) {
+                if (B.done[t])
+                    continue;
+                B.cur = t;
+                threadIdx = {t, 0, 0};
+                swapcontext(&B.sched, &B.ctx[t]);
+                live++;
+            }
+            if (!live)
+                break;
+        }
+    }
+    B.in_block = false;
+}
+
+#endif
