@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Device run: the NTT pass geometries against each other (CUZK_GPU_NTT_BLOCK / _TILE / _PLAN,
 # src/gpu/gpu_internal.cuh) in one binary, interleaved twice, optionally with an older pack's
-# binary beside them (PREV_PACK=build-device/prev.tar.xz, e.g. HEAD~ for the H step's factors);
+# binary beside them (PREV_PACK=build-device/prev.tar.xz: e.g. the commit before the H step's
+# factors, or this commit with BLS12-381's generic Fr reduction, packed here with
+# `CUDAFLAGS=-DCUZK_GPU_BLS_FR_LOW64=0 scripts/device-pack build-device-generic`);
 # the H step; gpu_test --quick (which also runs the NTTs through a second geometry); and an ncu
 # profile of the default geometry's passes at 2^24 (BN254), kept under $OUT/ncu-ntt.txt.
 # Run from the repository root on the GPU machine after scripts/device-pack here, with

@@ -164,6 +164,16 @@ template <class C> struct lazy_of<C, void_t_<decltype(C::lazy)>> {
 };
 
 /* Limb i of the modulus of C's representation: p, or 2p for a lazy field. */
+/* A config with `low64_1 = true` has p = 2^64 - 2^32 + 1 mod 2^64 (p_0 = 1, p_1 = 2^32 - 1,
+ * n0 = 2^32 - 1: BLS12-381's r): mont_row's reduction then needs no multiplication for m and
+ * for m p_0, m p_1 (see there). */
+template <class C, class = void> struct low64_of {
+    static constexpr bool v = false;
+};
+template <class C> struct low64_of<C, void_t_<decltype(C::low64_1)>> {
+    static constexpr bool v = C::low64_1;
+};
+
 template <class C, bool TWO = lazy_of<C>::v> DI uint32_t rep_mod(int i)
 {
     if constexpr (TWO)
@@ -343,16 +353,32 @@ template <class C> DI void mont_row(uint32_t *X, uint32_t *Y, const fe<C> &a, ui
         }
         Y[N - 1] = addc(Y[N - 1], 0);
     }
-    const uint32_t m = X[0] * C::n0;
-    Y[0] = mad_lo_cc(m, C::p(1), Y[0]);
-    Y[1] = madc_hi_cc(m, C::p(1), Y[1]);
+    uint32_t m;
+    if constexpr (low64_of<C>::v) {
+        /* n0 = -1, so m = -X[0] (its borrow: X[0] != 0); m p_1 = m 2^32 - m has low word
+         * -m = X[0] and high word m - (m != 0); m p_0 = m: X[0] + m is 0 with a carry exactly
+         * when X[0] != 0. Five multiply-adds of 33 per row become adds (2026-12-01). */
+        m = sub_cc(0, X[0]);
+        const uint32_t mh = subc(m, 0);
+        Y[0] = add_cc(Y[0], X[0]);
+        Y[1] = addc_cc(Y[1], mh);
+    } else {
+        m = X[0] * C::n0;
+        Y[0] = mad_lo_cc(m, C::p(1), Y[0]);
+        Y[1] = madc_hi_cc(m, C::p(1), Y[1]);
+    }
 #pragma unroll
     for (int j = 3; j < N; j += 2) {
         Y[j - 1] = madc_lo_cc(m, C::p(j), Y[j - 1]);
         Y[j] = madc_hi_cc(m, C::p(j), Y[j]);
     }
-    X[0] = mad_lo_cc(m, C::p(0), X[0]);
-    X[1] = madc_hi_cc(m, C::p(0), X[1]);
+    if constexpr (low64_of<C>::v) {
+        X[0] = add_cc(X[0], m);
+        X[1] = addc_cc(X[1], 0);
+    } else {
+        X[0] = mad_lo_cc(m, C::p(0), X[0]);
+        X[1] = madc_hi_cc(m, C::p(0), X[1]);
+    }
 #pragma unroll
     for (int j = 2; j < N; j += 2) {
         X[j] = madc_lo_cc(m, C::p(j), X[j]);

@@ -27,8 +27,13 @@ static const uint64_t blsr_p[4] = BLS12_381_FR_P, blsr_one[4] = BLS12_381_FR_ONE
 CFG(BnFp, 8, bn_p, bn_one, BN254_FP_N0)
 CFG(BlsFp, 12, bls_p, bls_one, BLS12_381_FP_N0)
 CFG(BnFr, 8, bnr_p, bnr_one, BN254_FR_N0)
-CFG(BlsFr, 8, blsr_p, blsr_one, BLS12_381_FR_N0)
+CFG(BlsFrG, 8, blsr_p, blsr_one, BLS12_381_FR_N0)
 #undef CFG
+/* BLS12-381's r as the device configures it (gpu_bls12_381.cuh): the reduction without
+ * multiplications for m p_0 and m p_1 (field.cuh, low64_1); BlsFrG is the generic one. */
+struct BlsFr : BlsFrG {
+    static constexpr bool low64_1 = true;
+};
 /* The same field with elements kept in [0, 2p) (field.cuh, `lazy`; the device's G1 field). */
 template <class B> struct LazyOf : B {
     static constexpr bool lazy = true;

@@ -91,6 +91,15 @@ template <class C> struct ctx {
         case 4: /* p - small */
             mpz_sub_ui(t, P, 1 + r32() % 1000);
             break;
+        case 5: /* low word zero: a row's m is zero */
+            mpz_fdiv_q_2exp(t, t, 32);
+            mpz_mul_2exp(t, t, 32);
+            break;
+        case 6: /* one word set: most rows' m zero */
+            mpz_set_ui(t, 1 + r32() % 0xffffffffu);
+            mpz_mul_2exp(t, t, 32 * (r32() % C::N));
+            mpz_mod(t, t, P);
+            break;
         }
         return from_mpz(t);
     }
@@ -278,6 +287,7 @@ int main(void)
     test_fp<BlsFp>(200000);
     test_fp<BnFr>(100000);
     test_fp<BlsFr>(100000);
+    test_fp<BlsFrG>(30000);
     test_fp2<BnFp>(50000);
     test_fp2<BlsFp>(50000);
     test_fp<BnFpL>(200000);
