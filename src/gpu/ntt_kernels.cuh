@@ -1,7 +1,8 @@
 /*
  * The NTT's kernels (the passes, k_ntt_pass; the twiddle table, k_powers; the coset scaling,
- * k_scale_pow; H's pointwise a b - c, k_hmul). Included by gpu_impl.cuh, whose host code
- * (ntt_core, ntt_api, h_api) launches them; tests/gpu/ntt_emu.cpp also compiles them for the
+ * k_scale_pow; H's pointwise a b - c, k_hmul) and the synthesis of a, b, c that H starts from
+ * (k_synth). Included by gpu_impl.cuh, whose host code (ntt_core, ntt_api, h_api, synth_api)
+ * launches them; tests/gpu/ntt_emu.cpp also compiles them for the
  * host (CUZK_GPU_HOST_EMU, a block's threads as coroutines meeting at __syncthreads,
  * tests/gpu/emu_cuda.h) and checks every pass geometry in CI, without a GPU, against GMP.
  */
@@ -185,6 +186,48 @@ template <class FR> __global__ void k_hmul(fe<FR> *a, const fe<FR> *b, const fe<
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         a[i] = mul_inl(a[i], b[i]) - c[i];
+}
+
+/* Synthesis: a = A.w, b = B.w, c = a b, one thread per row. Row i's terms are the records
+ * rec[m][rp[m][i] .. rp[m][i+1]) of `stride` bytes: a u32 signal index at byte 0 and the
+ * coefficient times R^2 (as the zkey stores it) at byte 8. w holds canonical witness values,
+ * so (coef R^2) w / R is the Montgomery form of coef w: one multiplication per term, exactly
+ * the CPU's synthesis (groth16_tmpl.h), so the results are bit-identical. */
+template <class FR>
+__global__ void k_synth(const uint64_t *rpa, const uint8_t *reca, const uint64_t *rpb,
+                        const uint8_t *recb, uint32_t stride, const uint32_t *w, size_t n,
+                        fe<FR> *a, fe<FR> *b, fe<FR> *c)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    fe<FR> acc[2];
+#pragma unroll
+    for (int m = 0; m < 2; m++) {
+        const uint64_t *rp = m ? rpb : rpa;
+        const uint8_t *rec = m ? recb : reca;
+        acc[m] = fe<FR>::zero();
+        for (uint64_t k = __ldg(rp + i), e = __ldg(rp + i + 1); k < e; k++) {
+            const uint8_t *r = rec + k * stride;
+            uint32_t sig = __ldg((const uint32_t *)r);
+            const uint2 *cp = (const uint2 *)(r + 8);
+            const uint4 *wp = (const uint4 *)(w + 8 * (size_t)sig);
+            fe<FR> co, wv;
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                uint2 v = __ldg(cp + j);
+                co.v[2 * j] = v.x;
+                co.v[2 * j + 1] = v.y;
+            }
+            uint4 x = __ldg(wp), y = __ldg(wp + 1);
+            wv.v[0] = x.x, wv.v[1] = x.y, wv.v[2] = x.z, wv.v[3] = x.w;
+            wv.v[4] = y.x, wv.v[5] = y.y, wv.v[6] = y.z, wv.v[7] = y.w;
+            acc[m] = acc[m] + mul_inl(co, wv);
+        }
+    }
+    a[i] = acc[0];
+    b[i] = acc[1];
+    c[i] = mul_inl(acc[0], acc[1]);
 }
 
 /* The launches of k_ntt_pass for one 2^logn transform (logn >= 1), as ntt_core issues them and

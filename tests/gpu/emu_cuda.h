@@ -20,6 +20,9 @@
 #include <functional>
 #include <vector>
 
+struct uint2 {
+    uint32_t x, y;
+};
 struct uint4 {
     uint32_t x, y, z, w;
 };

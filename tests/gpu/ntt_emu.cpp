@@ -7,7 +7,8 @@
  * _TILE / _PLAN), plus small blocks that make many passes at small sizes: the forward NTT, the inverse (times 1/n), both on a coset, and H (three inverse
  * transforms with h_api's post-scalings, three forward ones, a b - c) must equal the
  * transforms computed here with GMP from the definition's roots, 5^((r-1)/2^k). Built and run
- * by ntt_emu_test.sh, so CI checks the NTT without a GPU. (The shims: emu_cuda.h.)
+ * by ntt_emu_test.sh, so CI checks the NTT without a GPU. (The shims: emu_cuda.h.) Also the
+ * synthesis of a, b, c on the device (k_synth) against sums taken with GMP.
  */
 #include "emu_cuda.h" /* first: the CUDA shims */
 
@@ -408,9 +409,85 @@ template <class FR> static void test_one(ref<FR> &R, const char *name, geom g, i
     mpz_clears(w, t, sh, shp, NULL);
 }
 
+/* k_synth: a = A.w, b = B.w, c = a b per row, from rows of records (a u32 signal index at
+ * byte 0, the coefficient times R^2 at byte 8, `stride` bytes apart) and a canonical witness,
+ * against the sums taken here with GMP. Rows of 0 to 6 terms, repeated signals, coefficients
+ * 0, 1 and r - 1 among random ones. */
+template <class FR> static void test_synth(ref<FR> &R, const char *name)
+{
+    const size_t n = 300, nsig = 64;
+    std::vector<uint32_t> w(8 * nsig);
+    zvec wv(nsig);
+    for (size_t i = 0; i < nsig; i++) {
+        uint64_t l[4] = {rnd64(), rnd64(), rnd64(), rnd64() >> 3};
+        if (i < 2)
+            l[0] = i, l[1] = l[2] = l[3] = 0; /* signals 0 and 1: the values 0 and 1 */
+        mpz_import(wv[i].v, 4, -1, 8, 0, 0, l);
+        mpz_mod(wv[i].v, wv[i].v, R.r);
+        memset(&w[8 * i], 0, 32);
+        mpz_export(&w[8 * i], NULL, -1, 4, 0, 0, wv[i].v);
+    }
+    for (size_t stride = 40; stride <= 48; stride += 8) {
+        std::vector<uint64_t> rp[2];
+        std::vector<uint8_t> rec[2];
+        zvec want[2];
+        for (int m = 0; m < 2; m++) {
+            rp[m].assign(n + 1, 0);
+            want[m].assign(n, mpz_class_t());
+            mpz_t coef, cR, t;
+            mpz_inits(coef, cR, t, NULL);
+            for (size_t i = 0; i < n; i++) {
+                rp[m][i] = rec[m].size() / stride;
+                const unsigned terms = (unsigned)(rnd64() % 7);
+                for (unsigned k = 0; k < terms; k++) {
+                    const uint32_t sig = (uint32_t)(rnd64() % nsig);
+                    const unsigned kind = (unsigned)(rnd64() % 8);
+                    if (kind == 0)
+                        mpz_set_ui(coef, 0);
+                    else if (kind == 1)
+                        mpz_set_ui(coef, 1);
+                    else if (kind == 2)
+                        mpz_sub_ui(coef, R.r, 1);
+                    else {
+                        uint64_t l[4] = {rnd64(), rnd64(), rnd64(), rnd64() >> 2};
+                        mpz_import(coef, 4, -1, 8, 0, 0, l);
+                        mpz_mod(coef, coef, R.r);
+                    }
+                    mpz_mul(t, coef, wv[sig].v);
+                    mpz_add(want[m][i].v, want[m][i].v, t);
+                    mpz_mod(want[m][i].v, want[m][i].v, R.r);
+                    /* coef R^2: the Montgomery form of coef R */
+                    mpz_mul(cR, coef, R.R);
+                    mpz_mod(cR, cR, R.r);
+                    const fe<FR> c2 = R.to_fe(cR);
+                    const size_t o = rec[m].size();
+                    rec[m].resize(o + stride, 0xa5);
+                    memcpy(&rec[m][o], &sig, 4);
+                    memcpy(&rec[m][o + 8], c2.v, 32);
+                }
+            }
+            rp[m][n] = rec[m].size() / stride;
+            mpz_clears(coef, cR, t, NULL);
+        }
+        std::vector<fe<FR>> a(n), b(n), c(n);
+        launch_serial(nblk(n, 128), 128, [&] {
+            k_synth<FR>(rp[0].data(), rec[0].data(), rp[1].data(), rec[1].data(),
+                        (uint32_t)stride, w.data(), n, a.data(), b.data(), c.data());
+        });
+        zvec wc(n);
+        for (size_t i = 0; i < n; i++) {
+            mpz_mul(wc[i].v, want[0][i].v, want[1][i].v);
+            mpz_mod(wc[i].v, wc[i].v, R.r);
+        }
+        CHECK_MSG(same(R, a, want[0]) && same(R, b, want[1]) && same(R, c, wc),
+                  "%s k_synth (stride %zu) vs GMP", name, stride);
+    }
+}
+
 template <class FR> static void test_curve(const char *name)
 {
     ref<FR> R;
+    test_synth(R, name);
     /* The device's geometries (CUZK_GPU_NTT_BLOCK / _TILE / _PLAN; the first is the default),
      * then small blocks (emulation only) that make 3 to 9 passes at these sizes. */
     static const geom device_g[] = {{10, 3, 0}, {11, 2, 1}, {11, 3, 0}, {10, 2, 1}, {11, 1, 0}};
