@@ -392,10 +392,22 @@ int main(int argc, char **argv)
             }
         }
         else {
-            fprintf(stderr, "usage: cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] "
-                            "[--only TAGS] [--logs K,K..] [--scalars random|sparse01] "
-                            "[--inf-every K] [--tables C] [--dump DIR]\n");
-            return 2;
+            const int help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+            fprintf(help ? stdout : stderr,
+                    "usage: cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] "
+                    "[--only TAGS] [--logs K,K..] [--scalars random|sparse01] "
+                    "[--inf-every K] [--tables C] [--dump DIR]\n"
+                    "  GPU MSM (G1, G2), NTT and H step timings for both curves, best and "
+                    "median of R after a warm-up.\n"
+                    "  --only: comma-separated tags matched against kind-curve, e.g. "
+                    "g1-bn254, g2, ntt-bls12-381, h\n"
+                    "  --tables C: fixed-base tables on the point sets, at most C copies "
+                    "(0: as many as the windows need)\n"
+                    "  environment: CUZK_GPU_NTT_BLOCK / _TILE / _PLAN, CUZK_GPU_BATCH_AFFINE "
+                    "(printed when set)\n");
+            if (!help)
+                fprintf(stderr, "cuzk-bench-gpu: unknown argument '%s'\n", argv[i]);
+            return help ? 0 : 2;
         }
     }
     if (reps < 1 || reps > 32)
