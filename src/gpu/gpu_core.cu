@@ -224,14 +224,27 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     const unsigned long long bcv = bc ? strtoull(bc, NULL, 10) : 0;
     ctx->ba_chunk = bcv > 0 && bcv < CUZK_GPU_BA_PRE_BYTES ? (size_t)bcv : CUZK_GPU_BA_PRE_BYTES;
     /* NTT pass geometry (ntt_core; gpu_internal.cuh): blocks of up to 2^10 or 2^11 elements,
-     * tiles of 2^1..2^3, greedy or even passes. */
-    const char *nb = getenv("CUZK_GPU_NTT_BLOCK");
-    ctx->ntt_log_sh = nb && !strcmp(nb, "1024") ? 10 : nb && !strcmp(nb, "2048") ? 11
-                                                                                   : CUZK_GPU_NTT_LOG_SH;
-    const char *nt = getenv("CUZK_GPU_NTT_TILE");
-    ctx->ntt_lob = nt && nt[0] >= '1' && nt[0] <= '3' && !nt[1] ? nt[0] - '0' : CUZK_GPU_NTT_LOB;
+     * tiles of 2^1..2^3, greedy or even passes. A value set but not understood is refused: an
+     * A/B run must not measure the default under another name. */
+    const char *nb = getenv("CUZK_GPU_NTT_BLOCK"), *nt = getenv("CUZK_GPU_NTT_TILE");
     const char *np = getenv("CUZK_GPU_NTT_PLAN");
-    ctx->ntt_even = np && !strcmp(np, "even");
+    ctx->ntt_log_sh = CUZK_GPU_NTT_LOG_SH;
+    ctx->ntt_lob = CUZK_GPU_NTT_LOB;
+    ctx->ntt_even = 0;
+    if (nb && *nb)
+        ctx->ntt_log_sh = !strcmp(nb, "1024") ? 10 : !strcmp(nb, "2048") ? 11 : -1;
+    if (nt && *nt)
+        ctx->ntt_lob = nt[0] >= '1' && nt[0] <= '3' && !nt[1] ? nt[0] - '0' : -1;
+    if (np && *np)
+        ctx->ntt_even = !strcmp(np, "even") ? 1 : !strcmp(np, "greedy") ? 0 : -1;
+    if (ctx->ntt_log_sh < 0 || ctx->ntt_lob < 0 || ctx->ntt_even < 0) {
+        r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                      "cuzk_gpu_open: CUZK_GPU_NTT_BLOCK=%s, CUZK_GPU_NTT_TILE=%s, "
+                      "CUZK_GPU_NTT_PLAN=%s: expected 1024 or 2048, 1 to 3, greedy or even",
+                      nb ? nb : "(unset)", nt ? nt : "(unset)", np ? np : "(unset)");
+        cuzk_gpu_close(ctx);
+        return r;
+    }
     *out = ctx;
     return CUZK_OK;
 }

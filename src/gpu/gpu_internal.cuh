@@ -56,7 +56,8 @@ enum {
  * elements per block in shared memory, after the first pass tiles of 2^CUZK_GPU_NTT_LOB
  * contiguous elements per gather, greedy passes. The environment overrides them for A/B runs:
  * CUZK_GPU_NTT_BLOCK (1024 or 2048), CUZK_GPU_NTT_TILE (1..3), CUZK_GPU_NTT_PLAN (greedy or
- * even). The defaults are the measured ones (src/gpu/PERF-NOTES.md). */
+ * even); cuzk_gpu_open refuses a value it does not understand. The defaults are the measured
+ * ones (src/gpu/PERF-NOTES.md). */
 #ifndef CUZK_GPU_NTT_LOG_SH
 #define CUZK_GPU_NTT_LOG_SH 10
 #endif

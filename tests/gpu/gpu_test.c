@@ -882,6 +882,14 @@ int main(void)
             ctx = c0;
             cuzk_gpu_close(c1);
         }
+        /* a value not understood is refused, naming the variable */
+        setenv(names[0], "4096", 1);
+        c1 = NULL;
+        e = cuzk_gpu_open(&c1, 0, &eb);
+        CHECK_MSG(e == CUZK_INVALID_ARGUMENT && !c1 && strstr(eb.msg, "CUZK_GPU_NTT_BLOCK=4096"),
+                  "CUZK_GPU_NTT_BLOCK=4096 refused: %d %s", (int)e, eb.msg);
+        if (c1)
+            cuzk_gpu_close(c1);
         for (int k = 0; k < 3; k++) {
             if (keep[k])
                 setenv(names[k], keep[k], 1);
