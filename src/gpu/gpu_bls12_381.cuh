@@ -34,7 +34,7 @@ struct FPL : FP {
     static constexpr bool lazy = true;
     static __device__ __forceinline__ uint32_t p2(int i) { return LIMB32(fp_p2, i); }
 };
-/* r = 2^64 - 2^32 + 1 mod 2^64: its Montgomery reduction with adds for m, m p_0 and m p_1
+/* r = 2^64 - 2^32 + 1 mod 2^64: its Montgomery reduction with adds for m p_0 and m p_1
  * (field.cuh, low64_1); CUZK_GPU_BLS_FR_LOW64=0 builds the generic reduction for A/B runs. */
 #ifndef CUZK_GPU_BLS_FR_LOW64
 #define CUZK_GPU_BLS_FR_LOW64 1
