@@ -4,7 +4,8 @@
 # binary beside them (PREV_PACK=build-device/prev.tar.xz: e.g. the commit before the H step's
 # factors, or this commit with BLS12-381's generic Fr reduction, packed here with
 # `CUDAFLAGS=-DCUZK_GPU_BLS_FR_LOW64=0 scripts/device-pack build-device-generic`);
-# the H step; gpu_test --quick (which also runs the NTTs through a second geometry); and an ncu
+# the H step; gpu_test --quick (which also runs the NTTs through a second geometry) and
+# gpu_prove_test (GPU proofs byte-identical to the CPU's at r = s = 0); and an ncu
 # profile of the default geometry's passes at 2^24 (BN254), kept under $OUT/ncu-ntt.txt.
 # Run from the repository root on the GPU machine after scripts/device-pack here, with
 # build-device carried (device tool: run "bash scripts/device/ntt-geometry.sh",
@@ -25,6 +26,9 @@ t0=$(date +%s)
 CUZK_GPU_TEST_QUICK=1 timeout 200 $CUZK_BIN_DIR/gpu_test > $O/gpu_test.log 2>&1
 echo "gpu_test --quick rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 $O/gpu_test.log)"
 grep -E "MISMATCH|FAIL" $O/gpu_test.log | head -5
+t0=$(date +%s)
+timeout 120 tests/gpu/gpu_prove_test.sh > $O/prove.log 2>&1
+echo "gpu_prove_test rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 $O/prove.log)"
 for round in 1 2; do
   if [ -n "$PB" ]; then
     echo "-- round $round: previous pack"
