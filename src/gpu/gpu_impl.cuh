@@ -375,9 +375,9 @@ static cuzk_err ensure_tw(cuzk_gpu_ctx *ctx, int curve, int need, cuzk_errbuf *e
     uint64_t w[4], one[4];
     cuzk__gpu_fr_root(curve, L, w);
     cuzk__gpu_fr_from_u64(curve, 1, one);
-    k_powers<FR><<<nblk(half / 64 + 1, 128), 128, 0, ctx->stream>>>((fe<FR> *)p, half, mkc(w),
-                                                                      mkc(one));
-    LAUNCHED("k_powers");
+    k_pow<FR, false><<<nblk(half / 64 + 1, 128), 128, 0, ctx->stream>>>((fe<FR> *)p, half,
+                                                                        mkc(w), mkc(one));
+    LAUNCHED("k_pow");
     return CUZK_OK;
 }
 
@@ -403,8 +403,8 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
         if (post == 1 || post == 2) { /* f, or f w_2^0 = f; post 3's w_2^0 is 1 */
             uint64_t one[4];
             cuzk__gpu_fr_from_u64(curve, 1, one);
-            k_scale_pow<FR><<<1, 32, 0, st>>>(v, 1, mkc(one), fc);
-            LAUNCHED("k_scale_pow");
+            k_pow<FR, true><<<1, 32, 0, st>>>(v, 1, mkc(one), fc);
+            LAUNCHED("k_pow");
         }
         return CUZK_OK;
     }
@@ -416,11 +416,12 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
         const fe<FR> *src = q.src_v ? v : tmp;
         fe<FR> *dst = q.dst_v ? v : tmp;
         const size_t shb = (size_t)8 * sizeof(uint32_t) * (q.big ? 2048 : 1024);
-        if (q.big) { /* above the default 48 KiB of dynamic shared memory (a host call, ~us) */
+        if (q.big && !ctx->ntt_big_attr[curve]) { /* above the default 48 KiB; once */
             CU(cudaFuncSetAttribute(k_ntt_pass<FR, true, 2048>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shb));
             CU(cudaFuncSetAttribute(k_ntt_pass<FR, false, 2048>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shb));
+            ctx->ntt_big_attr[curve] = true;
         }
 #define NTT_LAUNCH(F, SH)                                                                    \
     k_ntt_pass<FR, F, SH><<<(unsigned)q.blocks, q.threads, shb, st>>>(                       \
@@ -455,8 +456,9 @@ static cuzk_err ntt_api(cuzk_gpu_ctx *ctx, int curve, void *d_v, int logn, int d
     cuzk__gpu_fr_from_u64(curve, 1, one);
     if (dir == CUZK_GPU_NTT_FORWARD) {
         if (shift) {
-            k_scale_pow<FR><<<nblk(n / 64 + 1, 128), 128, 0, st>>>(v, n, mkc(shift), mkc(one));
-            LAUNCHED("k_scale_pow");
+            k_pow<FR, true><<<nblk(n / 64 + 1, 128), 128, 0, st>>>(v, n, mkc(shift),
+                                                                   mkc(one));
+            LAUNCHED("k_pow");
         }
         cuzk_err r = ntt_core<FR>(ctx, curve, v, logn, 0, 0, NULL, eb);
         if (r)
@@ -471,8 +473,8 @@ static cuzk_err ntt_api(cuzk_gpu_ctx *ctx, int curve, void *d_v, int logn, int d
         if (shift) {
             uint64_t sinv[4];
             cuzk__gpu_fr_inv(curve, shift, sinv);
-            k_scale_pow<FR><<<nblk(n / 64 + 1, 128), 128, 0, st>>>(v, n, mkc(sinv), mkc(ninv));
-            LAUNCHED("k_scale_pow");
+            k_pow<FR, true><<<nblk(n / 64 + 1, 128), 128, 0, st>>>(v, n, mkc(sinv), mkc(ninv));
+            LAUNCHED("k_pow");
         }
     }
     CU(cudaStreamSynchronize(st));

@@ -166,14 +166,10 @@ int cuzk__gpu_ntt_plan(int logn, int log_sh, int max_lob, int even, int s[32], i
     int s0 = log_sh;
     if (even) {
         /* The first pass's blocks are 2^s[0] elements, a later one's 2^(s + max_lob): equal
-         * sizes give s[0] ~ (logn + (P - 1) max_lob) / P. */
+         * sizes give s[0] ~ (logn + (P - 1) max_lob) / P. That is at most log_sh (logn <=
+         * log_sh + (P - 1) later), at least max_lob (logn > max_lob), and leaves at most
+         * (P - 1) later stages to the later passes (gpu_plan_test checks all three). */
         s0 = (logn + (P - 1) * max_lob + P - 1) / P;
-        if (s0 > log_sh)
-            s0 = log_sh;
-        if (s0 < max_lob) /* the later passes' tiles need max_lob stages done */
-            s0 = max_lob;
-        if (logn - s0 > (P - 1) * later) /* the later passes must hold what is left */
-            s0 = logn - (P - 1) * later;
     }
     s[0] = s0;
     lob[0] = 0;

@@ -1,10 +1,10 @@
 /*
- * The NTT's kernels (the passes, k_ntt_pass; the twiddle table, k_powers; the coset scaling,
- * k_scale_pow; H's pointwise a b - c, k_hmul) and the synthesis of a, b, c that H starts from
- * (k_synth). Included by gpu_impl.cuh, whose host code (ntt_core, ntt_api, h_api, synth_api)
- * launches them; tests/gpu/ntt_emu.cpp also compiles them for the
- * host (CUZK_GPU_HOST_EMU, a block's threads as coroutines meeting at __syncthreads,
- * tests/gpu/emu_cuda.h) and checks every pass geometry in CI, without a GPU, against GMP.
+ * The NTT's kernels (the passes, k_ntt_pass; the twiddle table and the coset scaling, k_pow;
+ * H's pointwise a b - c, k_hmul) and the synthesis of a, b, c that H starts from (k_synth).
+ * Included by gpu_impl.cuh, whose host code (ntt_core, ntt_api, h_api, synth_api) launches
+ * them; tests/gpu/ntt_emu.cpp also compiles them for the host (CUZK_GPU_HOST_EMU, a block's
+ * threads as coroutines meeting at __syncthreads, tests/gpu/emu_cuda.h) and checks every pass
+ * geometry in CI, without a GPU, against GMP.
  */
 #ifndef CUZK_GPU_NTT_KERNELS_CUH
 #define CUZK_GPU_NTT_KERNELS_CUH
@@ -41,8 +41,10 @@ struct fr_const {
     uint64_t l[4];
 };
 
-/* out[i] = w^i for i < n, 64 consecutive per thread. */
-template <class FR> __global__ void k_powers(fe<FR> *out, size_t n, fr_const w_, fr_const f_)
+/* x_i = f w^i for i < n, 64 consecutive per thread: stored (SCALE false: the twiddle table)
+ * or multiplied into v[i] (SCALE true: a coset's scaling). */
+template <class FR, bool SCALE>
+__global__ void k_pow(fe<FR> *v, size_t n, fr_const w_, fr_const f_)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t beg = t * 64;
@@ -51,22 +53,7 @@ template <class FR> __global__ void k_powers(fe<FR> *out, size_t n, fr_const w_,
     fe<FR> w = load_fe<FR>(w_.l), f = load_fe<FR>(f_.l);
     fe<FR> x = mul_inl(f, pow_u64(w, beg));
     for (size_t i = beg; i < beg + 64 && i < n; i++) {
-        out[i] = x;
-        x = mul_inl(x, w);
-    }
-}
-
-/* v[i] *= f * w^i, 64 consecutive per thread. */
-template <class FR> __global__ void k_scale_pow(fe<FR> *v, size_t n, fr_const w_, fr_const f_)
-{
-    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    size_t beg = t * 64;
-    if (beg >= n)
-        return;
-    fe<FR> w = load_fe<FR>(w_.l), f = load_fe<FR>(f_.l);
-    fe<FR> x = mul_inl(f, pow_u64(w, beg));
-    for (size_t i = beg; i < beg + 64 && i < n; i++) {
-        v[i] = mul_inl(v[i], x);
+        v[i] = SCALE ? mul_inl(v[i], x) : x;
         x = mul_inl(x, w);
     }
 }

@@ -104,13 +104,14 @@ template <class K> static void launch_block(size_t blocks, unsigned threads, K k
     emu_block &B = emu_blk;
     B.ctx.resize(threads);
     B.stacks.resize(threads);
+    for (auto &st : B.stacks)
+        st.resize(1 << 16);
     B.done.assign(threads, 0);
     B.body = k;
     B.in_block = true;
     for (size_t b = 0; b < blocks; b++) {
         blockIdx = {(unsigned)b, 0, 0};
         for (unsigned t = 0; t < threads; t++) {
-            B.stacks[t].resize(1 << 16);
             getcontext(&B.ctx[t]);
             B.ctx[t].uc_stack.ss_sp = B.stacks[t].data();
             B.ctx[t].uc_stack.ss_size = B.stacks[t].size();

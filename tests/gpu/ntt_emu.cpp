@@ -54,10 +54,10 @@ typedef std::vector<mpz_class_t> zvec;
 
 
 template <class FR> struct ref {
-    mpz_t r, R, Rinv;
+    mpz_t r, R;
     ref()
     {
-        mpz_inits(r, R, Rinv, NULL);
+        mpz_inits(r, R, NULL);
         uint32_t p[8];
         for (int i = 0; i < 8; i++)
             p[i] = FR::p(i);
@@ -65,9 +65,8 @@ template <class FR> struct ref {
         mpz_set_ui(R, 1);
         mpz_mul_2exp(R, R, 256);
         mpz_mod(R, R, r);
-        mpz_invert(Rinv, R, r);
     }
-    ~ref() { mpz_clears(r, R, Rinv, NULL); }
+    ~ref() { mpz_clears(r, R, NULL); }
     fe<FR> to_fe(const mpz_t x) /* Montgomery form */
     {
         mpz_t t;
@@ -80,12 +79,6 @@ template <class FR> struct ref {
         mpz_export(f.v, &cnt, -1, 4, 0, 0, t);
         mpz_clear(t);
         return f;
-    }
-    void from_fe(mpz_t out, const fe<FR> &f)
-    {
-        mpz_import(out, 8, -1, 4, 0, 0, f.v);
-        mpz_mul(out, out, Rinv);
-        mpz_mod(out, out, r);
     }
     /* w_{2^k} = 5^((r - 1) / 2^k) */
     void root(mpz_t w, int k)
@@ -150,7 +143,7 @@ template <class FR> struct dev {
     geom g;
     dev(ref<FR> &r, geom gg) : R(r), g(gg) {}
 
-    /* ensure_tw: w_{2^L}^i for i < 2^(L-1), L >= 12, by k_powers. */
+    /* ensure_tw: w_{2^L}^i for i < 2^(L-1), L >= 12, by k_pow. */
     void ensure_tw(int need)
     {
         if (L >= need)
@@ -167,7 +160,8 @@ template <class FR> struct dev {
         memcpy(wc.l, wf.v, 32);
         memcpy(oc.l, of.v, 32);
         fe<FR> *p = tw.data();
-        launch_serial(nblk(half / 64 + 1, 128), 128, [&] { k_powers<FR>(p, half, wc, oc); });
+        launch_serial(nblk(half / 64 + 1, 128), 128,
+                      [&] { k_pow<FR, false>(p, half, wc, oc); });
         mpz_clears(w, one, NULL);
     }
 
@@ -189,7 +183,7 @@ template <class FR> struct dev {
                 fr_const oc;
                 memcpy(oc.l, of.v, 32);
                 mpz_clear(one);
-                launch_serial(1, 32, [&] { k_scale_pow<FR>(v, 1, oc, fc); });
+                launch_serial(1, 32, [&] { k_pow<FR, true>(v, 1, oc, fc); });
             }
             return;
         }
@@ -241,7 +235,7 @@ template <class FR> struct dev {
             if (shift) {
                 fr_const sc = fc_of(shift), oc = fc_of(one);
                 launch_serial(nblk(n / 64 + 1, 128), 128,
-                              [&] { k_scale_pow<FR>(v, n, sc, oc); });
+                              [&] { k_pow<FR, true>(v, n, sc, oc); });
             }
             ntt_core(v, logn, 0, 0, NULL);
         } else {
@@ -253,7 +247,7 @@ template <class FR> struct dev {
                 mpz_invert(sinv, shift, R.r);
                 fr_const sc = fc_of(sinv), nc = fc_of(ninv);
                 launch_serial(nblk(n / 64 + 1, 128), 128,
-                              [&] { k_scale_pow<FR>(v, n, sc, nc); });
+                              [&] { k_pow<FR, true>(v, n, sc, nc); });
             }
         }
         mpz_clears(one, nn, ninv, sinv, NULL);
