@@ -460,10 +460,10 @@ int main(int argc, char **argv)
 
     /* NTT first (it overwrites the scalar buffer with its inputs, so refill afterwards),
      * then G1 of both curves, then G2: the most-wanted rows come first if time runs out. */
-    static const int nl[] = {20, 24, 27};
+    static const int nl[] = {20, 22, 24, 25, 26, 27};
     for (int c = 0; c < 2; c++) {
         cuzk_gpu_curve cv = c ? CUZK_GPU_BLS12_381 : CUZK_GPU_BN254;
-        bench_ntt(cv, nl, 3, sc_rand);
+        bench_ntt(cv, nl, (int)(sizeof nl / sizeof nl[0]), sc_rand);
         bench_h(cv, 20, sc_rand);
         bench_h(cv, 24, sc_rand);
     }

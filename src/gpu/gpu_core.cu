@@ -224,13 +224,13 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     const unsigned long long bcv = bc ? strtoull(bc, NULL, 10) : 0;
     ctx->ba_chunk = bcv > 0 && bcv < CUZK_GPU_BA_PRE_BYTES ? (size_t)bcv : CUZK_GPU_BA_PRE_BYTES;
     /* NTT pass geometry (ntt_core; gpu_internal.cuh): blocks of up to 2^10 or 2^11 elements,
-     * tiles of 2^1..2^3, greedy or even passes. A value set but not understood is refused: an
+     * tiles of 2^1..2^3 (unset: by size), greedy or even passes. A value set but not understood is refused: an
      * A/B run must not measure the default under another name. */
     const char *nb = getenv("CUZK_GPU_NTT_BLOCK"), *nt = getenv("CUZK_GPU_NTT_TILE");
     const char *np = getenv("CUZK_GPU_NTT_PLAN");
     ctx->ntt_log_sh = CUZK_GPU_NTT_LOG_SH;
     ctx->ntt_lob = CUZK_GPU_NTT_LOB;
-    ctx->ntt_even = 0;
+    ctx->ntt_even = CUZK_GPU_NTT_EVEN;
     if (nb && *nb)
         ctx->ntt_log_sh = !strcmp(nb, "1024") ? 10 : !strcmp(nb, "2048") ? 11 : -1;
     if (nt && *nt)

@@ -25,10 +25,11 @@
  *      windows (c doublings each) plus the ones on the host (cuzk__gpu_horner).
  *
  * NTT (radix-2 Cooley-Tukey, decimation in time; kernels in ntt_kernels.cuh): the first pass
- * gathers in bit-reversed order and runs up to 10 stages in shared memory; later passes run up
- * to 7 stages each on tiles of 8 consecutive columns (coalesced 256-byte reads), so 2^24 takes
- * 3 passes over memory (the default geometry; CUZK_GPU_NTT_BLOCK / _TILE / _PLAN choose others,
- * cuzk__gpu_ntt_plan). Twiddles w_{2^L}^i (i < 2^(L-1)) are computed once per curve and reused
+ * gathers in bit-reversed order and runs up to 10 stages in shared memory; later passes run
+ * their stages on tiles of 4 or 8 consecutive columns (coalesced 128- or 256-byte reads), the
+ * stages spread evenly over the fewest passes: 2^24 is 10 + 7 + 7 stages, 2^27 9 + 6 + 6 + 6
+ * (the default geometry; CUZK_GPU_NTT_BLOCK / _TILE / _PLAN choose others, cuzk__gpu_ntt_plan,
+ * cuzk__gpu_ntt_auto_lob). Twiddles w_{2^L}^i (i < 2^(L-1)) are computed once per curve and reused
  * for every size up to 2^(L-1) (2^L for the coset step); inverse twiddles are
  * -w^(2^(L-1) - i).
  */

@@ -54,15 +54,19 @@ enum {
 
 /* NTT pass geometry (ntt_core, k_ntt_pass, cuzk__gpu_ntt_plan): up to 2^CUZK_GPU_NTT_LOG_SH
  * elements per block in shared memory, after the first pass tiles of 2^CUZK_GPU_NTT_LOB
- * contiguous elements per gather, greedy passes. The environment overrides them for A/B runs:
+ * contiguous elements per gather (0: by size, cuzk__gpu_ntt_auto_lob), stages spread evenly over
+ * the fewest passes (CUZK_GPU_NTT_EVEN). The environment overrides them for A/B runs:
  * CUZK_GPU_NTT_BLOCK (1024 or 2048), CUZK_GPU_NTT_TILE (1..3), CUZK_GPU_NTT_PLAN (greedy or
  * even); cuzk_gpu_open refuses a value it does not understand. The defaults are the measured
- * ones (src/gpu/PERF-NOTES.md). */
+ * ones (src/gpu/PERF-NOTES.md, eighth pass). */
 #ifndef CUZK_GPU_NTT_LOG_SH
 #define CUZK_GPU_NTT_LOG_SH 10
 #endif
 #ifndef CUZK_GPU_NTT_LOB
-#define CUZK_GPU_NTT_LOB 3
+#define CUZK_GPU_NTT_LOB 0
+#endif
+#ifndef CUZK_GPU_NTT_EVEN
+#define CUZK_GPU_NTT_EVEN 1
 #endif
 
 struct cuzk_gpu_ctx {
@@ -107,7 +111,7 @@ struct cuzk_gpu_ctx {
                        * size, 3 G2 only (cuzk__gpu_ba_on) */
     size_t ba_chunk;  /* its prefix bytes per chunk: CUZK_GPU_BA_PRE_BYTES (tests lower it) */
     int ntt_log_sh;   /* CUZK_GPU_NTT_BLOCK: elements per NTT pass block, log2 (10 or 11) */
-    int ntt_lob;      /* CUZK_GPU_NTT_TILE: contiguous elements per tile after pass 1, log2 */
+    int ntt_lob;      /* CUZK_GPU_NTT_TILE: tile after pass 1, log2 elements (0: by size) */
     int ntt_even;     /* CUZK_GPU_NTT_PLAN=even: stages spread evenly over the passes */
     bool ntt_big_attr[2]; /* per curve: the 64 KiB NTT pass kernels' shared-memory limit set */
     double synth_ms; /* the last cuzk_gpu_h_witness's synthesis kernel, host-timed */

@@ -149,10 +149,11 @@ int cuzk__gpu_ba_on(int mode, int g2, int g1_pref, size_t M)
                                      (mode < 0 && (g2 || g1_pref))));
 }
 
-/* The fewest passes (each reads and writes the whole vector). Greedy (even = 0, the measured
- * default): each pass takes as many stages as its block holds, so a 2^27 NTT with 2^10-element
- * blocks and 8-element tiles is 10 + 7 + 7 + 3 stages, its last pass in blocks of 64 elements.
- * Even: the same number of passes with the stages spread so the blocks are about equal
+/* The fewest passes (each reads and writes the whole vector). Greedy (even = 0): each pass
+ * takes as many stages as its block holds, so a 2^27 NTT with 2^10-element blocks and 8-element
+ * tiles is 10 + 7 + 7 + 3 stages, its last pass in blocks of 64 elements. Even (the default
+ * since it measured faster, 2^27 BN254 53.2 -> 41.0 ms on the H200, src/gpu/PERF-NOTES.md eighth
+ * pass): the same number of passes with the stages spread so the blocks are about equal
  * (9 + 6 + 6 + 6). */
 int cuzk__gpu_ntt_plan(int logn, int log_sh, int max_lob, int even, int s[32], int lob[32])
 {
@@ -254,4 +255,30 @@ uint64_t cuzk_gpu_scratch_estimate(cuzk_gpu_curve curve, uint64_t n_points, uint
     while (tw < domain)
         tw <<= 1;
     return sum + 32 * tw;
+}
+
+/* The tile (2^2 or 2^3 contiguous elements) of a 2^logn NTT's later passes when none is asked
+ * for: the one whose even plan gives those passes blocks closest to 2^9 elements (256 threads),
+ * the size that measured fastest on the H200 (2^24: tiles of 4, blocks of 2^9, 4.58 ms against
+ * 4.89 with tiles of 8 and blocks of 2^10; 2^27: tiles of 8, blocks of 2^9, 40.95 ms against
+ * 42.85 with tiles of 4 and blocks of 2^8; BN254, src/gpu/PERF-NOTES.md eighth pass). Ties go to
+ * the larger tile (longer contiguous runs per gather). */
+int cuzk__gpu_ntt_auto_lob(int logn, int log_sh)
+{
+    int best = log_sh > 3 ? 3 : 1, best_dev = 1 << 30;
+    for (int lb = 3; lb >= 2; lb--) {
+        int s[32], lob[32], dev = 0;
+        if (log_sh <= lb)
+            continue;
+        const int P = cuzk__gpu_ntt_plan(logn, log_sh, lb, 1, s, lob);
+        for (int i = 1; i < P; i++) {
+            const int d = s[i] + lob[i] - 9;
+            dev += d < 0 ? -d : d;
+        }
+        if (dev < best_dev) {
+            best_dev = dev;
+            best = lb;
+        }
+    }
+    return best;
 }

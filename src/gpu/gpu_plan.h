@@ -23,6 +23,8 @@ void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g);
  * (s[i] + lob[i] <= log_sh, lob[0] = 0, lob[i] <= the stages before pass i); returns the
  * number of passes (the fewest possible, at most 32). */
 int cuzk__gpu_ntt_plan(int logn, int log_sh, int max_lob, int even, int s[32], int lob[32]);
+/* The default tile bits (2 or 3) of a 2^logn NTT's later passes with blocks of 2^log_sh. */
+int cuzk__gpu_ntt_auto_lob(int logn, int log_sh);
 
 #ifdef __cplusplus
 }

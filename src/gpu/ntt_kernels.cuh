@@ -218,7 +218,8 @@ __global__ void k_synth(const uint64_t *rpa, const uint8_t *reca, const uint64_t
 }
 
 /* The launches of k_ntt_pass for one 2^logn transform (logn >= 1), as ntt_core issues them and
- * tests/gpu/ntt_emu.cpp replays them: the passes of cuzk__gpu_ntt_plan, each reading v (the
+ * tests/gpu/ntt_emu.cpp replays them: the passes of cuzk__gpu_ntt_plan (max_lob 0: the tile
+ * cuzk__gpu_ntt_auto_lob picks for the size), each reading v (the
  * first, bit-reversed) or tmp and writing tmp or, the last, v; a transform of one pass writes
  * tmp and copies it back. The last pass applies the post-scaling. Blocks of more than 1024
  * elements run the 2048-element (64 KiB) instantiation. */
@@ -235,6 +236,8 @@ static inline int ntt_passes(int logn, int log_sh, int max_lob, int even, int po
                              ntt_pass out[32])
 {
     int ps[32], plob[32];
+    if (max_lob <= 0) /* the default: by size (cuzk__gpu_ntt_auto_lob) */
+        max_lob = cuzk__gpu_ntt_auto_lob(logn, log_sh);
     const int P = cuzk__gpu_ntt_plan(logn, log_sh, max_lob, even, ps, plob);
     int done = 0;
     for (int i = 0; i < P; i++) {

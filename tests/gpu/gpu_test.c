@@ -849,14 +849,15 @@ int main(void)
         bls12_381_fr_test_ntt(lns[i]);
     }
     /* Another pass geometry (CUZK_GPU_NTT_*, read when a context opens): the NTTs and H again
-     * through a second context with 2048-element blocks, 4-element tiles and even passes, or
-     * 1024, 8 and greedy when the environment already chose 2048. (tests/gpu/ntt_emu.cpp
-     * checks every geometry's kernels on the host in CI.) */
+     * through a second context with 1024-element blocks, 8-element tiles and greedy passes
+     * (the default before the even plan), or 2048, 4 and even when the environment already
+     * chose greedy passes. (tests/gpu/ntt_emu.cpp checks every geometry's kernels on the host
+     * in CI.) */
     {
         static const char *const names[3] = {"CUZK_GPU_NTT_BLOCK", "CUZK_GPU_NTT_TILE",
                                              "CUZK_GPU_NTT_PLAN"};
-        const char *nb = getenv(names[0]);
-        const int big = !(nb && !strcmp(nb, "2048"));
+        const char *np = getenv(names[2]);
+        const int big = np && !strcmp(np, "greedy");
         const char *const vals[3] = {big ? "2048" : "1024", big ? "2" : "3",
                                      big ? "even" : "greedy"};
         char *keep[3];

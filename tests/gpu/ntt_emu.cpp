@@ -482,9 +482,11 @@ template <class FR> static void test_curve(const char *name)
 {
     ref<FR> R;
     test_synth(R, name);
-    /* The device's geometries (CUZK_GPU_NTT_BLOCK / _TILE / _PLAN; the first is the default),
+    /* The device's geometries (CUZK_GPU_NTT_BLOCK / _TILE / _PLAN; the first is the default, its
+     * tile chosen by size, lob 0: cuzk__gpu_ntt_auto_lob),
      * then small blocks (emulation only) that make 3 to 9 passes at these sizes. */
-    static const geom device_g[] = {{10, 3, 0}, {11, 2, 1}, {11, 3, 0}, {10, 2, 1}, {11, 1, 0}};
+    static const geom device_g[] = {{10, 0, 1}, {10, 3, 0}, {11, 2, 1}, {11, 3, 0},
+                                    {10, 2, 1}, {11, 1, 0}, {11, 0, 0}};
     static const int device_logn[] = {0, 1, 2, 3, 5, 10, 11, 12, 13};
     for (const geom &g : device_g)
         for (int logn : device_logn)
