@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Device run: the NTT and H rows of the default pass geometry at every size from 2^20 to 2^27
 # (the plan picks its tile by size, cuzk__gpu_ntt_auto_lob, so sizes the geometry A/B did not
-# cover are measured here), gpu_test --quick as a correctness check of the same binaries, and
+# cover are measured here), gpu_test --quick and gpu_prove_test (GPU proofs byte-identical to
+# the CPU's at r = s = 0) as correctness checks of the same binaries, and
 # the warp stall reasons of k_ntt_pass (ncu, one forward NTT of 2^24 and of 2^27, BN254), kept
 # under $OUT/ncu-stalls.txt. Run from the repository root on the GPU machine after
 # scripts/device-pack here, with build-device carried (device tool: run
@@ -17,6 +18,9 @@ t0=$(date +%s)
 CUZK_GPU_TEST_QUICK=1 timeout 200 $CUZK_BIN_DIR/gpu_test > $O/gpu_test.log 2>&1
 echo "gpu_test --quick rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 $O/gpu_test.log)"
 grep -E "MISMATCH|FAIL" $O/gpu_test.log | head -5
+t0=$(date +%s)
+timeout 120 tests/gpu/gpu_prove_test.sh > $O/prove.log 2>&1
+echo "gpu_prove_test rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 $O/prove.log)"
 timeout 120 $NB --only ntt,h --max-log 27 --logs 20,22,24,25,26,27 --reps 3 2>&1 |
   grep -E "^\|" | grep -v -- "---"
 for ln in 24 27; do

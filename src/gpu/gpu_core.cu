@@ -227,21 +227,26 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
      * tiles of 2^1..2^3 (unset: by size), greedy or even passes. A value set but not understood is refused: an
      * A/B run must not measure the default under another name. */
     const char *nb = getenv("CUZK_GPU_NTT_BLOCK"), *nt = getenv("CUZK_GPU_NTT_TILE");
-    const char *np = getenv("CUZK_GPU_NTT_PLAN");
+    const char *np = getenv("CUZK_GPU_NTT_PLAN"), *nr = getenv("CUZK_GPU_NTT_RADIX");
     ctx->ntt_log_sh = CUZK_GPU_NTT_LOG_SH;
     ctx->ntt_lob = CUZK_GPU_NTT_LOB;
     ctx->ntt_even = CUZK_GPU_NTT_EVEN;
+    ctx->ntt_r4 = CUZK_GPU_NTT_R4;
     if (nb && *nb)
         ctx->ntt_log_sh = !strcmp(nb, "1024") ? 10 : !strcmp(nb, "2048") ? 11 : -1;
     if (nt && *nt)
         ctx->ntt_lob = nt[0] >= '1' && nt[0] <= '3' && !nt[1] ? nt[0] - '0' : -1;
     if (np && *np)
         ctx->ntt_even = !strcmp(np, "even") ? 1 : !strcmp(np, "greedy") ? 0 : -1;
-    if (ctx->ntt_log_sh < 0 || ctx->ntt_lob < 0 || ctx->ntt_even < 0) {
+    if (nr && *nr)
+        ctx->ntt_r4 = !strcmp(nr, "4") ? 1 : !strcmp(nr, "4w") ? 2 : !strcmp(nr, "2") ? 0 : -1;
+    if (ctx->ntt_log_sh < 0 || ctx->ntt_lob < 0 || ctx->ntt_even < 0 || ctx->ntt_r4 < 0) {
         r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
                       "cuzk_gpu_open: CUZK_GPU_NTT_BLOCK=%s, CUZK_GPU_NTT_TILE=%s, "
-                      "CUZK_GPU_NTT_PLAN=%s: expected 1024 or 2048, 1 to 3, greedy or even",
-                      nb ? nb : "(unset)", nt ? nt : "(unset)", np ? np : "(unset)");
+                      "CUZK_GPU_NTT_PLAN=%s, CUZK_GPU_NTT_RADIX=%s: expected 1024 or 2048, "
+                      "1 to 3, greedy or even, 2, 4 or 4w",
+                      nb ? nb : "(unset)", nt ? nt : "(unset)", np ? np : "(unset)",
+                      nr ? nr : "(unset)");
         cuzk_gpu_close(ctx);
         return r;
     }

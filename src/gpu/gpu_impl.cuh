@@ -27,8 +27,9 @@
  * NTT (radix-2 Cooley-Tukey, decimation in time; kernels in ntt_kernels.cuh): the first pass
  * gathers in bit-reversed order and runs up to 10 stages in shared memory; later passes run
  * their stages on tiles of 4 or 8 consecutive columns (coalesced 128- or 256-byte reads), the
- * stages spread evenly over the fewest passes: 2^24 is 10 + 7 + 7 stages, 2^27 9 + 6 + 6 + 6
- * (the default geometry; CUZK_GPU_NTT_BLOCK / _TILE / _PLAN choose others, cuzk__gpu_ntt_plan,
+ * stages spread evenly over the fewest passes: 2^24 is 10 + 7 + 7 stages, 2^27 9 + 6 + 6 + 6;
+ * each thread takes two stages per trip through shared memory (k_ntt_pass4) (the default
+ * geometry; CUZK_GPU_NTT_BLOCK / _TILE / _PLAN / _RADIX choose others, cuzk__gpu_ntt_plan,
  * cuzk__gpu_ntt_auto_lob). Twiddles w_{2^L}^i (i < 2^(L-1)) are computed once per curve and reused
  * for every size up to 2^(L-1) (2^L for the coset step); inverse twiddles are
  * -w^(2^(L-1) - i).
@@ -411,7 +412,8 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
     }
     /* The passes (ntt_passes, cuzk__gpu_ntt_plan; the geometry from CUZK_GPU_NTT_*). */
     ntt_pass pl[32];
-    const int P = ntt_passes(logn, ctx->ntt_log_sh, ctx->ntt_lob, ctx->ntt_even, post, pl);
+    const int P = ntt_passes(logn, ctx->ntt_log_sh, ctx->ntt_lob, ctx->ntt_even, ctx->ntt_r4,
+                             post, pl);
     for (int i = 0; i < P; i++) {
         const ntt_pass &q = pl[i];
         const fe<FR> *src = q.src_v ? v : tmp;
@@ -427,7 +429,20 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
 #define NTT_LAUNCH(F, SH)                                                                    \
     k_ntt_pass<FR, F, SH><<<(unsigned)q.blocks, q.threads, shb, st>>>(                       \
         src, dst, logn, q.m0, q.s, q.lob, tw, L, inverse, q.post, fc)
-        if (q.big) {
+#define NTT4_LAUNCH(F, MB)                                                                   \
+    k_ntt_pass4<FR, F, MB><<<(unsigned)q.blocks, q.threads, shb, st>>>(                      \
+        src, dst, logn, q.m0, q.s, q.lob, tw, L, inverse, q.post, fc)
+        if (q.r4 == 1) {
+            if (q.first)
+                NTT4_LAUNCH(true, 4);
+            else
+                NTT4_LAUNCH(false, 4);
+        } else if (q.r4 == 2) {
+            if (q.first)
+                NTT4_LAUNCH(true, 3);
+            else
+                NTT4_LAUNCH(false, 3);
+        } else if (q.big) {
             if (q.first)
                 NTT_LAUNCH(true, 2048);
             else
@@ -439,6 +454,7 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
                 NTT_LAUNCH(false, 1024);
         }
 #undef NTT_LAUNCH
+#undef NTT4_LAUNCH
         LAUNCHED("k_ntt_pass");
         if (q.copy_back)
             CU(cudaMemcpyAsync(v, tmp, n * sizeof(fe<FR>), cudaMemcpyDeviceToDevice, st));

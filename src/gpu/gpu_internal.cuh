@@ -57,8 +57,8 @@ enum {
  * contiguous elements per gather (0: by size, cuzk__gpu_ntt_auto_lob), stages spread evenly over
  * the fewest passes (CUZK_GPU_NTT_EVEN). The environment overrides them for A/B runs:
  * CUZK_GPU_NTT_BLOCK (1024 or 2048), CUZK_GPU_NTT_TILE (1..3), CUZK_GPU_NTT_PLAN (greedy or
- * even); cuzk_gpu_open refuses a value it does not understand. The defaults are the measured
- * ones (src/gpu/PERF-NOTES.md, eighth pass). */
+ * even), CUZK_GPU_NTT_RADIX (below); cuzk_gpu_open refuses a value it does not understand.
+ * The defaults are the measured ones (src/gpu/PERF-NOTES.md, eighth pass). */
 #ifndef CUZK_GPU_NTT_LOG_SH
 #define CUZK_GPU_NTT_LOG_SH 10
 #endif
@@ -67,6 +67,12 @@ enum {
 #endif
 #ifndef CUZK_GPU_NTT_EVEN
 #define CUZK_GPU_NTT_EVEN 1
+#endif
+/* Two stages per trip through shared memory (k_ntt_pass4) for blocks of up to 1024 elements:
+ * 0 off, 1 at 64 registers, 2 at 80 (the default: NTT 2^27 41.7 -> 38.0 ms, BN254, H200,
+ * src/gpu/PERF-NOTES.md eighth pass); CUZK_GPU_NTT_RADIX=2|4|4w overrides it. */
+#ifndef CUZK_GPU_NTT_R4
+#define CUZK_GPU_NTT_R4 2
 #endif
 
 struct cuzk_gpu_ctx {
@@ -113,6 +119,7 @@ struct cuzk_gpu_ctx {
     int ntt_log_sh;   /* CUZK_GPU_NTT_BLOCK: elements per NTT pass block, log2 (10 or 11) */
     int ntt_lob;      /* CUZK_GPU_NTT_TILE: tile after pass 1, log2 elements (0: by size) */
     int ntt_even;     /* CUZK_GPU_NTT_PLAN=even: stages spread evenly over the passes */
+    int ntt_r4;       /* CUZK_GPU_NTT_RADIX: 0 (2), 1 (4), 2 (4w): k_ntt_pass4's bound */
     bool ntt_big_attr[2]; /* per curve: the 64 KiB NTT pass kernels' shared-memory limit set */
     double synth_ms; /* the last cuzk_gpu_h_witness's synthesis kernel, host-timed */
     /* What SCR_SC_IN holds: the upload of n host scalars from host (valid = 0: nothing). An

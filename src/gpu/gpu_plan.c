@@ -258,14 +258,15 @@ uint64_t cuzk_gpu_scratch_estimate(cuzk_gpu_curve curve, uint64_t n_points, uint
 }
 
 /* The tile (2^2 or 2^3 contiguous elements) of a 2^logn NTT's later passes when none is asked
- * for: the one whose even plan gives those passes blocks closest to 2^9 elements (256 threads),
- * the size that measured fastest on the H200 (2^24: tiles of 4, blocks of 2^9, 4.58 ms against
- * 4.89 with tiles of 8 and blocks of 2^10; 2^27: tiles of 8, blocks of 2^9, 40.95 ms against
- * 42.85 with tiles of 4 and blocks of 2^8; BN254, src/gpu/PERF-NOTES.md eighth pass). Ties go to
- * the larger tile (longer contiguous runs per gather). */
+ * for: the one whose even plan has fewer passes, then the one that gives those passes blocks
+ * closest to 2^9 elements, the size that measured fastest on the H200 (BN254, two stages per
+ * trip, src/gpu/PERF-NOTES.md eighth pass: 2^24 with tiles of 4, blocks of 2^9, 4.22 ms against
+ * 4.52 with tiles of 8, blocks of 2^10; 2^27 with tiles of 8, blocks of 2^9, 37.95 against 45.74
+ * with tiles of 4, blocks of 2^8; 2^26 in three passes with tiles of 4, 19.03, against four
+ * with tiles of 8, 19.94). Ties go to the larger tile (longer contiguous runs per gather). */
 int cuzk__gpu_ntt_auto_lob(int logn, int log_sh)
 {
-    int best = log_sh > 3 ? 3 : 1, best_dev = 1 << 30;
+    int best = log_sh > 3 ? 3 : 1, best_p = 1 << 30, best_dev = 1 << 30;
     for (int lb = 3; lb >= 2; lb--) {
         int s[32], lob[32], dev = 0;
         if (log_sh <= lb)
@@ -275,7 +276,8 @@ int cuzk__gpu_ntt_auto_lob(int logn, int log_sh)
             const int d = s[i] + lob[i] - 9;
             dev += d < 0 ? -d : d;
         }
-        if (dev < best_dev) {
+        if (P < best_p || (P == best_p && dev < best_dev)) {
+            best_p = P;
             best_dev = dev;
             best = lb;
         }

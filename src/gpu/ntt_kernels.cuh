@@ -76,22 +76,28 @@ template <class FR, int SH> DI void sh_st(uint32_t (*sh)[SH], int e, const fe<FR
         sh[k][e] = x.v[k];
 }
 
+/* The twiddle w_{2^L}^ti of the forward transform, or of the inverse: w^-ti = -w^(2^(L-1) - ti). */
+template <class FR>
+DI fe<FR> ntt_tw(const fe<FR> *tw, uint32_t ti, int inverse, uint32_t half_tab)
+{
+    if (!inverse)
+        return ld16(tw + ti);
+    if (ti == 0)
+        return fe<FR>::one();
+    return -ld16(tw + (half_tab - ti));
+}
+
 /* One pass of stages m0 .. m0+s-1 (1-based) of a size-2^logn DIT NTT, 2^(s+lob) <= SH elements
  * per block in dynamic shared memory (8 SH words).
  * Index of a block element: hi * 2^(m0-1+s) + q * 2^(m0-1) + tile * 2^lob + lo, q < 2^s.
  * first: read src in bit-reversed order. post: 0 none, 1 times f, 2 times f * w_{2N}^i, 3 times
- * w_{2N}^i. */
-/* Blocks of 512 threads per SM asked of ptxas: 3 caps the kernel at 40 registers (then without
- * spills; 54 uncapped allowed only 2 blocks): NTT 2^24 5.47 -> 4.96 ms, 2^27 56.9 -> 53.0 ms
- * (H200, 2026-11-30). Since the first pass takes stage 1 as it gathers (FIRST), ptxas reports
- * an 8-byte spill in every instantiation (nvcc 13.0). */
-#ifndef CUZK_GPU_NTT_MINB
-#define CUZK_GPU_NTT_MINB 3
-#endif
-template <class FR, bool FIRST, int SH>
-__global__ void __launch_bounds__(512, CUZK_GPU_NTT_MINB)
-k_ntt_pass(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, const fe<FR> *tw,
-           int L, int inverse, int post, fr_const f_)
+ * w_{2N}^i. R4: two stages per trip through shared memory where two are left (each thread
+ * takes the four elements of two butterflies of stage m and the two of stage m + 1 that use
+ * them, with three twiddles and four products: half the barriers and shared-memory traffic,
+ * two products in flight per thread); the block then has E/4 threads. */
+template <class FR, bool FIRST, int SH, bool R4>
+DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob,
+                      const fe<FR> *tw, int L, int inverse, int post, fr_const f_)
 {
     if (FIRST) { /* the first pass: stages from 1, untiled (constants for the compiler) */
         m0 = 1;
@@ -129,25 +135,47 @@ k_ntt_pass(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, con
     }
     __syncthreads();
     const uint32_t half_tab = 1u << (L - 1);
-    for (int st = FIRST ? 1 : 0; st < s; st++) {
-        int m = m0 + st;
-        for (int bf = threadIdx.x; bf < E / 2; bf += blockDim.x) {
-            uint32_t lo = bf & lomask, r = bf >> lob;
-            uint32_t qlow = r & ((1u << st) - 1), qhigh = r >> st;
-            uint32_t q0 = (qhigh << (st + 1)) | qlow, q1 = q0 | (1u << st);
-            uint32_t j = (qlow << lo_all) + (tile << lob) + lo;
-            uint32_t ti = j << (L - m);
-            fe<FR> w;
-            if (!inverse)
-                w = ld16(tw + ti);
-            else if (ti == 0)
-                w = fe<FR>::one();
-            else
-                w = -ld16(tw + (half_tab - ti));
-            int e0 = (q0 << lob) | lo, e1 = (q1 << lob) | lo;
-            fe<FR> u = sh_ld<FR, SH>(sh, e0), v = mul_inl(sh_ld<FR, SH>(sh, e1), w);
-            sh_st<FR, SH>(sh, e0, u + v);
-            sh_st<FR, SH>(sh, e1, u - v);
+    for (int st = FIRST ? 1 : 0; st < s;) {
+        const int m = m0 + st;
+        if (R4 && st + 1 < s) {
+            /* Elements q = qhigh b1 b0 qlow (b0 at bit st): stage m pairs b0 = 0, 1 with the
+             * twiddle of qlow, stage m + 1 pairs b1 = 0, 1 with the twiddle of (b0 qlow). */
+            const int d = 1 << (st + lob); /* element distance of bit st */
+            for (int qd = threadIdx.x; qd < E / 4; qd += blockDim.x) {
+                uint32_t lo = qd & lomask, r = qd >> lob;
+                uint32_t qlow = r & ((1u << st) - 1), qhigh = r >> st;
+                uint32_t j = (qlow << lo_all) + (tile << lob) + lo;
+                int e0 = (int)((((qhigh << (st + 2)) | qlow) << lob) | lo);
+                fe<FR> wa = ntt_tw(tw, j << (L - m), inverse, half_tab);
+                fe<FR> x0 = sh_ld<FR, SH>(sh, e0), t = mul_inl(sh_ld<FR, SH>(sh, e0 + d), wa);
+                fe<FR> a1 = x0 - t;
+                x0 = x0 + t; /* a0 */
+                fe<FR> x2 = sh_ld<FR, SH>(sh, e0 + 2 * d);
+                t = mul_inl(sh_ld<FR, SH>(sh, e0 + 3 * d), wa);
+                fe<FR> a3 = x2 - t;
+                x2 = x2 + t; /* a2 */
+                t = mul_inl(x2, ntt_tw(tw, j << (L - m - 1), inverse, half_tab));
+                sh_st<FR, SH>(sh, e0, x0 + t);
+                sh_st<FR, SH>(sh, e0 + 2 * d, x0 - t);
+                t = mul_inl(a3, ntt_tw(tw, (j + (1u << (st + lo_all))) << (L - m - 1), inverse,
+                                       half_tab));
+                sh_st<FR, SH>(sh, e0 + d, a1 + t);
+                sh_st<FR, SH>(sh, e0 + 3 * d, a1 - t);
+            }
+            st += 2;
+        } else {
+            for (int bf = threadIdx.x; bf < E / 2; bf += blockDim.x) {
+                uint32_t lo = bf & lomask, r = bf >> lob;
+                uint32_t qlow = r & ((1u << st) - 1), qhigh = r >> st;
+                uint32_t q0 = (qhigh << (st + 1)) | qlow, q1 = q0 | (1u << st);
+                uint32_t j = (qlow << lo_all) + (tile << lob) + lo;
+                fe<FR> w = ntt_tw(tw, j << (L - m), inverse, half_tab);
+                int e0 = (q0 << lob) | lo, e1 = (q1 << lob) | lo;
+                fe<FR> u = sh_ld<FR, SH>(sh, e0), v = mul_inl(sh_ld<FR, SH>(sh, e1), w);
+                sh_st<FR, SH>(sh, e0, u + v);
+                sh_st<FR, SH>(sh, e1, u - v);
+            }
+            st += 1;
         }
         __syncthreads();
     }
@@ -166,6 +194,33 @@ k_ntt_pass(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, con
         st16(dst + g, x);
     }
 #undef GIDX
+}
+
+/* Blocks of 512 threads per SM asked of ptxas: 3 caps the kernel at 40 registers (then without
+ * spills; 54 uncapped allowed only 2 blocks): NTT 2^24 5.47 -> 4.96 ms, 2^27 56.9 -> 53.0 ms
+ * (H200, 2026-11-30). Since the first pass takes stage 1 as it gathers (FIRST), ptxas reports
+ * an 8-byte spill in every instantiation (nvcc 13.0). */
+#ifndef CUZK_GPU_NTT_MINB
+#define CUZK_GPU_NTT_MINB 3
+#endif
+template <class FR, bool FIRST, int SH>
+__global__ void __launch_bounds__(512, CUZK_GPU_NTT_MINB)
+k_ntt_pass(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, const fe<FR> *tw,
+           int L, int inverse, int post, fr_const f_)
+{
+    ntt_pass_body<FR, FIRST, SH, false>(src, dst, logn, m0, s, lob, tw, L, inverse, post, f_);
+}
+
+/* The two-stage variant (R4, 1024-element blocks, at most 256 threads): four elements live
+ * per thread. MINB 4 caps it at 64 registers (4 blocks of 256 threads per SM; ptxas, nvcc 13.0:
+ * 56 bytes of spills), MINB 3 at 80 (3 blocks; BN254 needs 78-80 registers, no spills);
+ * CUZK_GPU_NTT_RADIX=4 / 4w pick them. */
+template <class FR, bool FIRST, int MINB>
+__global__ void __launch_bounds__(256, MINB)
+k_ntt_pass4(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, const fe<FR> *tw,
+            int L, int inverse, int post, fr_const f_)
+{
+    ntt_pass_body<FR, FIRST, 1024, true>(src, dst, logn, m0, s, lob, tw, L, inverse, post, f_);
 }
 
 template <class FR> __global__ void k_hmul(fe<FR> *a, const fe<FR> *b, const fe<FR> *c, size_t n)
@@ -225,6 +280,8 @@ __global__ void k_synth(const uint64_t *rpa, const uint8_t *reca, const uint64_t
  * elements run the 2048-element (64 KiB) instantiation. */
 struct ntt_pass {
     int first, big;   /* k_ntt_pass<FR, first, big ? 2048 : 1024> */
+    int r4;           /* 1, 2: k_ntt_pass4<FR, first, r4 == 1 ? 4 : 3> instead (two stages per
+                       * trip, E/4 threads) */
     int m0, s, lob;   /* its stages m0 .. m0 + s - 1, tiles of 2^lob */
     size_t blocks;
     int threads;
@@ -232,7 +289,7 @@ struct ntt_pass {
     int src_v, dst_v; /* reads v (else tmp), writes v (else tmp) */
     int copy_back;    /* then tmp is copied to v */
 };
-static inline int ntt_passes(int logn, int log_sh, int max_lob, int even, int post,
+static inline int ntt_passes(int logn, int log_sh, int max_lob, int even, int radix4, int post,
                              ntt_pass out[32])
 {
     int ps[32], plob[32];
@@ -246,11 +303,13 @@ static inline int ntt_passes(int logn, int log_sh, int max_lob, int even, int po
         const int E = 1 << (ps[i] + plob[i]);
         q.first = i == 0;
         q.big = E > 1024;
+        q.r4 = q.big ? 0 : radix4;
         q.m0 = done + 1;
         q.s = ps[i];
         q.lob = plob[i];
         q.blocks = ((size_t)1 << logn) / (size_t)E;
-        q.threads = E / 2 < 512 ? (E / 2 > 0 ? E / 2 : 1) : 512;
+        const int per = q.r4 ? E / 4 : E / 2; /* elements per thread: 4 or 2 */
+        q.threads = per < 512 ? (per > 0 ? per : 1) : 512;
         q.post = last ? post : 0;
         q.src_v = i == 0;
         q.dst_v = last && i > 0;

@@ -849,19 +849,19 @@ int main(void)
         bls12_381_fr_test_ntt(lns[i]);
     }
     /* Another pass geometry (CUZK_GPU_NTT_*, read when a context opens): the NTTs and H again
-     * through a second context with 1024-element blocks, 8-element tiles and greedy passes
-     * (the default before the even plan), or 2048, 4 and even when the environment already
-     * chose greedy passes. (tests/gpu/ntt_emu.cpp checks every geometry's kernels on the host
+     * through a second context with 1024-element blocks, 8-element tiles, greedy passes and
+     * one stage per trip through shared memory (k_ntt_pass: the default before the even plan
+     * and k_ntt_pass4), or 2048, 4 and even when the environment already chose greedy passes. (tests/gpu/ntt_emu.cpp checks every geometry's kernels on the host
      * in CI.) */
     {
-        static const char *const names[3] = {"CUZK_GPU_NTT_BLOCK", "CUZK_GPU_NTT_TILE",
-                                             "CUZK_GPU_NTT_PLAN"};
+        static const char *const names[4] = {"CUZK_GPU_NTT_BLOCK", "CUZK_GPU_NTT_TILE",
+                                             "CUZK_GPU_NTT_PLAN", "CUZK_GPU_NTT_RADIX"};
         const char *np = getenv(names[2]);
         const int big = np && !strcmp(np, "greedy");
-        const char *const vals[3] = {big ? "2048" : "1024", big ? "2" : "3",
-                                     big ? "even" : "greedy"};
-        char *keep[3];
-        for (int k = 0; k < 3; k++) {
+        const char *const vals[4] = {big ? "2048" : "1024", big ? "2" : "3",
+                                     big ? "even" : "greedy", "2"};
+        char *keep[4];
+        for (int k = 0; k < 4; k++) {
             const char *v = getenv(names[k]);
             keep[k] = v ? strdup(v) : NULL;
             setenv(names[k], vals[k], 1);
@@ -891,7 +891,15 @@ int main(void)
                   "CUZK_GPU_NTT_BLOCK=4096 refused: %d %s", (int)e, eb.msg);
         if (c1)
             cuzk_gpu_close(c1);
-        for (int k = 0; k < 3; k++) {
+        setenv(names[0], "1024", 1);
+        setenv(names[3], "8", 1);
+        c1 = NULL;
+        e = cuzk_gpu_open(&c1, 0, &eb);
+        CHECK_MSG(e == CUZK_INVALID_ARGUMENT && !c1 && strstr(eb.msg, "CUZK_GPU_NTT_RADIX=8"),
+                  "CUZK_GPU_NTT_RADIX=8 refused: %d %s", (int)e, eb.msg);
+        if (c1)
+            cuzk_gpu_close(c1);
+        for (int k = 0; k < 4; k++) {
             if (keep[k])
                 setenv(names[k], keep[k], 1);
             else

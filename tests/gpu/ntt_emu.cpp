@@ -4,7 +4,9 @@
  * threads are coroutines meeting at __syncthreads, the shared memory one host array (blocks
  * run one after another), the PTX carry primitives emulated (field.cuh). For BN254 and
  * BLS12-381 Fr and every pass geometry the device can be told to use (CUZK_GPU_NTT_BLOCK /
- * _TILE / _PLAN), plus small blocks that make many passes at small sizes: the forward NTT, the inverse (times 1/n), both on a coset, and H (three inverse
+ * _TILE / _PLAN / _RADIX: k_ntt_pass and k_ntt_pass4, two stages per trip), plus small blocks
+ * that make many passes at small sizes: the forward NTT, the inverse (times 1/n), both on a
+ * coset, and H (three inverse
  * transforms with h_api's post-scalings, three forward ones, a b - c) must equal the
  * transforms computed here with GMP from the definition's roots, 5^((r-1)/2^k). Built and run
  * by ntt_emu_test.sh, so CI checks the NTT without a GPU. (The shims: emu_cuda.h.) Also the
@@ -133,8 +135,13 @@ template <class FR> void ref<FR>::dft(zvec &x, const mpz_t w)
 /* ---- the device side, as gpu_impl.cuh's host code drives it */
 
 struct geom {
-    int log_sh, lob, even;
+    int log_sh, lob, even, r4;
 };
+static const char *gname(const geom &g)
+{
+    return g.even ? (g.r4 ? "even, two stages per trip" : "even")
+                  : (g.r4 ? "greedy, two stages per trip" : "greedy");
+}
 
 template <class FR> struct dev {
     ref<FR> &R;
@@ -188,7 +195,7 @@ template <class FR> struct dev {
             return;
         }
         ntt_pass pl[32];
-        const int P = ntt_passes(logn, g.log_sh, g.lob, g.even, post, pl);
+        const int P = ntt_passes(logn, g.log_sh, g.lob, g.even, g.r4, post, pl);
         for (int i = 0; i < P; i++) {
             const ntt_pass &q = pl[i];
             const fe<FR> *src = q.src_v ? v : tmp.data();
@@ -196,7 +203,13 @@ template <class FR> struct dev {
             const fe<FR> *twp = tw.data();
             const int Lc = L;
             auto k = [&] {
-                if (q.first && q.big)
+                if (q.r4 && q.first)
+                    k_ntt_pass4<FR, true, 4>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc, inverse,
+                                             q.post, fc);
+                else if (q.r4)
+                    k_ntt_pass4<FR, false, 4>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
+                                              inverse, q.post, fc);
+                else if (q.first && q.big)
                     k_ntt_pass<FR, true, 2048>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
                                                inverse, q.post, fc);
                 else if (q.first)
@@ -337,11 +350,11 @@ template <class FR> static void test_one(ref<FR> &R, const char *name, geom g, i
             v[i] = R.to_fe(x[i].v);
         D.ntt_api(v.data(), logn, 0, coset ? sh : NULL);
         CHECK_MSG(same(R, v, want), "%s ntt 2^%d (%d, %d, %s) coset=%d", name, logn, g.log_sh,
-                  g.lob, g.even ? "even" : "greedy", coset);
+                  g.lob, gname(g), coset);
         /* and back */
         D.ntt_api(v.data(), logn, 1, coset ? sh : NULL);
         CHECK_MSG(same(R, v, x), "%s intt(ntt) 2^%d (%d, %d, %s) coset=%d", name, logn, g.log_sh,
-                  g.lob, g.even ? "even" : "greedy", coset);
+                  g.lob, gname(g), coset);
     }
     /* the inverse alone against the definition: x_i = 1/n sum_j X_j w^(-ij) */
     {
@@ -358,7 +371,7 @@ template <class FR> static void test_one(ref<FR> &R, const char *name, geom g, i
             v[i] = R.to_fe(x[i].v);
         D.ntt_api(v.data(), logn, 1, NULL);
         CHECK_MSG(same(R, v, want), "%s intt 2^%d (%d, %d, %s)", name, logn, g.log_sh, g.lob,
-                  g.even ? "even" : "greedy");
+                  gname(g));
     }
     /* H: coefficients of a, b, c (inverse DFT), times g^i with g = w_{2n}, DFT, a b - c. */
     {
@@ -397,7 +410,7 @@ template <class FR> static void test_one(ref<FR> &R, const char *name, geom g, i
         }
         D.h(a.data(), b.data(), c.data(), logn);
         CHECK_MSG(same(R, a, want), "%s H 2^%d (%d, %d, %s)", name, logn, g.log_sh, g.lob,
-                  g.even ? "even" : "greedy");
+                  gname(g));
         mpz_clears(winv, ninv, gg, gp, NULL);
     }
     mpz_clears(w, t, sh, shp, NULL);
@@ -485,13 +498,15 @@ template <class FR> static void test_curve(const char *name)
     /* The device's geometries (CUZK_GPU_NTT_BLOCK / _TILE / _PLAN; the first is the default, its
      * tile chosen by size, lob 0: cuzk__gpu_ntt_auto_lob),
      * then small blocks (emulation only) that make 3 to 9 passes at these sizes. */
-    static const geom device_g[] = {{10, 0, 1}, {10, 3, 0}, {11, 2, 1}, {11, 3, 0},
-                                    {10, 2, 1}, {11, 1, 0}, {11, 0, 0}};
+    static const geom device_g[] = {{10, 0, 1, 2}, {10, 0, 1, 0}, {10, 3, 0, 0},
+                                    {11, 2, 1, 0}, {11, 3, 0, 0}, {10, 2, 1, 0},
+                                    {11, 1, 0, 0}, {11, 0, 0, 0}, {11, 3, 0, 1}};
     static const int device_logn[] = {0, 1, 2, 3, 5, 10, 11, 12, 13};
     for (const geom &g : device_g)
         for (int logn : device_logn)
             test_one(R, name, g, logn);
-    static const geom small_g[] = {{4, 1, 0}, {4, 3, 1}, {5, 2, 0}, {5, 2, 1}, {6, 3, 0}};
+    static const geom small_g[] = {{4, 1, 0, 0}, {4, 3, 1, 0}, {5, 2, 0, 0}, {5, 2, 1, 0},
+                                   {6, 3, 0, 0}, {4, 1, 0, 1}, {5, 2, 1, 1}, {6, 3, 0, 1}};
     static const int small_logn[] = {4, 5, 7, 9, 12};
     for (const geom &g : small_g)
         for (int logn : small_logn)
