@@ -12,8 +12,9 @@
 # carry ["build-device"]). Writes $OUT/summary.txt.
 set -u
 O=${OUT:-/tmp/ntt-geometry-out}
-mkdir -p "$O" /tmp/czn && tar -xJf ${CUZK_PACK:-build-device/cuzk-device.tar.xz} -C /tmp/czn
-. /tmp/czn/env.sh
+mkdir -p "$O"
+. scripts/device/common.sh
+dev_unpack /tmp/czn
 NB=$CUZK_BIN_DIR/cuzk-bench-gpu
 PB=
 if [ -n "${PREV_PACK:-}" ] && [ -f "$PREV_PACK" ]; then
@@ -21,14 +22,9 @@ if [ -n "${PREV_PACK:-}" ] && [ -f "$PREV_PACK" ]; then
 fi
 rows() { grep -E "^\|" | grep -v -- "---\|what"; }
 {
-echo "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader); $(date -u '+%F %T') UTC"
-t0=$(date +%s)
-CUZK_GPU_TEST_QUICK=1 timeout 200 $CUZK_BIN_DIR/gpu_test > $O/gpu_test.log 2>&1
-echo "gpu_test --quick rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 $O/gpu_test.log)"
-grep -E "MISMATCH|FAIL" $O/gpu_test.log | head -5
-t0=$(date +%s)
-timeout 120 tests/gpu/gpu_prove_test.sh > $O/prove.log 2>&1
-echo "gpu_prove_test rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 $O/prove.log)"
+dev_header
+dev_gpu_test $O/gpu_test.log
+dev_prove_test $O/prove.log
 for round in 1 2; do
   if [ -n "$PB" ]; then
     echo "-- round $round: previous pack"

@@ -8,16 +8,14 @@
 # ["build-device"]). Writes $OUT/ntt-radix.txt.
 set -u
 O=${OUT:-/tmp/ntt-radix-out}
-mkdir -p "$O" /tmp/czr && tar -xJf ${CUZK_PACK:-build-device/cuzk-device.tar.xz} -C /tmp/czr
-. /tmp/czr/env.sh
+mkdir -p "$O"
+. scripts/device/common.sh
+dev_unpack /tmp/czr
 NB=$CUZK_BIN_DIR/cuzk-bench-gpu
 {
-echo "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader); $(date -u '+%F %T') UTC"
+dev_header
 for rx in 4 4w; do
-  t0=$(date +%s)
-  CUZK_GPU_NTT_RADIX=$rx CUZK_GPU_TEST_QUICK=1 timeout 200 $CUZK_BIN_DIR/gpu_test > $O/gpu_test-$rx.log 2>&1
-  echo "gpu_test --quick, CUZK_GPU_NTT_RADIX=$rx: rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 $O/gpu_test-$rx.log)"
-  grep -E "MISMATCH|FAIL" $O/gpu_test-$rx.log | head -5
+  dev_gpu_test $O/gpu_test-$rx.log CUZK_GPU_NTT_RADIX=$rx
 done
 for round in 1 2; do
   for rx in 2 4 4w; do

@@ -9,18 +9,14 @@
 # "bash scripts/device/ntt-sizes.sh", carry ["build-device"]). Writes $OUT/ntt-sizes.txt.
 set -u
 O=${OUT:-/tmp/ntt-sizes-out}
-mkdir -p "$O" /tmp/czs && tar -xJf ${CUZK_PACK:-build-device/cuzk-device.tar.xz} -C /tmp/czs
-. /tmp/czs/env.sh
+mkdir -p "$O"
+. scripts/device/common.sh
+dev_unpack /tmp/czs
 NB=$CUZK_BIN_DIR/cuzk-bench-gpu
 {
-echo "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader); $(date -u '+%F %T') UTC"
-t0=$(date +%s)
-CUZK_GPU_TEST_QUICK=1 timeout 200 $CUZK_BIN_DIR/gpu_test > $O/gpu_test.log 2>&1
-echo "gpu_test --quick rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 $O/gpu_test.log)"
-grep -E "MISMATCH|FAIL" $O/gpu_test.log | head -5
-t0=$(date +%s)
-timeout 120 tests/gpu/gpu_prove_test.sh > $O/prove.log 2>&1
-echo "gpu_prove_test rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 $O/prove.log)"
+dev_header
+dev_gpu_test $O/gpu_test.log
+dev_prove_test $O/prove.log
 timeout 120 $NB --only ntt,h --max-log 27 --logs 20,22,24,25,26,27 --reps 3 2>&1 |
   grep -E "^\|" | grep -v -- "---"
 for ln in 24 27; do

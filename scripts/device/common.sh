@@ -1,0 +1,32 @@
+# Sourced by the NTT device scripts (ntt-geometry.sh, ntt-sizes.sh, ntt-radix.sh): unpacks a
+# pack of scripts/device-pack and runs the correctness checks they start with.
+#   dev_unpack DIR       unpack ${CUZK_PACK:-build-device/cuzk-device.tar.xz} into DIR and
+#                        source its env.sh (CUZK_BIN_DIR, LD_LIBRARY_PATH, ...)
+#   dev_header           the device, its driver and the time, one line
+#   dev_gpu_test LOG [ENV=VALUE...]
+#                        gpu_test --quick with the given environment, its result on one line
+#                        and its first failures
+#   dev_prove_test LOG   tests/gpu/gpu_prove_test.sh (GPU proofs byte-identical to the CPU's
+#                        at r = s = 0, snarkjs on blinded ones where node is present)
+dev_unpack() {
+  mkdir -p "$1" && tar -xJf "${CUZK_PACK:-build-device/cuzk-device.tar.xz}" -C "$1" && . "$1/env.sh"
+}
+dev_header() {
+  echo "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader); $(date -u '+%F %T') UTC"
+}
+dev_gpu_test() {
+  local log=$1 t0 rc
+  shift
+  t0=$(date +%s)
+  env "$@" CUZK_GPU_TEST_QUICK=1 timeout 200 "$CUZK_BIN_DIR/gpu_test" > "$log" 2>&1
+  rc=$?
+  echo "gpu_test --quick${*:+ ($*)}: rc=$rc ($(( $(date +%s) - t0 )) s): $(tail -1 "$log")"
+  grep -E "MISMATCH|FAIL" "$log" | head -5
+}
+dev_prove_test() {
+  local t0 rc
+  t0=$(date +%s)
+  timeout 120 tests/gpu/gpu_prove_test.sh > "$1" 2>&1
+  rc=$?
+  echo "gpu_prove_test rc=$rc ($(( $(date +%s) - t0 )) s): $(tail -1 "$1")"
+}
