@@ -9,7 +9,8 @@
  *
  * --only: comma-separated substrings of the row tags "ntt-bn254", "h-bls12-381", "g1-bn254",
  * "g2-bls12-381", ...: only matching rows run (e.g. --only g1 for every G1 MSM). --logs: only
- * these sizes (each still capped by --max-log). Both exist so a profiler sees one case.
+ * these sizes (each still capped by --max-log; the NTT rows, 2^20, 2^22 and 2^24 to 2^27, are
+ * not). Both exist so a profiler sees one case.
  *
  * Points: 2^20 distinct multiples of the generator, repeated to fill larger sets (the work an
  * MSM does does not depend on the points being distinct). They are never the point at
@@ -403,8 +404,10 @@ int main(int argc, char **argv)
                     "g1-bn254, g2, ntt-bls12-381, h\n"
                     "  --tables C: fixed-base tables on the point sets, at most C copies "
                     "(0: as many as the windows need)\n"
-                    "  environment: CUZK_GPU_NTT_BLOCK / _TILE / _PLAN, CUZK_GPU_BATCH_AFFINE "
-                    "(printed when set)\n");
+                    "  NTT rows: 2^20, 2^22 and 2^24 to 2^27 (--logs selects; --max-log "
+                    "does not cap them)\n"
+                    "  environment: CUZK_GPU_NTT_BLOCK / _TILE / _PLAN / _RADIX, "
+                    "CUZK_GPU_BATCH_AFFINE, CUZK_GPU_BA_CHUNK_BYTES (printed when set)\n");
             if (!help)
                 fprintf(stderr, "cuzk-bench-gpu: unknown argument '%s'\n", argv[i]);
             return help ? 0 : 2;
@@ -431,7 +434,8 @@ int main(int argc, char **argv)
              "| median ms |\n| --- | --- | --- | --- | ---: | ---: |",
              cuzk_gpu_name(ctx), reps);
     /* The environment's geometry overrides, so that an A/B's two tables say which is which. */
-    static const char *const envs[] = {"CUZK_GPU_NTT_BLOCK", "CUZK_GPU_NTT_TILE",
+    static const char *const envs[] = {"CUZK_GPU_NTT_BLOCK",    "CUZK_GPU_NTT_TILE",
+                                       "CUZK_GPU_NTT_PLAN",     "CUZK_GPU_NTT_RADIX",
                                        "CUZK_GPU_BATCH_AFFINE", "CUZK_GPU_BA_CHUNK_BYTES"};
     for (size_t k = 0; k < sizeof envs / sizeof envs[0]; k++)
         if (getenv(envs[k])) {
