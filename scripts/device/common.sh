@@ -8,6 +8,11 @@
 #                        and its first failures
 #   dev_prove_test LOG   tests/gpu/gpu_prove_test.sh (GPU proofs byte-identical to the CPU's
 #                        at r = s = 0, snarkjs on blinded ones where node is present)
+#   dev_ncu_stalls FILE LOGN [ENV=VALUE...]
+#                        ncu on three k_ntt_pass* launches of one forward BN254 NTT of 2^LOGN
+#                        (cuzk-bench-gpu): duration, FMA pipe and issue use, active warps and
+#                        the warp stall reasons per issued instruction, kept in FILE; prints
+#                        the kernels and every reason of 0.3 cycles or more
 dev_unpack() {
   mkdir -p "$1" && tar -xJf "${CUZK_PACK:-build-device/cuzk-device.tar.xz}" -C "$1" && . "$1/env.sh"
 }
@@ -22,6 +27,17 @@ dev_gpu_test() {
   rc=$?
   echo "gpu_test --quick${*:+ ($*)}: rc=$rc ($(( $(date +%s) - t0 )) s): $(tail -1 "$log")"
   grep -E "MISMATCH|FAIL" "$log" | head -5
+}
+dev_ncu_stalls() {
+  local f=$1 ln=$2 rc
+  shift 2
+  env "$@" timeout 120 ncu --clock-control none -k regex:k_ntt_pass --launch-skip 3 --launch-count 3 \
+    --metrics gpu__time_duration.sum,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
+    "$CUZK_BIN_DIR/cuzk-bench-gpu" --only ntt-bn254 --logs "$ln" --max-log "$ln" --reps 1 > "$f" 2>&1
+  rc=$?
+  echo "ncu rc=$rc"
+  awk '/k_ntt_pass/ {print "  " substr($0, 1, 60)} /duration|pct_of_peak|stalled/ && $NF+0 >= 0.3 {print "    " $1, $NF}' \
+    "$f" | head -60
 }
 dev_prove_test() {
   local t0 rc

@@ -26,12 +26,7 @@ for round in 1 2; do
 done
 for rx in 4 4w; do
   echo "-- ncu: k_ntt_pass4 (CUZK_GPU_NTT_RADIX=$rx) stall reasons, NTT 2^24 BN254"
-  CUZK_GPU_NTT_RADIX=$rx timeout 100 ncu --clock-control none -k regex:k_ntt_pass --launch-skip 3 --launch-count 3 \
-    --metrics gpu__time_duration.sum,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
-    $NB --only ntt-bn254 --logs 24 --max-log 24 --reps 1 > $O/ncu-$rx.txt 2>&1
-  echo "ncu rc=$?"
-  awk '/k_ntt_pass/ {print "  " substr($0, 1, 60)} /duration|pct_of_peak|stalled/ && $NF+0 >= 0.3 {print "    " $1, $NF}' \
-    $O/ncu-$rx.txt | head -40
+  dev_ncu_stalls $O/ncu-$rx.txt 24 CUZK_GPU_NTT_RADIX=$rx
 done
 echo "== end $(date -u '+%T')"
 } > $O/ntt-radix.txt 2>&1

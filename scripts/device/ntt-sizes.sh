@@ -2,9 +2,9 @@
 # Device run: the NTT and H rows of the default pass geometry at every size from 2^20 to 2^27
 # (the plan picks its tile by size, cuzk__gpu_ntt_auto_lob, so sizes the geometry A/B did not
 # cover are measured here), gpu_test --quick and gpu_prove_test (GPU proofs byte-identical to
-# the CPU's at r = s = 0) as correctness checks of the same binaries, and
-# the warp stall reasons of k_ntt_pass (ncu, one forward NTT of 2^24 and of 2^27, BN254), kept
-# under $OUT/ncu-stalls.txt. Run from the repository root on the GPU machine after
+# the CPU's at r = s = 0) as correctness checks of the same binaries, and the warp stall reasons
+# of the NTT passes (ncu, one forward NTT of 2^24 and of 2^27, BN254), kept under
+# $OUT/ncu-stalls-24.txt and -27.txt. Run from the repository root on the GPU machine after
 # scripts/device-pack here, with build-device carried (device tool: run
 # "bash scripts/device/ntt-sizes.sh", carry ["build-device"]). Writes $OUT/ntt-sizes.txt.
 set -u
@@ -21,12 +21,7 @@ timeout 120 $NB --only ntt,h --max-log 27 --logs 20,22,24,25,26,27 --reps 3 2>&1
   grep -E "^\|" | grep -v -- "---"
 for ln in 24 27; do
   echo "-- ncu: k_ntt_pass stall reasons (cycles per issued instruction), NTT 2^$ln BN254"
-  timeout 120 ncu --clock-control none -k regex:k_ntt_pass --launch-skip 3 --launch-count 3 \
-    --metrics gpu__time_duration.sum,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio \
-    $NB --only ntt-bn254 --logs $ln --max-log $ln --reps 1 > $O/ncu-stalls-$ln.txt 2>&1
-  echo "ncu rc=$?"
-  awk '/k_ntt_pass/ {print "  " substr($0, 1, 60)} /duration|pct_of_peak|stalled/ && $NF+0 >= 0.3 {print "    " $1, $NF}' \
-    $O/ncu-stalls-$ln.txt | head -60
+  dev_ncu_stalls $O/ncu-stalls-$ln.txt $ln
 done
 echo "== end $(date -u '+%T')"
 } > $O/ntt-sizes.txt 2>&1

@@ -851,8 +851,8 @@ int main(void)
     /* Another pass geometry (CUZK_GPU_NTT_*, read when a context opens): the NTTs and H again
      * through a second context with 1024-element blocks, 8-element tiles, greedy passes and
      * one stage per trip through shared memory (k_ntt_pass: the default before the even plan
-     * and k_ntt_pass4), or 2048, 4 and even when the environment already chose greedy passes. (tests/gpu/ntt_emu.cpp checks every geometry's kernels on the host
-     * in CI.) */
+     * and k_ntt_pass4), or 2048, 4 and even when the environment already chose greedy passes.
+     * (tests/gpu/ntt_emu.cpp checks every geometry's kernels on the host in CI.) */
     {
         static const char *const names[4] = {"CUZK_GPU_NTT_BLOCK", "CUZK_GPU_NTT_TILE",
                                              "CUZK_GPU_NTT_PLAN", "CUZK_GPU_NTT_RADIX"};
@@ -883,22 +883,22 @@ int main(void)
             ctx = c0;
             cuzk_gpu_close(c1);
         }
-        /* a value not understood is refused, naming the variable */
-        setenv(names[0], "4096", 1);
-        c1 = NULL;
-        e = cuzk_gpu_open(&c1, 0, &eb);
-        CHECK_MSG(e == CUZK_INVALID_ARGUMENT && !c1 && strstr(eb.msg, "CUZK_GPU_NTT_BLOCK=4096"),
-                  "CUZK_GPU_NTT_BLOCK=4096 refused: %d %s", (int)e, eb.msg);
-        if (c1)
-            cuzk_gpu_close(c1);
-        setenv(names[0], "1024", 1);
-        setenv(names[3], "8", 1);
-        c1 = NULL;
-        e = cuzk_gpu_open(&c1, 0, &eb);
-        CHECK_MSG(e == CUZK_INVALID_ARGUMENT && !c1 && strstr(eb.msg, "CUZK_GPU_NTT_RADIX=8"),
-                  "CUZK_GPU_NTT_RADIX=8 refused: %d %s", (int)e, eb.msg);
-        if (c1)
-            cuzk_gpu_close(c1);
+        /* a value not understood is refused, naming the variable (one bad value at a time,
+         * the others valid) */
+        static const struct {
+            int k;
+            const char *bad, *msg;
+        } refused[2] = {{0, "4096", "CUZK_GPU_NTT_BLOCK=4096"}, {3, "8", "CUZK_GPU_NTT_RADIX=8"}};
+        for (int i = 0; i < 2; i++) {
+            for (int k = 0; k < 4; k++)
+                setenv(names[k], k == refused[i].k ? refused[i].bad : vals[k], 1);
+            c1 = NULL;
+            e = cuzk_gpu_open(&c1, 0, &eb);
+            CHECK_MSG(e == CUZK_INVALID_ARGUMENT && !c1 && strstr(eb.msg, refused[i].msg),
+                      "%s refused: %d %s", refused[i].msg, (int)e, eb.msg);
+            if (c1)
+                cuzk_gpu_close(c1);
+        }
         for (int k = 0; k < 4; k++) {
             if (keep[k])
                 setenv(names[k], keep[k], 1);
