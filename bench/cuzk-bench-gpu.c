@@ -436,7 +436,8 @@ int main(int argc, char **argv)
     /* The environment's geometry overrides, so that an A/B's two tables say which is which. */
     static const char *const envs[] = {"CUZK_GPU_NTT_BLOCK",    "CUZK_GPU_NTT_TILE",
                                        "CUZK_GPU_NTT_PLAN",     "CUZK_GPU_NTT_RADIX",
-                                       "CUZK_GPU_BATCH_AFFINE", "CUZK_GPU_BA_CHUNK_BYTES"};
+                                       "CUZK_GPU_BATCH_AFFINE", "CUZK_GPU_BA_CHUNK_BYTES",
+                                       "CUZK_GPU_REDUCE_CHUNK", "CUZK_GPU_CARRY_SLICE"};
     for (size_t k = 0; k < sizeof envs / sizeof envs[0]; k++)
         if (getenv(envs[k])) {
             printf("environment: %s=%s\n", envs[k], getenv(envs[k]));

@@ -12,7 +12,8 @@ int cuzk__gpu_fr_two_adicity(int curve);
 void cuzk__gpu_fr_root(int curve, int logn, uint64_t out[4]);
 void cuzk__gpu_fr_inv(int curve, const uint64_t a[4], uint64_t out[4]);
 void cuzk__gpu_fr_from_u64(int curve, uint64_t v, uint64_t out[4]);
-void cuzk__gpu_horner(int curve, int g2, int W, int c, const void *jac, uint64_t *out);
+void cuzk__gpu_horner_bits(int curve, int g2, int W, int c, int nb, int logS, const void *jac,
+                           uint64_t *out);
 void cuzk__gpu_fp_inv(int curve, int fp2, uint64_t *x);
 
 /* x <- 1/x in place (0 -> 0): an Fp element (fp2 = 0) or an Fp2 element c0, c1 (fp2 = 1) of
@@ -98,20 +99,34 @@ void cuzk__gpu_fr_from_u64(int curve, uint64_t v, uint64_t out[4])
         memcpy(out, r.l, 32);
     }
 }
-/* Horner's rule over the MSM's window sums (src/ec's complete Jacobian formulas), then the
- * ones bucket. The device's Jacobian points have exactly the layout of G##_jac. */
+/* The MSM's finish (gpu_internal.cuh, cuzk__gpu_horner_bits) with src/ec's complete Jacobian
+ * formulas: each window's sum from its bit sums and tri sum, then Horner's rule over the
+ * windows, then the ones bucket. The device's Jacobian points have exactly the layout of
+ * G##_jac. */
 #define GPU_HORNER(G)                                                                         \
-    static void G##_gpu_horner(int W, int c, const void *jac, uint64_t *out)                  \
+    static void G##_gpu_horner(int W, int c, int nb, int logS, const void *jac, uint64_t *out) \
     {                                                                                         \
-        G##_jac acc, p;                                                                       \
+        G##_jac acc, win, p;                                                                  \
+        const char *q = (const char *)jac;                                                    \
         G##_set_inf(&acc);                                                                    \
         for (int w = W - 1; w >= 0; w--) {                                                    \
+            const char *ws = q + (size_t)w * (nb + 1) * sizeof p;                             \
+            G##_set_inf(&win);                                                                \
+            for (int k = nb - 1; k >= 0; k--) {                                               \
+                if (!G##_is_inf(&win))                                                        \
+                    G##_dbl(&win, &win);                                                      \
+                memcpy(&p, ws + (size_t)k * sizeof p, sizeof p);                              \
+                G##_add(&win, &win, &p);                                                      \
+            }                                                                                 \
+            for (int k = 0; k < logS && !G##_is_inf(&win); k++)                               \
+                G##_dbl(&win, &win);                                                          \
+            memcpy(&p, ws + (size_t)nb * sizeof p, sizeof p);                                 \
+            G##_add(&win, &win, &p);                                                          \
             for (int k = 0; k < c && !G##_is_inf(&acc); k++)                                  \
                 G##_dbl(&acc, &acc);                                                          \
-            memcpy(&p, (const char *)jac + (size_t)w * sizeof p, sizeof p);                   \
-            G##_add(&acc, &acc, &p);                                                          \
+            G##_add(&acc, &acc, &win);                                                        \
         }                                                                                     \
-        memcpy(&p, (const char *)jac + (size_t)W * sizeof p, sizeof p);                       \
+        memcpy(&p, q + (size_t)W * (nb + 1) * sizeof p, sizeof p);                            \
         G##_add(&acc, &acc, &p);                                                              \
         memcpy(out, &acc, sizeof acc);                                                        \
     }
@@ -120,18 +135,19 @@ GPU_HORNER(bn254_g2)
 GPU_HORNER(bls12_381_g1)
 GPU_HORNER(bls12_381_g2)
 
-void cuzk__gpu_horner(int curve, int g2, int W, int c, const void *jac, uint64_t *out)
+void cuzk__gpu_horner_bits(int curve, int g2, int W, int c, int nb, int logS, const void *jac,
+                           uint64_t *out)
 {
     if (curve == 0) {
         if (g2)
-            bn254_g2_gpu_horner(W, c, jac, out);
+            bn254_g2_gpu_horner(W, c, nb, logS, jac, out);
         else
-            bn254_g1_gpu_horner(W, c, jac, out);
+            bn254_g1_gpu_horner(W, c, nb, logS, jac, out);
     } else {
         if (g2)
-            bls12_381_g2_gpu_horner(W, c, jac, out);
+            bls12_381_g2_gpu_horner(W, c, nb, logS, jac, out);
         else
-            bls12_381_g1_gpu_horner(W, c, jac, out);
+            bls12_381_g1_gpu_horner(W, c, nb, logS, jac, out);
     }
 }
 #else

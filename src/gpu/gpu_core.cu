@@ -223,6 +223,22 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     const char *bc = getenv("CUZK_GPU_BA_CHUNK_BYTES");
     const unsigned long long bcv = bc ? strtoull(bc, NULL, 10) : 0;
     ctx->ba_chunk = bcv > 0 && bcv < CUZK_GPU_BA_PRE_BYTES ? (size_t)bcv : CUZK_GPU_BA_PRE_BYTES;
+    /* The MSM's bucket reduction chunk (at most; msm_run) and carry slice (accumulate), for
+     * A/B runs: powers of two, 8..256 and 4..64 (the reduction's trees need chunks of 8 at
+     * least, gpu_plan.c's scratch estimate carry slices of 4); anything else is refused. */
+    const char *rc = getenv("CUZK_GPU_REDUCE_CHUNK"), *cs = getenv("CUZK_GPU_CARRY_SLICE");
+    const unsigned long rcv = rc && *rc ? strtoul(rc, NULL, 10) : 32,
+                        csv = cs && *cs ? strtoul(cs, NULL, 10) : 8;
+    if (rcv < 8 || rcv > 256 || (rcv & (rcv - 1)) || csv < 4 || csv > 64 || (csv & (csv - 1))) {
+        r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                      "cuzk_gpu_open: CUZK_GPU_REDUCE_CHUNK=%s, CUZK_GPU_CARRY_SLICE=%s: expected "
+                      "powers of two, 8 to 256 and 4 to 64",
+                      rc ? rc : "(unset)", cs ? cs : "(unset)");
+        cuzk_gpu_close(ctx);
+        return r;
+    }
+    ctx->red_chunk = (uint32_t)rcv;
+    ctx->carry_lk = (uint32_t)csv;
     /* NTT pass geometry (ntt_core; gpu_internal.cuh): blocks of up to 2^10 or 2^11 elements,
      * tiles of 2^1..2^3 (unset: by size), greedy or even passes. A value set but not understood is refused: an
      * A/B run must not measure the default under another name. */
@@ -239,12 +255,16 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     if (np && *np)
         ctx->ntt_even = !strcmp(np, "even") ? 1 : !strcmp(np, "greedy") ? 0 : -1;
     if (nr && *nr)
-        ctx->ntt_r4 = !strcmp(nr, "4") ? 1 : !strcmp(nr, "4w") ? 2 : !strcmp(nr, "2") ? 0 : -1;
+        ctx->ntt_r4 = !strcmp(nr, "4")    ? 1
+                      : !strcmp(nr, "4w") ? 2
+                      : !strcmp(nr, "4s") ? 3
+                      : !strcmp(nr, "2")  ? 0
+                                          : -1;
     if (ctx->ntt_log_sh < 0 || ctx->ntt_lob < 0 || ctx->ntt_even < 0 || ctx->ntt_r4 < 0) {
         r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
                       "cuzk_gpu_open: CUZK_GPU_NTT_BLOCK=%s, CUZK_GPU_NTT_TILE=%s, "
                       "CUZK_GPU_NTT_PLAN=%s, CUZK_GPU_NTT_RADIX=%s: expected 1024 or 2048, "
-                      "1 to 3, greedy or even, 2, 4 or 4w",
+                      "1 to 3, greedy or even, 2, 4, 4w or 4s",
                       nb ? nb : "(unset)", nt ? nt : "(unset)", np ? np : "(unset)",
                       nr ? nr : "(unset)");
         cuzk_gpu_close(ctx);

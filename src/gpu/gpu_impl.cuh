@@ -18,11 +18,13 @@
  *      bucket) until one thread is left. Sum is XYZZ += affine (madd) for the points, or
  *      (k_ba_pass_a / k_ba_pass_b) pairs of points first added in affine coordinates with
  *      one shared inversion, then madd.
- *   5. bucket reduction: chunks of S buckets per thread: running sums give sum (b-lo+1) B_b
- *      and sum B_b; the chunk offset (lo-1) * sum B_b by double-and-add; then per window a
- *      tree of group sums.
- *   6. final: window sums and the ones bucket to Jacobian on the device, then Horner over
- *      windows (c doublings each) plus the ones on the host (cuzk__gpu_horner).
+ *   5. bucket reduction (msm_reduce.cuh): chunks of S buckets per thread: running sums give
+ *      tri = sum (b-lo+1) B_b and run = sum B_b; the chunk offsets lo * run are not
+ *      multiplied out but summed by bit (R_k: the runs of the chunks with bit k set) in trees
+ *      of pair sums, with the tri sums.
+ *   6. final: those sums and the ones bucket to Jacobian on the device, then on the host each
+ *      window as tri + S sum_k 2^k R_k and Horner over windows (c doublings each) plus the
+ *      ones (cuzk__gpu_horner_bits).
  *
  * NTT (radix-2 Cooley-Tukey, decimation in time; kernels in ntt_kernels.cuh): the first pass
  * gathers in bit-reversed order and runs up to 10 stages in shared memory; later passes run
@@ -91,7 +93,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
     /* G2 is the group of 64- and 96-byte coordinates. */
     const bool ba = cuzk__gpu_ba_on(ctx->ba_mode, sizeof(F) >= 64, ba_g1, M);
     const uint32_t L1 = cuzk__gpu_slice_len(M);
-    const uint32_t LK = 8;
+    const uint32_t LK = ctx->carry_lk; /* 8 unless CUZK_GPU_CARRY_SLICE */
     size_t T = (M + L1 - 1) / L1;
     uint32_t *ck0, *ck1;
     xyzz<F> *cp0, *cp1;
@@ -109,6 +111,21 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             Tc = 1;
         if (Tc > T)
             Tc = T;
+        if (Tc < T) {
+            /* Chunks in whole waves of pass B (U slices: its resident blocks of every SM),
+             * split as evenly as that allows: a chunk's last wave, partly filled, leaves SMs
+             * idle until it ends (BLS12-381 G2 2^24, chunks of 20.7, 20.7 and 5.2 waves ran as
+             * 21 + 21 + 6 of ~4.8 ms each; 16 + 16 + 15 do the same work). */
+            int nbk = 0;
+            CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbk, k_ba_pass_b<F, ALL_ZERO>,
+                                                             ACC_THREADS, 0));
+            const size_t U = (size_t)(nbk > 0 ? nbk : 1) * ctx->sm_count * ACC_THREADS;
+            if (Tc >= U) {
+                const size_t nch = (T + Tc - 1) / Tc, even = (T + nch - 1) / nch;
+                const size_t want = (even + U - 1) / U * U;
+                Tc = want <= Tc ? want : Tc / U * U;
+            }
+        }
         const size_t tree = tree_elems(Tc);
         F *pre, *tr;
         uint8_t *npre;
@@ -274,6 +291,7 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
     }
     /* Everything else: Pippenger. */
     X *win;
+    int nwin = 0, red_nb = 0, red_logS = 0; /* the reduction's sums (below) */
     if (n2) {
         uint32_t B = 1u << (c - 1);
         size_t M = (size_t)n2 * W;
@@ -281,50 +299,62 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         SCRATCH(SCR_BUCKETS, (size_t)g * B * sizeof(X), buckets);
         CU(cudaMemsetAsync(buckets, 0, (size_t)g * B * sizeof(X), st));
         TRY((accumulate<F, false>(ctx, keys, vals, M, pts, buckets, tab->ba_g1, eb)));
-        /* Bucket reduction: chunks of S buckets per thread, S (a power of two) small enough
-         * that the g * B / S threads fill the device (the chunk's serial chain is ~2S
-         * additions), at most 32. */
-        uint32_t S = 32;
-        while (S > 4 && (size_t)g * B / S < (size_t)256 * ctx->sm_count)
+        /* Bucket reduction (msm_reduce.cuh): chunks of S buckets per thread, S (a power of
+         * two) small enough that the g * B / S threads fill the device (the chunk's serial
+         * chain is 2S additions), at most 32 (CUZK_GPU_REDUCE_CHUNK for A/B runs), at least 8
+         * (the trees' space below), then trees of pair sums with one addition per level. */
+        uint32_t S = ctx->red_chunk;
+        while (S > 8 && (size_t)g * B / S < (size_t)256 * ctx->sm_count)
             S >>= 1;
         if (S > B)
             S = B;
-        uint32_t cnt = B / S;
-        X *ch0, *ch1;
-        SCRATCH(SCR_CHUNK0, (size_t)g * cnt * sizeof(X), ch0);
-        k_bucket_reduce<F><<<nblk((size_t)g * cnt, 64), 64, 0, st>>>(buckets, g, B, S, ch0);
-        LAUNCHED("k_bucket_reduce");
-        /* Group sums down to one per bucket set (ch0 <-> buckets as ping-pong space). */
-        X *src = ch0, *dst = buckets;
-        while (cnt > 1) {
-            uint32_t G = cnt >= 16 ? 16 : cnt;
-            uint32_t ng = (cnt + G - 1) / G;
-            k_group_sum<F><<<nblk((size_t)g * ng, 64), 64, 0, st>>>(src, g, cnt, G, dst);
-            LAUNCHED("k_group_sum");
-            X *t = src;
+        const uint32_t cnt = B / S, len0 = cnt >= 4 ? cnt / 4 : 1;
+        int nb = 0, logS = 0;
+        while ((1u << nb) < cnt)
+            nb++;
+        while ((1u << logS) < S)
+            logS++;
+        X *run, *tri;
+        SCRATCH(SCR_CHUNK0, (size_t)2 * g * cnt * sizeof(X), run);
+        tri = run + (size_t)g * cnt;
+        k_bucket_sums<F><<<nblk((size_t)g * cnt, 64), 64, 0, st>>>(buckets, g, B, S, run, tri);
+        LAUNCHED("k_bucket_sums");
+        /* The trees in the buckets' space (dead now): level 1 at its start, then every level
+         * alternately after it and at its start (1.5 times level 1's (nb + 1) cnt / 4 points
+         * per window, within B: nb + 1 <= c - 3 with S >= 8). */
+        const size_t l1 = (size_t)g * (nb + 1) * len0;
+        k_bit_sums<F><<<nblk(l1, 64), 64, 0, st>>>(run, tri, g, cnt, nb, len0, buckets);
+        LAUNCHED("k_bit_sums");
+        X *src = buckets;
+        for (size_t n = l1, len = len0; len > 1; n /= 2, len /= 2) {
+            X *dst = src == buckets ? buckets + l1 : buckets;
+            k_pair_sum<F><<<nblk(n / 2, 64), 64, 0, st>>>(src, n / 2, dst);
+            LAUNCHED("k_pair_sum");
             src = dst;
-            dst = t;
-            cnt = ng;
         }
-        ch1 = src;
-        win = ch1;
+        win = src; /* per window: R_0 .. R_nb-1, the tri sum */
+        nwin = g * (nb + 1);
+        red_nb = nb;
+        red_logS = logS;
     } else {
         c = 1;
         g = 0;
         win = NULL;
     }
-    /* The g set sums S_r (r < g) finish as sum_r 2^(r c) S_r plus the ones. */
+    /* Each window finishes as its tri sum + 2^logS sum_b 2^b R_b, the g window sums S_r
+     * (r < g) as sum_r 2^(r c) S_r plus the ones (cuzk__gpu_horner_bits). */
     F *res;
-    SCRATCH(SCR_RES, (size_t)(g + 1) * 3 * sizeof(F), res);
-    if ((size_t)(g + 1) * 3 * sizeof(F) > CUZK_GPU_HOST_RES_BYTES)
-        return cuzk_errf(eb, CUZK_INTERNAL, "GPU MSM: %d windows exceed the result buffer", g);
-    k_to_jac<F><<<1, 128, 0, st>>>(win, g, n1 ? ones : NULL, res);
+    const size_t rbytes = (size_t)(nwin + 1) * 3 * sizeof(F);
+    SCRATCH(SCR_RES, rbytes, res);
+    if (rbytes > CUZK_GPU_HOST_RES_BYTES)
+        return cuzk_errf(eb, CUZK_INTERNAL, "GPU MSM: %d window sums exceed the result buffer",
+                         nwin);
+    k_to_jac<F><<<nblk((size_t)nwin + 1, 128), 128, 0, st>>>(win, nwin, n1 ? ones : NULL, res);
     LAUNCHED("k_to_jac");
-    CU(cudaMemcpyAsync(ctx->host_res, res, (size_t)(g + 1) * 3 * sizeof(F),
-                       cudaMemcpyDeviceToHost, st));
+    CU(cudaMemcpyAsync(ctx->host_res, res, rbytes, cudaMemcpyDeviceToHost, st));
     CU(cudaStreamSynchronize(st));
     const int g2 = sizeof(F) == (CURVE == 0 ? 64 : 96);
-    cuzk__gpu_horner(CURVE, g2, g, c, ctx->host_res, out);
+    cuzk__gpu_horner_bits(CURVE, g2, g, c, red_nb, red_logS, ctx->host_res, out);
     return CUZK_OK;
 }
 
@@ -418,7 +448,27 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
         const ntt_pass &q = pl[i];
         const fe<FR> *src = q.src_v ? v : tmp;
         fe<FR> *dst = q.dst_v ? v : tmp;
-        const size_t shb = (size_t)8 * sizeof(uint32_t) * (q.big ? 2048 : 1024);
+        /* Staged twiddles (r4 3) take as much shared memory again as the elements. */
+        const size_t shb = (size_t)8 * sizeof(uint32_t) * q.sh * (q.r4 == 3 ? 2 : 1);
+        if (q.r4 == 3 && !ctx->ntt_tws_attr[curve]) {
+            /* Above the default 48 KiB (the 1024-element kernels' 64 KiB), and the largest
+             * shared-memory carveout (six blocks of 32 KiB per SM for the 512-element ones).
+             * Once. */
+            const int b1 = 8 * 4 * 1024 * 2, c = (int)cudaSharedmemCarveoutMaxShared;
+            CU(cudaFuncSetAttribute(k_ntt_pass4<FR, true, 3, true, 1024>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, b1));
+            CU(cudaFuncSetAttribute(k_ntt_pass4<FR, false, 3, true, 1024>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, b1));
+            CU(cudaFuncSetAttribute(k_ntt_pass4<FR, true, 3, true, 1024>,
+                                    cudaFuncAttributePreferredSharedMemoryCarveout, c));
+            CU(cudaFuncSetAttribute(k_ntt_pass4<FR, false, 3, true, 1024>,
+                                    cudaFuncAttributePreferredSharedMemoryCarveout, c));
+            CU(cudaFuncSetAttribute(k_ntt_pass4<FR, true, 3, true, 512>,
+                                    cudaFuncAttributePreferredSharedMemoryCarveout, c));
+            CU(cudaFuncSetAttribute(k_ntt_pass4<FR, false, 3, true, 512>,
+                                    cudaFuncAttributePreferredSharedMemoryCarveout, c));
+            ctx->ntt_tws_attr[curve] = true;
+        }
         if (q.big && !ctx->ntt_big_attr[curve]) { /* above the default 48 KiB; once */
             CU(cudaFuncSetAttribute(k_ntt_pass<FR, true, 2048>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shb));
@@ -429,19 +479,29 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
 #define NTT_LAUNCH(F, SH)                                                                    \
     k_ntt_pass<FR, F, SH><<<(unsigned)q.blocks, q.threads, shb, st>>>(                       \
         src, dst, logn, q.m0, q.s, q.lob, tw, L, inverse, q.post, fc)
-#define NTT4_LAUNCH(F, MB)                                                                   \
-    k_ntt_pass4<FR, F, MB><<<(unsigned)q.blocks, q.threads, shb, st>>>(                      \
+#define NTT4_LAUNCH(F, MB, TWS, SH)                                                          \
+    k_ntt_pass4<FR, F, MB, TWS, SH><<<(unsigned)q.blocks, q.threads, shb, st>>>(             \
         src, dst, logn, q.m0, q.s, q.lob, tw, L, inverse, q.post, fc)
-        if (q.r4 == 1) {
+        if (q.r4 == 3 && q.sh == 512) {
             if (q.first)
-                NTT4_LAUNCH(true, 4);
+                NTT4_LAUNCH(true, 3, true, 512);
             else
-                NTT4_LAUNCH(false, 4);
+                NTT4_LAUNCH(false, 3, true, 512);
+        } else if (q.r4 == 3) {
+            if (q.first)
+                NTT4_LAUNCH(true, 3, true, 1024);
+            else
+                NTT4_LAUNCH(false, 3, true, 1024);
+        } else if (q.r4 == 1) {
+            if (q.first)
+                NTT4_LAUNCH(true, 4, false, 1024);
+            else
+                NTT4_LAUNCH(false, 4, false, 1024);
         } else if (q.r4 == 2) {
             if (q.first)
-                NTT4_LAUNCH(true, 3);
+                NTT4_LAUNCH(true, 3, false, 1024);
             else
-                NTT4_LAUNCH(false, 3);
+                NTT4_LAUNCH(false, 3, false, 1024);
         } else if (q.big) {
             if (q.first)
                 NTT_LAUNCH(true, 2048);

@@ -49,8 +49,10 @@ enum {
 /* Pinned staging for host-to-device uploads: 2 x 32 MiB per context. */
 #define CUZK_GPU_STAGE_BYTES ((size_t)32 << 20)
 
-/* W + 1 <= 65 Jacobian points of at most 288 bytes (BLS12-381 G2, c >= 4). */
-#define CUZK_GPU_HOST_RES_BYTES 32768
+/* The MSM's sums to finish on the host: W (nb + 1) + 1 <= 256 Jacobian points (nb + 1 <=
+ * c - 3 with chunks of S >= 8 buckets, W = nbits / c + 1) of at most 288 bytes (BLS12-381
+ * G2); also the batch-affine root's inversion. */
+#define CUZK_GPU_HOST_RES_BYTES 131072
 
 /* NTT pass geometry (ntt_core, k_ntt_pass, cuzk__gpu_ntt_plan): up to 2^CUZK_GPU_NTT_LOG_SH
  * elements per block in shared memory, after the first pass tiles of 2^CUZK_GPU_NTT_LOB
@@ -69,10 +71,12 @@ enum {
 #define CUZK_GPU_NTT_EVEN 1
 #endif
 /* Two stages per trip through shared memory (k_ntt_pass4) for blocks of up to 1024 elements:
- * 0 off, 1 at 64 registers, 2 at 80 (the default: NTT 2^27 41.7 -> 38.0 ms, BN254, H200,
- * src/gpu/PERF-NOTES.md eighth pass); CUZK_GPU_NTT_RADIX=2|4|4w overrides it. */
+ * 0 off, 1 at 64 registers, 2 at 80 (NTT 2^27 41.7 -> 38.0 ms, BN254, H200,
+ * src/gpu/PERF-NOTES.md eighth pass), 3 at 80 with each pass's twiddles staged in shared
+ * memory (the default: 2^27 38.0 -> 36.5 ms, ninth pass); CUZK_GPU_NTT_RADIX=2|4|4w|4s
+ * overrides it. */
 #ifndef CUZK_GPU_NTT_R4
-#define CUZK_GPU_NTT_R4 2
+#define CUZK_GPU_NTT_R4 3
 #endif
 
 struct cuzk_gpu_ctx {
@@ -116,11 +120,14 @@ struct cuzk_gpu_ctx {
     int ba_mode;      /* CUZK_GPU_BATCH_AFFINE: -1 unset (the default), 0 off, 1 on, 2 every
                        * size, 3 G2 only (cuzk__gpu_ba_on) */
     size_t ba_chunk;  /* its prefix bytes per chunk: CUZK_GPU_BA_PRE_BYTES (tests lower it) */
+    uint32_t red_chunk; /* CUZK_GPU_REDUCE_CHUNK: the bucket reduction's largest chunk (32) */
+    uint32_t carry_lk;  /* CUZK_GPU_CARRY_SLICE: carries per thread at levels >= 2 (8) */
     int ntt_log_sh;   /* CUZK_GPU_NTT_BLOCK: elements per NTT pass block, log2 (10 or 11) */
     int ntt_lob;      /* CUZK_GPU_NTT_TILE: tile after pass 1, log2 elements (0: by size) */
     int ntt_even;     /* CUZK_GPU_NTT_PLAN=even: stages spread evenly over the passes */
-    int ntt_r4;       /* CUZK_GPU_NTT_RADIX: 0 (2), 1 (4), 2 (4w): k_ntt_pass4's bound */
+    int ntt_r4;       /* CUZK_GPU_NTT_RADIX: 0 (2), 1 (4), 2 (4w), 3 (4s): k_ntt_pass4 */
     bool ntt_big_attr[2]; /* per curve: the 64 KiB NTT pass kernels' shared-memory limit set */
+    bool ntt_tws_attr[2]; /* the same for the staged-twiddle two-stage kernels */
     double synth_ms; /* the last cuzk_gpu_h_witness's synthesis kernel, host-timed */
     /* What SCR_SC_IN holds: the upload of n host scalars from host (valid = 0: nothing). An
      * MSM flagged CUZK_GPU_SCALARS_SAME over a range inside it reads them there (C's private
@@ -231,9 +238,12 @@ int cuzk__gpu_fr_two_adicity(int curve);
 void cuzk__gpu_fr_root(int curve, int logn, uint64_t out[4]);
 void cuzk__gpu_fr_inv(int curve, const uint64_t a[4], uint64_t out[4]);
 void cuzk__gpu_fr_from_u64(int curve, uint64_t v, uint64_t out[4]);
-/* MSM finish: jac holds W + 1 Jacobian points (device layout = src/ec's), the window sums
- * W_0 .. W_{W-1} then the ones bucket; out = sum_w 2^(c w) W_w + ones, Jacobian. */
-void cuzk__gpu_horner(int curve, int g2, int W, int c, const void *jac, uint64_t *out);
+/* MSM finish: jac holds W (nb + 1) + 1 Jacobian points (device layout = src/ec's): per
+ * window w the bit sums R_0 .. R_{nb-1} and the tri sum T, then the ones bucket; each window
+ * sum is W_w = T + 2^logS sum_k 2^k R_k (msm_reduce.cuh) and out = sum_w 2^(c w) W_w + ones,
+ * Jacobian. */
+void cuzk__gpu_horner_bits(int curve, int g2, int W, int c, int nb, int logS, const void *jac,
+                           uint64_t *out);
 void cuzk__gpu_fp_inv(int curve, int fp2, uint64_t *x); /* in place, see gpu_consts.c */
 }
 

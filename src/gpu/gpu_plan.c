@@ -208,7 +208,8 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int ta
     }
     const uint64_t M = n * (uint64_t)W, B = (uint64_t)1 << (c - 1);
     const uint64_t L1 = cuzk__gpu_slice_len(M);
-    const uint64_t T = (M + L1 - 1) / L1, T2 = (T + 7) / 8;
+    /* T2: the carries' second level at the smallest carry slice (CUZK_GPU_CARRY_SLICE 4). */
+    const uint64_t T = (M + L1 - 1) / L1, T2 = (T + 3) / 4;
     slot[P_SC_IN] = max64(slot[P_SC_IN], 32 * n);
     slot[P_SC] = max64(slot[P_SC], 32 * n);
     slot[P_FLAGS] = max64(slot[P_FLAGS], 2 * n + 16);
@@ -220,7 +221,9 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int ta
     slot[P_BUCKETS] = max64(slot[P_BUCKETS], g * B * x + x);
     slot[P_CARRY0] = max64(slot[P_CARRY0], T * (4 + x));
     slot[P_CARRY1] = max64(slot[P_CARRY1], (T2 + 1) * (4 + x));
-    slot[P_CHUNK] = max64(slot[P_CHUNK], g * (B >= 4 ? B / 4 : 1) * x + (g + 1) * 3 * f);
+    /* The reduction's run and tri sums (2 B / S per set, S >= 8, or 2 when B < 8) and its
+     * sums for the host (at most c per set, and the ones). */
+    slot[P_CHUNK] = max64(slot[P_CHUNK], g * (B >= 8 ? B / 4 : 2) * x + (g * c + 1) * 3 * f);
     if (cuzk__gpu_ba_on(-1, g2, bls, M)) { /* BLS12-381 G1 sets may prefer it */
         const uint64_t per = L1 / 2 * f;
         uint64_t tc = CUZK_GPU_BA_PRE_BYTES / per;

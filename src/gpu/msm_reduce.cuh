@@ -1,7 +1,7 @@
 /*
  * The MSM's kernels with block synchronisation or after the accumulation: the batch-affine
  * accumulation's product tree (k_tree_up, k_tree_down; the host inverts the roots), the bucket
- * reduction (k_bucket_reduce, k_group_sum) and the window sums to Jacobian (k_to_jac).
+ * reduction (k_bucket_sums, k_bit_sums, k_pair_sum) and its sums to Jacobian (k_to_jac).
  * Included by gpu_impl.cuh; tests/gpu/msm_emu.cpp also compiles them for the host (a block's
  * threads as coroutines, tests/gpu/emu_cuda.h) and checks them in CI: the tree's inverses
  * against the elements, the reduction against sums of multiples.
@@ -96,56 +96,94 @@ __global__ void __launch_bounds__(BA_TREE) k_tree_down(F *v, size_t n, const F *
         st16(v + i, nd[BA_TREE + x]);
 }
 
-/* Per (window, chunk of S buckets): sum_{b in chunk} b * B_b. Bucket key index j holds digit
- * magnitude j + 1. */
+/* The bucket reduction: per window (bucket set) w, sum_j (j + 1) B_j over its B buckets, in
+ * chunks of S (both powers of two, cnt = B / S chunks). With run_c and tri_c the plain and
+ * the (k + 1)-weighted sums of chunk c's buckets c S + k, the window sum is
+ *   sum_c tri_c + S sum_c c run_c = sum_c tri_c + S sum_b 2^b R_b,
+ * R_b being the sum of run_c over the chunks c with bit b set (b < nb = log2 cnt). So no
+ * chunk needs its own offset c S run_c (a double-and-add chain of ~30 operations per chunk,
+ * 30% of the old reduction's work) and no serial group sums follow (their 16-addition chains
+ * ran on a few threads: latency-bound, 3 ms for a BLS12-381 G2 MSM, ncu 2026-12-02):
+ *   k_bucket_sums  run_c, tri_c, one thread per chunk (2 S additions);
+ *   k_bit_sums     the first level of the trees: per window nb + 1 segments of len0 =
+ *                  max(cnt / 4, 1) points, segment b < nb pairs of the run_c with bit b set,
+ *                  segment nb quads of the tri_c;
+ *   k_pair_sum     out[i] = in[2i] + in[2i + 1], until each segment is one point;
+ * and the host finishes each window as TRI + 2^log2(S) (Horner over R_nb-1 .. R_0)
+ * (cuzk__gpu_horner_bits), then the windows as before. */
 template <class F>
-__global__ void k_bucket_reduce(const xyzz<F> *buckets, int W, uint32_t B, uint32_t S,
-                                xyzz<F> *out)
+__global__ void k_bucket_sums(xyzz<F> *buckets, int W, uint32_t B, uint32_t S,
+                              xyzz<F> *run_out, xyzz<F> *tri_out)
 {
-    uint32_t nch = B / S;
+    const uint32_t cnt = B / S;
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (size_t)W * nch)
+    if (t >= (size_t)W * cnt)
         return;
-    uint32_t w = t / nch, ch = t % nch;
-    const xyzz<F> *bk = buckets + (size_t)w * B + (size_t)ch * S;
+    xyzz<F> *bk = buckets + t * S; /* window t / cnt, chunk t % cnt; dead after this */
     xyzz<F> run = xyzz<F>::inf(), tri = xyzz<F>::inf();
-    for (int j = (int)S - 1; j >= 0; j--) {
-        xyzz_add(run, ld16v(bk + j));
-        xyzz_add(tri, run);
+    if (sizeof(F) >= 64) {
+        /* G2: the running sums stored over the chunk's buckets, then summed, so that two
+         * points are live at a time, not three (ptxas, BLS12-381 G2: 2 KB of spill stores and
+         * 7.3 KB of spill loads in the one loop below). */
+        for (int j = (int)S - 1; j >= 0; j--) {
+            xyzz_add(run, ld16v(bk + j));
+            st16(bk + j, run);
+        }
+        st16(run_out + t, run);
+        for (int j = (int)S - 1; j >= 0; j--)
+            xyzz_add(tri, ld16v(bk + j));
+    } else {
+        for (int j = (int)S - 1; j >= 0; j--) {
+            xyzz_add(run, ld16v(bk + j));
+            xyzz_add(tri, run);
+        }
+        st16(run_out + t, run);
     }
-    /* tri = sum (j + 1) B_j over the chunk; add (ch * S) * run for the chunk's offset. */
-    uint32_t m = ch * S;
-    xyzz<F> off = xyzz<F>::inf();
-    for (int bit = 31; bit >= 0; bit--) {
-        xyzz_dbl(off);
-        if ((m >> bit) & 1)
-            xyzz_add(off, run);
-    }
-    xyzz_add(tri, off);
-    st16(out + t, tri);
+    st16(tri_out + t, tri);
 }
 
-/* out[w * ng + g] = sum of in[w * cnt + g * G .. + G) (clipped to cnt). */
+/* Thread t of W (nb + 1) len0: window w, segment sg, element i (see k_bucket_sums). */
 template <class F>
-__global__ void k_group_sum(const xyzz<F> *in, int W, uint32_t cnt, uint32_t G, xyzz<F> *out)
+__global__ void k_bit_sums(const xyzz<F> *run, const xyzz<F> *tri, int W, uint32_t cnt, int nb,
+                           uint32_t len0, xyzz<F> *out)
 {
-    uint32_t ng = (cnt + G - 1) / G;
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= (size_t)W * ng)
+    const size_t per = (size_t)(nb + 1) * len0;
+    if (t >= (size_t)W * per)
         return;
-    uint32_t w = t / ng, g = t % ng;
+    const uint32_t w = (uint32_t)(t / per), sg = (uint32_t)((t % per) / len0),
+                   i = (uint32_t)(t % len0);
     xyzz<F> acc = xyzz<F>::inf();
-    for (uint32_t i = g * G; i < cnt && i < g * G + G; i++)
-        xyzz_add(acc, ld16v(in + (size_t)w * cnt + i));
+    if ((int)sg < nb) {
+        /* The k-th chunk with bit sg set (k < cnt / 2), k = 2i, 2i + 1. */
+        for (uint32_t k = 2 * i; k < 2 * i + 2 && k < cnt / 2; k++) {
+            const uint32_t c = ((k >> sg) << (sg + 1)) | (1u << sg) | (k & ((1u << sg) - 1));
+            xyzz_add(acc, ld16v(run + (size_t)w * cnt + c));
+        }
+    } else {
+        for (uint32_t c = 4 * i; c < 4 * i + 4 && c < cnt; c++)
+            xyzz_add(acc, ld16v(tri + (size_t)w * cnt + c));
+    }
     st16(out + t, acc);
 }
 
-/* Each window sum (t < W) and the ones bucket (t == W) to Jacobian, one thread each; the host
- * finishes with Horner's rule (cuzk__gpu_horner). That serial chain of W * c doublings took one
- * GPU thread 9 ms for a BLS12-381 G1 MSM of any size (ncu, 2026-11-30); the host's CPU code
- * does it in well under a millisecond. */
+template <class F> __global__ void k_pair_sum(const xyzz<F> *in, size_t n_out, xyzz<F> *out)
+{
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n_out)
+        return;
+    xyzz<F> a = ld16v(in + 2 * t);
+    xyzz_add(a, ld16v(in + 2 * t + 1));
+    st16(out + t, a);
+}
+
+/* Each of the n sums (the windows' bit sums and tri sums, k_bit_sums) and the ones bucket
+ * (t == n) to Jacobian, one thread each; the host finishes with Horner's rule
+ * (cuzk__gpu_horner_bits). That serial chain of W * c doublings took one GPU thread 9 ms for a
+ * BLS12-381 G1 MSM of any size (ncu, 2026-11-30); the host's CPU code does it in well under a
+ * millisecond. */
 template <class F>
-__global__ void k_to_jac(const xyzz<F> *win, int W, const xyzz<F> *ones, F *out)
+__global__ void k_to_jac(const xyzz<F> *win, int W, const xyzz<F> *ones, F *out) /* W: the n */
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t > W)

@@ -87,6 +87,37 @@ DI fe<FR> ntt_tw(const fe<FR> *tw, uint32_t ti, int inverse, uint32_t half_tab)
     return -ld16(tw + (half_tab - ti));
 }
 
+/* Staged twiddles (TWS): stage st of a pass (stage m0 + st) uses 2^(st + lob) distinct twiddles,
+ * w_{2^m}^j for j = (qlow << lo_all) + (tile << lob) + lo, qlow < 2^st, lo < 2^lob; entry
+ * x = (qlow << lob) | lo of its table sits at ((2^st - 1) << lob) + x, 2^lob (2^s - 1) < E
+ * entries in all. Each entry is two 16-byte halves in two arrays (tsh[0][i], tsh[1][i]), so a
+ * warp reading consecutive entries reads consecutive 16-byte words: no bank conflicts. CAP
+ * (the block's element capacity SH) bounds the entries. */
+template <class FR, int CAP>
+DI void ntt_tw_stage(uint4 (*tsh)[CAP], const fe<FR> *tw, int m0, int s, int lob,
+                     int lo_all, uint32_t tile, int L, int inverse, uint32_t half_tab)
+{
+    for (int st = 0; st < s; st++) {
+        const uint32_t base = ((1u << st) - 1) << lob, cnt = 1u << (st + lob);
+        for (uint32_t x = threadIdx.x; x < cnt; x += blockDim.x) {
+            const uint32_t j = ((x >> lob) << lo_all) + (tile << lob) + (x & ((1u << lob) - 1));
+            const fe<FR> w = ntt_tw(tw, j << (L - m0 - st), inverse, half_tab);
+            tsh[0][base + x] = make_uint4(w.v[0], w.v[1], w.v[2], w.v[3]);
+            tsh[1][base + x] = make_uint4(w.v[4], w.v[5], w.v[6], w.v[7]);
+        }
+    }
+}
+template <class FR, int CAP>
+DI fe<FR> ntt_tw_sh(const uint4 (*tsh)[CAP], int st, int lob, uint32_t x)
+{
+    const uint32_t i = (((1u << st) - 1) << lob) + x;
+    const uint4 a = tsh[0][i], b = tsh[1][i];
+    fe<FR> w;
+    w.v[0] = a.x, w.v[1] = a.y, w.v[2] = a.z, w.v[3] = a.w;
+    w.v[4] = b.x, w.v[5] = b.y, w.v[6] = b.z, w.v[7] = b.w;
+    return w;
+}
+
 /* One pass of stages m0 .. m0+s-1 (1-based) of a size-2^logn DIT NTT, 2^(s+lob) <= SH elements
  * per block in dynamic shared memory (8 SH words).
  * Index of a block element: hi * 2^(m0-1+s) + q * 2^(m0-1) + tile * 2^lob + lo, q < 2^s.
@@ -94,8 +125,10 @@ DI fe<FR> ntt_tw(const fe<FR> *tw, uint32_t ti, int inverse, uint32_t half_tab)
  * w_{2N}^i. R4: two stages per trip through shared memory where two are left (each thread
  * takes the four elements of two butterflies of stage m and the two of stage m + 1 that use
  * them, with three twiddles and four products: half the barriers and shared-memory traffic,
- * two products in flight per thread); the block then has E/4 threads. */
-template <class FR, bool FIRST, int SH, bool R4>
+ * two products in flight per thread); the block then has E/4 threads. TWS (with R4): every
+ * twiddle of the pass staged in shared memory while the elements arrive (ntt_tw_stage), so the
+ * stages' loops load none from global memory. */
+template <class FR, bool FIRST, int SH, bool R4, bool TWS = false>
 DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob,
                       const fe<FR> *tw, int L, int inverse, int post, fr_const f_)
 {
@@ -106,7 +139,7 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
 #ifdef CUZK_GPU_HOST_EMU
     uint32_t *ntt_dsh = emu_dyn_shared(); /* tests/gpu/emu_cuda.h */
 #else
-    extern __shared__ uint32_t ntt_dsh[];
+    extern __shared__ __align__(16) uint32_t ntt_dsh[];
 #endif
     uint32_t(*sh)[SH] = (uint32_t(*)[SH])ntt_dsh;
     const int E = 1 << (s + lob);
@@ -133,8 +166,11 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
         for (int e = threadIdx.x; e < E; e += blockDim.x)
             sh_st<FR, SH>(sh, e, ld16v(src + GIDX(e))); /* src may be dst (middle passes) */
     }
-    __syncthreads();
     const uint32_t half_tab = 1u << (L - 1);
+    uint4(*tsh)[SH] = (uint4(*)[SH])(ntt_dsh + 8 * SH);
+    if (TWS)
+        ntt_tw_stage<FR, SH>(tsh, tw, m0, s, lob, lo_all, tile, L, inverse, half_tab);
+    __syncthreads();
     for (int st = FIRST ? 1 : 0; st < s;) {
         const int m = m0 + st;
         if (R4 && st + 1 < s) {
@@ -145,8 +181,10 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
                 uint32_t lo = qd & lomask, r = qd >> lob;
                 uint32_t qlow = r & ((1u << st) - 1), qhigh = r >> st;
                 uint32_t j = (qlow << lo_all) + (tile << lob) + lo;
+                const uint32_t x = (qlow << lob) | lo; /* the staged tables' entry */
                 int e0 = (int)((((qhigh << (st + 2)) | qlow) << lob) | lo);
-                fe<FR> wa = ntt_tw(tw, j << (L - m), inverse, half_tab);
+                fe<FR> wa = TWS ? ntt_tw_sh<FR, SH>(tsh, st, lob, x)
+                                : ntt_tw(tw, j << (L - m), inverse, half_tab);
                 fe<FR> x0 = sh_ld<FR, SH>(sh, e0), t = mul_inl(sh_ld<FR, SH>(sh, e0 + d), wa);
                 fe<FR> a1 = x0 - t;
                 x0 = x0 + t; /* a0 */
@@ -154,11 +192,13 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
                 t = mul_inl(sh_ld<FR, SH>(sh, e0 + 3 * d), wa);
                 fe<FR> a3 = x2 - t;
                 x2 = x2 + t; /* a2 */
-                t = mul_inl(x2, ntt_tw(tw, j << (L - m - 1), inverse, half_tab));
+                t = mul_inl(x2, TWS ? ntt_tw_sh<FR, SH>(tsh, st + 1, lob, x)
+                                    : ntt_tw(tw, j << (L - m - 1), inverse, half_tab));
                 sh_st<FR, SH>(sh, e0, x0 + t);
                 sh_st<FR, SH>(sh, e0 + 2 * d, x0 - t);
-                t = mul_inl(a3, ntt_tw(tw, (j + (1u << (st + lo_all))) << (L - m - 1), inverse,
-                                       half_tab));
+                t = mul_inl(a3, TWS ? ntt_tw_sh<FR, SH>(tsh, st + 1, lob, x + (1u << (st + lob)))
+                                    : ntt_tw(tw, (j + (1u << (st + lo_all))) << (L - m - 1),
+                                             inverse, half_tab));
                 sh_st<FR, SH>(sh, e0 + d, a1 + t);
                 sh_st<FR, SH>(sh, e0 + 3 * d, a1 - t);
             }
@@ -169,7 +209,8 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
                 uint32_t qlow = r & ((1u << st) - 1), qhigh = r >> st;
                 uint32_t q0 = (qhigh << (st + 1)) | qlow, q1 = q0 | (1u << st);
                 uint32_t j = (qlow << lo_all) + (tile << lob) + lo;
-                fe<FR> w = ntt_tw(tw, j << (L - m), inverse, half_tab);
+                fe<FR> w = TWS ? ntt_tw_sh<FR, SH>(tsh, st, lob, (qlow << lob) | lo)
+                               : ntt_tw(tw, j << (L - m), inverse, half_tab);
                 int e0 = (q0 << lob) | lo, e1 = (q1 << lob) | lo;
                 fe<FR> u = sh_ld<FR, SH>(sh, e0), v = mul_inl(sh_ld<FR, SH>(sh, e1), w);
                 sh_st<FR, SH>(sh, e0, u + v);
@@ -214,13 +255,14 @@ k_ntt_pass(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, con
 /* The two-stage variant (R4, 1024-element blocks, at most 256 threads): four elements live
  * per thread. MINB 4 caps it at 64 registers (4 blocks of 256 threads per SM; ptxas, nvcc 13.0:
  * 56 bytes of spills), MINB 3 at 80 (3 blocks; BN254 needs 78-80 registers, no spills);
- * CUZK_GPU_NTT_RADIX=4 / 4w pick them. */
-template <class FR, bool FIRST, int MINB>
+ * CUZK_GPU_NTT_RADIX=4 / 4w pick them; 4s (the default) is MINB 3 with TWS. */
+template <class FR, bool FIRST, int MINB, bool TWS = false, int SH = 1024>
 __global__ void __launch_bounds__(256, MINB)
 k_ntt_pass4(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, const fe<FR> *tw,
             int L, int inverse, int post, fr_const f_)
 {
-    ntt_pass_body<FR, FIRST, 1024, true>(src, dst, logn, m0, s, lob, tw, L, inverse, post, f_);
+    ntt_pass_body<FR, FIRST, SH, true, TWS>(src, dst, logn, m0, s, lob, tw, L, inverse, post,
+                                             f_);
 }
 
 template <class FR> __global__ void k_hmul(fe<FR> *a, const fe<FR> *b, const fe<FR> *c, size_t n)
@@ -281,7 +323,11 @@ __global__ void k_synth(const uint64_t *rpa, const uint8_t *reca, const uint64_t
 struct ntt_pass {
     int first, big;   /* k_ntt_pass<FR, first, big ? 2048 : 1024> */
     int r4;           /* 1, 2: k_ntt_pass4<FR, first, r4 == 1 ? 4 : 3> instead (two stages per
-                       * trip, E/4 threads) */
+                       * trip, E/4 threads); 3: k_ntt_pass4<FR, first, 3, true, sh> (twiddles
+                       * staged in shared memory after the elements) */
+    int sh;           /* the kernel's element capacity: 2048 (big), 1024, or 512 for blocks of
+                       * at most 512 elements with staged twiddles (16 + 16 KiB: as many
+                       * blocks per SM as without) */
     int m0, s, lob;   /* its stages m0 .. m0 + s - 1, tiles of 2^lob */
     size_t blocks;
     int threads;
@@ -304,6 +350,7 @@ static inline int ntt_passes(int logn, int log_sh, int max_lob, int even, int ra
         q.first = i == 0;
         q.big = E > 1024;
         q.r4 = q.big ? 0 : radix4;
+        q.sh = q.big ? 2048 : q.r4 == 3 && E <= 512 ? 512 : 1024;
         q.m0 = done + 1;
         q.s = ps[i];
         q.lob = plob[i];

@@ -907,6 +907,61 @@ int main(void)
             free(keep[k]);
         }
     }
+    /* The MSM's reduction chunk and carry slice (CUZK_GPU_REDUCE_CHUNK / _CARRY_SLICE, read
+     * when a context opens): MSMs again through a context with the extremes allowed (the
+     * longest chunks, so the fewest chunks and bit sums; the shortest carry slices, so the
+     * most carry levels), and values outside them refused, naming the variable. */
+    {
+        static const char *const names[2] = {"CUZK_GPU_REDUCE_CHUNK", "CUZK_GPU_CARRY_SLICE"};
+        static const char *const vals[2][2] = {{"256", "4"}, {"8", "64"}};
+        char *keep[2];
+        for (int k = 0; k < 2; k++) {
+            const char *v = getenv(names[k]);
+            keep[k] = v ? strdup(v) : NULL;
+        }
+        cuzk_gpu_ctx *c0 = ctx, *c1 = NULL;
+        for (int v = 0; v < 2; v++) {
+            for (int k = 0; k < 2; k++)
+                setenv(names[k], vals[v][k], 1);
+            c1 = NULL;
+            e = cuzk_gpu_open(&c1, 0, &eb);
+            CHECK_MSG(e == CUZK_OK, "open (reduction chunk %s): %s", vals[v][0], eb.msg);
+            if (e)
+                continue;
+            printf("  MSM with reduction chunks of %s buckets, carry slices of %s:\n",
+                   vals[v][0], vals[v][1]);
+            ctx = c1;
+            bn254_g1_test_msm(70000, SC_RANDOM, 0, 1);
+            bls12_381_g1_test_msm(3001, SC_SPARSE, 0, 1);
+            bn254_g2_test_msm(5000, SC_EQUAL, 0, 1);
+            bls12_381_g2_test_msm(2048, SC_RANDOM, 0, 1);
+            ctx = c0;
+            cuzk_gpu_close(c1);
+        }
+        static const struct {
+            int k;
+            const char *bad, *msg;
+        } refused[3] = {{0, "4", "CUZK_GPU_REDUCE_CHUNK=4"},
+                        {0, "48", "CUZK_GPU_REDUCE_CHUNK=48"},
+                        {1, "128", "CUZK_GPU_CARRY_SLICE=128"}};
+        for (int i = 0; i < 3; i++) {
+            for (int k = 0; k < 2; k++)
+                setenv(names[k], k == refused[i].k ? refused[i].bad : vals[0][k], 1);
+            c1 = NULL;
+            e = cuzk_gpu_open(&c1, 0, &eb);
+            CHECK_MSG(e == CUZK_INVALID_ARGUMENT && !c1 && strstr(eb.msg, refused[i].msg),
+                      "%s refused: %d %s", refused[i].msg, (int)e, eb.msg);
+            if (c1)
+                cuzk_gpu_close(c1);
+        }
+        for (int k = 0; k < 2; k++) {
+            if (keep[k])
+                setenv(names[k], keep[k], 1);
+            else
+                unsetenv(names[k]);
+            free(keep[k]);
+        }
+    }
     static const int hl[] = {1, 4, 9, 12, 16};
     for (size_t i = 0; i < sizeof hl / sizeof hl[0]; i++) {
         bn254_g1_test_h(hl[i]);

@@ -9,7 +9,7 @@
  * across slices, runs of one, points at infinity, the same point twice in a row (doubling)
  * and a point beside its negation (cancellation), and the ones path (every key 0). Both then
  * run through the carry levels (k_accumk) and must equal each bucket's plain sum. Also the
- * bucket reduction (k_bucket_reduce with chunk offsets, k_group_sum, k_to_jac) against
+ * bucket reduction (k_bucket_sums, k_bit_sums, k_pair_sum, k_to_jac) against
  * sum (j + 1) B_j added plainly; the scalars' classification and range check (k_prep); the
  * signed digits of every window plan (k_digits, with and without fixed-base tables) against
  * the scalars, and the tables (k_tables) against repeated doubling. Built and run by
@@ -312,31 +312,69 @@ static void digits(int nbits)
     }
 }
 
-/* k_bucket_reduce, k_group_sum, k_to_jac: per window, sum (j + 1) B_j over its buckets (in
- * chunks of S, each with its offset), the chunks' sums summed by group sums, against the
- * buckets added (j + 1) times each; then to Jacobian, against the XYZZ sums. */
+/* k_bucket_sums, k_bit_sums, k_pair_sum, k_to_jac: per window, sum (j + 1) B_j over its
+ * buckets (chunks of S: their run and tri sums, then the tri sums and the runs by bit of their
+ * chunk index summed in trees), finished as the host does (tri + 2^log2 S sum_k 2^k R_k,
+ * cuzk__gpu_horner_bits), against the buckets added (j + 1) times each; then to Jacobian,
+ * against the XYZZ sums. */
 template <class F> static void reduce(const char *grp, const std::vector<affine<F>> &pts)
 {
     const int W = 3;
-    static const uint32_t Ss[] = {1, 4, 5};
-    for (uint32_t S : Ss) {
-        const uint32_t nch = 3, B = S * nch;
-        std::vector<xyzz<F>> bk((size_t)W * B, xyzz<F>::inf()), naive(W, xyzz<F>::inf());
-        for (size_t i = 0; i < bk.size(); i++)
-            if (rnd(5)) /* every fifth bucket or so empty */
-                xyzz_add_affine(bk[i], pts[rnd((uint32_t)pts.size())]);
+    static const uint32_t Ss[] = {1, 2, 8};
+    static const uint32_t cnts[] = {1, 2, 4, 8, 32};
+    for (uint32_t S : Ss)
+        for (uint32_t cnt : cnts) {
+            const uint32_t B = S * cnt, len0 = cnt >= 4 ? cnt / 4 : 1;
+            int nb = 0, logS = 0;
+            while ((1u << nb) < cnt)
+                nb++;
+            while ((1u << logS) < S)
+                logS++;
+            std::vector<xyzz<F>> bk((size_t)W * B, xyzz<F>::inf()), naive(W, xyzz<F>::inf());
+            for (size_t i = 0; i < bk.size(); i++)
+                if (rnd(5)) /* every fifth bucket or so empty */
+                    xyzz_add_affine(bk[i], pts[rnd((uint32_t)pts.size())]);
+            for (int w = 0; w < W; w++)
+                for (uint32_t j = 0; j < B; j++)
+                    for (uint32_t k = 0; k <= j; k++)
+                        xyzz_add(naive[w], bk[(size_t)w * B + j]);
+            std::vector<xyzz<F>> run((size_t)W * cnt), tri((size_t)W * cnt);
+            launch_serial(((size_t)W * cnt + 63) / 64, 64,
+                          [&] { k_bucket_sums<F>(bk.data(), W, B, S, run.data(), tri.data()); });
+            const size_t l1 = (size_t)W * (nb + 1) * len0;
+            std::vector<xyzz<F>> lv(l1);
+            launch_serial((l1 + 63) / 64, 64, [&] {
+                k_bit_sums<F>(run.data(), tri.data(), W, cnt, nb, len0, lv.data());
+            });
+            for (size_t n = l1, len = len0; len > 1; n /= 2, len /= 2) {
+                std::vector<xyzz<F>> nx(n / 2);
+                launch_serial((n / 2 + 63) / 64, 64,
+                              [&] { k_pair_sum<F>(lv.data(), n / 2, nx.data()); });
+                lv.swap(nx);
+            }
+            check(lv.size() == (size_t)W * (nb + 1), "bucket reduction: sums per window", grp, S,
+                  cnt);
+            std::vector<xyzz<F>> win(W);
+            for (int w = 0; w < W && lv.size() == (size_t)W * (nb + 1); w++) {
+                xyzz<F> acc = xyzz<F>::inf();
+                for (int k = nb - 1; k >= 0; k--) {
+                    xyzz_dbl(acc);
+                    xyzz_add(acc, lv[(size_t)w * (nb + 1) + k]);
+                }
+                for (int k = 0; k < logS; k++)
+                    xyzz_dbl(acc);
+                xyzz_add(acc, lv[(size_t)w * (nb + 1) + nb]);
+                win[w] = acc;
+                check(same_point(win[w], naive[w]), "bucket reduction vs sum (j+1) B_j", grp, S,
+                      cnt * 16 + w);
+            }
+        }
+    {
+        const uint32_t S = 1;
+        std::vector<xyzz<F>> win(W, xyzz<F>::inf());
         for (int w = 0; w < W; w++)
-            for (uint32_t j = 0; j < B; j++)
-                for (uint32_t k = 0; k <= j; k++)
-                    xyzz_add(naive[w], bk[(size_t)w * B + j]);
-        std::vector<xyzz<F>> ch((size_t)W * nch), g1((size_t)W * 2), win(W);
-        launch_serial(((size_t)W * nch + 63) / 64, 64,
-                      [&] { k_bucket_reduce<F>(bk.data(), W, B, S, ch.data()); });
-        /* groups of 2 chunks (2 per window), then one group of those 2 */
-        launch_serial(1, 64, [&] { k_group_sum<F>(ch.data(), W, nch, 2, g1.data()); });
-        launch_serial(1, 64, [&] { k_group_sum<F>(g1.data(), W, 2, 2, win.data()); });
-        for (int w = 0; w < W; w++)
-            check(same_point(win[w], naive[w]), "bucket reduction vs sum (j+1) B_j", grp, S, w);
+            for (int k = 0; k < w; k++) /* window 0: infinity */
+                xyzz_add_affine(win[w], pts[rnd((uint32_t)pts.size())]);
         /* to Jacobian: the windows and a ones bucket (and none: infinity) */
         for (int with_ones = 0; with_ones < 2; with_ones++) {
             xyzz<F> ones = xyzz<F>::inf();

@@ -139,6 +139,9 @@ struct geom {
 };
 static const char *gname(const geom &g)
 {
+    if (g.r4 == 3)
+        return g.even ? "even, two stages per trip, staged twiddles"
+                      : "greedy, two stages per trip, staged twiddles";
     return g.even ? (g.r4 ? "even, two stages per trip" : "even")
                   : (g.r4 ? "greedy, two stages per trip" : "greedy");
 }
@@ -203,7 +206,19 @@ template <class FR> struct dev {
             const fe<FR> *twp = tw.data();
             const int Lc = L;
             auto k = [&] {
-                if (q.r4 && q.first)
+                if (q.r4 == 3 && q.sh == 512 && q.first)
+                    k_ntt_pass4<FR, true, 3, true, 512>(src, dst, logn, q.m0, q.s, q.lob, twp,
+                                                        Lc, inverse, q.post, fc);
+                else if (q.r4 == 3 && q.sh == 512)
+                    k_ntt_pass4<FR, false, 3, true, 512>(src, dst, logn, q.m0, q.s, q.lob, twp,
+                                                         Lc, inverse, q.post, fc);
+                else if (q.r4 == 3 && q.first)
+                    k_ntt_pass4<FR, true, 3, true>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
+                                                   inverse, q.post, fc);
+                else if (q.r4 == 3)
+                    k_ntt_pass4<FR, false, 3, true>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
+                                                    inverse, q.post, fc);
+                else if (q.r4 && q.first)
                     k_ntt_pass4<FR, true, 4>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc, inverse,
                                              q.post, fc);
                 else if (q.r4)
@@ -498,15 +513,17 @@ template <class FR> static void test_curve(const char *name)
     /* The device's geometries (CUZK_GPU_NTT_BLOCK / _TILE / _PLAN; the first is the default, its
      * tile chosen by size, lob 0: cuzk__gpu_ntt_auto_lob),
      * then small blocks (emulation only) that make 3 to 9 passes at these sizes. */
-    static const geom device_g[] = {{10, 0, 1, 2}, {10, 0, 1, 0}, {10, 3, 0, 0},
-                                    {11, 2, 1, 0}, {11, 3, 0, 0}, {10, 2, 1, 0},
-                                    {11, 1, 0, 0}, {11, 0, 0, 0}, {11, 3, 0, 1}};
+    static const geom device_g[] = {{10, 0, 1, 3}, {10, 0, 1, 2}, {10, 0, 1, 0},
+                                    {10, 3, 0, 0}, {11, 2, 1, 0}, {11, 3, 0, 0},
+                                    {10, 2, 1, 0}, {11, 1, 0, 0}, {11, 0, 0, 0},
+                                    {11, 3, 0, 1}, {10, 3, 0, 3}};
     static const int device_logn[] = {0, 1, 2, 3, 5, 10, 11, 12, 13};
     for (const geom &g : device_g)
         for (int logn : device_logn)
             test_one(R, name, g, logn);
     static const geom small_g[] = {{4, 1, 0, 0}, {4, 3, 1, 0}, {5, 2, 0, 0}, {5, 2, 1, 0},
-                                   {6, 3, 0, 0}, {4, 1, 0, 1}, {5, 2, 1, 1}, {6, 3, 0, 1}};
+                                   {6, 3, 0, 0}, {4, 1, 0, 1}, {5, 2, 1, 1}, {6, 3, 0, 1},
+                                   {5, 2, 1, 3}, {6, 3, 0, 3}};
     static const int small_logn[] = {4, 5, 7, 9, 12};
     for (const geom &g : small_g)
         for (int logn : small_logn)
