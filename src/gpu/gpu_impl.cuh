@@ -476,45 +476,29 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shb));
             ctx->ntt_big_attr[curve] = true;
         }
-#define NTT_LAUNCH(F, SH)                                                                    \
-    k_ntt_pass<FR, F, SH><<<(unsigned)q.blocks, q.threads, shb, st>>>(                       \
-        src, dst, logn, q.m0, q.s, q.lob, tw, L, inverse, q.post, fc)
-#define NTT4_LAUNCH(F, MB, TWS, SH)                                                          \
-    k_ntt_pass4<FR, F, MB, TWS, SH><<<(unsigned)q.blocks, q.threads, shb, st>>>(             \
-        src, dst, logn, q.m0, q.s, q.lob, tw, L, inverse, q.post, fc)
-        if (q.r4 == 3 && q.sh == 512) {
-            if (q.first)
-                NTT4_LAUNCH(true, 3, true, 512);
-            else
-                NTT4_LAUNCH(false, 3, true, 512);
-        } else if (q.r4 == 3) {
-            if (q.first)
-                NTT4_LAUNCH(true, 3, true, 1024);
-            else
-                NTT4_LAUNCH(false, 3, true, 1024);
-        } else if (q.r4 == 1) {
-            if (q.first)
-                NTT4_LAUNCH(true, 4, false, 1024);
-            else
-                NTT4_LAUNCH(false, 4, false, 1024);
-        } else if (q.r4 == 2) {
-            if (q.first)
-                NTT4_LAUNCH(true, 3, false, 1024);
-            else
-                NTT4_LAUNCH(false, 3, false, 1024);
-        } else if (q.big) {
-            if (q.first)
-                NTT_LAUNCH(true, 2048);
-            else
-                NTT_LAUNCH(false, 2048);
-        } else {
-            if (q.first)
-                NTT_LAUNCH(true, 1024);
-            else
-                NTT_LAUNCH(false, 1024);
-        }
+        /* One launch of the kernel the pass names (q.first picks the template's FIRST). */
+#define NTT_LAUNCH(K, ...)                                                                   \
+    do {                                                                                     \
+        if (q.first)                                                                         \
+            K<FR, true, __VA_ARGS__><<<(unsigned)q.blocks, q.threads, shb, st>>>(            \
+                src, dst, logn, q.m0, q.s, q.lob, tw, L, inverse, q.post, fc);               \
+        else                                                                                 \
+            K<FR, false, __VA_ARGS__><<<(unsigned)q.blocks, q.threads, shb, st>>>(           \
+                src, dst, logn, q.m0, q.s, q.lob, tw, L, inverse, q.post, fc);               \
+    } while (0)
+        if (q.r4 == 3 && q.sh == 512)
+            NTT_LAUNCH(k_ntt_pass4, 3, true, 512);
+        else if (q.r4 == 3)
+            NTT_LAUNCH(k_ntt_pass4, 3, true, 1024);
+        else if (q.r4 == 1)
+            NTT_LAUNCH(k_ntt_pass4, 4, false, 1024);
+        else if (q.r4 == 2)
+            NTT_LAUNCH(k_ntt_pass4, 3, false, 1024);
+        else if (q.big)
+            NTT_LAUNCH(k_ntt_pass, 2048);
+        else
+            NTT_LAUNCH(k_ntt_pass, 1024);
 #undef NTT_LAUNCH
-#undef NTT4_LAUNCH
         LAUNCHED("k_ntt_pass");
         if (q.copy_back)
             CU(cudaMemcpyAsync(v, tmp, n * sizeof(fe<FR>), cudaMemcpyDeviceToDevice, st));

@@ -747,6 +747,41 @@ GPU_HOST_INV_TEST(bn254_fp, bn254_fp2, 0)
 GPU_HOST_INV_TEST(bls12_381_fp, bls12_381_fp2, 1)
 #endif
 
+/* The environment variables a context reads when it opens (cuzk_gpu_open): saved and put
+ * back around a test that sets them, and a value not understood refused, naming it. */
+static void env_save(const char *const *names, int n, char **keep)
+{
+    for (int k = 0; k < n; k++) {
+        const char *v = getenv(names[k]);
+        keep[k] = v ? strdup(v) : NULL;
+    }
+}
+static void env_restore(const char *const *names, int n, char **keep)
+{
+    for (int k = 0; k < n; k++) {
+        if (keep[k])
+            setenv(names[k], keep[k], 1);
+        else
+            unsetenv(names[k]);
+        free(keep[k]);
+    }
+}
+/* names[k] set to bad, the others to vals: cuzk_gpu_open must refuse with a message holding
+ * msg. */
+static void env_refused(const char *const *names, int n, const char *const *vals, int k,
+                        const char *bad, const char *msg)
+{
+    cuzk_errbuf eb = {{0}};
+    for (int j = 0; j < n; j++)
+        setenv(names[j], j == k ? bad : vals[j], 1);
+    cuzk_gpu_ctx *c = NULL;
+    cuzk_err e = cuzk_gpu_open(&c, 0, &eb);
+    CHECK_MSG(e == CUZK_INVALID_ARGUMENT && !c && strstr(eb.msg, msg), "%s refused: %d %s", msg,
+              (int)e, eb.msg);
+    if (c)
+        cuzk_gpu_close(c);
+}
+
 int main(void)
 {
     cuzk_ff_init();
@@ -861,11 +896,9 @@ int main(void)
         const char *const vals[4] = {big ? "2048" : "1024", big ? "2" : "3",
                                      big ? "even" : "greedy", "2"};
         char *keep[4];
-        for (int k = 0; k < 4; k++) {
-            const char *v = getenv(names[k]);
-            keep[k] = v ? strdup(v) : NULL;
+        env_save(names, 4, keep);
+        for (int k = 0; k < 4; k++)
             setenv(names[k], vals[k], 1);
-        }
         cuzk_gpu_ctx *c0 = ctx, *c1 = NULL;
         e = cuzk_gpu_open(&c1, 0, &eb);
         CHECK_MSG(e == CUZK_OK, "open (NTT blocks of %s): %s", vals[0], eb.msg);
@@ -889,23 +922,9 @@ int main(void)
             int k;
             const char *bad, *msg;
         } refused[2] = {{0, "4096", "CUZK_GPU_NTT_BLOCK=4096"}, {3, "8", "CUZK_GPU_NTT_RADIX=8"}};
-        for (int i = 0; i < 2; i++) {
-            for (int k = 0; k < 4; k++)
-                setenv(names[k], k == refused[i].k ? refused[i].bad : vals[k], 1);
-            c1 = NULL;
-            e = cuzk_gpu_open(&c1, 0, &eb);
-            CHECK_MSG(e == CUZK_INVALID_ARGUMENT && !c1 && strstr(eb.msg, refused[i].msg),
-                      "%s refused: %d %s", refused[i].msg, (int)e, eb.msg);
-            if (c1)
-                cuzk_gpu_close(c1);
-        }
-        for (int k = 0; k < 4; k++) {
-            if (keep[k])
-                setenv(names[k], keep[k], 1);
-            else
-                unsetenv(names[k]);
-            free(keep[k]);
-        }
+        for (int i = 0; i < 2; i++)
+            env_refused(names, 4, vals, refused[i].k, refused[i].bad, refused[i].msg);
+        env_restore(names, 4, keep);
     }
     /* The MSM's reduction chunk and carry slice (CUZK_GPU_REDUCE_CHUNK / _CARRY_SLICE, read
      * when a context opens): MSMs again through a context with the extremes allowed (the
@@ -915,10 +934,7 @@ int main(void)
         static const char *const names[2] = {"CUZK_GPU_REDUCE_CHUNK", "CUZK_GPU_CARRY_SLICE"};
         static const char *const vals[2][2] = {{"256", "4"}, {"8", "64"}};
         char *keep[2];
-        for (int k = 0; k < 2; k++) {
-            const char *v = getenv(names[k]);
-            keep[k] = v ? strdup(v) : NULL;
-        }
+        env_save(names, 2, keep);
         cuzk_gpu_ctx *c0 = ctx, *c1 = NULL;
         for (int v = 0; v < 2; v++) {
             for (int k = 0; k < 2; k++)
@@ -944,23 +960,9 @@ int main(void)
         } refused[3] = {{0, "4", "CUZK_GPU_REDUCE_CHUNK=4"},
                         {0, "48", "CUZK_GPU_REDUCE_CHUNK=48"},
                         {1, "128", "CUZK_GPU_CARRY_SLICE=128"}};
-        for (int i = 0; i < 3; i++) {
-            for (int k = 0; k < 2; k++)
-                setenv(names[k], k == refused[i].k ? refused[i].bad : vals[0][k], 1);
-            c1 = NULL;
-            e = cuzk_gpu_open(&c1, 0, &eb);
-            CHECK_MSG(e == CUZK_INVALID_ARGUMENT && !c1 && strstr(eb.msg, refused[i].msg),
-                      "%s refused: %d %s", refused[i].msg, (int)e, eb.msg);
-            if (c1)
-                cuzk_gpu_close(c1);
-        }
-        for (int k = 0; k < 2; k++) {
-            if (keep[k])
-                setenv(names[k], keep[k], 1);
-            else
-                unsetenv(names[k]);
-            free(keep[k]);
-        }
+        for (int i = 0; i < 3; i++)
+            env_refused(names, 2, vals[0], refused[i].k, refused[i].bad, refused[i].msg);
+        env_restore(names, 2, keep);
     }
     static const int hl[] = {1, 4, 9, 12, 16};
     for (size_t i = 0; i < sizeof hl / sizeof hl[0]; i++) {
