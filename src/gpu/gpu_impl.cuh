@@ -454,19 +454,17 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
             /* Above the default 48 KiB (the 1024-element kernels' 64 KiB), and the largest
              * shared-memory carveout (six blocks of 32 KiB per SM for the 512-element ones).
              * Once. */
-            const int b1 = 8 * 4 * 1024 * 2, c = (int)cudaSharedmemCarveoutMaxShared;
-            CU(cudaFuncSetAttribute(k_ntt_pass4<FR, true, 3, true, 1024>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, b1));
-            CU(cudaFuncSetAttribute(k_ntt_pass4<FR, false, 3, true, 1024>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, b1));
-            CU(cudaFuncSetAttribute(k_ntt_pass4<FR, true, 3, true, 1024>,
-                                    cudaFuncAttributePreferredSharedMemoryCarveout, c));
-            CU(cudaFuncSetAttribute(k_ntt_pass4<FR, false, 3, true, 1024>,
-                                    cudaFuncAttributePreferredSharedMemoryCarveout, c));
-            CU(cudaFuncSetAttribute(k_ntt_pass4<FR, true, 3, true, 512>,
-                                    cudaFuncAttributePreferredSharedMemoryCarveout, c));
-            CU(cudaFuncSetAttribute(k_ntt_pass4<FR, false, 3, true, 512>,
-                                    cudaFuncAttributePreferredSharedMemoryCarveout, c));
+            const void *const ks[4] = {(const void *)k_ntt_pass4<FR, true, 3, true, 1024>,
+                                       (const void *)k_ntt_pass4<FR, false, 3, true, 1024>,
+                                       (const void *)k_ntt_pass4<FR, true, 3, true, 512>,
+                                       (const void *)k_ntt_pass4<FR, false, 3, true, 512>};
+            for (int k = 0; k < 4; k++) {
+                if (k < 2) /* the 1024-element ones: 64 KiB */
+                    CU(cudaFuncSetAttribute(ks[k], cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                            8 * 4 * 1024 * 2));
+                CU(cudaFuncSetAttribute(ks[k], cudaFuncAttributePreferredSharedMemoryCarveout,
+                                        (int)cudaSharedmemCarveoutMaxShared));
+            }
             ctx->ntt_tws_attr[curve] = true;
         }
         if (q.big && !ctx->ntt_big_attr[curve]) { /* above the default 48 KiB; once */
