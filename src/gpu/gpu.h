@@ -137,6 +137,15 @@ uint64_t cuzk_gpu_tables_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g, uint64_t 
  * (A prover that uploads a witness without reading it on the host checks it this way.)
  * The scalars are then always classified anew (no reuse of an earlier preparation). */
 #define CUZK_GPU_SCALARS_CHECK 4u
+/* No later MSM flagged CUZK_GPU_SCALARS_SAME will need this one's preparation (a one-off MSM
+ * over host scalars, e.g. a benchmark's). An MSM that uploads its scalars then runs in two
+ * parts, the second's upload overlapping the first's work (the first quarter's or eighth's
+ * classification, sort and accumulation), the second part's buckets merged into the first's:
+ * from 2^21 scalars, in every group but BLS12-381 G2, where the merge costs what the overlap
+ * gains (CUZK_GPU_MSM_SPLIT in cuzk_gpu_open: the smallest count split, in every group; 0
+ * never). Its upload stays usable by a later CUZK_GPU_SCALARS_SAME, its preparation does not. */
+#define CUZK_GPU_SCALARS_ONCE 8u
+#define CUZK_GPU_MSM_SPLIT_MIN ((size_t)1 << 21)
 
 /* Uploads scalars [lo, hi) of the n host scalars at `host` (32 bytes each) into the context's
  * scalar slot, queued on its stream (host page-locked for the copy to overlap the caller's

@@ -150,6 +150,36 @@ void cuzk__gpu_horner_bits(int curve, int g2, int W, int c, int nb, int logS, co
             bls12_381_g1_gpu_horner(W, c, nb, logS, jac, out);
     }
 }
+
+/* acc += p, Jacobian points of the device layout (a split MSM's two results, gpu_impl.cuh). */
+#define GPU_JAC_ADD(G)                                                                        \
+    static void G##_gpu_jac_add(uint64_t *acc, const uint64_t *p)                             \
+    {                                                                                         \
+        G##_jac a, b;                                                                         \
+        memcpy(&a, acc, sizeof a);                                                            \
+        memcpy(&b, p, sizeof b);                                                              \
+        G##_add(&a, &a, &b);                                                                  \
+        memcpy(acc, &a, sizeof a);                                                            \
+    }
+GPU_JAC_ADD(bn254_g1)
+GPU_JAC_ADD(bn254_g2)
+GPU_JAC_ADD(bls12_381_g1)
+GPU_JAC_ADD(bls12_381_g2)
+
+void cuzk__gpu_jac_add(int curve, int g2, uint64_t *acc, const uint64_t *p)
+{
+    if (curve == 0) {
+        if (g2)
+            bn254_g2_gpu_jac_add(acc, p);
+        else
+            bn254_g1_gpu_jac_add(acc, p);
+    } else {
+        if (g2)
+            bls12_381_g2_gpu_jac_add(acc, p);
+        else
+            bls12_381_g1_gpu_jac_add(acc, p);
+    }
+}
 #else
 typedef int cuzk__gpu_consts_unused; /* ISO C forbids an empty translation unit */
 #endif

@@ -77,10 +77,10 @@ static cuzk_err tables_dispatch(cuzk_gpu_ctx *ctx, cuzk_gpu_curve c, cuzk_gpu_gr
 }
 
 /* Host-to-device copy of a large pageable buffer (the witness, a, b, c: up to 512 MiB each)
- * on the context's stream, through its two pinned staging buffers: a few host threads copy the
- * next chunk into one while the DMA engine drains the other (the driver's own path for
- * pageable memory copies on one thread). Returns once the last chunk is queued; the stream
- * orders later work after it. Small copies, page-locked sources (the DMA engine reads them at
+ * on stream st (the context's, or its upload stream), through the context's two pinned
+ * staging buffers: a few host threads copy the next chunk into one while the DMA engine
+ * drains the other (the driver's own path for pageable memory copies on one thread). Returns
+ * once the last chunk is queued; the stream orders later work after it. Small copies, page-locked sources (the DMA engine reads them at
  * full speed) and contexts without staging go directly. */
 struct upload_job {
     uint8_t *dst;
@@ -100,19 +100,24 @@ static void upload_piece(void *arg, size_t i)
  * host, synthesis went from ~460 to ~520 ms at 2^24). */
 #define CUZK_GPU_STAGE_THREADS 4
 
-static cuzk_err upload(cuzk_gpu_ctx *ctx, void *dst, const void *src, size_t bytes,
-                       cuzk_errbuf *eb)
+/* Whether upload() copies bytes from src in one DMA (queued, returning at once). */
+static bool upload_direct(const cuzk_gpu_ctx *ctx, const void *src, size_t bytes)
 {
-    bool direct = !ctx->stage[0] || bytes < 2 * CUZK_GPU_STAGE_BYTES;
-    if (!direct) {
-        cudaPointerAttributes pa; /* page-locked already: the DMA engine reads it directly */
-        direct = cudaPointerGetAttributes(&pa, src) == cudaSuccess &&
-                 pa.type == cudaMemoryTypeHost;
-        cudaGetLastError();
-    }
-    if (direct) {
+    if (!ctx->stage[0] || bytes < 2 * CUZK_GPU_STAGE_BYTES)
+        return true;
+    cudaPointerAttributes pa; /* page-locked already: the DMA engine reads it directly */
+    const bool pinned =
+        cudaPointerGetAttributes(&pa, src) == cudaSuccess && pa.type == cudaMemoryTypeHost;
+    cudaGetLastError();
+    return pinned;
+}
+
+static cuzk_err upload(cuzk_gpu_ctx *ctx, void *dst, const void *src, size_t bytes,
+                       cudaStream_t st, cuzk_errbuf *eb)
+{
+    if (upload_direct(ctx, src, bytes)) {
         if (bytes)
-            CU(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, ctx->stream));
+            CU(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, st));
         return CUZK_OK;
     }
     const size_t piece = (size_t)2 << 20;
@@ -122,8 +127,8 @@ static cuzk_err upload(cuzk_gpu_ctx *ctx, void *dst, const void *src, size_t byt
         upload_job j = {(uint8_t *)ctx->stage[k], (const uint8_t *)src + off, len, piece};
         cuzk_parallel_for((len + piece - 1) / piece, CUZK_GPU_STAGE_THREADS, upload_piece, &j);
         CU(cudaMemcpyAsync((uint8_t *)dst + off, ctx->stage[k], len, cudaMemcpyHostToDevice,
-                           ctx->stream));
-        CU(cudaEventRecord(ctx->stage_ev[k], ctx->stream));
+                           st));
+        CU(cudaEventRecord(ctx->stage_ev[k], st));
         off += len;
     }
     return CUZK_OK;
@@ -194,6 +199,10 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
         e = cudaMallocHost(&ctx->host_res, CUZK_GPU_HOST_RES_BYTES);
     for (int i = 0; i < 2 && e == cudaSuccess; i++)
         e = cudaEventCreateWithFlags(&ctx->stage_ev[i], cudaEventDisableTiming);
+    if (e == cudaSuccess)
+        e = cudaStreamCreateWithFlags(&ctx->up_stream, cudaStreamNonBlocking);
+    for (int i = 0; i < 2 && e == cudaSuccess; i++)
+        e = cudaEventCreateWithFlags(&ctx->up_ev[i], cudaEventDisableTiming);
     if (e == cudaSuccess) {
         /* Staging is an optimisation: without it uploads read pageable memory directly. */
         for (int i = 0; i < 2; i++) {
@@ -239,6 +248,25 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     }
     ctx->red_chunk = (uint32_t)rcv;
     ctx->carry_lk = (uint32_t)csv;
+    /* CUZK_GPU_MSM_SPLIT: the smallest MSM (scalars) that CUZK_GPU_SCALARS_ONCE splits, in
+     * every group once set (unset: from 2^21, not BLS12-381 G2), 0 for none (A/B runs; tests
+     * lower it to split small MSMs); a number of at least 8, or 0. */
+    const char *sp = getenv("CUZK_GPU_MSM_SPLIT");
+    ctx->split_min = CUZK_GPU_MSM_SPLIT_MIN;
+    if (sp && *sp) {
+        char *end = NULL;
+        const unsigned long long v = strtoull(sp, &end, 10);
+        if (*end || sp[0] == '-' || (v > 0 && v < 8)) {
+            r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                          "cuzk_gpu_open: CUZK_GPU_MSM_SPLIT=%s: expected 0 (never split) or a "
+                          "count of scalars of at least 8",
+                          sp);
+            cuzk_gpu_close(ctx);
+            return r;
+        }
+        ctx->split_min = (size_t)v;
+        ctx->split_all = true;
+    }
     /* NTT pass geometry (ntt_core; gpu_internal.cuh): blocks of up to 2^10 or 2^11 elements,
      * tiles of 2^1..2^3 (unset: by size), greedy or even passes. A value set but not understood is refused: an
      * A/B run must not measure the default under another name. */
@@ -295,6 +323,13 @@ void cuzk_gpu_close(cuzk_gpu_ctx *ctx)
         if (ctx->stage_ev[i])
             cudaEventDestroy(ctx->stage_ev[i]);
     }
+    if (ctx->up_stream) {
+        cudaStreamSynchronize(ctx->up_stream);
+        cudaStreamDestroy(ctx->up_stream);
+    }
+    for (int i = 0; i < 2; i++)
+        if (ctx->up_ev[i])
+            cudaEventDestroy(ctx->up_ev[i]);
     if (ctx->stream)
         cudaStreamDestroy(ctx->stream);
     cudaGetLastError();
@@ -594,6 +629,71 @@ cuzk_err cuzk_gpu_scalars_stage(cuzk_gpu_ctx *ctx, const void *host, size_t n, s
     return CUZK_OK;
 }
 
+/* The second part's upload of a split MSM, on the upload stream; the part waits for it. */
+static cuzk_err split_queue_rest(cuzk_gpu_ctx *ctx, uint8_t *dst, const uint8_t *src,
+                                 size_t bytes, bool after_first, cuzk_errbuf *eb)
+{
+    if (after_first) {
+        /* Behind the first part's copy: sharing the link would delay the first part. */
+        CU(cudaEventRecord(ctx->up_ev[0], ctx->stream));
+        CU(cudaStreamWaitEvent(ctx->up_stream, ctx->up_ev[0], 0));
+    }
+    TRY(upload(ctx, dst, src, bytes, ctx->up_stream, eb));
+    CU(cudaEventRecord(ctx->up_ev[1], ctx->up_stream));
+    return CUZK_OK;
+}
+
+static cuzk_err msm_split_run(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, const char *base,
+                              size_t count, const uint8_t *h, uint8_t *d_sc, bool mont,
+                              const cuzk__gpu_tab *tab, uint64_t *out, cuzk_errbuf *eb)
+{
+    /* The first part's work must outlast the second part's upload (~0.57 ns per scalar on
+     * the H200's link): BN254 G1's 2^24 MSM works ~2.8 ns per scalar, so a quarter first;
+     * the other groups work 5.7 ns (BLS12-381 G1) or more, so an eighth, which leaves less of
+     * the upload exposed. */
+    const size_t pb = cuzk_gpu_point_bytes(pts->curve, pts->group);
+    const size_t n0 = count / (pb <= 64 ? 4 : 8), n1 = count - n0;
+    cuzk__gpu_part *pt = &ctx->part;
+    memset(pt, 0, sizeof *pt);
+    pt->on = true;
+    pt->first = true;
+    pt->total = count;
+    pt->nmax = n1;
+    TRY(upload(ctx, d_sc, h, n0 * 32, ctx->stream, eb));
+    /* A page-locked buffer's second part is queued at once (the DMA engine works alone); a
+     * pageable one's goes through the staging buffers on this thread, so after the first
+     * part's work is queued (the copy then runs beside it). */
+    const bool direct = upload_direct(ctx, h + n0 * 32, n1 * 32);
+    if (direct)
+        TRY(split_queue_rest(ctx, d_sc + n0 * 32, h + n0 * 32, n1 * 32, true, eb));
+    TRY(msm_dispatch(ctx, pts->curve, pts->group, base, n0, d_sc, mont, tab, out, eb));
+    if (!direct)
+        TRY(split_queue_rest(ctx, d_sc + n0 * 32, h + n0 * 32, n1 * 32, false, eb));
+    pt->first = false;
+    pt->last = true;
+    pt->base = n0;
+    pt->ready = ctx->up_ev[1];
+    return msm_dispatch(ctx, pts->curve, pts->group, base + n0 * pb, n1, d_sc + n0 * 32, mont,
+                        tab, out, eb);
+}
+
+/* A one-off MSM over host scalars in two parts (CUZK_GPU_SCALARS_ONCE): the first quarter
+ * or eighth uploaded, classified, sorted and accumulated while the rest uploads on the other
+ * stream, then the rest into the same buckets (cuzk__gpu_part, gpu_impl.cuh's msm_run). */
+static cuzk_err msm_split(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, const char *base,
+                          size_t count, const uint8_t *h, uint8_t *d_sc, bool mont,
+                          const cuzk__gpu_tab *tab, uint64_t *out, cuzk_errbuf *eb)
+{
+    cuzk_err e = msm_split_run(ctx, pts, base, count, h, d_sc, mont, tab, out, eb);
+    ctx->part.on = false;
+    /* The second part's copy reads the caller's buffer: done before this returns, whatever
+     * failed. */
+    cudaError_t ce = cudaStreamSynchronize(ctx->up_stream);
+    if (!e && ce != cudaSuccess)
+        e = cuzk__gpu_fault(eb, __FILE__, __LINE__, "cudaStreamSynchronize(up_stream)", ce);
+    return e;
+}
+
 cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offset,
                       size_t count, const void *scalars, unsigned flags, uint64_t *out,
                       cuzk_errbuf *eb)
@@ -613,6 +713,7 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
         ctx->bad_scalar = UINT64_MAX;
     void *d_sc = NULL;
     double tt = now_ms(), t_up = 0;
+    bool split = false;
     if (!reuse) {
         ctx->prep.valid = 0;
         const uint8_t *h = (const uint8_t *)scalars, *uh = ctx->up.host;
@@ -624,8 +725,17 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
         } else {
             ctx->up.valid = 0;
             SCRATCH(SCR_SC_IN, count * 32, d_sc);
-            TRY(upload(ctx, d_sc, scalars, count * 32, eb));
-            t_up = trace_lap(ctx, &tt);
+            /* Not BLS12-381 G2 by default: merging its second part's buckets (one Fp2
+             * addition per bucket) costs about what hiding the upload gains (2^24 with
+             * tables, H200: 276.2 -> 278.8 ms split; G1 BN254 57.2 -> 50.9). */
+            split = (flags & CUZK_GPU_SCALARS_ONCE) && ctx->split_min && count >= 8 &&
+                    count >= ctx->split_min &&
+                    (ctx->split_all || pts->curve != CUZK_GPU_BLS12_381 ||
+                     pts->group != CUZK_GPU_G2);
+            if (!split) {
+                TRY(upload(ctx, d_sc, scalars, count * 32, ctx->stream, eb));
+                t_up = trace_lap(ctx, &tt);
+            }
             ctx->up.host = h;
             ctx->up.n = count;
             ctx->up.next = count;
@@ -636,17 +746,24 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
     ctx->prep_reuse = reuse;
     ctx->prep_check = check;
     const cuzk__gpu_tab tab = {pts->n, pts->t, pts->s, ba_g1_pref(pts)};
-    cuzk_err e = msm_dispatch(ctx, pts->curve, pts->group, base, count, d_sc, mont, &tab, out,
-                              eb);
+    cuzk_err e = split ? msm_split(ctx, pts, base, count, (const uint8_t *)scalars,
+                                   (uint8_t *)d_sc, mont, &tab, out, eb)
+                       : msm_dispatch(ctx, pts->curve, pts->group, base, count, d_sc, mont,
+                                      &tab, out, eb);
     ctx->prep_reuse = false;
     ctx->prep_check = false;
     if (trace_on())
         fprintf(stderr, "[gpu %d] msm G%d n=%zu: upload %.2f ms, msm %.2f ms (%s)\n",
                 ctx->device, pts->group == CUZK_GPU_G2 ? 2 : 1, count, t_up,
-                trace_lap(ctx, &tt), reuse ? "prepared scalars reused" : "scalars prepared");
+                trace_lap(ctx, &tt),
+                reuse   ? "prepared scalars reused"
+                : split ? "in two parts, the second's upload beside the first's work"
+                        : "scalars prepared");
     if (e) {
         ctx->prep.valid = 0;
         ctx->up.valid = 0;
+    } else if (split) {
+        ctx->prep.valid = 0; /* the slots hold the second part's preparation only */
     } else if (!reuse) {
         ctx->prep.host = scalars;
         ctx->prep.n = count;
@@ -760,9 +877,9 @@ cuzk_err cuzk_gpu_h(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, const voi
     SCRATCH(SCR_HA, n * 32, da);
     SCRATCH(SCR_HB, n * 32, db);
     SCRATCH(SCR_HC, n * 32, dc);
-    TRY(upload(ctx, da, a, n * 32, eb));
-    TRY(upload(ctx, db, b, n * 32, eb));
-    TRY(upload(ctx, dc, c, n * 32, eb));
+    TRY(upload(ctx, da, a, n * 32, ctx->stream, eb));
+    TRY(upload(ctx, db, b, n * 32, ctx->stream, eb));
+    TRY(upload(ctx, dc, c, n * 32, ctx->stream, eb));
     return h_finish(ctx, curve, logn, da, db, dc, h_out, pts, offset, out, eb);
 }
 
@@ -827,9 +944,9 @@ cuzk_err cuzk_gpu_rows_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, size_t n_
             break;
         }
         r->bytes += rb + cb;
-        e = upload(ctx, r->rp[m], row_ptr[m], rb, eb);
+        e = upload(ctx, r->rp[m], row_ptr[m], rb, ctx->stream, eb);
         if (!e)
-            e = upload(ctx, r->rec[m], rec[m], cb, eb);
+            e = upload(ctx, r->rec[m], rec[m], cb, ctx->stream, eb);
     }
     if (!e) {
         cudaError_t ce = cudaStreamSynchronize(ctx->stream);
@@ -884,7 +1001,7 @@ cuzk_err cuzk_gpu_h_witness(cuzk_gpu_ctx *ctx, const cuzk_gpu_rows *rows, int lo
         ctx->up.valid = 0;
         ctx->prep.valid = 0;
         SCRATCH(SCR_SC_IN, nw * 32, d_w);
-        TRY(upload(ctx, d_w, wh, nw * 32, eb));
+        TRY(upload(ctx, d_w, wh, nw * 32, ctx->stream, eb));
         ctx->up.host = wh;
         ctx->up.n = nw;
         ctx->up.next = nw;

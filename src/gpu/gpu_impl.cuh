@@ -130,7 +130,8 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
         F *pre, *tr;
         uint8_t *npre;
         SCRATCH(SCR_BA_PRE, Tc * per, pre);
-        SCRATCH(SCR_BA_TREE, tree * sizeof(F), tr);
+        SCRATCH(SCR_BA_TREE, (tree + tree_nodes(Tc)) * sizeof(F), tr);
+        F *const nodes = tr + tree; /* each level's node trees, k_tree_up to k_tree_down */
         SCRATCH(SCR_BA_NPRE, Tc, npre);
         for (size_t t0 = 0; t0 < T; t0 += Tc) {
             const size_t tc = T - t0 < Tc ? T - t0 : Tc;
@@ -143,14 +144,18 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             const int nl = tree_levels(tr, tc, lv, ln);
             if (nl < 0)
                 return cuzk_errf(eb, CUZK_INTERNAL, "GPU MSM: product tree too deep");
+            F *nd[16];
+            nd[0] = nodes;
             for (int l = 0; l < nl; l++) {
-                k_tree_up<F><<<(unsigned)ln[l + 1], BA_TREE, 0, st>>>(lv[l], ln[l], lv[l + 1]);
+                nd[l + 1] = nd[l] + ln[l + 1] * BA_TREE;
+                k_tree_up<F><<<(unsigned)ln[l + 1], BA_TREE, 0, st>>>(lv[l], ln[l], lv[l + 1],
+                                                                     nd[l]);
                 LAUNCHED("k_tree_up");
             }
             TRY(root_inv(ctx, lv[nl], eb));
             for (int l = nl - 1; l >= 0; l--) {
                 k_tree_down<F><<<(unsigned)ln[l + 1], BA_TREE, 0, st>>>(lv[l], ln[l],
-                                                                       lv[l + 1]);
+                                                                       lv[l + 1], nd[l]);
                 LAUNCHED("k_tree_down");
             }
             k_ba_pass_b<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
@@ -178,131 +183,22 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
     return CUZK_OK;
 }
 
-template <class F, class FR, int NBITS, int CURVE>
-static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const void *d_sc,
-                        bool mont, const cuzk__gpu_tab *tab, uint64_t *out, cuzk_errbuf *eb)
+/* The bucket reduction and the result: the buckets (g sets of 2^(c - 1); NULL: no scalar
+ * outside {0, 1}) and the ones bucket (NULL: no ones) to out (Jacobian, host). */
+template <class F, int CURVE>
+static cuzk_err msm_finish(cuzk_gpu_ctx *ctx, int c, int g, xyzz<F> *buckets,
+                           const xyzz<F> *ones, uint64_t *out, cuzk_errbuf *eb)
 {
     typedef xyzz<F> X;
     cudaStream_t st = ctx->stream;
-    const affine<F> *pts = (const affine<F> *)d_pts;
-    if (n == 0) {
-        memset(out, 0, 3 * sizeof(F));
-        return CUZK_OK;
-    }
-    const bool reuse = ctx->prep_reuse;
-    ctx->prep_reuse = false;
-    uint32_t *idx1, n1, n2;
-    const uint32_t *keys = NULL, *vals = NULL;
-    if (reuse) {
-        /* The same scalars as the last MSM: their classification is still in the scratch
-         * slots (cuzk_gpu_msm checked that they belong to these scalars), and so are their
-         * sorted digits if that MSM's windows are this one's (below). */
-        n1 = ctx->prep.n1;
-        n2 = ctx->prep.n2;
-        idx1 = (uint32_t *)ctx->scr[SCR_IDX1];
-    } else {
-        ctx->prep.valid = 0; /* the slots are about to hold these scalars' preparation */
-        uint32_t *sc, *idx2, *nsel;
-        uint8_t *f1, *f2;
-        SCRATCH(SCR_SC, n * 32, sc);
-        SCRATCH(SCR_FLAG1, n, f1);
-        SCRATCH(SCR_FLAG2, n, f2);
-        SCRATCH(SCR_IDX1, n * 4, idx1);
-        SCRATCH(SCR_IDX2, n * 4, idx2);
-        SCRATCH(SCR_NSEL, 16, nsel);
-        /* nsel: the two selection counts, then (checked scalars) the lowest bad index. */
-        const bool check = ctx->prep_check && !mont;
-        ctx->prep_check = false;
-        unsigned long long *bad = check ? (unsigned long long *)(nsel + 2) : NULL;
-        if (check)
-            CU(cudaMemsetAsync(bad, 0xff, 8, st));
-        k_prep<FR><<<nblk(n, 256), 256, 0, st>>>((const uint32_t *)d_sc, sc, f1, f2, n, mont,
-                                                  bad);
-        LAUNCHED("k_prep");
-        thrust::counting_iterator<uint32_t> it(0);
-        size_t tb1 = 0, tb2 = 0;
-        void *cubtmp;
-        CU(cub::DeviceSelect::Flagged(NULL, tb1, it, f1, idx1, nsel, (int64_t)n, st));
-        SCRATCH(SCR_CUB, tb1 + 256, cubtmp);
-        CU(cub::DeviceSelect::Flagged(cubtmp, tb1, it, f1, idx1, nsel, (int64_t)n, st));
-        CU(cub::DeviceSelect::Flagged(NULL, tb2, it, f2, idx2, nsel + 1, (int64_t)n, st));
-        SCRATCH(SCR_CUB, tb2 + 256, cubtmp);
-        CU(cub::DeviceSelect::Flagged(cubtmp, tb2, it, f2, idx2, nsel + 1, (int64_t)n, st));
-        uint32_t hsel[4];
-        CU(cudaMemcpyAsync(hsel, nsel, check ? 16 : 8, cudaMemcpyDeviceToHost, st));
-        CU(cudaStreamSynchronize(st));
-        if (check) {
-            uint64_t b = (uint64_t)hsel[2] | (uint64_t)hsel[3] << 32;
-            ctx->bad_scalar = b;
-            if (b != UINT64_MAX)
-                return cuzk_errf(eb, CUZK_NON_CANONICAL, "GPU MSM: scalar %llu is not below r",
-                                 (unsigned long long)b);
-        }
-        n1 = hsel[0];
-        n2 = hsel[1];
-        ctx->prep.n1 = n1;
-        ctx->prep.n2 = n2;
-        ctx->prep.c = 0; /* no digits sorted yet */
-    }
-    /* Windows: c bits, W of them, into g bucket sets (g < W: the set's tables). */
-    int c, g;
-    cuzk__gpu_msm_plan(n2 ? n2 : 1, NBITS, tab->t, tab->s, &c, &g);
-    int W = NBITS / c + 1;
-    const uint32_t stride = g < W ? (uint32_t)tab->stride : 0;
-    if (n2 && reuse && ctx->prep.c == c && ctx->prep.g == g && ctx->prep.stride == stride) {
-        keys = (const uint32_t *)ctx->scr[ctx->prep.ksel ? SCR_KEY1 : SCR_KEY0];
-        vals = (const uint32_t *)ctx->scr[ctx->prep.vsel ? SCR_VAL1 : SCR_VAL0];
-    } else if (n2) {
-        const uint32_t *sc = (const uint32_t *)ctx->scr[SCR_SC];
-        const uint32_t *idx2 = (const uint32_t *)ctx->scr[SCR_IDX2];
-        size_t M = (size_t)n2 * W;
-        uint32_t *k0, *k1, *v0, *v1;
-        void *cubtmp;
-        SCRATCH(SCR_KEY0, M * 4, k0);
-        SCRATCH(SCR_KEY1, M * 4, k1);
-        SCRATCH(SCR_VAL0, M * 4, v0);
-        SCRATCH(SCR_VAL1, M * 4, v1);
-        k_digits<<<nblk(n2, 128), 128, 0, st>>>(sc, idx2, n2, c, W, g, stride, k0, v0);
-        LAUNCHED("k_digits");
-        int gbits = 0;
-        while ((1 << gbits) <= g)
-            gbits++;
-        int endbit = gbits + c - 1;
-        cub::DoubleBuffer<uint32_t> dk(k0, k1), dv(v0, v1);
-        size_t tbs = 0;
-        CU(cub::DeviceRadixSort::SortPairs(NULL, tbs, dk, dv, (int64_t)M, 0, endbit, st));
-        SCRATCH(SCR_CUB, tbs + 256, cubtmp);
-        CU(cub::DeviceRadixSort::SortPairs(cubtmp, tbs, dk, dv, (int64_t)M, 0, endbit, st));
-        keys = dk.Current();
-        vals = dv.Current();
-        ctx->prep.ksel = dk.selector;
-        ctx->prep.vsel = dv.selector;
-        ctx->prep.c = c;
-        ctx->prep.g = g;
-        ctx->prep.stride = stride;
-    }
-
-    /* The ones: a single bucket. */
-    X *ones = NULL;
-    if (n1) {
-        SCRATCH(SCR_CHUNK1, sizeof(X), ones);
-        CU(cudaMemsetAsync(ones, 0, sizeof(X), st));
-        TRY((accumulate<F, true>(ctx, NULL, idx1, n1, pts, ones, tab->ba_g1, eb)));
-    }
-    /* Everything else: Pippenger. */
-    X *win;
+    X *win = NULL;
     int nwin = 0, red_nb = 0, red_logS = 0; /* the reduction's sums (below) */
-    if (n2) {
-        uint32_t B = 1u << (c - 1);
-        size_t M = (size_t)n2 * W;
-        X *buckets;
-        SCRATCH(SCR_BUCKETS, (size_t)g * B * sizeof(X), buckets);
-        CU(cudaMemsetAsync(buckets, 0, (size_t)g * B * sizeof(X), st));
-        TRY((accumulate<F, false>(ctx, keys, vals, M, pts, buckets, tab->ba_g1, eb)));
+    if (buckets) {
         /* Bucket reduction (msm_reduce.cuh): chunks of S buckets per thread, S (a power of
          * two) small enough that the g * B / S threads fill the device (the chunk's serial
          * chain is 2S additions), at most 32 (CUZK_GPU_REDUCE_CHUNK for A/B runs), at least 8
          * (the trees' space below), then trees of pair sums with one addition per level. */
+        const uint32_t B = 1u << (c - 1);
         uint32_t S = ctx->red_chunk;
         while (S > 8 && (size_t)g * B / S < (size_t)256 * ctx->sm_count)
             S >>= 1;
@@ -339,7 +235,6 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
     } else {
         c = 1;
         g = 0;
-        win = NULL;
     }
     /* Each window finishes as its tri sum + 2^logS sum_b 2^b R_b, the g window sums S_r
      * (r < g) as sum_r 2^(r c) S_r plus the ones (cuzk__gpu_horner_bits). */
@@ -349,13 +244,219 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
     if (rbytes > CUZK_GPU_HOST_RES_BYTES)
         return cuzk_errf(eb, CUZK_INTERNAL, "GPU MSM: %d window sums exceed the result buffer",
                          nwin);
-    k_to_jac<F><<<nblk((size_t)nwin + 1, 128), 128, 0, st>>>(win, nwin, n1 ? ones : NULL, res);
+    k_to_jac<F><<<nblk((size_t)nwin + 1, 128), 128, 0, st>>>(win, nwin, ones, res);
     LAUNCHED("k_to_jac");
     CU(cudaMemcpyAsync(ctx->host_res, res, rbytes, cudaMemcpyDeviceToHost, st));
     CU(cudaStreamSynchronize(st));
     const int g2 = sizeof(F) == (CURVE == 0 ? 64 : 96);
     cuzk__gpu_horner_bits(CURVE, g2, g, c, red_nb, red_logS, ctx->host_res, out);
     return CUZK_OK;
+}
+
+/* One MSM, or one part of a split one (ctx->part, cuzk__gpu_part in gpu_internal.cuh): the
+ * first part fills the buckets and returns, the last adds its own into them and finishes (or,
+ * when it runs alone, finishes both and adds the two results on the host). */
+template <class F, class FR, int NBITS, int CURVE>
+static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const void *d_sc,
+                        bool mont, const cuzk__gpu_tab *tab, uint64_t *out, cuzk_errbuf *eb)
+{
+    typedef xyzz<F> X;
+    cudaStream_t st = ctx->stream;
+    const affine<F> *pts = (const affine<F> *)d_pts;
+    cuzk__gpu_part *pt = &ctx->part;
+    const bool split = pt->on;
+    if (n == 0 && !split) {
+        memset(out, 0, 3 * sizeof(F));
+        return CUZK_OK;
+    }
+    const bool reuse = ctx->prep_reuse && !split;
+    ctx->prep_reuse = false;
+    uint32_t *idx1, n1, n2;
+    const uint32_t *keys = NULL, *vals = NULL;
+    if (reuse) {
+        /* The same scalars as the last MSM: their classification is still in the scratch
+         * slots (cuzk_gpu_msm checked that they belong to these scalars), and so are their
+         * sorted digits if that MSM's windows are this one's (below). */
+        n1 = ctx->prep.n1;
+        n2 = ctx->prep.n2;
+        idx1 = (uint32_t *)ctx->scr[SCR_IDX1];
+    } else {
+        ctx->prep.valid = 0; /* the slots are about to hold these scalars' preparation */
+        /* A split MSM's slots are sized for its larger part: none grows (and waits for the
+         * queued work) between the parts. */
+        const size_t ns = split && pt->nmax > n ? pt->nmax : n;
+        uint32_t *sc, *idx2, *nsel;
+        uint8_t *f1, *f2;
+        SCRATCH(SCR_SC, ns * 32, sc);
+        SCRATCH(SCR_FLAG1, ns, f1);
+        SCRATCH(SCR_FLAG2, ns, f2);
+        SCRATCH(SCR_IDX1, ns * 4, idx1);
+        SCRATCH(SCR_IDX2, ns * 4, idx2);
+        SCRATCH(SCR_NSEL, 16, nsel);
+        /* nsel: the two selection counts, then (checked scalars) the lowest bad index. */
+        const bool check = ctx->prep_check && !mont;
+        if (!split || pt->last)
+            ctx->prep_check = false;
+        unsigned long long *bad = check ? (unsigned long long *)(nsel + 2) : NULL;
+        if (check)
+            CU(cudaMemsetAsync(bad, 0xff, 8, st));
+        if (split && pt->ready)
+            CU(cudaStreamWaitEvent(st, pt->ready, 0)); /* this part's upload */
+        k_prep<FR><<<nblk(n, 256), 256, 0, st>>>((const uint32_t *)d_sc, sc, f1, f2, n, mont,
+                                                  bad);
+        LAUNCHED("k_prep");
+        thrust::counting_iterator<uint32_t> it(0);
+        size_t tb1 = 0, tb2 = 0;
+        void *cubtmp;
+        CU(cub::DeviceSelect::Flagged(NULL, tb1, it, f1, idx1, nsel, (int64_t)ns, st));
+        SCRATCH(SCR_CUB, tb1 + 256, cubtmp);
+        CU(cub::DeviceSelect::Flagged(cubtmp, tb1, it, f1, idx1, nsel, (int64_t)n, st));
+        CU(cub::DeviceSelect::Flagged(NULL, tb2, it, f2, idx2, nsel + 1, (int64_t)ns, st));
+        SCRATCH(SCR_CUB, tb2 + 256, cubtmp);
+        CU(cub::DeviceSelect::Flagged(cubtmp, tb2, it, f2, idx2, nsel + 1, (int64_t)n, st));
+        uint32_t hsel[4];
+        CU(cudaMemcpyAsync(hsel, nsel, check ? 16 : 8, cudaMemcpyDeviceToHost, st));
+        CU(cudaStreamSynchronize(st));
+        if (check) {
+            uint64_t b = (uint64_t)hsel[2] | (uint64_t)hsel[3] << 32;
+            if (b != UINT64_MAX && split)
+                b += pt->base; /* the index within the whole MSM */
+            ctx->bad_scalar = b;
+            if (b != UINT64_MAX)
+                return cuzk_errf(eb, CUZK_NON_CANONICAL, "GPU MSM: scalar %llu is not below r",
+                                 (unsigned long long)b);
+        }
+        n1 = hsel[0];
+        n2 = hsel[1];
+        ctx->prep.n1 = n1;
+        ctx->prep.n2 = n2;
+        ctx->prep.c = 0; /* no digits sorted yet */
+    }
+    /* Windows: c bits, W of them, into g bucket sets (g < W: the set's tables). A split MSM's
+     * plan is the first part's, for its count of others scaled to the whole MSM; the last
+     * part runs alone when it holds more than twice the others that count predicts. */
+    int c, g;
+    bool add = false, alone = false;
+    if (!split) {
+        cuzk__gpu_msm_plan(n2 ? n2 : 1, NBITS, tab->t, tab->s, &c, &g);
+    } else if (pt->first) {
+        const double est = (double)n2 * (double)pt->total / (double)n;
+        cuzk__gpu_msm_plan(est >= 1 ? (size_t)est : 1, NBITS, tab->t, tab->s, &c, &g);
+        pt->c = c;
+        pt->g = g;
+        pt->n1 = n1;
+        pt->n2 = n2;
+    } else {
+        const double pred = (double)pt->n2 * (double)n / (double)(pt->base ? pt->base : 1);
+        alone = (double)n2 > 2 * pred + 65536;
+        if (alone)
+            cuzk__gpu_msm_plan(n2 ? n2 : 1, NBITS, tab->t, tab->s, &c, &g);
+        else {
+            c = pt->c;
+            g = pt->g;
+            add = true;
+        }
+    }
+    if (alone) {
+        /* The first part's sum first: its buckets and ones are where it left them. */
+        TRY((msm_finish<F, CURVE>(ctx, pt->c, pt->g,
+                                  pt->n2 ? (X *)ctx->scr[SCR_BUCKETS] : NULL,
+                                  pt->n1 ? (const X *)ctx->scr[SCR_CHUNK1] : NULL,
+                                  pt->first_out, eb)));
+    }
+    int W = NBITS / c + 1;
+    const uint32_t stride = g < W ? (uint32_t)tab->stride : 0;
+    if (n2 && reuse && ctx->prep.c == c && ctx->prep.g == g && ctx->prep.stride == stride) {
+        keys = (const uint32_t *)ctx->scr[ctx->prep.ksel ? SCR_KEY1 : SCR_KEY0];
+        vals = (const uint32_t *)ctx->scr[ctx->prep.vsel ? SCR_VAL1 : SCR_VAL0];
+    } else if (n2) {
+        const uint32_t *sc = (const uint32_t *)ctx->scr[SCR_SC];
+        const uint32_t *idx2 = (const uint32_t *)ctx->scr[SCR_IDX2];
+        size_t M = (size_t)n2 * W;
+        uint32_t *k0, *k1, *v0, *v1;
+        void *cubtmp;
+        SCRATCH(SCR_KEY0, M * 4, k0);
+        SCRATCH(SCR_KEY1, M * 4, k1);
+        SCRATCH(SCR_VAL0, M * 4, v0);
+        SCRATCH(SCR_VAL1, M * 4, v1);
+        k_digits<<<nblk(n2, 128), 128, 0, st>>>(sc, idx2, n2, c, W, g, stride, k0, v0);
+        LAUNCHED("k_digits");
+        int gbits = 0;
+        while ((1 << gbits) <= g)
+            gbits++;
+        int endbit = gbits + c - 1;
+        cub::DoubleBuffer<uint32_t> dk(k0, k1), dv(v0, v1);
+        size_t tbs = 0;
+        CU(cub::DeviceRadixSort::SortPairs(NULL, tbs, dk, dv, (int64_t)M, 0, endbit, st));
+        SCRATCH(SCR_CUB, tbs + 256, cubtmp);
+        CU(cub::DeviceRadixSort::SortPairs(cubtmp, tbs, dk, dv, (int64_t)M, 0, endbit, st));
+        keys = dk.Current();
+        vals = dv.Current();
+        ctx->prep.ksel = dk.selector;
+        ctx->prep.vsel = dv.selector;
+        ctx->prep.c = c;
+        ctx->prep.g = g;
+        ctx->prep.stride = stride;
+    }
+
+    /* The ones: a single bucket (a split MSM's parts each their own: the second part's at
+     * ones + 1, added to the first's at the end). */
+    X *ones = NULL;
+    if (split) {
+        SCRATCH(SCR_CHUNK1, 2 * sizeof(X), ones);
+        if (pt->first)
+            CU(cudaMemsetAsync(ones, 0, 2 * sizeof(X), st));
+    } else if (n1) {
+        SCRATCH(SCR_CHUNK1, sizeof(X), ones);
+        CU(cudaMemsetAsync(ones, 0, sizeof(X), st));
+    }
+    X *ones_here = split && !pt->first ? ones + 1 : ones;
+    if (n1)
+        TRY((accumulate<F, true>(ctx, NULL, idx1, n1, pts, ones_here, tab->ba_g1, eb)));
+    /* Everything else: Pippenger. */
+    const uint32_t B = 1u << (c - 1);
+    const size_t nbk = (size_t)g * B;
+    X *buckets = NULL;
+    if (n2 || (split && (pt->first || (add && pt->n2)))) {
+        SCRATCH(SCR_BUCKETS, nbk * sizeof(X), buckets);
+        if (!add)
+            CU(cudaMemsetAsync(buckets, 0, nbk * sizeof(X), st));
+    }
+    if (n2) {
+        /* A second part whose first filled the buckets: into buckets of its own, then merged,
+         * one addition per bucket (as many as if its runs added into the first's buckets, but
+         * the accumulation kernels stay as they are: a run that adds into its bucket took them
+         * 10 to 12 more registers, so fewer resident warps). */
+        const bool merge = add && pt->n2;
+        X *acc = buckets;
+        if (merge) {
+            SCRATCH(SCR_BUCKETS2, nbk * sizeof(X), acc);
+            CU(cudaMemsetAsync(acc, 0, nbk * sizeof(X), st));
+        }
+        TRY((accumulate<F, false>(ctx, keys, vals, (size_t)n2 * W, pts, acc, tab->ba_g1, eb)));
+        if (merge) {
+            k_add_into<F><<<nblk(nbk, 128), 128, 0, st>>>(buckets, acc, nbk);
+            LAUNCHED("k_add_into");
+        }
+    }
+    if (split && pt->first)
+        return CUZK_OK; /* the last part adds to these buckets and finishes */
+    if (!split || alone) {
+        TRY((msm_finish<F, CURVE>(ctx, c, g, n2 ? buckets : NULL, n1 ? ones_here : NULL, out,
+                                  eb)));
+        if (alone)
+            cuzk__gpu_jac_add(CURVE, sizeof(F) == (CURVE == 0 ? 64 : 96), out, pt->first_out);
+        return CUZK_OK;
+    }
+    /* The last part, added into the first's buckets: the two ones buckets into one. */
+    if (pt->n1 && n1) {
+        k_pair_sum<F><<<1, 1, 0, st>>>(ones, 1, ones); /* in place: one thread */
+        LAUNCHED("k_pair_sum");
+    } else if (n1) {
+        CU(cudaMemcpyAsync(ones, ones + 1, sizeof(X), cudaMemcpyDeviceToDevice, st));
+    }
+    return msm_finish<F, CURVE>(ctx, c, g, pt->n2 || n2 ? buckets : NULL,
+                                pt->n1 || n1 ? ones : NULL, out, eb);
 }
 
 /* Copies 1 .. t - 1 of the n points at d_pts (room for t n points; copy 0 in place). */

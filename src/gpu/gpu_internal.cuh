@@ -43,7 +43,28 @@ enum {
     SCR_BA_PRE,  /* batch-affine accumulation: prefix products of the pairs' denominators */
     SCR_BA_TREE, /* its product tree */
     SCR_BA_NPRE, /* prefixes per slice */
+    SCR_BUCKETS2, /* a split MSM's second part's buckets (CUZK_GPU_SCALARS_ONCE) */
     SCR_COUNT
+};
+
+/* One part of an MSM split so that its upload overlaps its work (cuzk_gpu_msm,
+ * CUZK_GPU_SCALARS_ONCE); cuzk_gpu_msm sets it before each msm_run. The parts' scalars go
+ * into one set of buckets under one plan (window width c, g bucket sets), which the first part
+ * makes from its own count of scalars outside {0, 1} scaled to the whole MSM. A second part
+ * with far more such scalars than that predicts (scalars ordered, e.g. zeros first) runs
+ * alone, under its own plan, and the two results are added on the host: a plan made for too
+ * few scalars would need many more windows (memory and time). */
+struct cuzk__gpu_part {
+    bool on, first, last;
+    size_t base;  /* the part's first scalar within the whole MSM */
+    size_t total; /* the whole MSM's scalars */
+    size_t nmax;  /* the largest part's (scratch sizes: no slot grows between the parts) */
+    cudaEvent_t ready; /* the part's upload on ctx->up_stream (NULL: on ctx->stream) */
+    /* Kept from the first part for the last. */
+    int c, g;
+    uint64_t n1, n2; /* the first part's ones and others */
+    /* The first part's finished sum (Jacobian, device layout) when the last runs alone. */
+    uint64_t first_out[36];
 };
 
 /* Pinned staging for host-to-device uploads: 2 x 32 MiB per context. */
@@ -94,6 +115,15 @@ struct cuzk_gpu_ctx {
      * they could not be allocated (uploads then go straight from pageable memory). */
     void *stage[2];
     cudaEvent_t stage_ev[2];
+    /* A second stream for the upload of a split MSM's second part (CUZK_GPU_SCALARS_ONCE), the
+     * events that order it after the first part's upload and the second part after it, and
+     * the smallest count split (CUZK_GPU_MSM_SPLIT; 0: never) and whether in every group
+     * (the variable set) or not BLS12-381 G2 (the default). */
+    cudaStream_t up_stream;
+    cudaEvent_t up_ev[2];
+    size_t split_min;
+    bool split_all;
+    cuzk__gpu_part part;
     /* The scalar side of the last MSM over host scalars: their upload, classification (0, 1,
      * other), digits and radix sort, which depend on the scalars only, never on the points or
      * the group. An MSM flagged CUZK_GPU_SCALARS_SAME over the same scalars (same pointer,
@@ -245,6 +275,7 @@ void cuzk__gpu_fr_from_u64(int curve, uint64_t v, uint64_t out[4]);
 void cuzk__gpu_horner_bits(int curve, int g2, int W, int c, int nb, int logS, const void *jac,
                            uint64_t *out);
 void cuzk__gpu_fp_inv(int curve, int fp2, uint64_t *x); /* in place, see gpu_consts.c */
+void cuzk__gpu_jac_add(int curve, int g2, uint64_t *acc, const uint64_t *p); /* acc += p */
 }
 
 #endif

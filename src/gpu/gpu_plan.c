@@ -230,7 +230,10 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int ta
         if (tc > T)
             tc = T;
         slot[P_BA_PRE] = max64(slot[P_BA_PRE], tc * per);
-        slot[P_BA_TREE] = max64(slot[P_BA_TREE], (tc + tc / 64 + 64) * f + tc);
+        /* The product tree's levels and their node trees (msm_reduce.cuh's tree_elems and
+         * tree_nodes: each at most tc + tc / 64 + 64 elements, the nodes up to 128 more per
+         * level), and the prefix counts. */
+        slot[P_BA_TREE] = max64(slot[P_BA_TREE], (2 * (tc + tc / 64 + 64) + 16 * 128) * f + tc);
     }
 }
 
@@ -239,7 +242,8 @@ uint64_t cuzk_gpu_scratch_estimate(cuzk_gpu_curve curve, uint64_t n_points, uint
     uint64_t slot[P_COUNT] = {0};
     const int bls = curve == CUZK_GPU_BLS12_381;
     /* The slots are shared by every MSM of the context: the witness MSMs (A, B1, C in G1, B2
-     * in G2 over n_points) and the H MSM (G1 over the domain). */
+     * in G2 over n_points) and the H MSM (G1 over the domain). (None is a one-off MSM split
+     * for its upload, CUZK_GPU_SCALARS_ONCE, which takes a second bucket array.) */
     for (int tab = 0; tab < 2; tab++) {
         msm_plan(slot, bls, 1, n_points, tab);
         msm_plan(slot, bls, 0, n_points, tab);

@@ -30,6 +30,12 @@ static int quick; /* CUZK_GPU_TEST_QUICK=1: skip the largest sizes */
 /* Fixed-base tables for the sets the MSM tests upload: -1 none, else
  * cuzk_gpu_points_tables's max_copies (0: as many as the windows need). */
 static int tab_copies = -1;
+/* Flags every G##_test_msm adds (CUZK_GPU_SCALARS_ONCE: the split MSM), and the layout of its
+ * scalars for a split MSM's plan: 0 as generated, 1 the first quarter zero (the first part
+ * has no scalar outside {0, 1}: the second runs alone under its own plan), 2 all but the
+ * first quarter zero (the second part adds nothing to the first's buckets). */
+static unsigned msm_flags;
+static int msm_layout;
 
 /* Builds the tables tab_copies asks for on gp (a set of n points); 0 when that failed. */
 static int make_tables(cuzk_gpu_points *gp, size_t n, cuzk_gpu_curve curve, cuzk_gpu_group g,
@@ -184,6 +190,12 @@ static const char *scname[] = {"random", "sparse01", "all-equal", "r-1", "0/1/r-
         double t0 = now();                                                                    \
         G##_gen(n + 8, t, pts);                                                               \
         G##_scalars(n, mode, sc, sv);                                                         \
+        for (size_t i = msm_layout == 2 ? n / 4 : 0; msm_layout && i < n; i++) {              \
+            if (msm_layout == 1 && i == n / 4)                                                \
+                break;                                                                        \
+            memset(sc + 32 * i, 0, 32);                                                       \
+            FR##_set_zero(&sv[i]);                                                            \
+        }                                                                                     \
         double t1 = now();                                                                    \
         cuzk_gpu_points *gp = NULL;                                                           \
         cuzk_err e = cuzk_gpu_points_upload(ctx, CURVE, GROUP, pts, n + 8, &gp, &eb);         \
@@ -198,8 +210,8 @@ static const char *scname[] = {"random", "sparse01", "all-equal", "r-1", "0/1/r-
         /* Offset 3 into the set: the MSM uses points 3 .. 3 + n. */                          \
         uint64_t out[36];                                                                     \
         double t2 = now();                                                                    \
-        e = cuzk_gpu_msm(ctx, gp, 3, n, sc, mode == SC_MONT ? CUZK_GPU_SCALARS_MONT : 0, out, \
-                         &eb);                                                                \
+        e = cuzk_gpu_msm(ctx, gp, 3, n, sc,                                                   \
+                         (mode == SC_MONT ? CUZK_GPU_SCALARS_MONT : 0) | msm_flags, out, &eb);  \
         double t3 = now();                                                                    \
         CHECK_MSG(e == CUZK_OK, "msm: %s", eb.msg);                                           \
         if (!e) {                                                                             \
@@ -232,9 +244,13 @@ static const char *scname[] = {"random", "sparse01", "all-equal", "r-1", "0/1/r-
                 CHECK(ce == CUZK_OK);                                                         \
                 ok &= G##_check_point("cpu-msm", n, out, &cpu);                               \
             }                                                                                 \
-            printf("  %-13s n=%-8zu %-12s %s  (gpu %.1f ms, cpu gen %.2f s)%s\n", #G, n,      \
+            printf("  %-13s n=%-8zu %-12s %s  (gpu %.1f ms, cpu gen %.2f s)%s%s\n", #G, n,    \
                    scname[mode], ok ? "ok" : "MISMATCH", (t3 - t2) * 1e3, t1 - t0,            \
-                   tab_copies < 0 ? "" : " tables");                                          \
+                   tab_copies < 0 ? "" : " tables",                                           \
+                   !msm_flags  ? ""                                                           \
+                   : msm_layout == 1 ? " split, first quarter 0"                              \
+                   : msm_layout == 2 ? " split, last 3/4 0"                                   \
+                                     : " split");                                             \
         }                                                                                     \
         cuzk_gpu_points_free(gp);                                                             \
         free(t), free(sv), free(pts), free(sc);                                               \
@@ -782,6 +798,105 @@ static void env_refused(const char *const *names, int n, const char *const *vals
         cuzk_gpu_close(c);
 }
 
+/* ---- Split MSMs (CUZK_GPU_SCALARS_ONCE), through a context that splits from 64 scalars
+ * (CUZK_GPU_MSM_SPLIT): the usual references for every scalar kind, with and without tables,
+ * and the layouts that make the second part run alone or add nothing to the first's buckets;
+ * a scalar not below r in either part, named by its index in the whole MSM; an MSM flagged
+ * SAME after a split one (it may read the upload, not the preparation); a bad value of the
+ * variable refused. */
+static void test_split(void)
+{
+    static const char *const names[1] = {"CUZK_GPU_MSM_SPLIT"};
+    static const char *const vals[1] = {"64"};
+    char *keep[1];
+    cuzk_errbuf eb = {{0}};
+    env_save(names, 1, keep);
+    setenv(names[0], vals[0], 1);
+    cuzk_gpu_ctx *c0 = ctx, *c1 = NULL;
+    cuzk_err e = cuzk_gpu_open(&c1, 0, &eb);
+    CHECK_MSG(e == CUZK_OK, "open (MSMs split from %s): %s", vals[0], eb.msg);
+    if (!e) {
+        printf("  MSMs split from %s scalars (CUZK_GPU_SCALARS_ONCE):\n", vals[0]);
+        ctx = c1;
+        msm_flags = CUZK_GPU_SCALARS_ONCE;
+        for (int mode = 0; mode < 6; mode++) {
+            bn254_g1_test_msm(64 + 37 * mode, mode, 1, 1);
+            bls12_381_g1_test_msm(1000 + mode, mode, 0, 1);
+            bn254_g2_test_msm(300 + mode, mode, 0, 1);
+            bls12_381_g2_test_msm(129 + mode, mode, 0, 1);
+        }
+        bn254_g1_test_msm(65539, SC_RANDOM, 0, 1);
+        bls12_381_g1_test_msm(1 << 20, SC_SPARSE, 0, 0);
+        for (int layout = 1; layout <= 2; layout++) {
+            msm_layout = layout;
+            bn254_g1_test_msm(5000, SC_RANDOM, 0, 1);
+            bls12_381_g2_test_msm(2000, SC_EDGE, 0, 1);
+            bn254_g2_test_msm(1 << 16, SC_RANDOM, 0, 0);
+        }
+        msm_layout = 0;
+        tab_copies = 0;
+        bn254_g1_test_msm(70001, SC_RANDOM, 0, 1);
+        bls12_381_g1_test_msm(3000, SC_SPARSE, 0, 1);
+        msm_layout = 1;
+        bn254_g1_test_msm(3001, SC_RANDOM, 0, 1);
+        msm_layout = 2;
+        bls12_381_g2_test_msm(1500, SC_RANDOM, 0, 1);
+        msm_layout = 0;
+        if (!quick) {
+            /* Parts of over 64 MiB: a pageable buffer's second part through the staging
+             * buffers, beside the first part's work. */
+            bn254_g1_test_msm((1 << 22) + 5, SC_RANDOM, 0, 0);
+            bls12_381_g2_test_msm(1 << 20, SC_RANDOM, 0, 0);
+        }
+        tab_copies = -1;
+        msm_flags = 0;
+
+        const size_t n = 1000;
+        bn254_fr_t *t = malloc(n * sizeof *t), *sv = malloc(n * sizeof *sv);
+        bn254_g1_affine *p = malloc(n * sizeof *p);
+        uint8_t *sc = malloc(n * 32);
+        cuzk_gpu_points *gp = NULL;
+        bn254_g1_gen(n, t, p);
+        bn254_g1_scalars(n, SC_RANDOM, sc, sv);
+        e = cuzk_gpu_points_upload(ctx, CUZK_GPU_BN254, CUZK_GPU_G1, p, n, &gp, &eb);
+        CHECK_MSG(e == CUZK_OK, "upload: %s", eb.msg);
+        uint64_t out[36];
+        static const size_t bad_at[2] = {100, 900}; /* the parts: [0, 250), [250, 1000) */
+        for (int k = 0; k < 2 && !e; k++) {
+            uint8_t save[32];
+            memcpy(save, sc + 32 * bad_at[k], 32);
+            memset(sc + 32 * bad_at[k], 0xff, 32); /* 2^256 - 1: not below r */
+            cuzk_err be = cuzk_gpu_msm(ctx, gp, 0, n, sc,
+                                       CUZK_GPU_SCALARS_ONCE | CUZK_GPU_SCALARS_CHECK, out, &eb);
+            CHECK_MSG(be == CUZK_NON_CANONICAL && cuzk_gpu_bad_scalar(ctx) == bad_at[k] &&
+                          strstr(eb.msg, "not below r"),
+                      "split MSM, bad scalar %zu: %d, %llu, %s", bad_at[k], (int)be,
+                      (unsigned long long)cuzk_gpu_bad_scalar(ctx), eb.msg);
+            memcpy(sc + 32 * bad_at[k], save, 32);
+        }
+        if (!e) {
+            bn254_g1_jac w;
+            CHECK(cuzk_gpu_msm(ctx, gp, 0, n, sc, CUZK_GPU_SCALARS_ONCE | CUZK_GPU_SCALARS_CHECK,
+                               out, &eb) == 0);
+            CHECK(bn254_g1_msm(&w, p, sc, n, 0) == 0);
+            bn254_g1_check_point("split, checked", n, out, &w);
+            CHECK(cuzk_gpu_msm(ctx, gp, 0, n, sc, CUZK_GPU_SCALARS_SAME, out, &eb) == 0);
+            bn254_g1_check_point("SAME after a split MSM", n, out, &w);
+            CHECK(cuzk_gpu_msm(ctx, gp, 5, n - 5, sc + 32 * 5,
+                               CUZK_GPU_SCALARS_SAME | CUZK_GPU_SCALARS_ONCE, out, &eb) == 0);
+            CHECK(bn254_g1_msm(&w, p + 5, sc + 32 * 5, n - 5, 0) == 0);
+            bn254_g1_check_point("suffix of a split MSM's upload", n - 5, out, &w);
+        }
+        cuzk_gpu_points_free(gp);
+        free(t), free(sv), free(p), free(sc);
+        ctx = c0;
+        cuzk_gpu_close(c1);
+    }
+    env_refused(names, 1, vals, 0, "7", "CUZK_GPU_MSM_SPLIT=7");
+    env_refused(names, 1, vals, 0, "1e6", "CUZK_GPU_MSM_SPLIT=1e6");
+    env_restore(names, 1, keep);
+}
+
 int main(void)
 {
     cuzk_ff_init();
@@ -964,6 +1079,7 @@ int main(void)
             env_refused(names, 2, vals[0], refused[i].k, refused[i].bad, refused[i].msg);
         env_restore(names, 2, keep);
     }
+    test_split();
     static const int hl[] = {1, 4, 9, 12, 16};
     for (size_t i = 0; i < sizeof hl / sizeof hl[0]; i++) {
         bn254_g1_test_h(hl[i]);

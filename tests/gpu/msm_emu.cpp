@@ -4,13 +4,14 @@
  * emu_cuda.h runs a block's threads one after another, or as coroutines where the kernel
  * synchronises), so CI checks them without a GPU: for every group (BN254 / BLS12-381, G1 / G2),
  * slice length and chunking, k_ba_pass_a + the product tree (k_tree_up, the root inverted
- * here, k_tree_down: every slice product times its inverse is one) + k_ba_pass_b must leave
+ * here, k_tree_down from the node trees k_tree_up kept: every slice product times its inverse
+ * is one) + k_ba_pass_b must leave
  * exactly the buckets and carries k_accum1 leaves, as points. The entries cover long runs
  * across slices, runs of one, points at infinity, the same point twice in a row (doubling)
  * and a point beside its negation (cancellation), and the ones path (every key 0). Both then
  * run through the carry levels (k_accumk) and must equal each bucket's plain sum. Also the
  * bucket reduction (k_bucket_sums, k_bit_sums, k_pair_sum, k_to_jac) against
- * sum (j + 1) B_j added plainly; the scalars' classification and range check (k_prep); the
+ * sum (j + 1) B_j added plainly; a split MSM's bucket merge (k_add_into); the scalars' classification and range check (k_prep); the
  * signed digits of every window plan (k_digits, with and without fixed-base tables) against
  * the scalars, and the tables (k_tables) against repeated doubling. Built and run by
  * msm_emu_test.sh.
@@ -145,7 +146,7 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
      * coroutines), the root inverted (the host's src/ff there, field.cuh's inv here), down. */
     for (size_t t0 = 0; t0 < T; t0 += chunk) {
         const size_t tc = T - t0 < chunk ? T - t0 : chunk;
-        std::vector<F> pre(tc * (L / 2 + 1)), tr(tree_elems(tc)), prod;
+        std::vector<F> pre(tc * (L / 2 + 1)), tr(tree_elems(tc)), nodes(tree_nodes(tc)), prod;
         std::vector<uint8_t> npre(tc);
         launch(tc, [&] {
             k_ba_pass_a<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(),
@@ -156,11 +157,21 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
         size_t ln[16];
         const int nl = tree_levels(tr.data(), tc, lv, ln);
         check(nl >= 0, "tree depth", grp, L, tc);
-        for (int l = 0; l < nl; l++)
-            launch_block(ln[l + 1], BA_TREE, [&] { k_tree_up<F>(lv[l], ln[l], lv[l + 1]); });
+        /* Each level's node trees where gpu_impl.cuh keeps them, the space poisoned first
+         * (k_tree_down must read only what k_tree_up wrote there). */
+        F *nd[16];
+        nd[0] = nodes.data();
+        for (size_t k = 0; k < nodes.size(); k++)
+            nodes[k] = F::zero();
+        for (int l = 0; l < nl; l++) {
+            nd[l + 1] = nd[l] + ln[l + 1] * BA_TREE;
+            launch_block(ln[l + 1], BA_TREE,
+                         [&] { k_tree_up<F>(lv[l], ln[l], lv[l + 1], nd[l]); });
+        }
         *lv[nl] = inv(*lv[nl]);
         for (int l = nl - 1; l >= 0; l--)
-            launch_block(ln[l + 1], BA_TREE, [&] { k_tree_down<F>(lv[l], ln[l], lv[l + 1]); });
+            launch_block(ln[l + 1], BA_TREE,
+                         [&] { k_tree_down<F>(lv[l], ln[l], lv[l + 1], nd[l]); });
         for (size_t i = 0; i < tc; i++)
             check(prod[i].is_zero() || prod[i] * tr[i] == F::one(), "product tree inverse",
                   grp, L, t0 + i);
@@ -375,6 +386,20 @@ template <class F> static void reduce(const char *grp, const std::vector<affine<
         for (int w = 0; w < W; w++)
             for (int k = 0; k < w; k++) /* window 0: infinity */
                 xyzz_add_affine(win[w], pts[rnd((uint32_t)pts.size())]);
+        /* k_add_into (a split MSM's second part's buckets into the first's): each sum the
+         * two added, infinity on either side included (window 0 is infinity). */
+        {
+            std::vector<xyzz<F>> a(win), b(W, xyzz<F>::inf());
+            for (int w = 0; w < W; w++)
+                if (w % 3 != 1)
+                    xyzz_add_affine(b[w], pts[rnd((uint32_t)pts.size())]);
+            launch_serial(1, 64, [&] { k_add_into<F>(a.data(), b.data(), (size_t)W); });
+            for (int w = 0; w < W; w++) {
+                xyzz<F> want = win[w];
+                xyzz_add(want, b[w]);
+                check(same_point(a[w], want), "k_add_into vs xyzz_add", grp, S, (size_t)w);
+            }
+        }
         /* to Jacobian: the windows and a ones bucket (and none: infinity) */
         for (int with_ones = 0; with_ones < 2; with_ones++) {
             xyzz<F> ones = xyzz<F>::inf();
