@@ -16,6 +16,13 @@ __constant__ uint64_t fp_p2[4] = { /* 2p */
 };
 __constant__ uint64_t fp_one[4] = BN254_FP_ONE;
 __constant__ uint64_t fr_p[4] = BN254_FR_P;
+constexpr uint64_t fr_p_h[4] = BN254_FR_P;
+__constant__ uint64_t fr_p2[4] = { /* 2r */
+    fr_p_h[0] << 1,
+    (fr_p_h[1] << 1) | (fr_p_h[0] >> 63),
+    (fr_p_h[2] << 1) | (fr_p_h[1] >> 63),
+    (fr_p_h[3] << 1) | (fr_p_h[2] >> 63),
+};
 __constant__ uint64_t fr_one[4] = BN254_FR_ONE;
 
 /* Limb i (32-bit) of a 64-bit-limb constant: the low word of each 64-bit limb comes first. */
@@ -32,11 +39,18 @@ struct FPL : FP {
     static constexpr bool lazy = true;
     static __device__ __forceinline__ uint32_t p2(int i) { return LIMB32(fp_p2, i); }
 };
+struct FRL;
 struct FR {
     static constexpr int N = 8;
     static constexpr uint32_t n0 = (uint32_t)BN254_FR_N0;
     static __device__ __forceinline__ uint32_t p(int i) { return LIMB32(fr_p, i); }
     static __device__ __forceinline__ uint32_t one(int i) { return LIMB32(fr_one, i); }
+    typedef FRL ntt_rep; /* the NTT passes compute in [0, 2r) (ntt_kernels.cuh, ntt_rep_of) */
+};
+/* Fr with elements kept in [0, 2r) (r < R/4): the NTT passes' field. */
+struct FRL : FR {
+    static constexpr bool lazy = true;
+    static __device__ __forceinline__ uint32_t p2(int i) { return LIMB32(fr_p2, i); }
 };
 } // namespace
 

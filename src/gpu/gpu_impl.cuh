@@ -522,20 +522,23 @@ static cuzk_err ensure_tw(cuzk_gpu_ctx *ctx, int curve, int need, cuzk_errbuf *e
     return CUZK_OK;
 }
 
-/* In-place NTT on d_v (2^logn), optional post-scaling of the result (see k_ntt_pass). */
+/* In-place NTT on d_v (2^logn), optional post-scaling of the result (see k_ntt_pass). The
+ * passes compute in ntt_rep_of<FR> (BN254: in [0, 2r), canonical after the last pass). */
 template <class FR>
-static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int inverse,
+static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v_, int logn, int inverse,
                          int post, const uint64_t *f, cuzk_errbuf *eb)
 {
+    typedef typename ntt_rep_of<FR>::type FN;
+    fe<FN> *const v = (fe<FN> *)v_;
     cudaStream_t st = ctx->stream;
     size_t n = (size_t)1 << logn;
     cuzk_err r = ensure_tw<FR>(ctx, curve, logn + 1, eb);
     if (r)
         return r;
-    const fe<FR> *tw = (const fe<FR> *)ctx->tw[curve];
+    const fe<FN> *tw = (const fe<FN> *)ctx->tw[curve];
     int L = ctx->tw_log[curve];
-    fe<FR> *tmp;
-    SCRATCH(SCR_NTT_TMP, n * sizeof(fe<FR>), tmp);
+    fe<FN> *tmp;
+    SCRATCH(SCR_NTT_TMP, n * sizeof(fe<FN>), tmp);
     fr_const fc;
     memset(&fc, 0, sizeof fc);
     if (f)
@@ -544,7 +547,7 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
         if (post == 1 || post == 2) { /* f, or f w_2^0 = f; post 3's w_2^0 is 1 */
             uint64_t one[4];
             cuzk__gpu_fr_from_u64(curve, 1, one);
-            k_pow<FR, true><<<1, 32, 0, st>>>(v, 1, mkc(one), fc);
+            k_pow<FR, true><<<1, 32, 0, st>>>(v_, 1, mkc(one), fc);
             LAUNCHED("k_pow");
         }
         return CUZK_OK;
@@ -555,18 +558,18 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
                              post, pl);
     for (int i = 0; i < P; i++) {
         const ntt_pass &q = pl[i];
-        const fe<FR> *src = q.src_v ? v : tmp;
-        fe<FR> *dst = q.dst_v ? v : tmp;
+        const fe<FN> *src = q.src_v ? v : tmp;
+        fe<FN> *dst = q.dst_v ? v : tmp;
         /* Staged twiddles (r4 3) take as much shared memory again as the elements. */
         const size_t shb = (size_t)8 * sizeof(uint32_t) * q.sh * (q.r4 == 3 ? 2 : 1);
         if (q.r4 == 3 && !ctx->ntt_tws_attr[curve]) {
             /* Above the default 48 KiB (the 1024-element kernels' 64 KiB), and the largest
              * shared-memory carveout (six blocks of 32 KiB per SM for the 512-element ones).
              * Once. */
-            const void *const ks[4] = {(const void *)k_ntt_pass4<FR, true, 3, true, 1024>,
-                                       (const void *)k_ntt_pass4<FR, false, 3, true, 1024>,
-                                       (const void *)k_ntt_pass4<FR, true, 3, true, 512>,
-                                       (const void *)k_ntt_pass4<FR, false, 3, true, 512>};
+            const void *const ks[4] = {(const void *)k_ntt_pass4<FN, true, 3, true, 1024>,
+                                       (const void *)k_ntt_pass4<FN, false, 3, true, 1024>,
+                                       (const void *)k_ntt_pass4<FN, true, 3, true, 512>,
+                                       (const void *)k_ntt_pass4<FN, false, 3, true, 512>};
             for (int k = 0; k < 4; k++) {
                 if (k < 2) /* the 1024-element ones: 64 KiB */
                     CU(cudaFuncSetAttribute(ks[k], cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -577,9 +580,9 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
             ctx->ntt_tws_attr[curve] = true;
         }
         if (q.big && !ctx->ntt_big_attr[curve]) { /* above the default 48 KiB; once */
-            CU(cudaFuncSetAttribute(k_ntt_pass<FR, true, 2048>,
+            CU(cudaFuncSetAttribute(k_ntt_pass<FN, true, 2048>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shb));
-            CU(cudaFuncSetAttribute(k_ntt_pass<FR, false, 2048>,
+            CU(cudaFuncSetAttribute(k_ntt_pass<FN, false, 2048>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shb));
             ctx->ntt_big_attr[curve] = true;
         }
@@ -587,10 +590,10 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
 #define NTT_LAUNCH(K, ...)                                                                   \
     do {                                                                                     \
         if (q.first)                                                                         \
-            K<FR, true, __VA_ARGS__><<<(unsigned)q.blocks, q.threads, shb, st>>>(            \
+            K<FN, true, __VA_ARGS__><<<(unsigned)q.blocks, q.threads, shb, st>>>(            \
                 src, dst, logn, q.m0, q.s, q.lob, tw, L, inverse, q.post, fc);               \
         else                                                                                 \
-            K<FR, false, __VA_ARGS__><<<(unsigned)q.blocks, q.threads, shb, st>>>(           \
+            K<FN, false, __VA_ARGS__><<<(unsigned)q.blocks, q.threads, shb, st>>>(           \
                 src, dst, logn, q.m0, q.s, q.lob, tw, L, inverse, q.post, fc);               \
     } while (0)
         if (q.r4 == 3 && q.sh == 512)
@@ -608,7 +611,7 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v, int logn, int 
 #undef NTT_LAUNCH
         LAUNCHED("k_ntt_pass");
         if (q.copy_back)
-            CU(cudaMemcpyAsync(v, tmp, n * sizeof(fe<FR>), cudaMemcpyDeviceToDevice, st));
+            CU(cudaMemcpyAsync(v, tmp, n * sizeof(fe<FN>), cudaMemcpyDeviceToDevice, st));
     }
     return CUZK_OK;
 }

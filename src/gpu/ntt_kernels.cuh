@@ -118,13 +118,26 @@ DI fe<FR> ntt_tw_sh(const uint4 (*tsh)[CAP], int st, int lob, uint32_t x)
     return w;
 }
 
+/* The representation the passes compute in: FR, or FR::ntt_rep where the configuration names
+ * one (BN254's r < R/4: its lazy sibling, field.cuh, elements in [0, 2r) between the passes,
+ * which drops each product's final subtraction; every twiddle and factor is canonical, so
+ * products stay below 2r). Passes read canonical or lazy elements alike; the last one stores
+ * canonical values (NTT_CANON in its post), so what a transform leaves is canonical. */
+template <class FR, class = void> struct ntt_rep_of {
+    typedef FR type;
+};
+template <class FR> struct ntt_rep_of<FR, void_t_<typename FR::ntt_rep>> {
+    typedef typename FR::ntt_rep type;
+};
+#define NTT_CANON 4 /* a pass's post bit: store canonical elements (the last pass) */
+
 /* One pass of stages m0 .. m0+s-1 (1-based) of a size-2^logn DIT NTT, 2^(s+lob) <= SH elements
  * per block in dynamic shared memory (8 SH words).
  * Index of a block element: hi * 2^(m0-1+s) + q * 2^(m0-1) + tile * 2^lob + lo, q < 2^s.
- * first: read src in bit-reversed order. post: 0 none, 1 times f, 2 times f * w_{2N}^i, 3 times
- * w_{2N}^i. R4: two stages per trip through shared memory where two are left (each thread
- * takes the four elements of two butterflies of stage m and the two of stage m + 1 that use
- * them, with three twiddles and four products: half the barriers and shared-memory traffic,
+ * first: read src in bit-reversed order. post (bits 0-1): 0 none, 1 times f, 2 times
+ * f * w_{2N}^i, 3 times w_{2N}^i; NTT_CANON: canonical elements stored (a lazy FR's last
+ * pass). R4: two stages per trip through shared memory where two are left (each thread takes
+ * the four elements of two butterflies of stage m and the two of stage m + 1 that use them, with three twiddles and four products: half the barriers and shared-memory traffic,
  * two products in flight per thread); the block then has E/4 threads. TWS (with R4): every
  * twiddle of the pass staged in shared memory while the elements arrive (ntt_tw_stage), so the
  * stages' loops load none from global memory. */
@@ -220,18 +233,21 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
         }
         __syncthreads();
     }
+    const int pm = post & 3;
     fe<FR> f;
-    if (post)
+    if (pm)
         f = load_fe<FR>(f_.l);
     for (int e = threadIdx.x; e < E; e += blockDim.x) {
         uint32_t g = GIDX(e);
         fe<FR> x = sh_ld<FR, SH>(sh, e);
-        if (post == 1)
+        if (pm == 1)
             x = mul_inl(x, f);
-        else if (post == 2)
+        else if (pm == 2)
             x = mul_inl(x, mul_inl(f, ld16(tw + (g << (L - logn - 1)))));
-        else if (post == 3)
+        else if (pm == 3)
             x = mul_inl(x, ld16(tw + (g << (L - logn - 1))));
+        if (post & NTT_CANON)
+            x = canon(x); /* no-op for a strict FR */
         st16(dst + g, x);
     }
 #undef GIDX
@@ -331,7 +347,7 @@ struct ntt_pass {
     int m0, s, lob;   /* its stages m0 .. m0 + s - 1, tiles of 2^lob */
     size_t blocks;
     int threads;
-    int post;         /* 0 but on the last pass */
+    int post;         /* 0 but on the last pass: the post-scaling, and NTT_CANON */
     int src_v, dst_v; /* reads v (else tmp), writes v (else tmp) */
     int copy_back;    /* then tmp is copied to v */
 };
@@ -357,7 +373,7 @@ static inline int ntt_passes(int logn, int log_sh, int max_lob, int even, int ra
         q.blocks = ((size_t)1 << logn) / (size_t)E;
         const int per = q.r4 ? E / 4 : E / 2; /* elements per thread: 4 or 2 */
         q.threads = per < 512 ? (per > 0 ? per : 1) : 512;
-        q.post = last ? post : 0;
+        q.post = last ? post | NTT_CANON : 0;
         q.src_v = i == 0;
         q.dst_v = last && i > 0;
         q.copy_back = last && i == 0;
