@@ -42,12 +42,27 @@ struct FPL : FP {
 constexpr uint64_t fr_p_h[4] = BLS12_381_FR_P;
 static_assert(fr_p_h[0] == 0xffffffff00000001ull && (uint32_t)BLS12_381_FR_N0 == 0xffffffffu,
               "BLS12-381 r mod 2^64 is 2^64 - 2^32 + 1");
+__constant__ uint64_t fr_p2[4] = { /* 2r (< 2^256) */
+    fr_p_h[0] << 1,
+    (fr_p_h[1] << 1) | (fr_p_h[0] >> 63),
+    (fr_p_h[2] << 1) | (fr_p_h[1] >> 63),
+    (fr_p_h[3] << 1) | (fr_p_h[2] >> 63),
+};
+static_assert((fr_p_h[3] >> 63) == 0, "2r fits 256 bits");
+struct FRL;
 struct FR {
     static constexpr int N = 8;
     static constexpr uint32_t n0 = (uint32_t)BLS12_381_FR_N0;
     static constexpr bool low64_1 = CUZK_GPU_BLS_FR_LOW64;
     static __device__ __forceinline__ uint32_t p(int i) { return LIMB32(fr_p, i); }
     static __device__ __forceinline__ uint32_t one(int i) { return LIMB32(fr_one, i); }
+    typedef FRL ntt_rep; /* the NTT passes compute in [0, 2r) (ntt_kernels.cuh, ntt_rep_of) */
+};
+/* Fr with elements kept in [0, 2r): the NTT passes' field only (r > R/4: a product of two
+ * such elements would not fit; ntt_rep_of says why the passes' products do). */
+struct FRL : FR {
+    static constexpr bool lazy = true;
+    static __device__ __forceinline__ uint32_t p2(int i) { return LIMB32(fr_p2, i); }
 };
 } // namespace
 

@@ -47,7 +47,7 @@ struct FR {
     static __device__ __forceinline__ uint32_t one(int i) { return LIMB32(fr_one, i); }
     typedef FRL ntt_rep; /* the NTT passes compute in [0, 2r) (ntt_kernels.cuh, ntt_rep_of) */
 };
-/* Fr with elements kept in [0, 2r) (r < R/4): the NTT passes' field. */
+/* Fr with elements kept in [0, 2r): the NTT passes' field (ntt_rep_of). */
 struct FRL : FR {
     static constexpr bool lazy = true;
     static __device__ __forceinline__ uint32_t p2(int i) { return LIMB32(fr_p2, i); }

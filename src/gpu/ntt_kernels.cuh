@@ -84,7 +84,7 @@ DI fe<FR> ntt_tw(const fe<FR> *tw, uint32_t ti, int inverse, uint32_t half_tab)
         return ld16(tw + ti);
     if (ti == 0)
         return fe<FR>::one();
-    return -ld16(tw + (half_tab - ti));
+    return canon(-ld16(tw + (half_tab - ti))); /* canonical in a lazy FR too (ntt_rep_of) */
 }
 
 /* Staged twiddles (TWS): stage st of a pass (stage m0 + st) uses 2^(st + lob) distinct twiddles,
@@ -119,10 +119,14 @@ DI fe<FR> ntt_tw_sh(const uint4 (*tsh)[CAP], int st, int lob, uint32_t x)
 }
 
 /* The representation the passes compute in: FR, or FR::ntt_rep where the configuration names
- * one (BN254's r < R/4: its lazy sibling, field.cuh, elements in [0, 2r) between the passes,
- * which drops each product's final subtraction; every twiddle and factor is canonical, so
- * products stay below 2r). Passes read canonical or lazy elements alike; the last one stores
- * canonical values (NTT_CANON in its post), so what a transform leaves is canonical. */
+ * one (its lazy sibling, field.cuh: elements in [0, 2r) between the passes, which drops each
+ * product's final subtraction). Every product is mul_inl(c, x), c a canonical twiddle or factor
+ * (the inverse's negated twiddles made canonical too) and x an element below 2r: CIOS keeps its
+ * running value below c + r < 2r and ends below (c x + m r) / R < 2r whenever 2r < R, so this
+ * holds for BLS12-381's r (above R/4, where field.cuh's general lazy products of two elements
+ * below 2r would not fit) as for BN254's. Sums below 4r keep their carry (reduced modulo 2r).
+ * Passes read canonical or lazy elements alike; the last one stores canonical values
+ * (NTT_CANON in its post), so what a transform leaves is canonical. */
 template <class FR, class = void> struct ntt_rep_of {
     typedef FR type;
 };
@@ -198,20 +202,22 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
                 int e0 = (int)((((qhigh << (st + 2)) | qlow) << lob) | lo);
                 fe<FR> wa = TWS ? ntt_tw_sh<FR, SH>(tsh, st, lob, x)
                                 : ntt_tw(tw, j << (L - m), inverse, half_tab);
-                fe<FR> x0 = sh_ld<FR, SH>(sh, e0), t = mul_inl(sh_ld<FR, SH>(sh, e0 + d), wa);
+                fe<FR> x0 = sh_ld<FR, SH>(sh, e0), t = mul_inl(wa, sh_ld<FR, SH>(sh, e0 + d));
                 fe<FR> a1 = x0 - t;
                 x0 = x0 + t; /* a0 */
                 fe<FR> x2 = sh_ld<FR, SH>(sh, e0 + 2 * d);
-                t = mul_inl(sh_ld<FR, SH>(sh, e0 + 3 * d), wa);
+                t = mul_inl(wa, sh_ld<FR, SH>(sh, e0 + 3 * d));
                 fe<FR> a3 = x2 - t;
                 x2 = x2 + t; /* a2 */
-                t = mul_inl(x2, TWS ? ntt_tw_sh<FR, SH>(tsh, st + 1, lob, x)
-                                    : ntt_tw(tw, j << (L - m - 1), inverse, half_tab));
+                t = mul_inl(TWS ? ntt_tw_sh<FR, SH>(tsh, st + 1, lob, x)
+                                : ntt_tw(tw, j << (L - m - 1), inverse, half_tab),
+                            x2);
                 sh_st<FR, SH>(sh, e0, x0 + t);
                 sh_st<FR, SH>(sh, e0 + 2 * d, x0 - t);
-                t = mul_inl(a3, TWS ? ntt_tw_sh<FR, SH>(tsh, st + 1, lob, x + (1u << (st + lob)))
-                                    : ntt_tw(tw, (j + (1u << (st + lo_all))) << (L - m - 1),
-                                             inverse, half_tab));
+                t = mul_inl(TWS ? ntt_tw_sh<FR, SH>(tsh, st + 1, lob, x + (1u << (st + lob)))
+                                : ntt_tw(tw, (j + (1u << (st + lo_all))) << (L - m - 1),
+                                         inverse, half_tab),
+                            a3);
                 sh_st<FR, SH>(sh, e0 + d, a1 + t);
                 sh_st<FR, SH>(sh, e0 + 3 * d, a1 - t);
             }
@@ -225,7 +231,7 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
                 fe<FR> w = TWS ? ntt_tw_sh<FR, SH>(tsh, st, lob, (qlow << lob) | lo)
                                : ntt_tw(tw, j << (L - m), inverse, half_tab);
                 int e0 = (q0 << lob) | lo, e1 = (q1 << lob) | lo;
-                fe<FR> u = sh_ld<FR, SH>(sh, e0), v = mul_inl(sh_ld<FR, SH>(sh, e1), w);
+                fe<FR> u = sh_ld<FR, SH>(sh, e0), v = mul_inl(w, sh_ld<FR, SH>(sh, e1));
                 sh_st<FR, SH>(sh, e0, u + v);
                 sh_st<FR, SH>(sh, e1, u - v);
             }
@@ -241,11 +247,11 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
         uint32_t g = GIDX(e);
         fe<FR> x = sh_ld<FR, SH>(sh, e);
         if (pm == 1)
-            x = mul_inl(x, f);
+            x = mul_inl(f, x);
         else if (pm == 2)
-            x = mul_inl(x, mul_inl(f, ld16(tw + (g << (L - logn - 1)))));
+            x = mul_inl(canon(mul_inl(f, ld16(tw + (g << (L - logn - 1))))), x);
         else if (pm == 3)
-            x = mul_inl(x, ld16(tw + (g << (L - logn - 1))));
+            x = mul_inl(ld16(tw + (g << (L - logn - 1))), x);
         if (post & NTT_CANON)
             x = canon(x); /* no-op for a strict FR */
         st16(dst + g, x);
