@@ -76,12 +76,12 @@ static cuzk_err tables_dispatch(cuzk_gpu_ctx *ctx, cuzk_gpu_curve c, cuzk_gpu_gr
                             : cuzk__gpu_bls12_381_g2_tables(ctx, d_pts, n, t, s, eb);
 }
 
-/* Host-to-device copy of a large pageable buffer (the witness, a, b, c: up to 512 MiB each)
- * on stream st (the context's, or its upload stream), through the context's two pinned
- * staging buffers: a few host threads copy the next chunk into one while the DMA engine
- * drains the other (the driver's own path for pageable memory copies on one thread). Returns
- * once the last chunk is queued; the stream orders later work after it. Small copies, page-locked sources (the DMA engine reads them at
- * full speed) and contexts without staging go directly. */
+/* Host-to-device copy of a large pageable buffer (the witness, a, b, c: up to 512 MiB each) on
+ * stream st (the context's, or its upload stream), through the context's two pinned staging
+ * buffers: a few host threads copy the next chunk into one while the DMA engine drains the other
+ * (the driver's own path for pageable memory copies on one thread). Returns once the last chunk is
+ * queued; the stream orders later work after it. Small copies, page-locked sources (the DMA engine
+ * reads them at full speed) and contexts without staging go directly. */
 struct upload_job {
     uint8_t *dst;
     const uint8_t *src;

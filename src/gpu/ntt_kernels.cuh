@@ -141,8 +141,9 @@ template <class FR> struct ntt_rep_of<FR, void_t_<typename FR::ntt_rep>> {
  * first: read src in bit-reversed order. post (bits 0-1): 0 none, 1 times f, 2 times
  * f * w_{2N}^i, 3 times w_{2N}^i; NTT_CANON: canonical elements stored (a lazy FR's last
  * pass). R4: two stages per trip through shared memory where two are left (each thread takes
- * the four elements of two butterflies of stage m and the two of stage m + 1 that use them, with three twiddles and four products: half the barriers and shared-memory traffic,
- * two products in flight per thread); the block then has E/4 threads. TWS (with R4): every
+ * the four elements of two butterflies of stage m and the two of stage m + 1 that use them,
+ * with three twiddles and four products: half the barriers and shared-memory traffic, two
+ * products in flight per thread); the block then has E/4 threads. TWS (with R4): every
  * twiddle of the pass staged in shared memory while the elements arrive (ntt_tw_stage), so the
  * stages' loops load none from global memory. */
 template <class FR, bool FIRST, int SH, bool R4, bool TWS = false>

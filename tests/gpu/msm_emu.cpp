@@ -1,20 +1,18 @@
 /*
  * The MSM's kernels (src/gpu/msm_kernels.cuh, msm_reduce.cuh) compiled for the host
- * (CUZK_GPU_HOST_EMU: the PTX carry primitives emulated as in field_emu.cpp; tests/gpu/
- * emu_cuda.h runs a block's threads one after another, or as coroutines where the kernel
- * synchronises), so CI checks them without a GPU: for every group (BN254 / BLS12-381, G1 / G2),
- * slice length and chunking, k_ba_pass_a + the product tree (k_tree_up, the root inverted
- * here, k_tree_down from the node trees k_tree_up kept: every slice product times its inverse
- * is one) + k_ba_pass_b must leave
- * exactly the buckets and carries k_accum1 leaves, as points. The entries cover long runs
- * across slices, runs of one, points at infinity, the same point twice in a row (doubling)
- * and a point beside its negation (cancellation), and the ones path (every key 0). Both then
- * run through the carry levels (k_accumk) and must equal each bucket's plain sum. Also the
- * bucket reduction (k_bucket_sums, k_bit_sums, k_pair_sum, k_to_jac) against
- * sum (j + 1) B_j added plainly; a split MSM's bucket merge (k_add_into); the scalars' classification and range check (k_prep); the
- * signed digits of every window plan (k_digits, with and without fixed-base tables) against
- * the scalars, and the tables (k_tables) against repeated doubling. Built and run by
- * msm_emu_test.sh.
+ * (CUZK_GPU_HOST_EMU: the PTX carry primitives emulated as in field_emu.cpp; tests/gpu/emu_cuda.h
+ * runs a block's threads one after another, or as coroutines where the kernel synchronises), so CI
+ * checks them without a GPU: for every group (BN254 / BLS12-381, G1 / G2), slice length and
+ * chunking, k_ba_pass_a + the product tree (k_tree_up, the root inverted here, k_tree_down from the
+ * node trees k_tree_up kept: every slice product times its inverse is one) + k_ba_pass_b must leave
+ * exactly the buckets and carries k_accum1 leaves, as points. The entries cover long runs across
+ * slices, runs of one, points at infinity, the same point twice in a row (doubling) and a point
+ * beside its negation (cancellation), and the ones path (every key 0). Both then run through the
+ * carry levels (k_accumk) and must equal each bucket's plain sum. Also the bucket reduction
+ * (k_bucket_sums, k_bit_sums, k_pair_sum, k_to_jac) against sum (j + 1) B_j added plainly; a split
+ * MSM's bucket merge (k_add_into); the scalars' classification and range check (k_prep); the signed
+ * digits of every window plan (k_digits, with and without fixed-base tables) against the scalars,
+ * and the tables (k_tables) against repeated doubling. Built and run by msm_emu_test.sh.
  */
 #include "emu_cuda.h" /* first: the CUDA shims */
 
