@@ -130,27 +130,6 @@ void cuzk__gpu_fr_from_u64(int curve, uint64_t v, uint64_t out[4])
         G##_add(&acc, &acc, &p);                                                              \
         memcpy(out, &acc, sizeof acc);                                                        \
     }
-GPU_HORNER(bn254_g1)
-GPU_HORNER(bn254_g2)
-GPU_HORNER(bls12_381_g1)
-GPU_HORNER(bls12_381_g2)
-
-void cuzk__gpu_horner_bits(int curve, int g2, int W, int c, int nb, int logS, const void *jac,
-                           uint64_t *out)
-{
-    if (curve == 0) {
-        if (g2)
-            bn254_g2_gpu_horner(W, c, nb, logS, jac, out);
-        else
-            bn254_g1_gpu_horner(W, c, nb, logS, jac, out);
-    } else {
-        if (g2)
-            bls12_381_g2_gpu_horner(W, c, nb, logS, jac, out);
-        else
-            bls12_381_g1_gpu_horner(W, c, nb, logS, jac, out);
-    }
-}
-
 /* acc += p, Jacobian points of the device layout (a split MSM's two results, gpu_impl.cuh). */
 #define GPU_JAC_ADD(G)                                                                        \
     static void G##_gpu_jac_add(uint64_t *acc, const uint64_t *p)                             \
@@ -161,24 +140,38 @@ void cuzk__gpu_horner_bits(int curve, int g2, int W, int c, int nb, int logS, co
         G##_add(&a, &a, &b);                                                                  \
         memcpy(acc, &a, sizeof a);                                                            \
     }
-GPU_JAC_ADD(bn254_g1)
-GPU_JAC_ADD(bn254_g2)
-GPU_JAC_ADD(bls12_381_g1)
-GPU_JAC_ADD(bls12_381_g2)
+#define GPU_HOST_OPS(G) GPU_HORNER(G) GPU_JAC_ADD(G)
+GPU_HOST_OPS(bn254_g1)
+GPU_HOST_OPS(bn254_g2)
+GPU_HOST_OPS(bls12_381_g1)
+GPU_HOST_OPS(bls12_381_g2)
 
+/* G##_fn(args) for the group (curve 0 BN254, else BLS12-381; G2 when g2). */
+#define GPU_BY_GROUP(curve, g2, fn, ...)                                                      \
+    do {                                                                                      \
+        if ((curve) == 0) {                                                                   \
+            if (g2)                                                                           \
+                bn254_g2_##fn(__VA_ARGS__);                                                   \
+            else                                                                              \
+                bn254_g1_##fn(__VA_ARGS__);                                                   \
+        } else {                                                                              \
+            if (g2)                                                                           \
+                bls12_381_g2_##fn(__VA_ARGS__);                                               \
+            else                                                                              \
+                bls12_381_g1_##fn(__VA_ARGS__);                                               \
+        }                                                                                     \
+    } while (0)
+
+void cuzk__gpu_horner_bits(int curve, int g2, int W, int c, int nb, int logS, const void *jac,
+                           uint64_t *out)
+{
+    GPU_BY_GROUP(curve, g2, gpu_horner, W, c, nb, logS, jac, out);
+}
+
+/* acc += p (a split MSM's two results, gpu_impl.cuh). */
 void cuzk__gpu_jac_add(int curve, int g2, uint64_t *acc, const uint64_t *p)
 {
-    if (curve == 0) {
-        if (g2)
-            bn254_g2_gpu_jac_add(acc, p);
-        else
-            bn254_g1_gpu_jac_add(acc, p);
-    } else {
-        if (g2)
-            bls12_381_g2_gpu_jac_add(acc, p);
-        else
-            bls12_381_g1_gpu_jac_add(acc, p);
-    }
+    GPU_BY_GROUP(curve, g2, gpu_jac_add, acc, p);
 }
 #else
 typedef int cuzk__gpu_consts_unused; /* ISO C forbids an empty translation unit */

@@ -728,7 +728,7 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
             /* Not BLS12-381 G2 by default: merging its second part's buckets (one Fp2
              * addition per bucket) costs about what hiding the upload gains (2^24 with
              * tables, H200: 276.2 -> 278.8 ms split; G1 BN254 57.2 -> 50.9). */
-            split = (flags & CUZK_GPU_SCALARS_ONCE) && ctx->split_min && count >= 8 &&
+            split = (flags & CUZK_GPU_SCALARS_ONCE) && ctx->split_min && /* 0, or >= 8 */
                     count >= ctx->split_min &&
                     (ctx->split_all || pts->curve != CUZK_GPU_BLS12_381 ||
                      pts->group != CUZK_GPU_G2);

@@ -191,6 +191,9 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
     return CUZK_OK;
 }
 
+/* Whether F is the field of G2's coordinates (Fp2) for curve CURVE (the host's finish). */
+template <class F, int CURVE> constexpr int g2_of() { return sizeof(F) == (CURVE == 0 ? 64 : 96); }
+
 /* The bucket reduction and the result: the buckets (g sets of 2^(c - 1); NULL: no scalar
  * outside {0, 1}) and the ones bucket (NULL: no ones) to out (Jacobian, host). */
 template <class F, int CURVE>
@@ -256,8 +259,7 @@ static cuzk_err msm_finish(cuzk_gpu_ctx *ctx, int c, int g, xyzz<F> *buckets,
     LAUNCHED("k_to_jac");
     CU(cudaMemcpyAsync(ctx->host_res, res, rbytes, cudaMemcpyDeviceToHost, st));
     CU(cudaStreamSynchronize(st));
-    const int g2 = sizeof(F) == (CURVE == 0 ? 64 : 96);
-    cuzk__gpu_horner_bits(CURVE, g2, g, c, red_nb, red_logS, ctx->host_res, out);
+    cuzk__gpu_horner_bits(CURVE, g2_of<F, CURVE>(), g, c, red_nb, red_logS, ctx->host_res, out);
     return CUZK_OK;
 }
 
@@ -453,15 +455,13 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         TRY((msm_finish<F, CURVE>(ctx, c, g, n2 ? buckets : NULL, n1 ? ones_here : NULL, out,
                                   eb)));
         if (alone)
-            cuzk__gpu_jac_add(CURVE, sizeof(F) == (CURVE == 0 ? 64 : 96), out, pt->first_out);
+            cuzk__gpu_jac_add(CURVE, g2_of<F, CURVE>(), out, pt->first_out);
         return CUZK_OK;
     }
-    /* The last part, added into the first's buckets: the two ones buckets into one. */
-    if (pt->n1 && n1) {
-        k_pair_sum<F><<<1, 1, 0, st>>>(ones, 1, ones); /* in place: one thread */
-        LAUNCHED("k_pair_sum");
-    } else if (n1) {
-        CU(cudaMemcpyAsync(ones, ones + 1, sizeof(X), cudaMemcpyDeviceToDevice, st));
+    /* The last part, added into the first's buckets: its ones bucket into the first's. */
+    if (n1) {
+        k_add_into<F><<<1, 1, 0, st>>>(ones, ones + 1, 1);
+        LAUNCHED("k_add_into");
     }
     return msm_finish<F, CURVE>(ctx, c, g, pt->n2 || n2 ? buckets : NULL,
                                 pt->n1 || n1 ? ones : NULL, out, eb);
@@ -523,7 +523,7 @@ static cuzk_err ensure_tw(cuzk_gpu_ctx *ctx, int curve, int need, cuzk_errbuf *e
 }
 
 /* In-place NTT on d_v (2^logn), optional post-scaling of the result (see k_ntt_pass). The
- * passes compute in ntt_rep_of<FR> (BN254: in [0, 2r), canonical after the last pass). */
+ * passes compute in ntt_rep_of<FR> (in [0, 2r), canonical after the last pass). */
 template <class FR>
 static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v_, int logn, int inverse,
                          int post, const uint64_t *f, cuzk_errbuf *eb)

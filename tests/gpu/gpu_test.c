@@ -190,9 +190,9 @@ static const char *scname[] = {"random", "sparse01", "all-equal", "r-1", "0/1/r-
         double t0 = now();                                                                    \
         G##_gen(n + 8, t, pts);                                                               \
         G##_scalars(n, mode, sc, sv);                                                         \
-        for (size_t i = msm_layout == 2 ? n / 4 : 0; msm_layout && i < n; i++) {              \
-            if (msm_layout == 1 && i == n / 4)                                                \
-                break;                                                                        \
+        const size_t z0 = msm_layout == 2 ? n / 4 : 0,                                        \
+                     z1 = msm_layout == 1 ? n / 4 : msm_layout == 2 ? n : 0;                  \
+        for (size_t i = z0; i < z1; i++) { /* the layout's zeros */                           \
             memset(sc + 32 * i, 0, 32);                                                       \
             FR##_set_zero(&sv[i]);                                                            \
         }                                                                                     \
