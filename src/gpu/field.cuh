@@ -535,20 +535,24 @@ template <class C> DI fe2<C> canon(const fe2<C> &a)
  * tests/gpu/field_emu.cpp checks products of operands up to 2p - 1 against GMP. In Fp2's
  * Karatsuba it saves two reductions per product: G2 MSM 2^24 with tables 145.2 -> 141.9 ms
  * (BN254), 302.0 -> 295.7 ms (BLS12-381) (H200, 2026-12-01, PERF-NOTES fifth pass). */
+/* a + b in N words, no reduction: the caller knows the sum is below 2^(32N). */
+template <class C> DI fe<C> add_nr_raw(const fe<C> &a, const fe<C> &b)
+{
+    constexpr int N = C::N;
+    fe<C> r;
+    r.v[0] = add_cc(a.v[0], b.v[0]);
+#pragma unroll
+    for (int i = 1; i < N - 1; i++)
+        r.v[i] = addc_cc(a.v[i], b.v[i]);
+    r.v[N - 1] = addc(a.v[N - 1], b.v[N - 1]);
+    return r;
+}
 template <class C> DI fe<C> add_nr(const fe<C> &a, const fe<C> &b)
 {
-    if constexpr (lazy_of<C>::v) {
+    if constexpr (lazy_of<C>::v)
         return a + b; /* operands already up to 2p: their sum must be reduced */
-    } else {
-        constexpr int N = C::N;
-        fe<C> r;
-        r.v[0] = add_cc(a.v[0], b.v[0]);
-#pragma unroll
-        for (int i = 1; i < N - 1; i++)
-            r.v[i] = addc_cc(a.v[i], b.v[i]);
-        r.v[N - 1] = addc(a.v[N - 1], b.v[N - 1]);
-        return r;
-    }
+    else
+        return add_nr_raw(a, b);
 }
 
 /* Karatsuba: 3 base multiplications. */

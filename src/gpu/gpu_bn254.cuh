@@ -47,9 +47,13 @@ struct FR {
     static __device__ __forceinline__ uint32_t one(int i) { return LIMB32(fr_one, i); }
     typedef FRL ntt_rep; /* the NTT passes compute in [0, 2r) (ntt_kernels.cuh, ntt_rep_of) */
 };
-/* Fr with elements kept in [0, 2r): the NTT passes' field (ntt_rep_of). */
+/* Fr with elements kept in [0, 2r): the NTT passes' field (ntt_rep_of); `harvey`: their
+ * butterflies store sums and differences below 4r unreduced (ntt_kernels.cuh, hv_red), which
+ * needs 4r < 2^256. */
+static_assert(fr_p_h[3] < (1ull << 62), "BN254 r < 2^254: 4r fits 256 bits");
 struct FRL : FR {
     static constexpr bool lazy = true;
+    static constexpr bool harvey = true;
     static __device__ __forceinline__ uint32_t p2(int i) { return LIMB32(fr_p2, i); }
 };
 } // namespace

@@ -125,8 +125,10 @@ DI fe<FR> ntt_tw_sh(const uint4 (*tsh)[CAP], int st, int lob, uint32_t x)
  * running value below c + r < 2r and ends below (c x + m r) / R < 2r whenever 2r < R, so this
  * holds for BLS12-381's r (above R/4, where field.cuh's general lazy products of two elements
  * below 2r would not fit) as for BN254's. Sums below 4r keep their carry (reduced modulo 2r).
- * Passes read canonical or lazy elements alike; the last one stores canonical values
- * (NTT_CANON in its post), so what a transform leaves is canonical. */
+ * A lazy FR with `harvey` (BN254's, r < R/4) stores elements below 4r between stages instead
+ * (hv_red below; x < 4r still ends below c x / R + r < 2r). Passes read canonical or lazy
+ * elements (below 2r) alike; the last one stores canonical values (NTT_CANON in its post), so
+ * what a transform leaves is canonical. */
 template <class FR, class = void> struct ntt_rep_of {
     typedef FR type;
 };
@@ -134,6 +136,58 @@ template <class FR> struct ntt_rep_of<FR, void_t_<typename FR::ntt_rep>> {
     typedef typename FR::ntt_rep type;
 };
 #define NTT_CANON 4 /* a pass's post bit: store canonical elements (the last pass) */
+
+/* Harvey's butterfly (D. Harvey, "Faster arithmetic for number-theoretic transforms", 2014),
+ * for a lazy FR that declares `harvey` (4r < 2^256: BN254's r, not BLS12-381's). The elements
+ * the passes store are in [0, 4r); a butterfly u, v -> u + w v, u - w v brings u below 2r (one
+ * conditional subtraction of 2r, hv_red), takes t = w v below 2r (a product of a canonical w
+ * and any v < 4r: CIOS ends below w v / R + r < 4r^2 / R + r < 2r), and stores u + t and
+ * u - t + 2r, both in [0, 4r), without reducing either: one conditional subtraction per
+ * butterfly instead of two (the sum's and the difference's). Without `harvey` these are the
+ * lazy field's own operations (every element below 2r). */
+template <class C, class = void> struct harvey_of {
+    static constexpr bool v = false;
+};
+template <class C> struct harvey_of<C, void_t_<decltype(C::harvey)>> {
+    static constexpr bool v = C::harvey;
+};
+/* An element below 4r brought below 2r (Harvey), else unchanged. */
+template <class C> DI fe<C> hv_red(const fe<C> &a)
+{
+    if constexpr (harvey_of<C>::v)
+        return reduce_once<C, true>(a.v, 0);
+    else
+        return a;
+}
+/* u + t for u, t < 2r: below 4r, unreduced (Harvey); else the field's sum. */
+template <class C> DI fe<C> hv_add(const fe<C> &u, const fe<C> &t)
+{
+    if constexpr (harvey_of<C>::v)
+        return add_nr_raw(u, t);
+    else
+        return u + t;
+}
+/* u - t + 2r for u, t < 2r: in (0, 4r), unreduced (Harvey); else the field's difference. */
+template <class C> DI fe<C> hv_sub(const fe<C> &u, const fe<C> &t)
+{
+    if constexpr (harvey_of<C>::v) {
+        constexpr int N = C::N;
+        uint32_t d[N];
+        d[0] = sub_cc(u.v[0], t.v[0]);
+#pragma unroll
+        for (int i = 1; i < N; i++)
+            d[i] = subc_cc(u.v[i], t.v[i]);
+        fe<C> r; /* d + 2r modulo 2^256: u - t + 2r is in (0, 4r), so the wrap is exact */
+        r.v[0] = add_cc(d[0], C::p2(0));
+#pragma unroll
+        for (int i = 1; i < N - 1; i++)
+            r.v[i] = addc_cc(d[i], C::p2(i));
+        r.v[N - 1] = addc(d[N - 1], C::p2(N - 1));
+        return r;
+    } else {
+        return u - t;
+    }
+}
 
 /* One pass of stages m0 .. m0+s-1 (1-based) of a size-2^logn DIT NTT, 2^(s+lob) <= SH elements
  * per block in dynamic shared memory (8 SH words).
@@ -177,8 +231,8 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
         for (int e = 2 * threadIdx.x; e < E; e += 2 * blockDim.x) {
             fe<FR> u = ld16v(src + (__brev(GIDX(e)) >> (32 - logn)));
             fe<FR> v = ld16v(src + (__brev(GIDX(e + 1)) >> (32 - logn)));
-            sh_st<FR, SH>(sh, e, u + v);
-            sh_st<FR, SH>(sh, e + 1, u - v);
+            sh_st<FR, SH>(sh, e, hv_add(u, v)); /* u, v below 2r: the transform's input */
+            sh_st<FR, SH>(sh, e + 1, hv_sub(u, v));
         }
     } else {
         for (int e = threadIdx.x; e < E; e += blockDim.x)
@@ -203,24 +257,27 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
                 int e0 = (int)((((qhigh << (st + 2)) | qlow) << lob) | lo);
                 fe<FR> wa = TWS ? ntt_tw_sh<FR, SH>(tsh, st, lob, x)
                                 : ntt_tw(tw, j << (L - m), inverse, half_tab);
-                fe<FR> x0 = sh_ld<FR, SH>(sh, e0), t = mul_inl(wa, sh_ld<FR, SH>(sh, e0 + d));
-                fe<FR> a1 = x0 - t;
-                x0 = x0 + t; /* a0 */
-                fe<FR> x2 = sh_ld<FR, SH>(sh, e0 + 2 * d);
+                fe<FR> x0 = hv_red(sh_ld<FR, SH>(sh, e0));
+                fe<FR> t = mul_inl(wa, sh_ld<FR, SH>(sh, e0 + d));
+                fe<FR> a1 = hv_sub(x0, t);
+                x0 = hv_add(x0, t); /* a0 */
+                fe<FR> x2 = hv_red(sh_ld<FR, SH>(sh, e0 + 2 * d));
                 t = mul_inl(wa, sh_ld<FR, SH>(sh, e0 + 3 * d));
-                fe<FR> a3 = x2 - t;
-                x2 = x2 + t; /* a2 */
+                fe<FR> a3 = hv_sub(x2, t);
+                x2 = hv_add(x2, t); /* a2 */
                 t = mul_inl(TWS ? ntt_tw_sh<FR, SH>(tsh, st + 1, lob, x)
                                 : ntt_tw(tw, j << (L - m - 1), inverse, half_tab),
                             x2);
-                sh_st<FR, SH>(sh, e0, x0 + t);
-                sh_st<FR, SH>(sh, e0 + 2 * d, x0 - t);
+                x0 = hv_red(x0);
+                sh_st<FR, SH>(sh, e0, hv_add(x0, t));
+                sh_st<FR, SH>(sh, e0 + 2 * d, hv_sub(x0, t));
                 t = mul_inl(TWS ? ntt_tw_sh<FR, SH>(tsh, st + 1, lob, x + (1u << (st + lob)))
                                 : ntt_tw(tw, (j + (1u << (st + lo_all))) << (L - m - 1),
                                          inverse, half_tab),
                             a3);
-                sh_st<FR, SH>(sh, e0 + d, a1 + t);
-                sh_st<FR, SH>(sh, e0 + 3 * d, a1 - t);
+                a1 = hv_red(a1);
+                sh_st<FR, SH>(sh, e0 + d, hv_add(a1, t));
+                sh_st<FR, SH>(sh, e0 + 3 * d, hv_sub(a1, t));
             }
             st += 2;
         } else {
@@ -232,9 +289,9 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
                 fe<FR> w = TWS ? ntt_tw_sh<FR, SH>(tsh, st, lob, (qlow << lob) | lo)
                                : ntt_tw(tw, j << (L - m), inverse, half_tab);
                 int e0 = (q0 << lob) | lo, e1 = (q1 << lob) | lo;
-                fe<FR> u = sh_ld<FR, SH>(sh, e0), v = mul_inl(w, sh_ld<FR, SH>(sh, e1));
-                sh_st<FR, SH>(sh, e0, u + v);
-                sh_st<FR, SH>(sh, e1, u - v);
+                fe<FR> u = hv_red(sh_ld<FR, SH>(sh, e0)), v = mul_inl(w, sh_ld<FR, SH>(sh, e1));
+                sh_st<FR, SH>(sh, e0, hv_add(u, v));
+                sh_st<FR, SH>(sh, e1, hv_sub(u, v));
             }
             st += 1;
         }
@@ -254,7 +311,7 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
         else if (pm == 3)
             x = mul_inl(ld16(tw + (g << (L - logn - 1))), x);
         if (post & NTT_CANON)
-            x = canon(x); /* no-op for a strict FR */
+            x = canon(hv_red(x)); /* [0, 4r) -> [0, r); no-op for a strict FR */
         st16(dst + g, x);
     }
 #undef GIDX

@@ -537,8 +537,11 @@ template <class FR> static void test_curve(const char *name)
 /* The two r's as the device configures them (gpu_<curve>.cuh): the NTT passes in their lazy
  * siblings (BLS12-381's r is above R/4: only products of a canonical and a lazy operand, as
  * the passes make them, stay below 2r). */
+struct BnFrH : LazyOf<BnFr> {
+    static constexpr bool harvey = true; /* stored sums below 4r (ntt_kernels.cuh, hv_red) */
+};
 struct BnFrN : BnFr {
-    typedef LazyOf<BnFr> ntt_rep;
+    typedef BnFrH ntt_rep;
 };
 struct BlsFrN : BlsFr {
     typedef LazyOf<BlsFr> ntt_rep;
@@ -546,7 +549,7 @@ struct BlsFrN : BlsFr {
 
 int main()
 {
-    test_curve<BnFrN>("BN254 Fr (passes in [0, 2r))");
+    test_curve<BnFrN>("BN254 Fr (passes in [0, 4r), Harvey's butterflies)");
     test_curve<BlsFrN>("BLS12-381 Fr (passes in [0, 2r))");
     printf("ntt_emu: %d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
