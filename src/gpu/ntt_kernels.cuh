@@ -58,41 +58,22 @@ __global__ void k_pow(fe<FR> *v, size_t n, fr_const w_, fr_const f_)
     }
 }
 
-/* Shared memory holds the block's elements limb-major (sh[limb][z]): a warp touching 32
+/* Shared memory holds the block's elements limb-major (sh[limb][element]): a warp touching 32
  * consecutive elements hits 32 different banks. (Array-of-structs, 32-byte elements, made every
- * access an 8-way bank conflict: ncu, 2026-11-30, the NTT passes were shared-memory bound.)
- * Element e sits at slot z = ntt_shz(e): its low 5 bits (the bank) XORed with 31 when bit 5 of
- * e is set and with 21 when bit 6 is. A butterfly trip of stage st over tiles of 2^lob takes,
- * per warp, 32 elements whose index bits skip the one or two bits at lob + st (the butterflies'
- * partners); below bit 5 that pushed the warp's top lane bits to bits 5 and 6, which without
- * the XOR do not reach the bank: 4-way conflicts in the trips with lob + st < 4 (and 2-way at
- * 4, and in the first pass's gather), about a third of all trips. With it every trip of every
- * pass geometry is conflict-free (ntt_emu checks the kernels' index helpers below). The map is
- * XOR-linear: ntt_shz(a ^ b) = ntt_shz(a) ^ ntt_shz(b), so a butterfly's partners (e0 with the
- * bits at lob + st set) are its own slot XOR a per-stage constant. */
-DI uint32_t ntt_shz(uint32_t e) { return e ^ (((e >> 5) & 1u) * 31u) ^ (((e >> 6) & 1u) * 21u); }
-/* The first element e0 of two-stage trip qd (stages st, st + 1, tiles of 2^lob; gap 2), whose
- * four elements are e0 + k 2^(lob + st), k < 4; with gap 1, of one-stage butterfly qd, whose
- * two are e0 and e0 + 2^(lob + st). */
-DI uint32_t ntt_e0(uint32_t qd, int st, int lob, int gap)
-{
-    const uint32_t lo = qd & ((1u << lob) - 1), r = qd >> lob;
-    const uint32_t qlow = r & ((1u << st) - 1), qhigh = r >> st;
-    return (((qhigh << (st + gap)) | qlow) << lob) | lo;
-}
-template <class FR, int SH> DI fe<FR> sh_ld(const uint32_t (*sh)[SH], uint32_t z)
+ * access an 8-way bank conflict: ncu, 2026-11-30, the NTT passes were shared-memory bound.) */
+template <class FR, int SH> DI fe<FR> sh_ld(const uint32_t (*sh)[SH], int e)
 {
     fe<FR> r;
 #pragma unroll
     for (int k = 0; k < 8; k++)
-        r.v[k] = sh[k][z];
+        r.v[k] = sh[k][e];
     return r;
 }
-template <class FR, int SH> DI void sh_st(uint32_t (*sh)[SH], uint32_t z, const fe<FR> &x)
+template <class FR, int SH> DI void sh_st(uint32_t (*sh)[SH], int e, const fe<FR> &x)
 {
 #pragma unroll
     for (int k = 0; k < 8; k++)
-        sh[k][z] = x.v[k];
+        sh[k][e] = x.v[k];
 }
 
 /* The twiddle w_{2^L}^ti of the forward transform, or of the inverse: w^-ti = -w^(2^(L-1) - ti). */
@@ -250,13 +231,12 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
         for (int e = 2 * threadIdx.x; e < E; e += 2 * blockDim.x) {
             fe<FR> u = ld16v(src + (__brev(GIDX(e)) >> (32 - logn)));
             fe<FR> v = ld16v(src + (__brev(GIDX(e + 1)) >> (32 - logn)));
-            const uint32_t z = ntt_shz(e); /* e even: e + 1's slot is z ^ 1 */
-            sh_st<FR, SH>(sh, z, hv_add(u, v)); /* u, v below 2r: the transform's input */
-            sh_st<FR, SH>(sh, z ^ 1, hv_sub(u, v));
+            sh_st<FR, SH>(sh, e, hv_add(u, v)); /* u, v below 2r: the transform's input */
+            sh_st<FR, SH>(sh, e + 1, hv_sub(u, v));
         }
     } else {
         for (int e = threadIdx.x; e < E; e += blockDim.x)
-            sh_st<FR, SH>(sh, ntt_shz(e), ld16v(src + GIDX(e))); /* src may be dst */
+            sh_st<FR, SH>(sh, e, ld16v(src + GIDX(e))); /* src may be dst (middle passes) */
     }
     const uint32_t half_tab = 1u << (L - 1);
     uint4(*tsh)[SH] = (uint4(*)[SH])(ntt_dsh + 8 * SH);
@@ -268,54 +248,50 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
         if (R4 && st + 1 < s) {
             /* Elements q = qhigh b1 b0 qlow (b0 at bit st): stage m pairs b0 = 0, 1 with the
              * twiddle of qlow, stage m + 1 pairs b1 = 0, 1 with the twiddle of (b0 qlow). */
-            /* The four elements e0 + k d (d = 2^(st + lob)) sit at z0, z0 ^ z1, z0 ^ z2,
-             * z0 ^ z3. */
-            const uint32_t d = 1u << (st + lob), z1 = ntt_shz(d), z2 = ntt_shz(2 * d);
-            const uint32_t z3 = z1 ^ z2;
+            const int d = 1 << (st + lob); /* element distance of bit st */
             for (int qd = threadIdx.x; qd < E / 4; qd += blockDim.x) {
                 uint32_t lo = qd & lomask, r = qd >> lob;
-                uint32_t qlow = r & ((1u << st) - 1);
+                uint32_t qlow = r & ((1u << st) - 1), qhigh = r >> st;
                 uint32_t j = (qlow << lo_all) + (tile << lob) + lo;
                 const uint32_t x = (qlow << lob) | lo; /* the staged tables' entry */
-                const uint32_t z0 = ntt_shz(ntt_e0(qd, st, lob, 2));
+                int e0 = (int)((((qhigh << (st + 2)) | qlow) << lob) | lo);
                 fe<FR> wa = TWS ? ntt_tw_sh<FR, SH>(tsh, st, lob, x)
                                 : ntt_tw(tw, j << (L - m), inverse, half_tab);
-                fe<FR> x0 = hv_red(sh_ld<FR, SH>(sh, z0));
-                fe<FR> t = mul_inl(wa, sh_ld<FR, SH>(sh, z0 ^ z1));
+                fe<FR> x0 = hv_red(sh_ld<FR, SH>(sh, e0));
+                fe<FR> t = mul_inl(wa, sh_ld<FR, SH>(sh, e0 + d));
                 fe<FR> a1 = hv_sub(x0, t);
                 x0 = hv_add(x0, t); /* a0 */
-                fe<FR> x2 = hv_red(sh_ld<FR, SH>(sh, z0 ^ z2));
-                t = mul_inl(wa, sh_ld<FR, SH>(sh, z0 ^ z3));
+                fe<FR> x2 = hv_red(sh_ld<FR, SH>(sh, e0 + 2 * d));
+                t = mul_inl(wa, sh_ld<FR, SH>(sh, e0 + 3 * d));
                 fe<FR> a3 = hv_sub(x2, t);
                 x2 = hv_add(x2, t); /* a2 */
                 t = mul_inl(TWS ? ntt_tw_sh<FR, SH>(tsh, st + 1, lob, x)
                                 : ntt_tw(tw, j << (L - m - 1), inverse, half_tab),
                             x2);
                 x0 = hv_red(x0);
-                sh_st<FR, SH>(sh, z0, hv_add(x0, t));
-                sh_st<FR, SH>(sh, z0 ^ z2, hv_sub(x0, t));
+                sh_st<FR, SH>(sh, e0, hv_add(x0, t));
+                sh_st<FR, SH>(sh, e0 + 2 * d, hv_sub(x0, t));
                 t = mul_inl(TWS ? ntt_tw_sh<FR, SH>(tsh, st + 1, lob, x + (1u << (st + lob)))
                                 : ntt_tw(tw, (j + (1u << (st + lo_all))) << (L - m - 1),
                                          inverse, half_tab),
                             a3);
                 a1 = hv_red(a1);
-                sh_st<FR, SH>(sh, z0 ^ z1, hv_add(a1, t));
-                sh_st<FR, SH>(sh, z0 ^ z3, hv_sub(a1, t));
+                sh_st<FR, SH>(sh, e0 + d, hv_add(a1, t));
+                sh_st<FR, SH>(sh, e0 + 3 * d, hv_sub(a1, t));
             }
             st += 2;
         } else {
-            const uint32_t z1 = ntt_shz(1u << (st + lob)); /* the partner's slot: z0 ^ z1 */
             for (int bf = threadIdx.x; bf < E / 2; bf += blockDim.x) {
                 uint32_t lo = bf & lomask, r = bf >> lob;
-                uint32_t qlow = r & ((1u << st) - 1);
+                uint32_t qlow = r & ((1u << st) - 1), qhigh = r >> st;
+                uint32_t q0 = (qhigh << (st + 1)) | qlow, q1 = q0 | (1u << st);
                 uint32_t j = (qlow << lo_all) + (tile << lob) + lo;
                 fe<FR> w = TWS ? ntt_tw_sh<FR, SH>(tsh, st, lob, (qlow << lob) | lo)
                                : ntt_tw(tw, j << (L - m), inverse, half_tab);
-                const uint32_t z0 = ntt_shz(ntt_e0(bf, st, lob, 1));
-                fe<FR> u = hv_red(sh_ld<FR, SH>(sh, z0));
-                fe<FR> v = mul_inl(w, sh_ld<FR, SH>(sh, z0 ^ z1));
-                sh_st<FR, SH>(sh, z0, hv_add(u, v));
-                sh_st<FR, SH>(sh, z0 ^ z1, hv_sub(u, v));
+                int e0 = (q0 << lob) | lo, e1 = (q1 << lob) | lo;
+                fe<FR> u = hv_red(sh_ld<FR, SH>(sh, e0)), v = mul_inl(w, sh_ld<FR, SH>(sh, e1));
+                sh_st<FR, SH>(sh, e0, hv_add(u, v));
+                sh_st<FR, SH>(sh, e1, hv_sub(u, v));
             }
             st += 1;
         }
@@ -327,7 +303,7 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
         f = load_fe<FR>(f_.l);
     for (int e = threadIdx.x; e < E; e += blockDim.x) {
         uint32_t g = GIDX(e);
-        fe<FR> x = sh_ld<FR, SH>(sh, ntt_shz(e));
+        fe<FR> x = sh_ld<FR, SH>(sh, e);
         if (pm == 1)
             x = mul_inl(f, x);
         else if (pm == 2)

@@ -534,64 +534,6 @@ template <class FR> static void test_curve(const char *name)
            sizeof device_g / sizeof device_g[0] + sizeof small_g / sizeof small_g[0]);
 }
 
-/* Shared-memory banks (ntt_kernels.cuh, ntt_shz): in every pass geometry (blocks of 2^4 to
- * 2^11 elements, tiles of 2^lob for lob < 4) and every stage, the 32 lanes of a warp must take
- * 32 different banks in each of their accesses: the slots of the k-th element of a two-stage
- * trip (gap 2) or of a butterfly (gap 1), the first pass's gathered pairs (2e, 2e + 1) and the
- * contiguous loads and stores. The slots must also be a permutation of the block's. */
-static void test_banks()
-{
-    int bad = 0;
-    for (int logE = 4; logE <= 11; logE++) {
-        const uint32_t E = 1u << logE;
-        std::vector<int> seen(E, 0);
-        for (uint32_t e = 0; e < E; e++)
-            if (ntt_shz(e) < E)
-                seen[ntt_shz(e)]++;
-        bool perm = true;
-        for (uint32_t z = 0; z < E; z++)
-            perm = perm && seen[z] == 1;
-        CHECK_MSG(perm, "ntt_shz is not a permutation of [0, %u)", E);
-        /* One warp's 32 slots, each element index given by f(lane): distinct banks. */
-        auto warp_ok = [&](auto f, uint32_t lanes) {
-            uint32_t used = 0;
-            for (uint32_t l = 0; l < lanes; l++) {
-                const uint32_t b = ntt_shz(f(l)) & 31;
-                if (used >> b & 1)
-                    return false;
-                used |= 1u << b;
-            }
-            return true;
-        };
-        auto tally = [&](bool ok) { bad += !ok; };
-        for (uint32_t w = 0; w * 32 < E / 2; w++) {
-            const uint32_t lanes = E / 2 - w * 32 < 32 ? E / 2 - w * 32 : 32;
-            for (uint32_t k = 0; k < 2; k++)
-                tally(warp_ok([&](uint32_t l) { return 2 * (w * 32 + l) + k; }, lanes));
-        }
-        for (uint32_t w = 0; w * 32 < E; w++) {
-            const uint32_t lanes = E - w * 32 < 32 ? E - w * 32 : 32;
-            tally(warp_ok([&](uint32_t l) { return w * 32 + l; }, lanes));
-        }
-        for (int gap = 1; gap <= 2; gap++) {
-            const uint32_t per = E >> gap; /* trips or butterflies */
-            for (int lob = 0; lob < 4 && lob + gap <= logE; lob++)
-                for (int st = 0; st + lob + gap <= logE; st++)
-                    for (uint32_t w = 0; w * 32 < per; w++)
-                        for (uint32_t k = 0; k < (1u << gap); k++) {
-                            const uint32_t lanes = per - w * 32 < 32 ? per - w * 32 : 32;
-                            tally(warp_ok(
-                                [&](uint32_t l) {
-                                    return ntt_e0(w * 32 + l, st, lob, gap) + (k << (st + lob));
-                                },
-                                lanes));
-                        }
-        }
-    }
-    CHECK_MSG(bad == 0, "%d warp accesses with bank conflicts", bad);
-    printf("  shared-memory slots: every warp access of every geometry conflict-free\n");
-}
-
 /* The two r's as the device configures them (gpu_<curve>.cuh): the NTT passes in their lazy
  * siblings (BLS12-381's r is above R/4: only products of a canonical and a lazy operand, as
  * the passes make them, stay below 2r). */
@@ -607,7 +549,6 @@ struct BlsFrN : BlsFr {
 
 int main()
 {
-    test_banks();
     test_curve<BnFrN>("BN254 Fr (passes in [0, 4r), Harvey's butterflies)");
     test_curve<BlsFrN>("BLS12-381 Fr (passes in [0, 2r))");
     printf("ntt_emu: %d checks, %d failed\n", checks, failures);
