@@ -11,8 +11,8 @@
  *
  * --only: comma-separated substrings of the row tags "ntt-bn254", "h-bls12-381", "g1-bn254",
  * "g2-bls12-381", ...: only matching rows run (e.g. --only g1 for every G1 MSM). --logs: only
- * these sizes (each still capped by --max-log; the NTT rows, 2^20, 2^22 and 2^24 to 2^27, are
- * not). Both exist so a profiler sees one case.
+ * these sizes (each still capped by --max-log; the NTT rows, 2^18 to 2^20, 2^22 and 2^24 to
+ * 2^27, are not). Both exist so a profiler sees one case.
  *
  * Points: 2^20 distinct multiples of the generator, repeated to fill larger sets (the work an
  * MSM does does not depend on the points being distinct). They are never the point at
@@ -408,7 +408,7 @@ int main(int argc, char **argv)
                     "g1-bn254, g2, ntt-bls12-381, h\n"
                     "  --tables C: fixed-base tables on the point sets, at most C copies "
                     "(0: as many as the windows need)\n"
-                    "  NTT rows: 2^20, 2^22 and 2^24 to 2^27 (--logs selects; --max-log "
+                    "  NTT rows: 2^18 to 2^20, 2^22 and 2^24 to 2^27 (--logs selects; --max-log "
                     "does not cap them)\n"
                     "  environment: CUZK_GPU_NTT_BLOCK / _TILE / _PLAN / _RADIX, "
                     "CUZK_GPU_BATCH_AFFINE, CUZK_GPU_BA_CHUNK_BYTES (printed when set)\n");
@@ -470,7 +470,7 @@ int main(int argc, char **argv)
 
     /* NTT first (it overwrites the scalar buffer with its inputs, so refill afterwards),
      * then G1 of both curves, then G2: the most-wanted rows come first if time runs out. */
-    static const int nl[] = {20, 22, 24, 25, 26, 27};
+    static const int nl[] = {18, 19, 20, 22, 24, 25, 26, 27};
     for (int c = 0; c < 2; c++) {
         cuzk_gpu_curve cv = c ? CUZK_GPU_BLS12_381 : CUZK_GPU_BN254;
         bench_ntt(cv, nl, (int)(sizeof nl / sizeof nl[0]), sc_rand);

@@ -264,17 +264,20 @@ uint64_t cuzk_gpu_scratch_estimate(cuzk_gpu_curve curve, uint64_t n_points, uint
     return sum + 32 * tw;
 }
 
-/* The tile (2^2 or 2^3 contiguous elements) of a 2^logn NTT's later passes when none is asked
- * for: the one whose even plan has fewer passes, then the one that gives those passes blocks
- * closest to 2^9 elements, the size that measured fastest on the H200 (BN254, two stages per
- * trip, src/gpu/PERF-NOTES.md eighth pass: 2^24 with tiles of 4, blocks of 2^9, 4.22 ms against
- * 4.52 with tiles of 8, blocks of 2^10; 2^27 with tiles of 8, blocks of 2^9, 37.95 against 45.74
- * with tiles of 4, blocks of 2^8; 2^26 in three passes with tiles of 4, 19.03, against four
- * with tiles of 8, 19.94). Ties go to the larger tile (longer contiguous runs per gather). */
+/* The tile (2^1 to 2^3 contiguous elements) of a 2^logn NTT's later passes when none is asked
+ * for: the one whose even plan gives those passes blocks closest to 2^9 elements, then the one
+ * with fewer passes; ties go to the larger tile (longer contiguous runs per gather). Blocks of
+ * 2^9 measured fastest on the H200 (two stages per trip with staged twiddles, whose 512-element
+ * instantiation fits twice the blocks per SM), more than a pass fewer: src/gpu/PERF-NOTES.md,
+ * eleventh pass: 2^26 with tiles of 2 (blocks 2^10, 2^9, 2^9) 17.05 ms against 17.45 with
+ * tiles of 4 (2^10 three times), BLS12-381 17.28 against 17.82; 2^27 in four passes of 2^9
+ * (tiles of 8) 34.98 against 36.2 in three with tiles of 2 (2^10, 2^10, 2^9); 2^24 with tiles
+ * of 4 (2^10, 2^9, 2^9) 3.98 against 4.33 with tiles of 2 (2^9, 2^9, 2^8). (The eighth pass,
+ * before the staged twiddles: 2^27 with tiles of 8, 37.95 against 45.74 with tiles of 4.) */
 int cuzk__gpu_ntt_auto_lob(int logn, int log_sh)
 {
     int best = log_sh > 3 ? 3 : 1, best_p = 1 << 30, best_dev = 1 << 30;
-    for (int lb = 3; lb >= 2; lb--) {
+    for (int lb = 3; lb >= 1; lb--) {
         int s[32], lob[32], dev = 0;
         if (log_sh <= lb)
             continue;
@@ -283,7 +286,7 @@ int cuzk__gpu_ntt_auto_lob(int logn, int log_sh)
             const int d = s[i] + lob[i] - 9;
             dev += d < 0 ? -d : d;
         }
-        if (P < best_p || (P == best_p && dev < best_dev)) {
+        if (dev < best_dev || (dev == best_dev && P < best_p)) {
             best_p = P;
             best_dev = dev;
             best = lb;

@@ -518,14 +518,14 @@ template <class FR> static void test_curve(const char *name)
     static const geom device_g[] = {{10, 0, 1, 3}, {10, 0, 1, 2}, {10, 0, 1, 0},
                                     {10, 3, 0, 0}, {11, 2, 1, 0}, {11, 3, 0, 0},
                                     {10, 2, 1, 0}, {11, 1, 0, 0}, {11, 0, 0, 0},
-                                    {11, 3, 0, 1}, {10, 3, 0, 3}};
+                                    {11, 3, 0, 1}, {10, 3, 0, 3}, {10, 1, 1, 3}};
     static const int device_logn[] = {0, 1, 2, 3, 5, 10, 11, 12, 13};
     for (const geom &g : device_g)
         for (int logn : device_logn)
             test_one(R, name, g, logn);
     static const geom small_g[] = {{4, 1, 0, 0}, {4, 3, 1, 0}, {5, 2, 0, 0}, {5, 2, 1, 0},
                                    {6, 3, 0, 0}, {4, 1, 0, 1}, {5, 2, 1, 1}, {6, 3, 0, 1},
-                                   {5, 2, 1, 3}, {6, 3, 0, 3}};
+                                   {5, 2, 1, 3}, {6, 3, 0, 3}, {5, 1, 1, 3}};
     static const int small_logn[] = {4, 5, 7, 9, 12};
     for (const geom &g : small_g)
         for (int logn : small_logn)
