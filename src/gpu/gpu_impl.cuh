@@ -28,8 +28,9 @@
  *
  * NTT (radix-2 Cooley-Tukey, decimation in time; kernels in ntt_kernels.cuh): the first pass
  * gathers in bit-reversed order and runs up to 10 stages in shared memory; later passes run
- * their stages on tiles of 4 or 8 consecutive columns (coalesced 128- or 256-byte reads), the
- * stages spread evenly over the fewest passes: 2^24 is 10 + 7 + 7 stages, 2^27 9 + 6 + 6 + 6;
+ * their stages on tiles of 2, 4 or 8 consecutive columns (coalesced 64- to 256-byte reads),
+ * the tile chosen for later blocks of about 2^9 elements, the stages spread evenly over the
+ * passes: 2^24 is 10 + 7 + 7 stages, 2^26 10 + 8 + 8, 2^27 9 + 6 + 6 + 6;
  * each thread takes two stages per trip through shared memory (k_ntt_pass4) (the default
  * geometry; CUZK_GPU_NTT_BLOCK / _TILE / _PLAN / _RADIX choose others, cuzk__gpu_ntt_plan,
  * cuzk__gpu_ntt_auto_lob). Twiddles w_{2^L}^i (i < 2^(L-1)) are computed once per curve and reused
