@@ -169,7 +169,10 @@ uint64_t cuzk_gpu_bad_scalar(const cuzk_gpu_ctx *ctx);
 cuzk_err cuzk_gpu_sync(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb);
 
 /* ---- Fr vectors on the device and the NTT (domain size 2^logn, roots w = 5^((r-1)/2^logn)
- * as snarkjs uses for both curves). Elements are Montgomery-form Fr. */
+ * as snarkjs uses for both curves). Elements are Montgomery-form Fr, reduced (the integer
+ * a R mod r, below r), as the host's are; the transforms leave them reduced. (The passes
+ * keep intermediate values below 2r, BN254's below 4r, and assume inputs below r; a vector
+ * uploaded with unreduced words gives a wrong transform, not an error.) */
 cuzk_err cuzk_gpu_fr_alloc(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, size_t n, cuzk_gpu_fr **out,
                            cuzk_errbuf *eb);
 void cuzk_gpu_fr_free(cuzk_gpu_fr *v);
