@@ -246,7 +246,10 @@ template <class C> DI fe<C> operator+(const fe<C> &a, const fe<C> &b)
     return reduce_once<C>(t, hi);
 }
 
-template <class C> DI fe<C> operator-(const fe<C> &a, const fe<C> &b)
+/* a - b with the representation's modulus m (p, or 2p in a lazy field) added back: on a borrow
+ * (the field's difference), or ALWAYS (a - b + m as an integer, which the caller knows lies in
+ * [0, 2^(32N)): ntt_kernels.cuh's hv_sub). */
+template <class C, bool ALWAYS = false> DI fe<C> sub_plus_mod(const fe<C> &a, const fe<C> &b)
 {
     constexpr int N = C::N;
     uint32_t t[N];
@@ -254,7 +257,8 @@ template <class C> DI fe<C> operator-(const fe<C> &a, const fe<C> &b)
 #pragma unroll
     for (int i = 1; i < N; i++)
         t[i] = subc_cc(a.v[i], b.v[i]);
-    uint32_t bw = subc(0, 0); /* all ones on borrow: add p (2p in a lazy field) back */
+    /* all ones on borrow (or always): add p (2p in a lazy field) back */
+    uint32_t bw = ALWAYS ? 0xffffffffu : subc(0, 0);
     fe<C> r;
     r.v[0] = add_cc(t[0], rep_mod<C>(0) & bw);
 #pragma unroll
@@ -262,6 +266,11 @@ template <class C> DI fe<C> operator-(const fe<C> &a, const fe<C> &b)
         r.v[i] = addc_cc(t[i], rep_mod<C>(i) & bw);
     r.v[N - 1] = addc(t[N - 1], rep_mod<C>(N - 1) & bw);
     return r;
+}
+
+template <class C> DI fe<C> operator-(const fe<C> &a, const fe<C> &b)
+{
+    return sub_plus_mod<C>(a, b);
 }
 
 template <class C> DI fe<C> operator-(const fe<C> &a) { return fe<C>::zero() - a; }

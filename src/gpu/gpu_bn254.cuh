@@ -45,7 +45,7 @@ struct FR {
     static constexpr uint32_t n0 = (uint32_t)BN254_FR_N0;
     static __device__ __forceinline__ uint32_t p(int i) { return LIMB32(fr_p, i); }
     static __device__ __forceinline__ uint32_t one(int i) { return LIMB32(fr_one, i); }
-    typedef FRL ntt_rep; /* the NTT passes compute in [0, 2r) (ntt_kernels.cuh, ntt_rep_of) */
+    typedef FRL ntt_rep; /* the NTT passes' field (ntt_kernels.cuh, ntt_rep_of) */
 };
 /* Fr with elements kept in [0, 2r): the NTT passes' field (ntt_rep_of); `harvey`: their
  * butterflies store sums and differences below 4r unreduced (ntt_kernels.cuh, hv_red), which

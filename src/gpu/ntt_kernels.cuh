@@ -170,23 +170,10 @@ template <class C> DI fe<C> hv_add(const fe<C> &u, const fe<C> &t)
 /* u - t + 2r for u, t < 2r: in (0, 4r), unreduced (Harvey); else the field's difference. */
 template <class C> DI fe<C> hv_sub(const fe<C> &u, const fe<C> &t)
 {
-    if constexpr (harvey_of<C>::v) {
-        constexpr int N = C::N;
-        uint32_t d[N];
-        d[0] = sub_cc(u.v[0], t.v[0]);
-#pragma unroll
-        for (int i = 1; i < N; i++)
-            d[i] = subc_cc(u.v[i], t.v[i]);
-        fe<C> r; /* d + 2r modulo 2^256: u - t + 2r is in (0, 4r), so the wrap is exact */
-        r.v[0] = add_cc(d[0], C::p2(0));
-#pragma unroll
-        for (int i = 1; i < N - 1; i++)
-            r.v[i] = addc_cc(d[i], C::p2(i));
-        r.v[N - 1] = addc(d[N - 1], C::p2(N - 1));
-        return r;
-    } else {
+    if constexpr (harvey_of<C>::v)
+        return sub_plus_mod<C, true>(u, t); /* 2r added modulo 2^256: exact, as u - t + 2r < 4r */
+    else
         return u - t;
-    }
 }
 
 /* One pass of stages m0 .. m0+s-1 (1-based) of a size-2^logn DIT NTT, 2^(s+lob) <= SH elements
