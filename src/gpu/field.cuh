@@ -331,47 +331,37 @@ template <class C> DI fe<C> dbl(const fe<C> &a) { return a + a; }
  * T < 2p after (CIOS); hence Y (which is at most T / 2^32) never carries out of its top word
  * and the odd chains' final carries are zero. One conditional subtraction ends reduced.
  */
-/* The division by 2^32 of the previous row and the products a_j b_i of row i > 0. */
-template <class C> DI void mont_row_prod(uint32_t *X, uint32_t *Y, const fe<C> &a, uint32_t bi)
+template <class C> DI void mont_row(uint32_t *X, uint32_t *Y, const fe<C> &a, uint32_t bi,
+                                    bool first)
 {
     constexpr int N = C::N;
-    X[0] = add_cc(X[0], Y[1]);
-    /* Y[j-1..j] = Y[j+1..j+2] + a_j b_i for odd j, carrying, with the carry of X[0] in. */
+    if (first) {
 #pragma unroll
-    for (int j = 1; j < N - 2; j += 2) {
-        Y[j - 1] = madc_lo_cc(a.v[j], bi, Y[j + 1]);
-        Y[j] = madc_hi_cc(a.v[j], bi, Y[j + 2]);
-    }
-    Y[N - 2] = madc_lo_cc(a.v[N - 1], bi, 0);
-    Y[N - 1] = madc_hi(a.v[N - 1], bi, 0);
-    X[0] = mad_lo_cc(a.v[0], bi, X[0]);
-    X[1] = madc_hi_cc(a.v[0], bi, X[1]);
+        for (int j = 0; j < N; j += 2) {
+            X[j] = a.v[j] * bi;
+            X[j + 1] = __umulhi(a.v[j], bi);
+            Y[j] = a.v[j + 1] * bi;
+            Y[j + 1] = __umulhi(a.v[j + 1], bi);
+        }
+    } else {
+        X[0] = add_cc(X[0], Y[1]);
+        /* Y[j-1..j] = Y[j+1..j+2] + a_j b_i for odd j, carrying, with the carry of X[0] in. */
 #pragma unroll
-    for (int j = 2; j < N; j += 2) {
-        X[j] = madc_lo_cc(a.v[j], bi, X[j]);
-        X[j + 1] = madc_hi_cc(a.v[j], bi, X[j + 1]);
-    }
-    Y[N - 1] = addc(Y[N - 1], 0);
-}
-
-/* The same with b_i = 0 (redc's rows): only the division by 2^32. */
-template <class C> DI void mont_row_shift(uint32_t *X, uint32_t *Y)
-{
-    constexpr int N = C::N;
-    X[0] = add_cc(X[0], Y[1]);
+        for (int j = 1; j < N - 2; j += 2) {
+            Y[j - 1] = madc_lo_cc(a.v[j], bi, Y[j + 1]);
+            Y[j] = madc_hi_cc(a.v[j], bi, Y[j + 2]);
+        }
+        Y[N - 2] = madc_lo_cc(a.v[N - 1], bi, 0);
+        Y[N - 1] = madc_hi(a.v[N - 1], bi, 0);
+        X[0] = mad_lo_cc(a.v[0], bi, X[0]);
+        X[1] = madc_hi_cc(a.v[0], bi, X[1]);
 #pragma unroll
-    for (int j = 1; j < N - 2; j += 2) {
-        Y[j - 1] = addc_cc(Y[j + 1], 0);
-        Y[j] = addc_cc(Y[j + 2], 0);
+        for (int j = 2; j < N; j += 2) {
+            X[j] = madc_lo_cc(a.v[j], bi, X[j]);
+            X[j + 1] = madc_hi_cc(a.v[j], bi, X[j + 1]);
+        }
+        Y[N - 1] = addc(Y[N - 1], 0);
     }
-    Y[N - 2] = addc(0, 0);
-    Y[N - 1] = 0;
-}
-
-/* A row's reduction: m = X[0] n0, T += m p (so that X[0] becomes 0). */
-template <class C> DI void mont_row_red(uint32_t *X, uint32_t *Y)
-{
-    constexpr int N = C::N;
     uint32_t m;
     if constexpr (low64_of<C>::v) {
         /* n0 = -1, so m = -X[0] (its borrow: X[0] != 0); m p_1 = m 2^32 - m has low word
@@ -405,24 +395,6 @@ template <class C> DI void mont_row_red(uint32_t *X, uint32_t *Y)
         X[j + 1] = madc_hi_cc(m, C::p(j), X[j + 1]);
     }
     Y[N - 1] = addc(Y[N - 1], 0);
-}
-
-template <class C> DI void mont_row(uint32_t *X, uint32_t *Y, const fe<C> &a, uint32_t bi,
-                                    bool first)
-{
-    constexpr int N = C::N;
-    if (first) {
-#pragma unroll
-        for (int j = 0; j < N; j += 2) {
-            X[j] = a.v[j] * bi;
-            X[j + 1] = __umulhi(a.v[j], bi);
-            Y[j] = a.v[j + 1] * bi;
-            Y[j + 1] = __umulhi(a.v[j + 1], bi);
-        }
-    } else {
-        mont_row_prod(X, Y, a, bi);
-    }
-    mont_row_red<C>(X, Y);
 }
 
 /* After the last row (run with X = o, so o[0] = 0): the product is e + (o >> 32), < 2p: a
@@ -475,154 +447,6 @@ template <class C> __device__ __noinline__ fe<C> mul_call(const fe<C> a, const f
 template <class C> DI fe<C> operator*(const fe<C> &a, const fe<C> &b) { return mul_call(a, b); }
 
 template <class C> DI fe<C> sqr(const fe<C> &a) { return mul_call(a, a); }
-
-/* ---- Products without their reduction, and the reduction alone.
- *
- * wide<C> holds an integer of 2N words: a product of two elements (mul_wide), or sums and
- * differences of such products; redc turns one below p R into its residue / R, as a
- * multiplication would. A sum of products then pays one reduction: Fp2's Karatsuba (below)
- * makes 3 products and 2 reductions instead of 3 multiplications. Multiply-adds: a product
- * 2 N^2, a reduction 2 N^2 + N, so an Fp2 product costs 10 N^2 + 2 N instead of 12 N^2 + 3 N
- * (BLS12-381: 1464 instead of 1764).
- */
-template <class C> struct wide {
-    uint32_t v[2 * C::N];
-};
-
-/* a b for any a, b < 2^(32N), in rows with mont_row's even/odd split: row i adds a_j b_i for
- * even j into E at word i + j and for odd j into O at word i + j - 1 (O's words sit one word
- * up), one carry chain per array and row. A chain never carries out of its top word: that
- * word adds a high half (at most 2^32 - 2) and the carry to the previous row's top word,
- * which by the same argument is 0; so the next word starts at 0. */
-template <class C> DI wide<C> mul_wide_inl(const fe<C> &a, const fe<C> &b)
-{
-    constexpr int N = C::N;
-    static_assert(N % 2 == 0, "even limb count");
-    uint32_t E[2 * N], O[2 * N];
-#pragma unroll
-    for (int j = 0; j < N; j += 2) {
-        E[j] = a.v[j] * b.v[0];
-        E[j + 1] = __umulhi(a.v[j], b.v[0]);
-        O[j] = a.v[j + 1] * b.v[0];
-        O[j + 1] = __umulhi(a.v[j + 1], b.v[0]);
-    }
-    E[N] = 0;
-    O[N] = 0;
-#pragma unroll
-    for (int i = 1; i < N; i++) {
-        const uint32_t bi = b.v[i];
-        E[i] = mad_lo_cc(a.v[0], bi, E[i]);
-        E[i + 1] = madc_hi_cc(a.v[0], bi, E[i + 1]);
-#pragma unroll
-        for (int j = 2; j < N; j += 2) {
-            E[i + j] = madc_lo_cc(a.v[j], bi, E[i + j]);
-            E[i + j + 1] = madc_hi_cc(a.v[j], bi, E[i + j + 1]);
-        }
-        E[i + N] = 0;
-        O[i] = mad_lo_cc(a.v[1], bi, O[i]);
-        O[i + 1] = madc_hi_cc(a.v[1], bi, O[i + 1]);
-#pragma unroll
-        for (int j = 3; j < N; j += 2) {
-            O[i + j - 1] = madc_lo_cc(a.v[j], bi, O[i + j - 1]);
-            O[i + j] = madc_hi_cc(a.v[j], bi, O[i + j]);
-        }
-        O[i + N] = 0;
-    }
-    /* E + O 2^32 (O's top word would weigh 2^(64N): the product is below that, it is 0) */
-    wide<C> r;
-    r.v[0] = E[0];
-    r.v[1] = add_cc(E[1], O[0]);
-#pragma unroll
-    for (int k = 2; k < 2 * N - 1; k++)
-        r.v[k] = addc_cc(E[k], O[k - 1]);
-    r.v[2 * N - 1] = addc(E[2 * N - 1], O[2 * N - 2]);
-    return r;
-}
-
-/* T / R mod p for T < p R: Montgomery's rows over T's low half (mont_row without products:
- * (T_lo + m p) / R <= p for any m < R), plus T's high half (< p); one conditional
- * subtraction (of p, or of 2p in a lazy field, which may keep the sum in [p, 2p)). */
-template <class C> DI fe<C> redc_inl(const wide<C> &t)
-{
-    constexpr int N = C::N;
-    uint32_t e[N], o[N];
-#pragma unroll
-    for (int j = 0; j < N; j += 2) {
-        e[j] = t.v[j];
-        e[j + 1] = 0;
-        o[j] = t.v[j + 1];
-        o[j + 1] = 0;
-    }
-    mont_row_red<C>(e, o);
-    mont_row_shift<C>(o, e);
-    mont_row_red<C>(o, e);
-#pragma unroll
-    for (int i = 2; i < N; i += 2) {
-        mont_row_shift<C>(e, o);
-        mont_row_red<C>(e, o);
-        mont_row_shift<C>(o, e);
-        mont_row_red<C>(o, e);
-    }
-    uint32_t s[N];
-    s[0] = add_cc(e[0], o[1]);
-#pragma unroll
-    for (int k = 1; k < N - 1; k++)
-        s[k] = addc_cc(e[k], o[k + 1]);
-    s[N - 1] = addc(e[N - 1], 0);
-    s[0] = add_cc(s[0], t.v[N]);
-#pragma unroll
-    for (int k = 1; k < N; k++)
-        s[k] = addc_cc(s[k], t.v[N + k]);
-    return reduce_once<C>(s, addc(0, 0));
-}
-
-/* Called, as mul_call is (and for the same reason): Fp2's arithmetic is made of these. */
-template <class C> __device__ __noinline__ wide<C> mul_wide_call(const fe<C> a, const fe<C> b)
-{
-    return mul_wide_inl(a, b);
-}
-template <class C> __device__ __noinline__ fe<C> redc_call(const wide<C> t) { return redc_inl(t); }
-
-/* a + b, or a - b (a >= b): the caller knows the result fits. */
-template <class C> DI wide<C> wide_add(const wide<C> &a, const wide<C> &b)
-{
-    constexpr int W = 2 * C::N;
-    wide<C> r;
-    r.v[0] = add_cc(a.v[0], b.v[0]);
-#pragma unroll
-    for (int k = 1; k < W - 1; k++)
-        r.v[k] = addc_cc(a.v[k], b.v[k]);
-    r.v[W - 1] = addc(a.v[W - 1], b.v[W - 1]);
-    return r;
-}
-template <class C> DI wide<C> wide_sub(const wide<C> &a, const wide<C> &b)
-{
-    constexpr int W = 2 * C::N;
-    wide<C> r;
-    r.v[0] = sub_cc(a.v[0], b.v[0]);
-#pragma unroll
-    for (int k = 1; k < W - 1; k++)
-        r.v[k] = subc_cc(a.v[k], b.v[k]);
-    r.v[W - 1] = subc(a.v[W - 1], b.v[W - 1]);
-    return r;
-}
-/* a - b for a, b < p R, plus p R when negative: a value in [0, p R) for redc. */
-template <class C> DI wide<C> wide_sub_mod(const wide<C> &a, const wide<C> &b)
-{
-    constexpr int N = C::N;
-    wide<C> r;
-    r.v[0] = sub_cc(a.v[0], b.v[0]);
-#pragma unroll
-    for (int k = 1; k < 2 * N; k++)
-        r.v[k] = subc_cc(a.v[k], b.v[k]);
-    const uint32_t bw = subc(0, 0); /* all ones when a < b */
-    r.v[N] = add_cc(r.v[N], C::p(0) & bw);
-#pragma unroll
-    for (int k = 1; k < N - 1; k++)
-        r.v[N + k] = addc_cc(r.v[N + k], C::p(k) & bw);
-    r.v[2 * N - 1] = addc(r.v[2 * N - 1], C::p(N - 1) & bw);
-    return r;
-}
 
 /* a^-1 = a^(p-2) (Fermat; 0 -> 0), in Montgomery form as everything else: left-to-right
  * square-and-multiply over the bits of p - 2, about 32N squarings and 16N multiplications.
@@ -740,41 +564,24 @@ template <class C> DI fe<C> add_nr(const fe<C> &a, const fe<C> &b)
         return add_nr_raw(a, b);
 }
 
-/* Karatsuba: 3 base products. With canonical elements (the G2 MSM's field) they are wide and
- * share 2 reductions: t2 - t0 - t1 = a0 b1 + a1 b0 < 2 p^2 and t0 - t1 in (-p^2, p^2) (made
- * non-negative by wide_sub_mod) are below p R, as redc needs (2p < R for both base fields).
- * A lazy field's operands (up to 2p) would break that bound: it multiplies in full. */
+/* Karatsuba: 3 base multiplications. */
 template <class C> DI fe2<C> operator*(const fe2<C> &a, const fe2<C> &b)
 {
+    fe<C> t0 = mul_call(a.c0, b.c0);
+    fe<C> t1 = mul_call(a.c1, b.c1);
+    fe<C> t2 = mul_call(add_nr(a.c0, a.c1), add_nr(b.c0, b.c1));
     fe2<C> r;
-    if constexpr (lazy_of<C>::v) {
-        fe<C> t0 = mul_call(a.c0, b.c0);
-        fe<C> t1 = mul_call(a.c1, b.c1);
-        fe<C> t2 = mul_call(add_nr(a.c0, a.c1), add_nr(b.c0, b.c1));
-        r.c0 = t0 - t1;
-        r.c1 = t2 - t0 - t1;
-    } else {
-        const wide<C> t0 = mul_wide_call(a.c0, b.c0), t1 = mul_wide_call(a.c1, b.c1);
-        r.c0 = redc_call(wide_sub_mod(t0, t1));
-        const wide<C> t2 = mul_wide_call(add_nr(a.c0, a.c1), add_nr(b.c0, b.c1));
-        r.c1 = redc_call(wide_sub(t2, wide_add(t0, t1)));
-    }
+    r.c0 = t0 - t1;
+    r.c1 = t2 - t0 - t1;
     return r;
 }
-/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u: 2 multiplications (canonical elements: as
- * products and reductions, so that G2's additions call only those two functions; both
- * products are below 2 p^2). */
+/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u: 2 multiplications. */
 template <class C> DI fe2<C> sqr(const fe2<C> &a)
 {
+    fe<C> t = mul_call(a.c0, a.c1);
     fe2<C> r;
-    if constexpr (lazy_of<C>::v) {
-        fe<C> t = mul_call(a.c0, a.c1);
-        r.c0 = mul_call(add_nr(a.c0, a.c1), a.c0 - a.c1);
-        r.c1 = t + t;
-    } else {
-        r.c0 = redc_call(mul_wide_call(add_nr(a.c0, a.c1), a.c0 - a.c1));
-        r.c1 = redc_call(mul_wide_call(a.c0, add_nr(a.c1, a.c1)));
-    }
+    r.c0 = mul_call(add_nr(a.c0, a.c1), a.c0 - a.c1);
+    r.c1 = t + t;
     return r;
 }
 

@@ -221,66 +221,6 @@ template <class C> static void test_fp(int iters)
 }
 
 /* (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + (a0 b1 + a1 b0) u, all over R. */
-/* The double-width product and the lone reduction (Fp2's multiplication is built of them):
- * mul_wide against GMP's product, for any operands below 2^(32N) (the Karatsuba sum reaches
- * 2p); redc against T / R mod p for T < p R, random and at the edges (T_lo = 0 or R - 1,
- * T_hi = 0 or p - 1, T = p R - 1), and wide_sub_mod's result as redc sees it. */
-template <class C> static void test_wide(int iters)
-{
-    ctx<C> c;
-    constexpr int N = C::N;
-    mpz_t a, b, r, t, pr;
-    mpz_inits(a, b, r, t, pr, NULL);
-    mpz_mul_2exp(pr, c.P, 32 * N); /* p R */
-    for (int it = 0; it < iters; it++) {
-        fe<C> x = c.rnd(), y = c.rnd();
-        if (it % 7 == 0) /* operands up to 2^(32N) - 1 */
-            for (int i = 0; i < N; i++)
-                x.v[i] = it % 14 ? 0xffffffffu : r32();
-        c.to_mpz(a, x), c.to_mpz(b, y);
-        mpz_mul(r, a, b);
-        wide<C> w = mul_wide_inl(x, y);
-        mpz_import(t, 2 * N, -1, 4, 0, 0, w.v);
-        checks++;
-        if (mpz_cmp(t, r) != 0 && failed++ < 10)
-            printf("MISMATCH mul_wide (N=%d)\n", N);
-        /* T < p R */
-        uint32_t tw[2 * N];
-        for (int i = 0; i < 2 * N; i++)
-            tw[i] = r32();
-        mpz_import(t, 2 * N, -1, 4, 0, 0, tw);
-        mpz_mod(t, t, pr);
-        switch (it % 8) {
-        case 0: mpz_sub_ui(t, pr, 1); break;
-        case 1: mpz_fdiv_q_2exp(t, t, 32 * N), mpz_mul_2exp(t, t, 32 * N); break; /* T_lo 0 */
-        case 2: /* T_lo = R - 1 */
-            mpz_fdiv_q_2exp(t, t, 32 * N), mpz_mul_2exp(t, t, 32 * N);
-            mpz_setbit(t, 32 * N), mpz_sub_ui(t, t, 1);
-            if (mpz_cmp(t, pr) >= 0)
-                mpz_sub(t, t, pr);
-            break;
-        case 3: mpz_fdiv_r_2exp(t, t, 32 * N); break; /* T_hi 0 */
-        }
-        memset(w.v, 0, sizeof w.v);
-        mpz_export(w.v, NULL, -1, 4, 0, 0, t);
-        mpz_mul(r, t, c.Rinv);
-        mpz_mod(r, r, c.P);
-        c.check("redc", redc_inl(w), r);
-        /* wide_sub_mod of two values below p R: congruent to their difference, below p R */
-        wide<C> u = mul_wide_inl(c.rnd_reduced(), c.rnd_reduced());
-        wide<C> d = wide_sub_mod(u, w);
-        mpz_import(a, 2 * N, -1, 4, 0, 0, u.v);
-        mpz_import(b, 2 * N, -1, 4, 0, 0, d.v);
-        mpz_sub(r, a, t);
-        if (mpz_sgn(r) < 0)
-            mpz_add(r, r, pr);
-        checks++;
-        if (mpz_cmp(b, r) != 0 && failed++ < 10)
-            printf("MISMATCH wide_sub_mod (N=%d)\n", N);
-    }
-    mpz_clears(a, b, r, t, pr, NULL);
-}
-
 template <class C> static void test_fp2(int iters)
 {
     ctx<C> c;
@@ -348,8 +288,6 @@ int main(void)
     test_fp<BnFr>(100000);
     test_fp<BlsFr>(100000);
     test_fp<BlsFrG>(30000);
-    test_wide<BnFp>(100000);
-    test_wide<BlsFp>(100000);
     test_fp2<BnFp>(50000);
     test_fp2<BlsFp>(50000);
     test_fp<BnFpL>(200000);
