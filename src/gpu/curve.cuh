@@ -79,8 +79,8 @@ template <class F> DI void xyzz_add_affine(xyzz<F> &p, const affine<F> &q)
         p.zzz = F::one();
         return;
     }
-    F u2 = q.x * p.zz;
-    F s2 = q.y * p.zzz;
+    F u2, s2;
+    mul2(u2, q.x, p.zz, s2, q.y, p.zzz);
     F P = u2 - p.x;
     F R = s2 - p.y;
     if (P.is_zero()) {
@@ -90,14 +90,16 @@ template <class F> DI void xyzz_add_affine(xyzz<F> &p, const affine<F> &q)
             p = xyzz<F>::inf();
         return;
     }
-    F pp = sqr(P);
-    F ppp = P * pp;
-    F q1 = p.x * pp;
-    F x3 = sqr(R) - ppp - dbl(q1);
-    p.y = R * (q1 - x3) - p.y * ppp;
+    F pp, rr;
+    sqr2(pp, P, rr, R);
+    F ppp, q1;
+    mul2(ppp, P, pp, q1, p.x, pp);
+    F x3 = rr - ppp - dbl(q1);
+    F t, v;
+    mul2(t, R, q1 - x3, v, p.y, ppp);
+    p.y = t - v;
     p.x = x3;
-    p.zz = p.zz * pp;
-    p.zzz = p.zzz * ppp;
+    mul2(p.zz, p.zz, pp, p.zzz, p.zzz, ppp);
 }
 
 /* p += q, both xyzz. */
@@ -109,10 +111,9 @@ template <class F> DI void xyzz_add(xyzz<F> &p, const xyzz<F> &q)
         p = q;
         return;
     }
-    F u1 = p.x * q.zz;
-    F u2 = q.x * p.zz;
-    F s1 = p.y * q.zzz;
-    F s2 = q.y * p.zzz;
+    F u1, u2, s1, s2;
+    mul2(u1, p.x, q.zz, u2, q.x, p.zz);
+    mul2(s1, p.y, q.zzz, s2, q.y, p.zzz);
     F P = u2 - u1;
     F R = s2 - s1;
     if (P.is_zero()) {
@@ -122,14 +123,18 @@ template <class F> DI void xyzz_add(xyzz<F> &p, const xyzz<F> &q)
             p = xyzz<F>::inf();
         return;
     }
-    F pp = sqr(P);
-    F ppp = P * pp;
-    F q1 = u1 * pp;
-    F x3 = sqr(R) - ppp - dbl(q1);
-    p.y = R * (q1 - x3) - s1 * ppp;
+    F pp, rr;
+    sqr2(pp, P, rr, R);
+    F ppp, q1;
+    mul2(ppp, P, pp, q1, u1, pp);
+    F x3 = rr - ppp - dbl(q1);
+    F t, v;
+    mul2(t, R, q1 - x3, v, s1, ppp);
+    p.y = t - v;
     p.x = x3;
-    p.zz = p.zz * q.zz * pp;
-    p.zzz = p.zzz * q.zzz * ppp;
+    F zz, zzz;
+    mul2(zz, p.zz, q.zz, zzz, p.zzz, q.zzz);
+    mul2(p.zz, zz, pp, p.zzz, zzz, ppp);
 }
 
 template <class F> DI void xyzz_neg(xyzz<F> &p) { p.y = -p.y; }

@@ -448,6 +448,45 @@ template <class C> DI fe<C> operator*(const fe<C> &a, const fe<C> &b) { return m
 
 template <class C> DI fe<C> sqr(const fe<C> &a) { return mul_call(a, a); }
 
+/* Two independent products with their rows interleaved: four carry chains in flight instead of
+ * two. The curve kernels run few warps per SM (120-255 registers per thread), so a thread's
+ * own independent work is what hides the multiply-add latency. */
+template <class C> struct fe_pair {
+    fe<C> r0, r1;
+};
+template <class C>
+__device__ __noinline__ fe_pair<C> mul_pair_call(const fe<C> a0, const fe<C> b0, const fe<C> a1,
+                                                 const fe<C> b1)
+{
+    constexpr int N = C::N;
+    uint32_t e0[N], o0[N], e1[N], o1[N];
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+        mont_row<C>(e0, o0, a0, b0.v[i], i == 0);
+        mont_row<C>(e1, o1, a1, b1.v[i], i == 0);
+        mont_row<C>(o0, e0, a0, b0.v[i + 1], false);
+        mont_row<C>(o1, e1, a1, b1.v[i + 1], false);
+    }
+    fe_pair<C> r;
+    r.r0 = mont_fin<C>(e0, o0);
+    r.r1 = mont_fin<C>(e1, o1);
+    return r;
+}
+/* r0 = a0 b0, r1 = a1 b1 (the results may alias the operands). */
+template <class C>
+DI void mul2(fe<C> &r0, const fe<C> &a0, const fe<C> &b0, fe<C> &r1, const fe<C> &a1,
+             const fe<C> &b1)
+{
+    const fe_pair<C> r = mul_pair_call(a0, b0, a1, b1);
+    r0 = r.r0;
+    r1 = r.r1;
+}
+
+template <class C> DI void sqr2(fe<C> &r0, const fe<C> &a, fe<C> &r1, const fe<C> &b)
+{
+    mul2(r0, a, a, r1, b, b);
+}
+
 /* a^-1 = a^(p-2) (Fermat; 0 -> 0), in Montgomery form as everything else: left-to-right
  * square-and-multiply over the bits of p - 2, about 32N squarings and 16N multiplications.
  * One thread; the batch-affine MSM runs one per chunk of its pairs (gpu_impl.cuh). */
@@ -564,25 +603,53 @@ template <class C> DI fe<C> add_nr(const fe<C> &a, const fe<C> &b)
         return add_nr_raw(a, b);
 }
 
-/* Karatsuba: 3 base multiplications. */
+/* Karatsuba: 3 base multiplications, the first two as a pair. */
 template <class C> DI fe2<C> operator*(const fe2<C> &a, const fe2<C> &b)
 {
-    fe<C> t0 = mul_call(a.c0, b.c0);
-    fe<C> t1 = mul_call(a.c1, b.c1);
+    fe<C> t0, t1;
+    mul2(t0, a.c0, b.c0, t1, a.c1, b.c1);
     fe<C> t2 = mul_call(add_nr(a.c0, a.c1), add_nr(b.c0, b.c1));
     fe2<C> r;
     r.c0 = t0 - t1;
     r.c1 = t2 - t0 - t1;
     return r;
 }
-/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u: 2 multiplications. */
+/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u: 2 multiplications, as a pair. */
 template <class C> DI fe2<C> sqr(const fe2<C> &a)
 {
-    fe<C> t = mul_call(a.c0, a.c1);
+    fe<C> t, c0;
+    mul2(t, a.c0, a.c1, c0, add_nr(a.c0, a.c1), a.c0 - a.c1);
     fe2<C> r;
-    r.c0 = mul_call(add_nr(a.c0, a.c1), a.c0 - a.c1);
+    r.c0 = c0;
     r.c1 = t + t;
     return r;
+}
+/* Two Fp2 products: their six base multiplications in three pairs. */
+template <class C>
+DI void mul2(fe2<C> &r0, const fe2<C> &a0, const fe2<C> &b0, fe2<C> &r1, const fe2<C> &a1,
+             const fe2<C> &b1)
+{
+    fe<C> s0, s1, u0, u1, w0, w1;
+    mul2(s0, a0.c0, b0.c0, s1, a0.c1, b0.c1);
+    mul2(u0, a1.c0, b1.c0, u1, a1.c1, b1.c1);
+    mul2(w0, add_nr(a0.c0, a0.c1), add_nr(b0.c0, b0.c1), w1, add_nr(a1.c0, a1.c1),
+         add_nr(b1.c0, b1.c1));
+    r0.c0 = s0 - s1;
+    r0.c1 = w0 - s0 - s1;
+    r1.c0 = u0 - u1;
+    r1.c1 = w1 - u0 - u1;
+}
+
+/* Two Fp2 squares: their four base multiplications in two pairs. */
+template <class C> DI void sqr2(fe2<C> &r0, const fe2<C> &a, fe2<C> &r1, const fe2<C> &b)
+{
+    fe<C> ta, tb, ca, cb;
+    mul2(ta, a.c0, a.c1, tb, b.c0, b.c1);
+    mul2(ca, add_nr(a.c0, a.c1), a.c0 - a.c1, cb, add_nr(b.c0, b.c1), b.c0 - b.c1);
+    r0.c0 = ca;
+    r0.c1 = ta + ta;
+    r1.c0 = cb;
+    r1.c1 = tb + tb;
 }
 
 /* (a0 + a1 u)^-1 = (a0 - a1 u) / (a0^2 + a1^2): one inversion in Fp (0 -> 0). */
