@@ -603,53 +603,42 @@ template <class C> DI fe<C> add_nr(const fe<C> &a, const fe<C> &b)
         return add_nr_raw(a, b);
 }
 
-/* Karatsuba: 3 base multiplications, the first two as a pair. */
+/* Karatsuba: 3 base multiplications. */
 template <class C> DI fe2<C> operator*(const fe2<C> &a, const fe2<C> &b)
 {
-    fe<C> t0, t1;
-    mul2(t0, a.c0, b.c0, t1, a.c1, b.c1);
+    fe<C> t0 = mul_call(a.c0, b.c0);
+    fe<C> t1 = mul_call(a.c1, b.c1);
     fe<C> t2 = mul_call(add_nr(a.c0, a.c1), add_nr(b.c0, b.c1));
     fe2<C> r;
     r.c0 = t0 - t1;
     r.c1 = t2 - t0 - t1;
     return r;
 }
-/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u: 2 multiplications, as a pair. */
+/* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u: 2 multiplications. */
 template <class C> DI fe2<C> sqr(const fe2<C> &a)
 {
-    fe<C> t, c0;
-    mul2(t, a.c0, a.c1, c0, add_nr(a.c0, a.c1), a.c0 - a.c1);
+    fe<C> t = mul_call(a.c0, a.c1);
     fe2<C> r;
-    r.c0 = c0;
+    r.c0 = mul_call(add_nr(a.c0, a.c1), a.c0 - a.c1);
     r.c1 = t + t;
     return r;
 }
-/* Two Fp2 products: their six base multiplications in three pairs. */
+/* Fp2's two products and two squares one after the other: the G2 kernels (200-255 registers)
+ * lose more to the pairs' extra registers than they gain (H200, 2026-12-02: BLS12-381 G2 2^24
+ * 276.0 -> 284.4 ms with Fp2's products in pairs; PERF-NOTES twelfth pass). */
 template <class C>
 DI void mul2(fe2<C> &r0, const fe2<C> &a0, const fe2<C> &b0, fe2<C> &r1, const fe2<C> &a1,
              const fe2<C> &b1)
 {
-    fe<C> s0, s1, u0, u1, w0, w1;
-    mul2(s0, a0.c0, b0.c0, s1, a0.c1, b0.c1);
-    mul2(u0, a1.c0, b1.c0, u1, a1.c1, b1.c1);
-    mul2(w0, add_nr(a0.c0, a0.c1), add_nr(b0.c0, b0.c1), w1, add_nr(a1.c0, a1.c1),
-         add_nr(b1.c0, b1.c1));
-    r0.c0 = s0 - s1;
-    r0.c1 = w0 - s0 - s1;
-    r1.c0 = u0 - u1;
-    r1.c1 = w1 - u0 - u1;
+    const fe2<C> t = a0 * b0;
+    r1 = a1 * b1;
+    r0 = t;
 }
-
-/* Two Fp2 squares: their four base multiplications in two pairs. */
 template <class C> DI void sqr2(fe2<C> &r0, const fe2<C> &a, fe2<C> &r1, const fe2<C> &b)
 {
-    fe<C> ta, tb, ca, cb;
-    mul2(ta, a.c0, a.c1, tb, b.c0, b.c1);
-    mul2(ca, add_nr(a.c0, a.c1), a.c0 - a.c1, cb, add_nr(b.c0, b.c1), b.c0 - b.c1);
-    r0.c0 = ca;
-    r0.c1 = ta + ta;
-    r1.c0 = cb;
-    r1.c1 = tb + tb;
+    const fe2<C> t = sqr(a);
+    r1 = sqr(b);
+    r0 = t;
 }
 
 /* (a0 + a1 u)^-1 = (a0 - a1 u) / (a0^2 + a1^2): one inversion in Fp (0 -> 0). */

@@ -160,6 +160,27 @@ template <class C> static void test_fp(int iters)
         mpz_mul(r, r, c.Rinv);
         mpz_mod(r, r, c.P);
         c.check("sqr", sqr(x), r);
+        {
+            /* the interleaved pair (and its squares), each result against GMP; the pair's
+             * results written over its operands, as the curve code does */
+            fe<C> z = c.rnd(), x1 = x, y1 = y, sx, sz;
+            mpz_t q, rz;
+            mpz_inits(q, rz, NULL);
+            c.to_mpz(q, z);
+            mpz_mul(rz, q, a);
+            mpz_mul(rz, rz, c.Rinv);
+            mpz_mod(rz, rz, c.P);
+            mul2(x1, x1, x1, y1, z, x1);
+            c.check("mul2 first (a a)", x1, r);
+            c.check("mul2 second (z a)", y1, rz);
+            sqr2(sx, x, sz, z);
+            mpz_mul(rz, q, q);
+            mpz_mul(rz, rz, c.Rinv);
+            mpz_mod(rz, rz, c.P);
+            c.check("sqr2 first", sx, r);
+            c.check("sqr2 second", sz, rz);
+            mpz_clears(q, rz, NULL);
+        }
         mpz_add(r, a, b);
         mpz_mod(r, r, c.P);
         c.check("add", x + y, r);
@@ -252,6 +273,37 @@ template <class C> static void test_fp2(int iters)
         fe2<C> q = sqr(x);
         c.check("fp2 sqr c0", q.c0, r0);
         c.check("fp2 sqr c1", q.c1, r1);
+        {
+            /* mul2 / sqr2 of Fp2 (three and two pairs): (x y, x x) and (x x, y y), the first
+             * written over x; x x is (r0, r1) here, x y recomputed */
+            fe2<C> x1 = x, xy, s0, s1;
+            mul2(xy, x1, y, x1, x1, x1);
+            c.check("fp2 mul2 second c0", x1.c0, r0);
+            c.check("fp2 mul2 second c1", x1.c1, r1);
+            sqr2(s0, x, s1, y);
+            c.check("fp2 sqr2 first c0", s0.c0, r0);
+            c.check("fp2 sqr2 first c1", s0.c1, r1);
+            mpz_mul(r0, b0, b0);
+            mpz_submul(r0, b1, b1);
+            mpz_mul(r0, r0, c.Rinv);
+            mpz_mod(r0, r0, c.P);
+            mpz_mul(r1, b0, b1);
+            mpz_mul_2exp(r1, r1, 1);
+            mpz_mul(r1, r1, c.Rinv);
+            mpz_mod(r1, r1, c.P);
+            c.check("fp2 sqr2 second c0", s1.c0, r0);
+            c.check("fp2 sqr2 second c1", s1.c1, r1);
+            mpz_mul(r0, a0, b0);
+            mpz_submul(r0, a1, b1);
+            mpz_mul(r0, r0, c.Rinv);
+            mpz_mod(r0, r0, c.P);
+            mpz_mul(r1, a0, b1);
+            mpz_addmul(r1, a1, b0);
+            mpz_mul(r1, r1, c.Rinv);
+            mpz_mod(r1, r1, c.P);
+            c.check("fp2 mul2 first c0", xy.c0, r0);
+            c.check("fp2 mul2 first c1", xy.c1, r1);
+        }
         if (it % 16 == 0) {
             /* (X0 + X1 u)^-1 = (X0 - X1 u) / (X0^2 + X1^2), Xi = ai / R, held times R. */
             mpz_mul(r0, a0, c.Rinv);
