@@ -267,9 +267,24 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
         ctx->split_min = (size_t)v;
         ctx->split_all = true;
     }
+    /* CUZK_GPU_MSM_SPLIT_DIV: the split's first part is 1/D of the scalars, 2 to 16 (A/B runs;
+     * unset: by group, msm_split_run). */
+    const char *sd = getenv("CUZK_GPU_MSM_SPLIT_DIV");
+    if (sd && *sd) {
+        char *end = NULL;
+        const unsigned long v = strtoul(sd, &end, 10);
+        if (*end || sd[0] == '-' || v < 2 || v > 16) {
+            r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                          "cuzk_gpu_open: CUZK_GPU_MSM_SPLIT_DIV=%s: expected 2 to 16",
+                          sd);
+            cuzk_gpu_close(ctx);
+            return r;
+        }
+        ctx->split_div = (unsigned)v;
+    }
     /* NTT pass geometry (ntt_core; gpu_internal.cuh): blocks of up to 2^10 or 2^11 elements,
-     * tiles of 2^1..2^3 (unset: by size), greedy or even passes. A value set but not understood is refused: an
-     * A/B run must not measure the default under another name. */
+     * tiles of 2^1..2^3 (unset: by size), greedy or even passes. A value set but not understood
+     * is refused: an A/B run must not measure the default under another name. */
     const char *nb = getenv("CUZK_GPU_NTT_BLOCK"), *nt = getenv("CUZK_GPU_NTT_TILE");
     const char *np = getenv("CUZK_GPU_NTT_PLAN"), *nr = getenv("CUZK_GPU_NTT_RADIX");
     ctx->ntt_log_sh = CUZK_GPU_NTT_LOG_SH;
@@ -652,7 +667,8 @@ static cuzk_err msm_split_run(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, con
      * the other groups work 5.7 ns (BLS12-381 G1) or more, so an eighth, which leaves less of
      * the upload exposed. */
     const size_t pb = cuzk_gpu_point_bytes(pts->curve, pts->group);
-    const size_t n0 = count / (pb <= 64 ? 4 : 8), n1 = count - n0;
+    const size_t n0 = count / (ctx->split_div ? ctx->split_div : pb <= 64 ? 4 : 8),
+                 n1 = count - n0;
     cuzk__gpu_part *pt = &ctx->part;
     memset(pt, 0, sizeof *pt);
     pt->on = true;

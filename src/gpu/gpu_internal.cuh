@@ -122,6 +122,7 @@ struct cuzk_gpu_ctx {
     cudaStream_t up_stream;
     cudaEvent_t up_ev[2];
     size_t split_min;
+    unsigned split_div; /* CUZK_GPU_MSM_SPLIT_DIV: the first part is 1/split_div (0: by group) */
     bool split_all;
     cuzk__gpu_part part;
     /* The scalar side of the last MSM over host scalars: their upload, classification (0, 1,

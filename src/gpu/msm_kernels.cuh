@@ -332,10 +332,8 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
             }
             j--;
             F id = iv;
-            if (j) {
-                id = iv * ld16v(pre + (size_t)(j - 1) * Tc + tl);
-                iv = iv * (q.x - p.x);
-            }
+            if (j) /* the pair's inverse and the next running inverse: independent */
+                mul2(id, iv, ld16v(pre + (size_t)(j - 1) * Tc + tl), iv, iv, q.x - p.x);
             const F lam = (q.y - p.y) * id;
             const F x3 = sqr(lam) - p.x - q.x;
             sums[pi].y = lam * (p.x - x3) - p.y;
