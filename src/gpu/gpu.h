@@ -143,7 +143,8 @@ uint64_t cuzk_gpu_tables_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g, uint64_t 
  * classification, sort and accumulation), the second part's buckets merged into the first's:
  * from 2^21 scalars, in every group but BLS12-381 G2, where the merge costs what the overlap
  * gains (CUZK_GPU_MSM_SPLIT in cuzk_gpu_open: the smallest count split, in every group; 0
- * never). Its upload stays usable by a later CUZK_GPU_SCALARS_SAME, its preparation does not. */
+ * never; CUZK_GPU_MSM_SPLIT_DIV=D: a first part of 1/D, 2 to 16). Its upload stays usable by a
+ * later CUZK_GPU_SCALARS_SAME, its preparation does not. */
 #define CUZK_GPU_SCALARS_ONCE 8u
 #define CUZK_GPU_MSM_SPLIT_MIN ((size_t)1 << 21)
 

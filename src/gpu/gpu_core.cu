@@ -665,7 +665,10 @@ static cuzk_err msm_split_run(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, con
     /* The first part's work must outlast the second part's upload (~0.57 ns per scalar on
      * the H200's link): BN254 G1's 2^24 MSM works ~2.8 ns per scalar, so a quarter first;
      * the other groups work 5.7 ns (BLS12-381 G1) or more, so an eighth, which leaves less of
-     * the upload exposed. */
+     * the upload exposed. (H200, 2026-12-02, CUZK_GPU_MSM_SPLIT_DIV: BN254 G1 2^24 49.23 ms
+     * with a quarter, 49.14 with a fifth, 48.90 with a sixth; BLS12-381 G1 98.6 with an eighth,
+     * 99.3 with a sixth, 100.0 with a fifth. A sixth for BN254 waits for a gpu_test run with
+     * it: PERF-NOTES twelfth pass.) */
     const size_t pb = cuzk_gpu_point_bytes(pts->curve, pts->group);
     const size_t n0 = count / (ctx->split_div ? ctx->split_div : pb <= 64 ? 4 : 8),
                  n1 = count - n0;
