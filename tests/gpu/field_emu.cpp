@@ -242,6 +242,26 @@ template <class C> static void test_fp(int iters)
 }
 
 /* (a0 + a1 u)(b0 + b1 u) = (a0 b0 - a1 b1) + (a0 b1 + a1 b0) u, all over R. */
+/* GMP's (a0 + a1 u)(b0 + b1 u) / R and (a0 + a1 u)^2 / R in Fp2 = Fp[u]/(u^2 + 1). */
+template <class C>
+static void fp2_mul_ref(ctx<C> &c, mpz_t r0, mpz_t r1, const mpz_t a0, const mpz_t a1,
+                        const mpz_t b0, const mpz_t b1)
+{
+    mpz_mul(r0, a0, b0);
+    mpz_submul(r0, a1, b1);
+    mpz_mul(r0, r0, c.Rinv);
+    mpz_mod(r0, r0, c.P);
+    mpz_mul(r1, a0, b1);
+    mpz_addmul(r1, a1, b0);
+    mpz_mul(r1, r1, c.Rinv);
+    mpz_mod(r1, r1, c.P);
+}
+template <class C>
+static void fp2_sqr_ref(ctx<C> &c, mpz_t r0, mpz_t r1, const mpz_t a0, const mpz_t a1)
+{
+    fp2_mul_ref(c, r0, r1, a0, a1, a0, a1);
+}
+
 template <class C> static void test_fp2(int iters)
 {
     ctx<C> c;
@@ -251,25 +271,11 @@ template <class C> static void test_fp2(int iters)
         fe2<C> x, y;
         x.c0 = c.rnd(), x.c1 = c.rnd(), y.c0 = c.rnd(), y.c1 = c.rnd();
         c.to_mpz(a0, x.c0), c.to_mpz(a1, x.c1), c.to_mpz(b0, y.c0), c.to_mpz(b1, y.c1);
-        mpz_mul(r0, a0, b0);
-        mpz_submul(r0, a1, b1);
-        mpz_mul(r0, r0, c.Rinv);
-        mpz_mod(r0, r0, c.P);
-        mpz_mul(r1, a0, b1);
-        mpz_addmul(r1, a1, b0);
-        mpz_mul(r1, r1, c.Rinv);
-        mpz_mod(r1, r1, c.P);
+        fp2_mul_ref(c, r0, r1, a0, a1, b0, b1);
         fe2<C> m = x * y;
         c.check("fp2 mul c0", m.c0, r0);
         c.check("fp2 mul c1", m.c1, r1);
-        mpz_mul(r0, a0, a0);
-        mpz_submul(r0, a1, a1);
-        mpz_mul(r0, r0, c.Rinv);
-        mpz_mod(r0, r0, c.P);
-        mpz_mul(r1, a0, a1);
-        mpz_mul_2exp(r1, r1, 1);
-        mpz_mul(r1, r1, c.Rinv);
-        mpz_mod(r1, r1, c.P);
+        fp2_sqr_ref(c, r0, r1, a0, a1);
         fe2<C> q = sqr(x);
         c.check("fp2 sqr c0", q.c0, r0);
         c.check("fp2 sqr c1", q.c1, r1);
@@ -283,24 +289,10 @@ template <class C> static void test_fp2(int iters)
             sqr2(s0, x, s1, y);
             c.check("fp2 sqr2 first c0", s0.c0, r0);
             c.check("fp2 sqr2 first c1", s0.c1, r1);
-            mpz_mul(r0, b0, b0);
-            mpz_submul(r0, b1, b1);
-            mpz_mul(r0, r0, c.Rinv);
-            mpz_mod(r0, r0, c.P);
-            mpz_mul(r1, b0, b1);
-            mpz_mul_2exp(r1, r1, 1);
-            mpz_mul(r1, r1, c.Rinv);
-            mpz_mod(r1, r1, c.P);
+            fp2_sqr_ref(c, r0, r1, b0, b1);
             c.check("fp2 sqr2 second c0", s1.c0, r0);
             c.check("fp2 sqr2 second c1", s1.c1, r1);
-            mpz_mul(r0, a0, b0);
-            mpz_submul(r0, a1, b1);
-            mpz_mul(r0, r0, c.Rinv);
-            mpz_mod(r0, r0, c.P);
-            mpz_mul(r1, a0, b1);
-            mpz_addmul(r1, a1, b0);
-            mpz_mul(r1, r1, c.Rinv);
-            mpz_mod(r1, r1, c.P);
+            fp2_mul_ref(c, r0, r1, a0, a1, b0, b1);
             c.check("fp2 mul2 first c0", xy.c0, r0);
             c.check("fp2 mul2 first c1", xy.c1, r1);
         }
