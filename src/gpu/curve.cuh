@@ -7,6 +7,8 @@
  *         Formulas from the Explicit-Formulas Database, "g1p/xyzz" (Bernstein, Lange):
  *         madd-2008-s (8M + 2S), add-2008-s (12M + 2S), dbl-2008-s-1 / mdbl-2008-s-1.
  *         They do not handle P == Q or P == -Q, so each caller-facing routine tests for those.
+ *         Their independent products go in pairs (mul2 / sqr2, field.cuh): interleaved for G1,
+ *         one after the other for Fp2 (G2).
  */
 #ifndef CUZK_GPU_CURVE_CUH
 #define CUZK_GPU_CURVE_CUH

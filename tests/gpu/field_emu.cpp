@@ -280,8 +280,9 @@ template <class C> static void test_fp2(int iters)
         c.check("fp2 sqr c0", q.c0, r0);
         c.check("fp2 sqr c1", q.c1, r1);
         {
-            /* mul2 / sqr2 of Fp2 (three and two pairs): (x y, x x) and (x x, y y), the first
-             * written over x; x x is (r0, r1) here, x y recomputed */
+            /* mul2 / sqr2 of Fp2 (two products, two squares, in turn): (x y, x x) and
+             * (x x, y y), the second product written over x, an operand of both; x x is
+             * (r0, r1) here, x y recomputed */
             fe2<C> x1 = x, xy, s0, s1;
             mul2(xy, x1, y, x1, x1, x1);
             c.check("fp2 mul2 second c0", x1.c0, r0);
