@@ -69,39 +69,128 @@ template <class F> DI void xyzz_mdbl(xyzz<F> &p, const affine<F> &q)
     p.zzz = w;
 }
 
-/* p += q, q affine (possibly infinity). */
-template <class F> DI void xyzz_add_affine(xyzz<F> &p, const affine<F> &q)
+/* A thread's XYZZ sum parked in shared memory (the accumulation kernels, msm_kernels.cuh):
+ * coordinate c (0..3: x, y, zz, zzz) is loaded where a formula uses it and stored where it
+ * makes it, so it holds no registers in between. Word-major over the block's NT threads
+ * (s[word][thread], 4 sizeof(F) / 4 = sizeof(F) words per thread): a warp's 32 lanes read 32
+ * consecutive words, one per bank. */
+template <int NT, class C> DI void sh_words_ld(fe<C> &r, uint32_t (*s)[NT], int w0, int t)
+{
+#pragma unroll
+    for (int k = 0; k < C::N; k++)
+        r.v[k] = s[w0 + k][t];
+}
+template <int NT, class C> DI void sh_words_ld(fe2<C> &r, uint32_t (*s)[NT], int w0, int t)
+{
+    sh_words_ld<NT>(r.c0, s, w0, t);
+    sh_words_ld<NT>(r.c1, s, w0 + C::N, t);
+}
+template <int NT, class C> DI void sh_words_st(const fe<C> &a, uint32_t (*s)[NT], int w0, int t)
+{
+#pragma unroll
+    for (int k = 0; k < C::N; k++)
+        s[w0 + k][t] = a.v[k];
+}
+template <int NT, class C> DI void sh_words_st(const fe2<C> &a, uint32_t (*s)[NT], int w0, int t)
+{
+    sh_words_st<NT>(a.c0, s, w0, t);
+    sh_words_st<NT>(a.c1, s, w0 + C::N, t);
+}
+template <class F, int NT> struct xyzz_park {
+    static constexpr int W = sizeof(F) / 4;
+    uint32_t (*s)[NT];
+    int t;
+    DI F get(int c) const
+    {
+        F r;
+        sh_words_ld<NT>(r, s, c * W, t);
+        return r;
+    }
+    DI void set(int c, const F &v) { sh_words_st<NT>(v, s, c * W, t); }
+    DI void set(const xyzz<F> &p)
+    {
+        set(0, p.x);
+        set(1, p.y);
+        set(2, p.zz);
+        set(3, p.zzz);
+    }
+    DI xyzz<F> load() const
+    {
+        xyzz<F> p;
+        p.x = get(0);
+        p.y = get(1);
+        p.zz = get(2);
+        p.zzz = get(3);
+        return p;
+    }
+    DI F x() const { return get(0); }
+    DI F y() const { return get(1); }
+    DI F zz() const { return get(2); }
+    DI F zzz() const { return get(3); }
+    DI void set_x(const F &v) { set(0, v); }
+    DI void set_y(const F &v) { set(1, v); }
+    DI void set_zz(const F &v) { set(2, v); }
+    DI void set_zzz(const F &v) { set(3, v); }
+};
+/* The same accessors over an xyzz in registers. */
+template <class F> struct xyzz_regs {
+    xyzz<F> &p;
+    DI const F &x() const { return p.x; }
+    DI const F &y() const { return p.y; }
+    DI const F &zz() const { return p.zz; }
+    DI const F &zzz() const { return p.zzz; }
+    DI void set_x(const F &v) { p.x = v; }
+    DI void set_y(const F &v) { p.y = v; }
+    DI void set_zz(const F &v) { p.zz = v; }
+    DI void set_zzz(const F &v) { p.zzz = v; }
+    DI void set(const xyzz<F> &q) { p = q; }
+};
+
+/* p += q, q affine (possibly infinity), p through get / set (xyzz_park or xyzz_regs). */
+template <class F, class S> DI void xyzz_madd(S &p, const affine<F> &q)
 {
     if (q.is_inf())
         return;
-    if (p.is_inf()) {
-        p.x = q.x;
-        p.y = q.y;
-        p.zz = F::one();
-        p.zzz = F::one();
+    if (p.zz().is_zero()) {
+        p.set_x(q.x);
+        p.set_y(q.y);
+        p.set_zz(F::one());
+        p.set_zzz(F::one());
         return;
     }
     F u2, s2;
-    mul2(u2, q.x, p.zz, s2, q.y, p.zzz);
-    F P = u2 - p.x;
-    F R = s2 - p.y;
+    mul2(u2, q.x, p.zz(), s2, q.y, p.zzz());
+    F P = u2 - p.x();
+    F R = s2 - p.y();
     if (P.is_zero()) {
+        xyzz<F> d = xyzz<F>::inf();
         if (R.is_zero())
-            xyzz_mdbl(p, q);
-        else
-            p = xyzz<F>::inf();
+            xyzz_mdbl(d, q);
+        p.set(d);
         return;
     }
     F pp, rr;
     sqr2(pp, P, rr, R);
     F ppp, q1;
-    mul2(ppp, P, pp, q1, p.x, pp);
+    mul2(ppp, P, pp, q1, p.x(), pp);
     F x3 = rr - ppp - dbl(q1);
     F t, v;
-    mul2(t, R, q1 - x3, v, p.y, ppp);
-    p.y = t - v;
-    p.x = x3;
-    mul2(p.zz, p.zz, pp, p.zzz, p.zzz, ppp);
+    mul2(t, R, q1 - x3, v, p.y(), ppp);
+    p.set_y(t - v);
+    p.set_x(x3);
+    F zz3, zzz3;
+    mul2(zz3, p.zz(), pp, zzz3, p.zzz(), ppp);
+    p.set_zz(zz3);
+    p.set_zzz(zzz3);
+}
+template <class F> DI void xyzz_add_affine(xyzz<F> &p, const affine<F> &q)
+{
+    xyzz_regs<F> r{p};
+    xyzz_madd(r, q);
+}
+template <class F, int NT> DI void xyzz_add_affine(xyzz_park<F, NT> &p, const affine<F> &q)
+{
+    xyzz_madd(p, q);
 }
 
 /* p += q, both xyzz. */

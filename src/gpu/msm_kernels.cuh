@@ -12,6 +12,8 @@
 #ifndef CUZK_GPU_MSM_KERNELS_CUH
 #define CUZK_GPU_MSM_KERNELS_CUH
 
+#include <type_traits>
+
 #include "gpu/curve.cuh"
 #include "gpu/gpu.h" /* CUZK_GPU_TAB_MAX_COPIES */
 #include "gpu/ldst.cuh"
@@ -24,6 +26,41 @@ static const uint32_t SENT = 0xffffffffu;
  * for few warps per SM, and 64-thread blocks waste fewer of them than 128 (BLS12-381 G1: 184
  * registers, 10 warps per SM instead of 8). */
 #define ACC_THREADS 64
+
+/* The level-1 accumulation kernels (k_accum1, k_ba_pass_b) of BLS12-381 G1 (48-byte field
+ * elements) and of G2 (64 and 96) keep each thread's XYZZ sum in shared memory (xyzz_park,
+ * curve.cuh: sizeof(F) words per thread) instead of in 4 sizeof(F) / 4 registers, and ask ptxas
+ * for acc_minb blocks per SM: BN254 G2's pass B 212 -> 168 registers (6 blocks of 64 threads
+ * instead of 4), BLS12-381 G1's 190 -> 168 (6 instead of 4), BLS12-381 G2's stays at 255 but
+ * its spills go (690 -> 24 bytes of spill stores). H200, 2026-12-02, MSM 2^24 with tables: G2
+ * BN254 131.2 -> 125.8 ms, G2 BLS12-381 276.0 -> 253.0, G1 BLS12-381 98.5 -> 94.1; BN254 G1
+ * (128 registers, 8 blocks) parked at 96 registers and 10 blocks was slower (48.9 -> 49.3), so
+ * it keeps its sum in registers (src/gpu/PERF-NOTES.md, thirteenth pass). */
+template <class F> struct acc_park_of {
+    static constexpr bool v = sizeof(F) >= 48;
+};
+template <class F, bool BA> constexpr int acc_minb()
+{
+    /* BN254 G1 (not parked): 0, no bound, as before (k_accum1 126 registers; a bound of 1
+     * lets ptxas take 146, one of 8 lets it spill). */
+    return sizeof(F) == 32 ? 0 : sizeof(F) == 96 ? 4 : 6;
+}
+template <class F>
+using acc_t = typename std::conditional<acc_park_of<F>::v, xyzz_park<F, ACC_THREADS>,
+                                        xyzz<F>>::type;
+/* The shared words of a block's parked sums (one word when F's are not parked). */
+#define ACC_PARK_SHARED(F, name)                                                                \
+    __shared__ uint32_t name[acc_park_of<F>::v ? sizeof(F) : 1][ACC_THREADS]
+template <class F> DI void acc_bind(xyzz<F> &, uint32_t (*)[ACC_THREADS]) {}
+template <class F, int NT> DI void acc_bind(xyzz_park<F, NT> &a, uint32_t (*s)[NT])
+{
+    a.s = s;
+    a.t = threadIdx.x;
+}
+template <class F> DI void acc_reset(xyzz<F> &a) { a = xyzz<F>::inf(); }
+template <class F, int NT> DI void acc_reset(xyzz_park<F, NT> &a) { a.set(xyzz<F>::inf()); }
+template <class F> DI const xyzz<F> &acc_value(const xyzz<F> &a) { return a; }
+template <class F, int NT> DI xyzz<F> acc_value(const xyzz_park<F, NT> &a) { return a.load(); }
 
 /* Scalar i to canonical limbs in sc, flags f1 (one) and f2 (neither zero nor one). bad: NULL,
  * or the lowest index of a canonical input not below r (atomicMin; the caller set it to
@@ -104,10 +141,11 @@ DI bool slice_start(const uint32_t *keys, size_t beg, size_t t, uint32_t *ckey, 
  * let lanes whose runs ended wait for the others at each run's end: ncu, 2026-11-30, showed
  * 16 of 32 lanes active on average in the accumulation, which took 85% of a 2^24 MSM.) */
 template <class F, bool ALL_ZERO>
-__global__ void __launch_bounds__(ACC_THREADS)
+__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F, false>())
 k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, const affine<F> *pts,
          xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
 {
+    ACC_PARK_SHARED(F, park);
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t beg = t * L;
     if (beg >= M)
@@ -115,12 +153,14 @@ k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, const
     size_t end = beg + L < M ? beg + L : M;
     uint32_t cur;
     bool carry = slice_start<ALL_ZERO>(keys, beg, t, ckey, &cur);
-    xyzz<F> acc = xyzz<F>::inf();
+    acc_t<F> acc;
+    acc_bind(acc, park);
+    acc_reset(acc);
     for (size_t i = beg; i < end; i++) {
         uint32_t k = key_at<ALL_ZERO>(keys, i);
         if (k != cur) {
-            flush_run(cur, acc, carry, t, buckets, ckey, cpt);
-            acc = xyzz<F>::inf();
+            flush_run(cur, acc_value(acc), carry, t, buckets, ckey, cpt);
+            acc_reset(acc);
             cur = k;
         }
         if (k == SENT)
@@ -128,7 +168,7 @@ k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, const
         xyzz_add_affine(acc, ld_pt(pts, vals[i]));
     }
     if (cur != SENT)
-        flush_run(cur, acc, carry, t, buckets, ckey, cpt);
+        flush_run(cur, acc_value(acc), carry, t, buckets, ckey, cpt);
 }
 
 /* Level >= 2: the carries of the previous level (sorted, with SENT gaps); a run owned here is
@@ -289,11 +329,12 @@ k_ba_pass_a(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
  * and lost 19% to the fewer resident warps: PERF-NOTES.md.) */
 #define BA_MAXP 64 /* pairs per slice: L1 <= 128 */
 template <class F, bool ALL_ZERO>
-__global__ void __launch_bounds__(ACC_THREADS)
+__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F, true>())
 k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
             size_t Tc, const affine<F> *pts, const F *pre, const F *inv_, const uint8_t *npre,
             xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
 {
+    ACC_PARK_SHARED(F, park);
     size_t tl = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (tl >= Tc)
         return;
@@ -341,13 +382,15 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
         }
     }
     /* Phase 2: the slice forwards, as k_accum1, a pair being one addition of its sum. */
-    xyzz<F> acc = xyzz<F>::inf();
+    acc_t<F> acc;
+    acc_bind(acc, park);
+    acc_reset(acc);
     int pi = 0;
     for (uint32_t r = 0; r < live;) {
         const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
         if (k != cur) {
-            flush_run(cur, acc, carry, t, buckets, ckey, cpt);
-            acc = xyzz<F>::inf();
+            flush_run(cur, acc_value(acc), carry, t, buckets, ckey, cpt);
+            acc_reset(acc);
             cur = k;
         }
         const bool pair = mask.at(r);
@@ -362,7 +405,7 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
         r += pair ? 2 : 1;
     }
     if (live)
-        flush_run(cur, acc, carry, t, buckets, ckey, cpt);
+        flush_run(cur, acc_value(acc), carry, t, buckets, ckey, cpt);
 }
 
 /* ---- Digits and fixed-base tables (also free of CUB and block synchronisation; msm_emu.cpp
