@@ -23,8 +23,10 @@ namespace cuzk_gpu {
 static const uint32_t SENT = 0xffffffffu;
 
 /* Threads per block of the accumulation kernels: their 120-255 registers per thread leave room
- * for few warps per SM, and 64-thread blocks waste fewer of them than 128 (BLS12-381 G1: 184
- * registers, 10 warps per SM instead of 8). */
+ * for few warps per SM. Each of an SM's four schedulers has 16 K registers for the warps it
+ * runs: 2 warps at up to 255 registers per thread, 3 at up to 168, 4 at up to 128 (ptxas
+ * asked for 5 blocks of 64 threads caps a kernel at 168, not 204), so a kernel gains warps only
+ * by crossing one of those lines. */
 #define ACC_THREADS 64
 
 /* The level-1 accumulation kernels (k_accum1, k_ba_pass_b) of BLS12-381 G1 (48-byte field
