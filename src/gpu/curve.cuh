@@ -123,7 +123,6 @@ template <class F, int NT> struct xyzz_park {
         p.zzz = get(3);
         return p;
     }
-    DI xyzz<F> value() const { return load(); }
     DI F x() const { return get(0); }
     DI F y() const { return get(1); }
     DI F zz() const { return get(2); }
@@ -145,7 +144,6 @@ template <class F> struct xyzz_regs {
     DI void set_zz(const F &v) { p.zz = v; }
     DI void set_zzz(const F &v) { p.zzz = v; }
     DI void set(const xyzz<F> &q) { p = q; }
-    DI const xyzz<F> &value() const { return p; }
 };
 
 /* p += q, q affine (possibly infinity), p through get / set (xyzz_park or xyzz_regs). */
@@ -195,27 +193,25 @@ template <class F, int NT> DI void xyzz_add_affine(xyzz_park<F, NT> &p, const af
     xyzz_madd(p, q);
 }
 
-/* p += q, both xyzz, p through get / set (xyzz_park or xyzz_regs). */
-template <class F, class S> DI void xyzz_addp(S &p, const xyzz<F> &q)
+/* p += q, both xyzz. */
+template <class F> DI void xyzz_add(xyzz<F> &p, const xyzz<F> &q)
 {
     if (q.is_inf())
         return;
-    if (p.zz().is_zero()) {
-        p.set(q);
+    if (p.is_inf()) {
+        p = q;
         return;
     }
     F u1, u2, s1, s2;
-    mul2(u1, p.x(), q.zz, u2, q.x, p.zz());
-    mul2(s1, p.y(), q.zzz, s2, q.y, p.zzz());
+    mul2(u1, p.x, q.zz, u2, q.x, p.zz);
+    mul2(s1, p.y, q.zzz, s2, q.y, p.zzz);
     F P = u2 - u1;
     F R = s2 - s1;
     if (P.is_zero()) {
-        xyzz<F> d = xyzz<F>::inf();
-        if (R.is_zero()) {
-            d = p.value();
-            xyzz_dbl(d);
-        }
-        p.set(d);
+        if (R.is_zero())
+            xyzz_dbl(p);
+        else
+            p = xyzz<F>::inf();
         return;
     }
     F pp, rr;
@@ -225,22 +221,11 @@ template <class F, class S> DI void xyzz_addp(S &p, const xyzz<F> &q)
     F x3 = rr - ppp - dbl(q1);
     F t, v;
     mul2(t, R, q1 - x3, v, s1, ppp);
-    p.set_y(t - v);
-    p.set_x(x3);
+    p.y = t - v;
+    p.x = x3;
     F zz, zzz;
-    mul2(zz, p.zz(), q.zz, zzz, p.zzz(), q.zzz);
-    mul2(zz, zz, pp, zzz, zzz, ppp);
-    p.set_zz(zz);
-    p.set_zzz(zzz);
-}
-template <class F> DI void xyzz_add(xyzz<F> &p, const xyzz<F> &q)
-{
-    xyzz_regs<F> r{p};
-    xyzz_addp(r, q);
-}
-template <class F, int NT> DI void xyzz_add(xyzz_park<F, NT> &p, const xyzz<F> &q)
-{
-    xyzz_addp(p, q);
+    mul2(zz, p.zz, q.zz, zzz, p.zzz, q.zzz);
+    mul2(p.zz, zz, pp, p.zzz, zzz, ppp);
 }
 
 template <class F> DI void xyzz_neg(xyzz<F> &p) { p.y = -p.y; }

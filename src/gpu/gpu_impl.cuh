@@ -225,15 +225,13 @@ static cuzk_err msm_finish(cuzk_gpu_ctx *ctx, int c, int g, xyzz<F> *buckets,
         X *run, *tri;
         SCRATCH(SCR_CHUNK0, (size_t)2 * g * cnt * sizeof(X), run);
         tri = run + (size_t)g * cnt;
-        k_bucket_sums<F><<<nblk((size_t)g * cnt, ACC_THREADS), ACC_THREADS, 0, st>>>(
-            buckets, g, B, S, run, tri);
+        k_bucket_sums<F><<<nblk((size_t)g * cnt, 64), 64, 0, st>>>(buckets, g, B, S, run, tri);
         LAUNCHED("k_bucket_sums");
         /* The trees in the buckets' space (dead now): level 1 at its start, then every level
          * alternately after it and at its start (1.5 times level 1's (nb + 1) cnt / 4 points
          * per window, within B: nb + 1 <= c - 3 with S >= 8). */
         const size_t l1 = (size_t)g * (nb + 1) * len0;
-        k_bit_sums<F><<<nblk(l1, ACC_THREADS), ACC_THREADS, 0, st>>>(run, tri, g, cnt, nb, len0,
-                                                                  buckets);
+        k_bit_sums<F><<<nblk(l1, 64), 64, 0, st>>>(run, tri, g, cnt, nb, len0, buckets);
         LAUNCHED("k_bit_sums");
         X *src = buckets;
         for (size_t n = l1, len = len0; len > 1; n /= 2, len /= 2) {

@@ -29,32 +29,30 @@ static const uint32_t SENT = 0xffffffffu;
  * by crossing one of those lines. */
 #define ACC_THREADS 64
 
-/* The level-1 accumulation kernels (k_accum1, k_ba_pass_b; K = 1) of BLS12-381 G1 (48-byte
- * field elements) and of G2 (64 and 96), and G2's carry levels and bucket reduction (k_accumk,
- * k_bucket_sums, k_bit_sums; K = 2), keep each thread's XYZZ sum in shared memory (xyzz_park,
+/* The level-1 accumulation kernels (k_accum1, k_ba_pass_b) of BLS12-381 G1 (48-byte field
+ * elements) and of G2 (64 and 96) keep each thread's XYZZ sum in shared memory (xyzz_park,
  * curve.cuh: sizeof(F) words per thread) instead of in 4 sizeof(F) / 4 registers, and ask ptxas
  * for acc_minb blocks per SM: BN254 G2's pass B 212 -> 168 registers (6 blocks of 64 threads
  * instead of 4), BLS12-381 G1's 190 -> 168 (6 instead of 4), BLS12-381 G2's stays at 255 but
  * its spills go (690 -> 24 bytes of spill stores). H200, 2026-12-02, MSM 2^24 with tables: G2
  * BN254 131.2 -> 125.8 ms, G2 BLS12-381 276.0 -> 253.0, G1 BLS12-381 98.5 -> 94.1; BN254 G1
  * (128 registers, 8 blocks) parked at 96 registers and 10 blocks was slower (48.9 -> 49.3), so
- * it keeps its sum in registers, and so do BLS12-381 G1's carry levels and reduction (at 168
- * registers they would spill) (src/gpu/PERF-NOTES.md, thirteenth pass). */
-template <class F, int K> struct acc_park_of {
-    static constexpr bool v = sizeof(F) >= (K == 1 ? 48 : 64);
+ * it keeps its sum in registers (src/gpu/PERF-NOTES.md, thirteenth pass). */
+template <class F> struct acc_park_of {
+    static constexpr bool v = sizeof(F) >= 48;
 };
-template <class F, int K> constexpr int acc_minb()
+template <class F, bool BA> constexpr int acc_minb()
 {
-    /* Not parked: 0, no bound, as before (BN254 G1's k_accum1 126 registers; a bound of 1
+    /* BN254 G1 (not parked): 0, no bound, as before (k_accum1 126 registers; a bound of 1
      * lets ptxas take 146, one of 8 lets it spill). */
-    return !acc_park_of<F, K>::v ? 0 : sizeof(F) == 96 ? 4 : 6;
+    return sizeof(F) == 32 ? 0 : sizeof(F) == 96 ? 4 : 6;
 }
-template <class F, int K>
-using acc_t = typename std::conditional<acc_park_of<F, K>::v, xyzz_park<F, ACC_THREADS>,
+template <class F>
+using acc_t = typename std::conditional<acc_park_of<F>::v, xyzz_park<F, ACC_THREADS>,
                                         xyzz<F>>::type;
 /* The shared words of a block's parked sums (one word when F's are not parked). */
-#define ACC_PARK_SHARED(F, K, name)                                                             \
-    __shared__ uint32_t name[acc_park_of<F, K>::v ? sizeof(F) : 1][ACC_THREADS]
+#define ACC_PARK_SHARED(F, name)                                                                \
+    __shared__ uint32_t name[acc_park_of<F>::v ? sizeof(F) : 1][ACC_THREADS]
 template <class F> DI void acc_bind(xyzz<F> &, uint32_t (*)[ACC_THREADS]) {}
 template <class F, int NT> DI void acc_bind(xyzz_park<F, NT> &a, uint32_t (*s)[NT])
 {
@@ -145,11 +143,11 @@ DI bool slice_start(const uint32_t *keys, size_t beg, size_t t, uint32_t *ckey, 
  * let lanes whose runs ended wait for the others at each run's end: ncu, 2026-11-30, showed
  * 16 of 32 lanes active on average in the accumulation, which took 85% of a 2^24 MSM.) */
 template <class F, bool ALL_ZERO>
-__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F, 1>())
+__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F, false>())
 k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, const affine<F> *pts,
          xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
 {
-    ACC_PARK_SHARED(F, 1, park);
+    ACC_PARK_SHARED(F, park);
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t beg = t * L;
     if (beg >= M)
@@ -157,7 +155,7 @@ k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, const
     size_t end = beg + L < M ? beg + L : M;
     uint32_t cur;
     bool carry = slice_start<ALL_ZERO>(keys, beg, t, ckey, &cur);
-    acc_t<F, 1> acc;
+    acc_t<F> acc;
     acc_bind(acc, park);
     acc_reset(acc);
     for (size_t i = beg; i < end; i++) {
@@ -178,11 +176,10 @@ k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, const
 /* Level >= 2: the carries of the previous level (sorted, with SENT gaps); a run owned here is
  * added to its bucket (which its owner at level 1 already wrote). Flat loop as in k_accum1. */
 template <class F>
-__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F, 2>())
+__global__ void __launch_bounds__(ACC_THREADS)
 k_accumk(const uint32_t *ikey, const xyzz<F> *ipt, size_t M, uint32_t L, xyzz<F> *buckets,
          uint32_t *ckey, xyzz<F> *cpt)
 {
-    ACC_PARK_SHARED(F, 2, park);
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     size_t beg = t * L;
     if (beg >= M)
@@ -191,23 +188,20 @@ k_accumk(const uint32_t *ikey, const xyzz<F> *ipt, size_t M, uint32_t L, xyzz<F>
     uint32_t cur = ikey[beg];
     bool carry = beg > 0 && cur != SENT && ikey[beg - 1] == cur;
     ckey[t] = SENT;
-    acc_t<F, 2> acc;
-    acc_bind(acc, park);
-    acc_reset(acc);
+    xyzz<F> acc = xyzz<F>::inf();
     for (size_t i = beg; i <= end; i++) {
         uint32_t k = i < end ? ikey[i] : SENT;
         if (k != cur) {
             if (carry) {
                 ckey[t] = cur;
-                st16(cpt + t, acc_value(acc));
+                st16(cpt + t, acc);
                 carry = false;
             } else if (cur != SENT) {
-                /* The bucket added into the sum (commutative): one point in registers, as in
-                 * the loop, when the sum is parked. */
-                xyzz_add(acc, ld16v(buckets + cur));
-                st16(buckets + cur, acc_value(acc));
+                xyzz<F> b = ld16v(buckets + cur);
+                xyzz_add(b, acc);
+                st16(buckets + cur, b);
             }
-            acc_reset(acc);
+            acc = xyzz<F>::inf();
             cur = k;
         }
         if (k != SENT)
@@ -337,12 +331,12 @@ k_ba_pass_a(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
  * and lost 19% to the fewer resident warps: PERF-NOTES.md.) */
 #define BA_MAXP 64 /* pairs per slice: L1 <= 128 */
 template <class F, bool ALL_ZERO>
-__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F, 1>())
+__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F, true>())
 k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
             size_t Tc, const affine<F> *pts, const F *pre, const F *inv_, const uint8_t *npre,
             xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
 {
-    ACC_PARK_SHARED(F, 1, park);
+    ACC_PARK_SHARED(F, park);
     size_t tl = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (tl >= Tc)
         return;
@@ -390,7 +384,7 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
         }
     }
     /* Phase 2: the slice forwards, as k_accum1, a pair being one addition of its sum. */
-    acc_t<F, 1> acc;
+    acc_t<F> acc;
     acc_bind(acc, park);
     acc_reset(acc);
     int pi = 0;

@@ -12,7 +12,6 @@
 
 #include "gpu/curve.cuh"
 #include "gpu/ldst.cuh"
-#include "gpu/msm_kernels.cuh" /* ACC_THREADS, acc_t: the parked sums */
 
 namespace cuzk_gpu {
 
@@ -133,59 +132,48 @@ __global__ void __launch_bounds__(BA_TREE) k_tree_down(F *v, size_t n, const F *
  * and the host finishes each window as TRI + 2^log2(S) (Horner over R_nb-1 .. R_0)
  * (cuzk__gpu_horner_bits), then the windows as before. */
 template <class F>
-__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F, 2>())
-k_bucket_sums(xyzz<F> *buckets, int W, uint32_t B, uint32_t S, xyzz<F> *run_out,
-              xyzz<F> *tri_out)
+__global__ void k_bucket_sums(xyzz<F> *buckets, int W, uint32_t B, uint32_t S,
+                              xyzz<F> *run_out, xyzz<F> *tri_out)
 {
-    ACC_PARK_SHARED(F, 2, park);
     const uint32_t cnt = B / S;
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (size_t)W * cnt)
         return;
     xyzz<F> *bk = buckets + t * S; /* window t / cnt, chunk t % cnt; dead after this */
-    if constexpr (sizeof(F) >= 64) {
+    xyzz<F> run = xyzz<F>::inf(), tri = xyzz<F>::inf();
+    if (sizeof(F) >= 64) {
         /* G2: the running sums stored over the chunk's buckets, then summed, so that two
          * points are live at a time, not three (ptxas, BLS12-381 G2: 2 KB of spill stores and
-         * 7.3 KB of spill loads in the one loop below); the one sum parked (acc_t). */
-        acc_t<F, 2> acc;
-        acc_bind(acc, park);
-        acc_reset(acc);
+         * 7.3 KB of spill loads in the one loop below). */
         for (int j = (int)S - 1; j >= 0; j--) {
-            xyzz_add(acc, ld16v(bk + j));
-            st16(bk + j, acc_value(acc));
+            xyzz_add(run, ld16v(bk + j));
+            st16(bk + j, run);
         }
-        st16(run_out + t, acc_value(acc));
-        acc_reset(acc);
+        st16(run_out + t, run);
         for (int j = (int)S - 1; j >= 0; j--)
-            xyzz_add(acc, ld16v(bk + j));
-        st16(tri_out + t, acc_value(acc));
+            xyzz_add(tri, ld16v(bk + j));
     } else {
-        xyzz<F> run = xyzz<F>::inf(), tri = xyzz<F>::inf();
         for (int j = (int)S - 1; j >= 0; j--) {
             xyzz_add(run, ld16v(bk + j));
             xyzz_add(tri, run);
         }
         st16(run_out + t, run);
-        st16(tri_out + t, tri);
     }
+    st16(tri_out + t, tri);
 }
 
 /* Thread t of W (nb + 1) len0: window w, segment sg, element i (see k_bucket_sums). */
 template <class F>
-__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F, 2>())
-k_bit_sums(const xyzz<F> *run, const xyzz<F> *tri, int W, uint32_t cnt, int nb, uint32_t len0,
-           xyzz<F> *out)
+__global__ void k_bit_sums(const xyzz<F> *run, const xyzz<F> *tri, int W, uint32_t cnt, int nb,
+                           uint32_t len0, xyzz<F> *out)
 {
-    ACC_PARK_SHARED(F, 2, park);
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const size_t per = (size_t)(nb + 1) * len0;
     if (t >= (size_t)W * per)
         return;
     const uint32_t w = (uint32_t)(t / per), sg = (uint32_t)((t % per) / len0),
                    i = (uint32_t)(t % len0);
-    acc_t<F, 2> acc;
-    acc_bind(acc, park);
-    acc_reset(acc);
+    xyzz<F> acc = xyzz<F>::inf();
     if ((int)sg < nb) {
         /* The k-th chunk with bit sg set (k < cnt / 2), k = 2i, 2i + 1. */
         for (uint32_t k = 2 * i; k < 2 * i + 2 && k < cnt / 2; k++) {
@@ -196,7 +184,7 @@ k_bit_sums(const xyzz<F> *run, const xyzz<F> *tri, int W, uint32_t cnt, int nb, 
         for (uint32_t c = 4 * i; c < 4 * i + 4 && c < cnt; c++)
             xyzz_add(acc, ld16v(tri + (size_t)w * cnt + c));
     }
-    st16(out + t, acc_value(acc));
+    st16(out + t, acc);
 }
 
 /* a[i] += b[i] for i < n (a split MSM's second part's buckets into the first's). */
