@@ -146,7 +146,8 @@ template <class F> struct xyzz_regs {
     DI void set(const xyzz<F> &q) { p = q; }
 };
 
-/* p += q, q affine (possibly infinity), p through get / set (xyzz_park or xyzz_regs). */
+/* p += q, q affine (possibly infinity), p through the accessors x() .. zzz(), set_x() ..
+ * set_zzz() and set() of xyzz_park or xyzz_regs. */
 template <class F, class S> DI void xyzz_madd(S &p, const affine<F> &q)
 {
     if (q.is_inf())
