@@ -72,30 +72,8 @@ template <class F> DI void xyzz_mdbl(xyzz<F> &p, const affine<F> &q)
 /* A thread's XYZZ sum parked in shared memory (the accumulation kernels, msm_kernels.cuh):
  * coordinate c (0..3: x, y, zz, zzz) is loaded where a formula uses it and stored where it
  * makes it, so it holds no registers in between. Word-major over the block's NT threads
- * (s[word][thread], 4 sizeof(F) / 4 = sizeof(F) words per thread): a warp's 32 lanes read 32
- * consecutive words, one per bank. */
-template <int NT, class C> DI void sh_words_ld(fe<C> &r, uint32_t (*s)[NT], int w0, int t)
-{
-#pragma unroll
-    for (int k = 0; k < C::N; k++)
-        r.v[k] = s[w0 + k][t];
-}
-template <int NT, class C> DI void sh_words_ld(fe2<C> &r, uint32_t (*s)[NT], int w0, int t)
-{
-    sh_words_ld<NT>(r.c0, s, w0, t);
-    sh_words_ld<NT>(r.c1, s, w0 + C::N, t);
-}
-template <int NT, class C> DI void sh_words_st(const fe<C> &a, uint32_t (*s)[NT], int w0, int t)
-{
-#pragma unroll
-    for (int k = 0; k < C::N; k++)
-        s[w0 + k][t] = a.v[k];
-}
-template <int NT, class C> DI void sh_words_st(const fe2<C> &a, uint32_t (*s)[NT], int w0, int t)
-{
-    sh_words_st<NT>(a.c0, s, w0, t);
-    sh_words_st<NT>(a.c1, s, w0 + C::N, t);
-}
+ * (s[word][thread], 4 sizeof(F) / 4 = sizeof(F) words per thread; field.cuh's sh_words_ld /
+ * sh_words_st): a warp's 32 lanes read 32 consecutive words, one per bank. */
 template <class F, int NT> struct xyzz_park {
     static constexpr int W = sizeof(F) / 4;
     uint32_t (*s)[NT];

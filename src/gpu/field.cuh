@@ -651,6 +651,33 @@ template <class C> DI fe2<C> inv(const fe2<C> &a)
     return r;
 }
 
+/* An element in shared memory word-major (s[w0 + k][t], word k of the element of thread or
+ * slot t): a warp whose lanes take consecutive t reads 32 consecutive words, one per bank. The
+ * NTT's blocks keep their elements so (ntt_kernels.cuh), the MSM's parked sums too (curve.cuh's
+ * xyzz_park). */
+template <int NT, class C> DI void sh_words_ld(fe<C> &r, const uint32_t (*s)[NT], int w0, int t)
+{
+#pragma unroll
+    for (int k = 0; k < C::N; k++)
+        r.v[k] = s[w0 + k][t];
+}
+template <int NT, class C> DI void sh_words_ld(fe2<C> &r, const uint32_t (*s)[NT], int w0, int t)
+{
+    sh_words_ld<NT>(r.c0, s, w0, t);
+    sh_words_ld<NT>(r.c1, s, w0 + C::N, t);
+}
+template <int NT, class C> DI void sh_words_st(const fe<C> &a, uint32_t (*s)[NT], int w0, int t)
+{
+#pragma unroll
+    for (int k = 0; k < C::N; k++)
+        s[w0 + k][t] = a.v[k];
+}
+template <int NT, class C> DI void sh_words_st(const fe2<C> &a, uint32_t (*s)[NT], int w0, int t)
+{
+    sh_words_st<NT>(a.c0, s, w0, t);
+    sh_words_st<NT>(a.c1, s, w0 + C::N, t);
+}
+
 } // namespace cuzk_gpu
 
 #endif

@@ -41,11 +41,11 @@ static const uint32_t SENT = 0xffffffffu;
 template <class F> struct acc_park_of {
     static constexpr bool v = sizeof(F) >= 48;
 };
-template <class F, bool BA> constexpr int acc_minb()
+template <class F> constexpr int acc_minb()
 {
-    /* BN254 G1 (not parked): 0, no bound, as before (k_accum1 126 registers; a bound of 1
+    /* Not parked (BN254 G1): 0, no bound, as before (k_accum1 126 registers; a bound of 1
      * lets ptxas take 146, one of 8 lets it spill). */
-    return sizeof(F) == 32 ? 0 : sizeof(F) == 96 ? 4 : 6;
+    return !acc_park_of<F>::v ? 0 : sizeof(F) == 96 ? 4 : 6;
 }
 template <class F>
 using acc_t = typename std::conditional<acc_park_of<F>::v, xyzz_park<F, ACC_THREADS>,
@@ -53,14 +53,16 @@ using acc_t = typename std::conditional<acc_park_of<F>::v, xyzz_park<F, ACC_THRE
 /* The shared words of a block's parked sums (one word when F's are not parked). */
 #define ACC_PARK_SHARED(F, name)                                                                \
     __shared__ uint32_t name[acc_park_of<F>::v ? sizeof(F) : 1][ACC_THREADS]
-template <class F> DI void acc_bind(xyzz<F> &, uint32_t (*)[ACC_THREADS]) {}
-template <class F, int NT> DI void acc_bind(xyzz_park<F, NT> &a, uint32_t (*s)[NT])
+template <class F> DI void acc_reset(xyzz<F> &a) { a = xyzz<F>::inf(); }
+template <class F, int NT> DI void acc_reset(xyzz_park<F, NT> &a) { a.set(xyzz<F>::inf()); }
+/* The thread's sum at infinity, parked in s when F's sums are. */
+template <class F> DI void acc_start(xyzz<F> &a, uint32_t (*)[ACC_THREADS]) { acc_reset(a); }
+template <class F, int NT> DI void acc_start(xyzz_park<F, NT> &a, uint32_t (*s)[NT])
 {
     a.s = s;
     a.t = threadIdx.x;
+    acc_reset(a);
 }
-template <class F> DI void acc_reset(xyzz<F> &a) { a = xyzz<F>::inf(); }
-template <class F, int NT> DI void acc_reset(xyzz_park<F, NT> &a) { a.set(xyzz<F>::inf()); }
 template <class F> DI const xyzz<F> &acc_value(const xyzz<F> &a) { return a; }
 template <class F, int NT> DI xyzz<F> acc_value(const xyzz_park<F, NT> &a) { return a.load(); }
 
@@ -143,7 +145,7 @@ DI bool slice_start(const uint32_t *keys, size_t beg, size_t t, uint32_t *ckey, 
  * let lanes whose runs ended wait for the others at each run's end: ncu, 2026-11-30, showed
  * 16 of 32 lanes active on average in the accumulation, which took 85% of a 2^24 MSM.) */
 template <class F, bool ALL_ZERO>
-__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F, false>())
+__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F>())
 k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, const affine<F> *pts,
          xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
 {
@@ -156,8 +158,7 @@ k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, const
     uint32_t cur;
     bool carry = slice_start<ALL_ZERO>(keys, beg, t, ckey, &cur);
     acc_t<F> acc;
-    acc_bind(acc, park);
-    acc_reset(acc);
+    acc_start(acc, park);
     for (size_t i = beg; i < end; i++) {
         uint32_t k = key_at<ALL_ZERO>(keys, i);
         if (k != cur) {
@@ -331,7 +332,7 @@ k_ba_pass_a(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
  * and lost 19% to the fewer resident warps: PERF-NOTES.md.) */
 #define BA_MAXP 64 /* pairs per slice: L1 <= 128 */
 template <class F, bool ALL_ZERO>
-__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F, true>())
+__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F>())
 k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
             size_t Tc, const affine<F> *pts, const F *pre, const F *inv_, const uint8_t *npre,
             xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
@@ -385,8 +386,7 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
     }
     /* Phase 2: the slice forwards, as k_accum1, a pair being one addition of its sum. */
     acc_t<F> acc;
-    acc_bind(acc, park);
-    acc_reset(acc);
+    acc_start(acc, park);
     int pi = 0;
     for (uint32_t r = 0; r < live;) {
         const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);

@@ -64,16 +64,12 @@ __global__ void k_pow(fe<FR> *v, size_t n, fr_const w_, fr_const f_)
 template <class FR, int SH> DI fe<FR> sh_ld(const uint32_t (*sh)[SH], int e)
 {
     fe<FR> r;
-#pragma unroll
-    for (int k = 0; k < 8; k++)
-        r.v[k] = sh[k][e];
+    sh_words_ld<SH>(r, sh, 0, e);
     return r;
 }
 template <class FR, int SH> DI void sh_st(uint32_t (*sh)[SH], int e, const fe<FR> &x)
 {
-#pragma unroll
-    for (int k = 0; k < 8; k++)
-        sh[k][e] = x.v[k];
+    sh_words_st<SH>(x, sh, 0, e);
 }
 
 /* The twiddle w_{2^L}^ti of the forward transform, or of the inverse: w^-ti = -w^(2^(L-1) - ti). */
