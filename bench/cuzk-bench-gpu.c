@@ -1,5 +1,6 @@
 /*
- * GPU benchmark: MSM (G1, G2, both curves; random and mostly-0/1 scalars) and NTT / H over Fr.
+ * GPU benchmark: MSM (G1, G2, both curves; random, mostly-0/1 and skewed scalars) and NTT / H
+ * over Fr.
  * Points stay resident on the device (uploaded once); scalars come from pinned host memory on
  * every call, as in a prover. Times are wall clock around the synchronous API call: best and
  * median of the repetitions after one warm-up. The MSMs are one-off (CUZK_GPU_SCALARS_ONCE):
@@ -7,15 +8,24 @@
  * CUZK_GPU_MSM_SPLIT=0 turns that off).
  *
  *   cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] [--only TAGS] [--logs K,K..]
- *                  [--scalars random|sparse01] [--inf-every K] [--tables C] [--dump DIR]
+ *                  [--scalars KIND[,KIND..]] [--inf-every K] [--tables C] [--dump DIR]
  *
  * --only: comma-separated substrings of the row tags "ntt-bn254", "h-bls12-381", "g1-bn254",
  * "g2-bls12-381", ...: only matching rows run (e.g. --only g1 for every G1 MSM). --logs: only
  * these sizes (each still capped by --max-log; the NTT rows, 2^18 to 2^20, 2^22 and 2^24 to
  * 2^27, are not). Both exist so a profiler sees one case.
  *
+ * --scalars: the scalar kinds of the MSM rows (default random,sparse01): random (253-bit),
+ * sparse01 (witness-like: 50% zero, 42% one, 8% random), and three skewed kinds that put the
+ * entries of each window into few buckets or few windows: equal (every scalar the same random
+ * value: each window's entries all in one bucket), few16 (each scalar one of 16 random values)
+ * and u64 (random below 2^64: four windows of 22 bits carry every entry).
+ *
  * Points: 2^20 distinct multiples of the generator, repeated to fill larger sets (the work an
- * MSM does does not depend on the points being distinct). They are never the point at
+ * MSM does does not depend on the points being distinct). Point i is (i mod 2^20 + 1) S for a
+ * random S, so every MSM row's result is checked on the host: it must be (sum_i s_i c_i) S
+ * with c_i = i mod 2^20 + 1 (0 for a point at infinity); a wrong result ends the bench with
+ * an error (exit 1). They are never the point at
  * infinity, which a proving key's A and B sets often are (signals absent from a matrix): an
  * accumulation that handles infinity on a slow path looks better here than in a proof (the
  * batch-affine kernels did, src/gpu/PERF-NOTES.md). --inf-every K makes every K-th point the
@@ -42,7 +52,10 @@ static int reps = 5, max_log = 26;
 static FILE *outf;
 static const char *only;    /* --only filter, NULL = everything */
 static int logs_sel[16], nlogs_sel; /* --logs filter */
-static int scal_sel = -1;   /* --scalars: 0 random, 1 sparse01, -1 both */
+/* Scalar kinds (--scalars). */
+enum { SK_RANDOM, SK_SPARSE01, SK_EQUAL, SK_FEW16, SK_U64, SK_N };
+static const char *const sk_name[SK_N] = {"random", "sparse01", "equal", "few16", "u64"};
+static int sk_on[SK_N] = {1, 1, 0, 0, 0}; /* the kinds run (default random, sparse01) */
 static unsigned inf_every;  /* --inf-every K: every K-th point at infinity (0: none) */
 static int tables = -1;     /* --tables C: max copies of fixed-base tables (-1: none) */
 static const char *dump_dir; /* --dump DIR, NULL = none */
@@ -55,7 +68,7 @@ static const char dump_readme[] =
     "                 little-endian 64-bit limbs of a*R mod p, R = 2^256 (BN254) or 2^384\n"
     "                 (Montgomery form); infinity would be all-zero bytes (none is generated).\n"
     "  TAG-K-S.scalars  2^K scalars of 32 bytes: little-endian canonical integers below r (not\n"
-    "                 Montgomery), S = random or sparse01.\n"
+    "                 Montgomery), S the scalar kind (random, sparse01, equal, few16, u64).\n"
     "  TAG-k-S.result  one text line: the MSM of the first 2^k points and scalars as a canonical\n"
     "                 affine point, big-endian hex: '0xX 0xY' (G1) or\n"
     "                 '0xX.c0 0xX.c1 0xY.c0 0xY.c1' (G2); infinity is all zeros.\n"
@@ -140,23 +153,41 @@ static void die(const char *what, cuzk_err e, cuzk_errbuf *eb)
     exit(1);
 }
 
-/* 32-byte scalars: random 253-bit (below r for both curves), or witness-like: 50% zero,
- * 42% one, 8% random. */
-static void fill_scalars(uint8_t *s, size_t n, int sparse)
+/* A random 253-bit scalar (below r for both curves). */
+static void rnd_scalar(uint64_t l[4])
 {
+    l[0] = rnd(), l[1] = rnd(), l[2] = rnd(), l[3] = rnd() & 0x1fffffffffffffffULL;
+}
+
+/* 32-byte canonical scalars of one kind (SK_*, see --scalars). */
+static void fill_scalars(uint8_t *s, size_t n, int kind)
+{
+    uint64_t pool[16][4];
+    if (kind == SK_EQUAL || kind == SK_FEW16)
+        for (int k = 0; k < 16; k++)
+            rnd_scalar(pool[k]);
     for (size_t i = 0; i < n; i++) {
         uint64_t l[4] = {0, 0, 0, 0};
-        uint64_t r = sparse ? rnd() % 100 : 99;
-        if (r >= 92) {
-            l[0] = rnd(), l[1] = rnd(), l[2] = rnd(), l[3] = rnd() & 0x1fffffffffffffffULL;
-        } else if (r >= 50) {
-            l[0] = 1;
+        if (kind == SK_RANDOM) {
+            rnd_scalar(l);
+        } else if (kind == SK_SPARSE01) {
+            const uint64_t r = rnd() % 100;
+            if (r >= 92)
+                rnd_scalar(l);
+            else if (r >= 50)
+                l[0] = 1;
+        } else if (kind == SK_EQUAL || kind == SK_FEW16) {
+            memcpy(l, pool[kind == SK_EQUAL ? 0 : rnd() & 15], 32);
+        } else {
+            l[0] = rnd(); /* SK_U64 */
         }
         memcpy(s + 32 * i, l, 32);
     }
 }
 
+/* Point i = (i mod base_n + 1) S (G##_step = S), or infinity (--inf-every). */
 #define GEN_POINTS(G)                                                                         \
+    static G##_jac G##_step;                                                                  \
     static void *G##_points(size_t base_n, size_t n)                                          \
     {                                                                                         \
         G##_jac *jac = malloc(base_n * sizeof *jac), g, step;                                 \
@@ -169,6 +200,7 @@ static void fill_scalars(uint8_t *s, size_t n, int sparse)
         G##_from_affine(&g, &G##_GEN);                                                        \
         uint64_t k[4] = {rnd(), rnd(), rnd(), rnd() & 0xfffffffffffffffULL};                  \
         G##_mul_limbs(&step, &g, k, 4);                                                       \
+        G##_step = step;                                                                      \
         jac[0] = step;                                                                        \
         for (size_t i = 1; i < base_n; i++)                                                   \
             G##_add(&jac[i], &jac[i - 1], &step);                                             \
@@ -185,6 +217,50 @@ GEN_POINTS(bn254_g1)
 GEN_POINTS(bn254_g2)
 GEN_POINTS(bls12_381_g1)
 GEN_POINTS(bls12_381_g2)
+
+/* Whether an MSM result (Jacobian, device limb layout = NAME_jac) over the first m points of
+ * G##_points(base_n, ...) and the scalars sc is (sum_i s_i c_i) S, c_i = i mod base_n + 1 (0
+ * at infinity): the sum as an integer (below 2^253 2^20 2^26 < 2^320), then reduced in Fr. */
+#define GEN_CHECK(G, FR)                                                                      \
+    static int G##_check(const uint64_t *out, const uint8_t *sc, size_t m, size_t base_n)    \
+    {                                                                                         \
+        uint64_t acc[5] = {0, 0, 0, 0, 0};                                                    \
+        for (size_t i = 0; i < m; i++) {                                                      \
+            if (inf_every && i % inf_every == inf_every - 1)                                  \
+                continue;                                                                     \
+            const uint64_t c = i % base_n + 1;                                                \
+            uint64_t s[4];                                                                    \
+            memcpy(s, sc + 32 * i, 32);                                                       \
+            unsigned __int128 t = 0;                                                          \
+            for (int k = 0; k < 4; k++) {                                                     \
+                t += (unsigned __int128)s[k] * c + acc[k];                                    \
+                acc[k] = (uint64_t)t;                                                         \
+                t >>= 64;                                                                     \
+            }                                                                                 \
+            acc[4] += (uint64_t)t;                                                            \
+        }                                                                                     \
+        FR##_t e, w, t64, x;                                                                  \
+        FR##_from_u64(&x, 1ULL << 32);                                                        \
+        FR##_mul(&t64, &x, &x); /* 2^64 */                                                    \
+        FR##_set_zero(&e);                                                                    \
+        FR##_set_one(&w);                                                                     \
+        for (int k = 0; k < 5; k++) {                                                         \
+            FR##_from_u64(&x, acc[k]);                                                        \
+            FR##_mul(&x, &x, &w);                                                             \
+            FR##_add(&e, &e, &x);                                                             \
+            FR##_mul(&w, &w, &t64);                                                           \
+        }                                                                                     \
+        uint64_t el[4];                                                                       \
+        FR##_to_canonical(el, &e);                                                            \
+        G##_jac want, got;                                                                    \
+        G##_mul_limbs(&want, &G##_step, el, 4);                                               \
+        memcpy(&got, out, sizeof got);                                                        \
+        return G##_eq(&got, &want);                                                           \
+    }
+GEN_CHECK(bn254_g1, bn254_fr)
+GEN_CHECK(bn254_g2, bn254_fr)
+GEN_CHECK(bls12_381_g1, bls12_381_fr)
+GEN_CHECK(bls12_381_g2, bls12_381_fr)
 
 /* An MSM result (Jacobian, device limb layout = NAME_jac) as canonical affine big-endian hex,
  * one "0x..." per base-field coordinate, as DIR/README describes. */
@@ -210,7 +286,7 @@ GEN_RESULT_HEX(bls12_381_g1, bls12_381_fp)
 GEN_RESULT_HEX(bls12_381_g2, bls12_381_fp)
 
 static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, int nlogs,
-                      uint8_t *sc_rand, uint8_t *sc_sparse)
+                      uint8_t *const *scs)
 {
     cuzk_errbuf eb = {{0}};
     int top = 0;
@@ -247,14 +323,17 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
         curve == CUZK_GPU_BN254
             ? (g == CUZK_GPU_G1 ? bn254_g1_result_hex : bn254_g2_result_hex)
             : (g == CUZK_GPU_G1 ? bls12_381_g1_result_hex : bls12_381_g2_result_hex);
+    int (*check)(const uint64_t *, const uint8_t *, size_t, size_t) =
+        curve == CUZK_GPU_BN254 ? (g == CUZK_GPU_G1 ? bn254_g1_check : bn254_g2_check)
+                                : (g == CUZK_GPU_G1 ? bls12_381_g1_check : bls12_381_g2_check);
     if (dump_dir) {
         snprintf(name, sizeof name, "%s-%d.points", tag, top);
         dump_write(name, pts, n * cuzk_gpu_point_bytes(curve, g));
-        for (int sp = 0; sp < 2; sp++) {
-            if (scal_sel >= 0 && sp != scal_sel)
+        for (int sk = 0; sk < SK_N; sk++) {
+            if (!sk_on[sk])
                 continue;
-            snprintf(name, sizeof name, "%s-%d-%s.scalars", tag, top, sp ? "sparse01" : "random");
-            dump_write(name, sp ? sc_sparse : sc_rand, n * 32);
+            snprintf(name, sizeof name, "%s-%d-%s.scalars", tag, top, sk_name[sk]);
+            dump_write(name, scs[sk], n * 32);
         }
     }
     free(pts);
@@ -265,10 +344,10 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
         if (!want_log(logs[i]))
             continue;
         size_t m = (size_t)1 << logs[i];
-        for (int sp = 0; sp < 2; sp++) {
-            if (scal_sel >= 0 && sp != scal_sel)
+        for (int sk = 0; sk < SK_N; sk++) {
+            if (!sk_on[sk])
                 continue;
-            uint8_t *sc = sp ? sc_sparse : sc_rand;
+            const uint8_t *sc = scs[sk];
             double t[32];
             /* One-off MSMs (CUZK_GPU_SCALARS_ONCE): from 2^21 scalars, the upload of all but
              * the first quarter or eighth runs beside that part's work (src/gpu/gpu.h). */
@@ -282,8 +361,15 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
                 if (e)
                     die("msm", e, &eb);
             }
+            if (!check(out, sc, m, base_n)) {
+                fprintf(stderr,
+                        "cuzk-bench-gpu: %s %s 2^%d %s: wrong result (not the host's "
+                        "(sum s_i c_i) S)\n",
+                        what, cname, logs[i], sk_name[sk]);
+                exit(1);
+            }
             char scl[48];
-            snprintf(scl, sizeof scl, "%s%s", sp ? "sparse01" : "random", inf_every ? "+inf" : "");
+            snprintf(scl, sizeof scl, "%s%s", sk_name[sk], inf_every ? "+inf" : "");
             if (inf_every)
                 snprintf(scl + strlen(scl), sizeof scl - strlen(scl), "/%u", inf_every);
             if (cuzk_gpu_points_copies(gp) > 1)
@@ -294,8 +380,7 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
                 char hex[4 * 100 + 8];
                 result_hex(hex, out);
                 strcat(hex, "\n");
-                snprintf(name, sizeof name, "%s-%d-%s.result", tag, logs[i],
-                         sp ? "sparse01" : "random");
+                snprintf(name, sizeof name, "%s-%d-%s.result", tag, logs[i], sk_name[sk]);
                 dump_write(name, hex, strlen(hex));
             }
         }
@@ -321,7 +406,7 @@ static void bench_ntt(cuzk_gpu_curve curve, const int *logs, int nlogs, uint8_t 
         if (e)
             die("fr_alloc", e, &eb);
         /* Any 32-byte values below 2^253 are valid Montgomery elements. */
-        fill_scalars(buf, n, 0);
+        fill_scalars(buf, n, SK_RANDOM);
         e = cuzk_gpu_fr_upload(v, buf, n, &eb);
         if (!e)
             e = cuzk_gpu_ntt(v, logs[i], CUZK_GPU_NTT_FORWARD, NULL, &eb); /* warm-up */
@@ -349,7 +434,7 @@ static void bench_h(cuzk_gpu_curve curve, int logn, uint8_t *buf)
         return;
     size_t n = (size_t)1 << logn;
     uint8_t *a = buf, *b = buf + 32 * n, *c = buf + 64 * n;
-    fill_scalars(a, 3 * n, 0);
+    fill_scalars(a, 3 * n, SK_RANDOM);
     double t[32];
     cuzk_err e = cuzk_gpu_h(ctx, curve, logn, a, b, c, NULL, NULL, 0, NULL, &eb);
     if (e)
@@ -380,8 +465,22 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
             dump_dir = argv[++i];
         else if (!strcmp(argv[i], "--scalars") && i + 1 < argc) {
-            i++;
-            scal_sel = !strcmp(argv[i], "random") ? 0 : !strcmp(argv[i], "sparse01") ? 1 : -1;
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", argv[++i]);
+            memset(sk_on, 0, sizeof sk_on);
+            for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+                int k = 0;
+                while (k < SK_N && strcmp(t, sk_name[k]))
+                    k++;
+                if (k == SK_N) {
+                    fprintf(stderr,
+                            "cuzk-bench-gpu: --scalars: unknown kind '%s' (random, sparse01, "
+                            "equal, few16, u64)\n",
+                            t);
+                    return 2;
+                }
+                sk_on[k] = 1;
+            }
         } else if (!strcmp(argv[i], "--inf-every") && i + 1 < argc) {
             inf_every = (unsigned)strtoul(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--tables") && i + 1 < argc) {
@@ -400,7 +499,7 @@ int main(int argc, char **argv)
             const int help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
             fprintf(help ? stdout : stderr,
                     "usage: cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] "
-                    "[--only TAGS] [--logs K,K..] [--scalars random|sparse01] "
+                    "[--only TAGS] [--logs K,K..] [--scalars KIND[,KIND..]] "
                     "[--inf-every K] [--tables C] [--dump DIR]\n"
                     "  GPU MSM (G1, G2), NTT and H step timings for both curves, best and "
                     "median of R after a warm-up.\n"
@@ -408,6 +507,9 @@ int main(int argc, char **argv)
                     "g1-bn254, g2, ntt-bls12-381, h\n"
                     "  --tables C: fixed-base tables on the point sets, at most C copies "
                     "(0: as many as the windows need)\n"
+                    "  --scalars: MSM scalar kinds, default random,sparse01; also equal, "
+                    "few16, u64 (skewed)\n"
+                    "  every MSM result is checked on the host (exit 1 if wrong)\n"
                     "  NTT rows: 2^18 to 2^20, 2^22 and 2^24 to 2^27 (--logs selects; --max-log "
                     "does not cap them)\n"
                     "  environment: CUZK_GPU_NTT_BLOCK / _TILE / _PLAN / _RADIX, "
@@ -453,20 +555,24 @@ int main(int argc, char **argv)
     if (outf)
         fprintf(outf, "%s\n", hdr);
 
-    size_t nmax = (size_t)1 << (max_log > 27 ? max_log : 27);
-    uint8_t *sc_rand = malloc(nmax * 32), *sc_sparse = malloc(((size_t)1 << max_log) * 32);
-    if (!sc_rand || !sc_sparse) {
-        fprintf(stderr, "out of host memory\n");
-        return 1;
+    /* One buffer per scalar kind run; the random one (always: the NTT and H rows' inputs) has
+     * room for 2^27 elements. */
+    size_t nmax = (size_t)1 << (max_log > 27 ? max_log : 27), nmsm = (size_t)1 << max_log;
+    uint8_t *scs[SK_N] = {0};
+    for (int sk = 0; sk < SK_N; sk++) {
+        if (sk != SK_RANDOM && !sk_on[sk])
+            continue;
+        const size_t len = (sk == SK_RANDOM ? nmax : nmsm) * 32;
+        if (!(scs[sk] = malloc(len))) {
+            fprintf(stderr, "out of host memory\n");
+            return 1;
+        }
+        fill_scalars(scs[sk], nmsm, sk);
+        /* Pin whole buffers: a copy may not straddle a registered range's end. */
+        if ((e = cuzk_gpu_pin(ctx, scs[sk], len, &eb)))
+            die("pin", e, &eb);
     }
-    fill_scalars(sc_rand, (size_t)1 << max_log, 0);
-    fill_scalars(sc_sparse, (size_t)1 << max_log, 1);
-    /* Pin whole buffers: a copy may not straddle a registered range's end. */
-    e = cuzk_gpu_pin(ctx, sc_rand, nmax * 32, &eb);
-    if (!e)
-        e = cuzk_gpu_pin(ctx, sc_sparse, ((size_t)1 << max_log) * 32, &eb);
-    if (e)
-        die("pin", e, &eb);
+    uint8_t *sc_rand = scs[SK_RANDOM];
 
     /* NTT first (it overwrites the scalar buffer with its inputs, so refill afterwards),
      * then G1 of both curves, then G2: the most-wanted rows come first if time runs out. */
@@ -477,19 +583,20 @@ int main(int argc, char **argv)
         bench_h(cv, 20, sc_rand);
         bench_h(cv, 24, sc_rand);
     }
-    fill_scalars(sc_rand, (size_t)1 << max_log, 0);
+    fill_scalars(sc_rand, nmsm, SK_RANDOM);
     static const int g1[] = {16, 20, 22, 24, 26};
     static const int g2[] = {20, 24};
-    bench_msm(CUZK_GPU_BN254, CUZK_GPU_G1, g1, 5, sc_rand, sc_sparse);
-    bench_msm(CUZK_GPU_BLS12_381, CUZK_GPU_G1, g1, 5, sc_rand, sc_sparse);
-    bench_msm(CUZK_GPU_BN254, CUZK_GPU_G2, g2, 2, sc_rand, sc_sparse);
-    bench_msm(CUZK_GPU_BLS12_381, CUZK_GPU_G2, g2, 2, sc_rand, sc_sparse);
-    cuzk_gpu_unpin(ctx, sc_rand);
-    cuzk_gpu_unpin(ctx, sc_sparse);
+    bench_msm(CUZK_GPU_BN254, CUZK_GPU_G1, g1, 5, scs);
+    bench_msm(CUZK_GPU_BLS12_381, CUZK_GPU_G1, g1, 5, scs);
+    bench_msm(CUZK_GPU_BN254, CUZK_GPU_G2, g2, 2, scs);
+    bench_msm(CUZK_GPU_BLS12_381, CUZK_GPU_G2, g2, 2, scs);
+    for (int sk = 0; sk < SK_N; sk++)
+        if (scs[sk]) {
+            cuzk_gpu_unpin(ctx, scs[sk]);
+            free(scs[sk]);
+        }
     cuzk_gpu_close(ctx);
     if (outf)
         fclose(outf);
-    free(sc_rand);
-    free(sc_sparse);
     return 0;
 }
