@@ -69,6 +69,9 @@ template <class FR, int SH> DI fe<FR> sh_ld(const uint32_t (*sh)[SH], int e)
 }
 template <class FR, int SH> DI void sh_st(uint32_t (*sh)[SH], int e, const fe<FR> &x)
 {
+#ifdef CUZK_GPU_HOST_EMU
+    emu_ntt_bound(x); /* below */
+#endif
     sh_words_st<SH>(x, sh, 0, e);
 }
 
@@ -147,6 +150,32 @@ template <class C, class = void> struct harvey_of {
 template <class C> struct harvey_of<C, void_t_<decltype(C::harvey)>> {
     static constexpr bool v = C::harvey;
 };
+#ifdef CUZK_GPU_HOST_EMU
+/* tests/gpu/ntt_emu.cpp: the elements the passes store in shared memory that are not below the
+ * bound their butterflies assume (4r with Harvey's, 2r in a lazy FR, else r), counted. */
+inline long emu_ntt_over_bound = 0;
+template <class FR> inline void emu_ntt_bound(const fe<FR> &x)
+{
+    constexpr int N = FR::N;
+    const uint64_t k = harvey_of<FR>::v ? 4 : lazy_of<FR>::v ? 2 : 1;
+    uint32_t kr[N];
+    uint64_t c = 0;
+    for (int i = 0; i < N; i++) {
+        c += (uint64_t)FR::p(i) * k;
+        kr[i] = (uint32_t)c;
+        c >>= 32;
+    }
+    if (c)
+        return; /* k r >= 2^(32 N) > x */
+    for (int i = N - 1; i >= 0; i--)
+        if (x.v[i] != kr[i]) {
+            emu_ntt_over_bound += x.v[i] > kr[i];
+            return;
+        }
+    emu_ntt_over_bound++; /* x == k r */
+}
+#endif
+
 /* An element below 4r brought below 2r (Harvey), else unchanged. */
 template <class C> DI fe<C> hv_red(const fe<C> &a)
 {

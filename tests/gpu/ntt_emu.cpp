@@ -551,6 +551,9 @@ int main()
 {
     test_curve<BnFrN>("BN254 Fr (passes in [0, 4r), Harvey's butterflies)");
     test_curve<BlsFrN>("BLS12-381 Fr (passes in [0, 2r))");
+    /* Every element a pass stored in shared memory was below its representation's bound. */
+    CHECK_MSG(emu_ntt_over_bound == 0, "%ld elements stored above the passes' bound",
+              emu_ntt_over_bound);
     printf("ntt_emu: %d checks, %d failed\n", checks, failures);
     return failures ? 1 : 0;
 }
