@@ -331,6 +331,7 @@ template <class C> DI fe<C> dbl(const fe<C> &a) { return a + a; }
  * T < 2p after (CIOS); hence Y (which is at most T / 2^32) never carries out of its top word
  * and the odd chains' final carries are zero. One conditional subtraction ends reduced.
  */
+template <class C> DI void mont_red(uint32_t *X, uint32_t *Y);
 template <class C> DI void mont_row(uint32_t *X, uint32_t *Y, const fe<C> &a, uint32_t bi,
                                     bool first)
 {
@@ -362,6 +363,13 @@ template <class C> DI void mont_row(uint32_t *X, uint32_t *Y, const fe<C> &a, ui
         }
         Y[N - 1] = addc(Y[N - 1], 0);
     }
+    mont_red<C>(X, Y);
+}
+
+/* A row's reduction: m = X[0] n0, T += m p, so that X[0] becomes 0 (mont_row's second half). */
+template <class C> DI void mont_red(uint32_t *X, uint32_t *Y)
+{
+    constexpr int N = C::N;
     uint32_t m;
     if constexpr (low64_of<C>::v) {
         /* n0 = -1, so m = -X[0] (its borrow: X[0] != 0); m p_1 = m 2^32 - m has low word
@@ -433,6 +441,84 @@ template <class C> DI fe<C> mul_inl(const fe<C> &a, const fe<C> &b)
     return mont_fin<C>(e, o);
 }
 
+/*
+ * Squaring in the same rows, each cross product made once: row i adds a_i M^(i) where M^(i)
+ * has words M_i = a_i, M_(i+1) = 2 a_(i+1) mod 2^32 and M_j = (2a)_j = 2 a_j + a_(j-1) / 2^31
+ * mod 2^32 for j > i + 1 (the bit a_i would carry into word i + 1 belongs to row i + 1's
+ * a_(i+1) a_i, not here), and nothing below word i: sum_i a_i M^(i) 2^(32 i) = a^2. Row i
+ * makes N - i products instead of N; the odd chain still shifts its words below i (adds, not
+ * multiply-adds), the even chain starts at its first word >= i. N (N - 1) multiply-adds fewer
+ * per square (56 of 264 for BN254's Fp, 132 of 588 for BLS12-381's). 2a needs no word N: a <
+ * 2p < 2^(32N-1) (p < 2^(32N-2), as mont_row assumes). A row adds up to 2^32 (2a + p) where a
+ * product's adds 2^32 (b + p), so T stays below 2^(32N+32) before each division (the odd
+ * chain's last carry 0) only while 2a + p stays below 2^(32N): 5p < 2^(32N) for operands below
+ * 2p (sq_rows_ok: BN254's p and r, BLS12-381's p; not BLS12-381's r, ~0.45 2^256, whose
+ * squares stay products). The last row ends below a^2 / R + p < 2p as a product does.
+ */
+template <class C> DI bool sq_rows_ok()
+{
+    /* And 8 limbs only: BLS12-381's Fp (12) squared in rows made its G1 MSM slower (2^24 with
+     * tables 94.0 -> 99.0 ms; pass B at 168 registers spills more), BN254's G1 faster (48.9 ->
+     * 48.0; H200, 2026-12-02, src/gpu/PERF-NOTES.md fourteenth pass). */
+    return C::N == 8 && 5ull * ((uint64_t)C::p(C::N - 1) + 1) <= (1ull << 32);
+}
+template <class C> DI uint32_t sq_word(const fe<C> &a, int i, int j)
+{
+    return j == i ? a.v[i] : j == i + 1 ? a.v[i + 1] << 1 : (a.v[j] << 1) | (a.v[j - 1] >> 31);
+}
+template <class C> DI void mont_row_sq(uint32_t *X, uint32_t *Y, const fe<C> &a, int i)
+{
+    constexpr int N = C::N;
+    const uint32_t bi = a.v[i];
+    if (i == 0) {
+#pragma unroll
+        for (int j = 0; j < N; j += 2) {
+            X[j] = sq_word(a, 0, j) * bi;
+            X[j + 1] = __umulhi(sq_word(a, 0, j), bi);
+            Y[j] = sq_word(a, 0, j + 1) * bi;
+            Y[j + 1] = __umulhi(sq_word(a, 0, j + 1), bi);
+        }
+    } else {
+        X[0] = add_cc(X[0], Y[1]);
+#pragma unroll
+        for (int j = 1; j < N - 2; j += 2) {
+            if (j < i) { /* no product: the shift alone */
+                Y[j - 1] = addc_cc(Y[j + 1], 0);
+                Y[j] = addc_cc(Y[j + 2], 0);
+            } else {
+                Y[j - 1] = madc_lo_cc(sq_word(a, i, j), bi, Y[j + 1]);
+                Y[j] = madc_hi_cc(sq_word(a, i, j), bi, Y[j + 2]);
+            }
+        }
+        Y[N - 2] = madc_lo_cc(sq_word(a, i, N - 1), bi, 0); /* N - 1 >= i */
+        Y[N - 1] = madc_hi(sq_word(a, i, N - 1), bi, 0);
+        const int j0 = i + (i & 1); /* the even chain's first word */
+        if (j0 < N) {
+            X[j0] = mad_lo_cc(sq_word(a, i, j0), bi, X[j0]);
+            X[j0 + 1] = madc_hi_cc(sq_word(a, i, j0), bi, X[j0 + 1]);
+#pragma unroll
+            for (int j = j0 + 2; j < N; j += 2) {
+                X[j] = madc_lo_cc(sq_word(a, i, j), bi, X[j]);
+                X[j + 1] = madc_hi_cc(sq_word(a, i, j), bi, X[j + 1]);
+            }
+            Y[N - 1] = addc(Y[N - 1], 0);
+        }
+    }
+    mont_red<C>(X, Y);
+}
+template <class C> DI fe<C> sqr_inl(const fe<C> &a)
+{
+    constexpr int N = C::N;
+    static_assert(N % 2 == 0, "even limb count");
+    uint32_t e[N], o[N];
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+        mont_row_sq<C>(e, o, a, i);
+        mont_row_sq<C>(o, e, a, i + 1);
+    }
+    return mont_fin<C>(e, o);
+}
+
 /* The multiplication as a called function, used by all curve arithmetic. Profiling (ncu, H200,
  * 2026-11-30) showed the point kernels with every multiplication inlined stalled mostly on
  * instruction fetch: an inlined BLS12-381 mul is ~600 instructions, an XYZZ addition 14 of
@@ -446,7 +532,13 @@ template <class C> __device__ __noinline__ fe<C> mul_call(const fe<C> a, const f
 
 template <class C> DI fe<C> operator*(const fe<C> &a, const fe<C> &b) { return mul_call(a, b); }
 
-template <class C> DI fe<C> sqr(const fe<C> &a) { return mul_call(a, a); }
+template <class C> __device__ __noinline__ fe<C> sqr_call(const fe<C> a) { return sqr_inl(a); }
+
+/* (Without squaring rows, the one called multiplication: one copy of the code in the cache.) */
+template <class C> DI fe<C> sqr(const fe<C> &a)
+{
+    return sq_rows_ok<C>() ? sqr_call(a) : mul_call(a, a);
+}
 
 /* Two independent products with their rows interleaved: four carry chains in flight instead of
  * two. The curve kernels run few warps per SM (120-255 registers per thread), so a thread's
@@ -482,9 +574,33 @@ DI void mul2(fe<C> &r0, const fe<C> &a0, const fe<C> &b0, fe<C> &r1, const fe<C>
     r1 = r.r1;
 }
 
+/* Two squares with their rows interleaved, as mul_pair_call's products. */
+template <class C>
+__device__ __noinline__ fe_pair<C> sqr_pair_call(const fe<C> a0, const fe<C> a1)
+{
+    constexpr int N = C::N;
+    uint32_t e0[N], o0[N], e1[N], o1[N];
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+        mont_row_sq<C>(e0, o0, a0, i);
+        mont_row_sq<C>(e1, o1, a1, i);
+        mont_row_sq<C>(o0, e0, a0, i + 1);
+        mont_row_sq<C>(o1, e1, a1, i + 1);
+    }
+    fe_pair<C> r;
+    r.r0 = mont_fin<C>(e0, o0);
+    r.r1 = mont_fin<C>(e1, o1);
+    return r;
+}
 template <class C> DI void sqr2(fe<C> &r0, const fe<C> &a, fe<C> &r1, const fe<C> &b)
 {
-    mul2(r0, a, a, r1, b, b);
+    if (!sq_rows_ok<C>()) {
+        mul2(r0, a, a, r1, b, b);
+        return;
+    }
+    const fe_pair<C> r = sqr_pair_call(a, b);
+    r0 = r.r0;
+    r1 = r.r1;
 }
 
 /* a^-1 = a^(p-2) (Fermat; 0 -> 0), in Montgomery form as everything else: left-to-right
