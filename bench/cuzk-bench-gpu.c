@@ -19,17 +19,18 @@
  * sparse01 (witness-like: 50% zero, 42% one, 8% random), and three skewed kinds that put the
  * entries of each window into few buckets or few windows: equal (every scalar the same random
  * value: each window's entries all in one bucket), few16 (each scalar one of 16 random values)
- * and u64 (random below 2^64: four windows of 22 bits carry every entry).
+ * and u64 (random below 2^64: only the lowest windows carry entries).
  *
  * Points: 2^20 distinct multiples of the generator, repeated to fill larger sets (the work an
- * MSM does does not depend on the points being distinct). Point i is (i mod 2^20 + 1) S for a
- * random S, so every MSM row's result is checked on the host: it must be (sum_i s_i c_i) S
- * with c_i = i mod 2^20 + 1 (0 for a point at infinity); a wrong result ends the bench with
- * an error (exit 1). They are never the point at
+ * MSM does does not depend on the points being distinct). They are never the point at
  * infinity, which a proving key's A and B sets often are (signals absent from a matrix): an
  * accumulation that handles infinity on a slow path looks better here than in a proof (the
  * batch-affine kernels did, src/gpu/PERF-NOTES.md). --inf-every K makes every K-th point the
  * point at infinity (the row's "scalars" column then says so), to measure that case.
+ *
+ * Results: point i is (i mod 2^20 + 1) S for a random S, so every MSM row's result is checked
+ * on the host: it must be (sum_i s_i c_i) S with c_i = i mod 2^20 + 1 (0 for a point at
+ * infinity); a wrong result ends the bench with an error (exit 1).
  *
  * --tables C: fixed-base tables on every MSM point set (cuzk_gpu_points_tables with at most C
  * copies, 0: as many as the windows need), built once for the set's largest size; the row's

@@ -452,8 +452,9 @@ template <class C> DI fe<C> mul_inl(const fe<C> &a, const fe<C> &b)
  * 2p < 2^(32N-1) (p < 2^(32N-2), as mont_row assumes). A row adds up to 2^32 (2a + p) where a
  * product's adds 2^32 (b + p), so T stays below 2^(32N+32) before each division (the odd
  * chain's last carry 0) only while 2a + p stays below 2^(32N): 5p < 2^(32N) for operands below
- * 2p (sq_rows_ok: BN254's p and r, BLS12-381's p; not BLS12-381's r, ~0.45 2^256, whose
- * squares stay products). The last row ends below a^2 / R + p < 2p as a product does.
+ * 2p, which BN254's p and r and BLS12-381's p meet and BLS12-381's r (~0.45 2^256) does not.
+ * The last row ends below a^2 / R + p < 2p as a product does. sq_rows_ok says where they are
+ * used; elsewhere a square stays a product.
  */
 template <class C> DI bool sq_rows_ok()
 {
