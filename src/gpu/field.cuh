@@ -332,8 +332,8 @@ template <class C> DI fe<C> dbl(const fe<C> &a) { return a + a; }
  * and the odd chains' final carries are zero. One conditional subtraction ends reduced.
  */
 template <class C> DI void mont_red(uint32_t *X, uint32_t *Y);
-template <class C> DI void mont_row(uint32_t *X, uint32_t *Y, const fe<C> &a, uint32_t bi,
-                                    bool first)
+template <class C, bool RED = true>
+DI void mont_row(uint32_t *X, uint32_t *Y, const fe<C> &a, uint32_t bi, bool first)
 {
     constexpr int N = C::N;
     if (first) {
@@ -363,7 +363,8 @@ template <class C> DI void mont_row(uint32_t *X, uint32_t *Y, const fe<C> &a, ui
         }
         Y[N - 1] = addc(Y[N - 1], 0);
     }
-    mont_red<C>(X, Y);
+    if (RED)
+        mont_red<C>(X, Y);
 }
 
 /* A row's reduction: m = X[0] n0, T += m p, so that X[0] becomes 0 (mont_row's second half). */
@@ -602,6 +603,117 @@ template <class C> DI void sqr2(fe<C> &r0, const fe<C> &a, fe<C> &r1, const fe<C
     const fe_pair<C> r = sqr_pair_call(a, b);
     r0 = r.r0;
     r1 = r.r1;
+}
+
+/*
+ * a b - c d with one reduction: each row adds a b_i and c d'_i (d' = m - d, m the
+ * representation's modulus: p, or 2p in a lazy field, so d' is in (0, m] and nothing is
+ * negative) and then reduces, so a row makes 3N word products where two products make 4N
+ * (BN254's Fp: 392 multiply-adds against 528, BLS12-381's 876 against 1176). mont_row_add is
+ * mont_red's multiply-add half with c, d'_i for p, m. Bounds, for operands below m: a row adds
+ * below 2^32 (a + c + p) <= 2^32 5p (lazy) to T < a + c + p, so T stays below 2^(32N+32) before
+ * each division (Y never carries out, as in mont_row) while 5p < 2^(32N) - 5 2^(32N-32), the
+ * squaring rows' condition (dual_ok); the last row ends below (a b + c d') / R + p <= 8p^2/R
+ * + p < 3p (lazy; 2p^2/R + p < 2p otherwise), so one conditional subtraction of m ends below
+ * m.
+ */
+template <class C> DI bool dual_ok()
+{
+    return 5ull * ((uint64_t)C::p(C::N - 1) + 1) <= (1ull << 32);
+}
+/* Where the curve code uses it (curve.cuh's madd_tail): 8 limbs only. BN254's G1 MSM 2^24 with
+ * tables 48.2 -> 46.5 ms, BLS12-381's (12 limbs, its kernels at their register caps) 93.8 ->
+ * 100.3 (H200, 2026-12-03, src/gpu/PERF-NOTES.md sixteenth pass). */
+template <class C> DI bool dual_use() { return C::N == 8 && dual_ok<C>(); }
+template <class C> DI void mont_row_add(uint32_t *X, uint32_t *Y, const fe<C> &c, uint32_t di)
+{
+    constexpr int N = C::N;
+    Y[0] = mad_lo_cc(c.v[1], di, Y[0]);
+    Y[1] = madc_hi_cc(c.v[1], di, Y[1]);
+#pragma unroll
+    for (int j = 3; j < N; j += 2) {
+        Y[j - 1] = madc_lo_cc(c.v[j], di, Y[j - 1]);
+        Y[j] = madc_hi_cc(c.v[j], di, Y[j]);
+    }
+    X[0] = mad_lo_cc(c.v[0], di, X[0]);
+    X[1] = madc_hi_cc(c.v[0], di, X[1]);
+#pragma unroll
+    for (int j = 2; j < N; j += 2) {
+        X[j] = madc_lo_cc(c.v[j], di, X[j]);
+        X[j + 1] = madc_hi_cc(c.v[j], di, X[j + 1]);
+    }
+    Y[N - 1] = addc(Y[N - 1], 0);
+}
+template <class C>
+DI void mont_row_sub(uint32_t *X, uint32_t *Y, const fe<C> &a, uint32_t bi, const fe<C> &c,
+                     uint32_t di, bool first)
+{
+    mont_row<C, false>(X, Y, a, bi, first);
+    mont_row_add<C>(X, Y, c, di);
+    mont_red<C>(X, Y);
+}
+/* m - d, for d below m (the operand of mul_sub's second product). */
+template <class C> DI fe<C> mod_minus(const fe<C> &d)
+{
+    constexpr int N = C::N;
+    fe<C> r;
+    r.v[0] = sub_cc(rep_mod<C>(0), d.v[0]);
+#pragma unroll
+    for (int i = 1; i < N - 1; i++)
+        r.v[i] = subc_cc(rep_mod<C>(i), d.v[i]);
+    r.v[N - 1] = subc(rep_mod<C>(N - 1), d.v[N - 1]);
+    return r;
+}
+/* After mul_sub's last row (as mont_fin): below 3m, one subtraction of m when it is >= m. */
+template <class C> DI fe<C> mont_fin_sub(const uint32_t *e, const uint32_t *o)
+{
+    constexpr int N = C::N;
+    uint32_t t[N];
+    t[0] = add_cc(e[0], o[1]);
+#pragma unroll
+    for (int k = 1; k < N - 1; k++)
+        t[k] = addc_cc(e[k], o[k + 1]);
+    t[N - 1] = addc(e[N - 1], 0);
+    return reduce_once<C>(t, 0);
+}
+template <class C>
+DI fe<C> mul_sub_inl(const fe<C> &a, const fe<C> &b, const fe<C> &c, const fe<C> &d)
+{
+    constexpr int N = C::N;
+    const fe<C> dn = mod_minus(d);
+    uint32_t e[N], o[N];
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+        mont_row_sub<C>(e, o, a, b.v[i], c, dn.v[i], i == 0);
+        mont_row_sub<C>(o, e, a, b.v[i + 1], c, dn.v[i + 1], false);
+    }
+    return mont_fin_sub<C>(e, o);
+}
+template <class C>
+__device__ __noinline__ fe<C> mul_sub_call(const fe<C> a, const fe<C> b, const fe<C> c,
+                                           const fe<C> d)
+{
+    return mul_sub_inl(a, b, c, d);
+}
+/* r0 = a b - c d and r1 = e f, their rows interleaved. */
+template <class C>
+__device__ __noinline__ fe_pair<C> mul_sub_pair_call(const fe<C> a, const fe<C> b, const fe<C> c,
+                                                     const fe<C> d, const fe<C> e, const fe<C> f)
+{
+    constexpr int N = C::N;
+    const fe<C> dn = mod_minus(d);
+    uint32_t e0[N], o0[N], e1[N], o1[N];
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+        mont_row_sub<C>(e0, o0, a, b.v[i], c, dn.v[i], i == 0);
+        mont_row<C>(e1, o1, e, f.v[i], i == 0);
+        mont_row_sub<C>(o0, e0, a, b.v[i + 1], c, dn.v[i + 1], false);
+        mont_row<C>(o1, e1, e, f.v[i + 1], false);
+    }
+    fe_pair<C> r;
+    r.r0 = mont_fin_sub<C>(e0, o0);
+    r.r1 = mont_fin<C>(e1, o1);
+    return r;
 }
 
 /* a^-1 = a^(p-2) (Fermat; 0 -> 0), in Montgomery form as everything else: left-to-right

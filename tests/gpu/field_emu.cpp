@@ -181,6 +181,38 @@ template <class C> static void test_fp(int iters)
             c.check("sqr2 second", sz, rz);
             mpz_clears(q, rz, NULL);
         }
+        if (dual_ok<C>()) {
+            /* a b - c d with one reduction (mul_sub_*), alone and beside a product; every
+             * 16th time the largest operands: a, b, c = m - 1 and d = 0 (d' = m) */
+            fe<C> z = c.rnd(), w = c.rnd(), x1 = x, y1 = y;
+            if (it % 16 == 5) {
+                mpz_set(c.u, c.P);
+                if (lazy_of<C>::v)
+                    mpz_mul_2exp(c.u, c.u, 1);
+                mpz_sub_ui(c.u, c.u, 1);
+                x1 = y1 = z = c.from_mpz(c.u);
+                w = fe<C>::zero();
+            }
+            mpz_t a1, b1, q, s, rs, rp;
+            mpz_inits(a1, b1, q, s, rs, rp, NULL);
+            c.to_mpz(a1, x1);
+            c.to_mpz(b1, y1);
+            c.to_mpz(q, z);
+            c.to_mpz(s, w);
+            mpz_mul(rs, a1, b1);
+            mpz_submul(rs, q, s);
+            mpz_mul(rs, rs, c.Rinv);
+            mpz_mod(rs, rs, c.P);
+            c.check("mul_sub_inl", mul_sub_inl(x1, y1, z, w), rs);
+            c.check("mul_sub_call", mul_sub_call(x1, y1, z, w), rs);
+            mpz_mul(rp, q, b1);
+            mpz_mul(rp, rp, c.Rinv);
+            mpz_mod(rp, rp, c.P);
+            const fe_pair<C> pr = mul_sub_pair_call(x1, y1, z, w, z, y1);
+            c.check("mul_sub_pair_call first", pr.r0, rs);
+            c.check("mul_sub_pair_call second", pr.r1, rp);
+            mpz_clears(a1, b1, q, s, rs, rp, NULL);
+        }
         mpz_add(r, a, b);
         mpz_mod(r, r, c.P);
         c.check("add", x + y, r);
