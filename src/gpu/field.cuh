@@ -676,11 +676,11 @@ template <class C> DI fe<C> mont_fin_sub(const uint32_t *e, const uint32_t *o)
     t[N - 1] = addc(e[N - 1], 0);
     return reduce_once<C>(t, 0);
 }
+/* a b + c d' / R with one reduction per row (d' at most m). */
 template <class C>
-DI fe<C> mul_sub_inl(const fe<C> &a, const fe<C> &b, const fe<C> &c, const fe<C> &d)
+DI fe<C> mul_dual_inl(const fe<C> &a, const fe<C> &b, const fe<C> &c, const fe<C> &dn)
 {
     constexpr int N = C::N;
-    const fe<C> dn = mod_minus(d);
     uint32_t e[N], o[N];
 #pragma unroll
     for (int i = 0; i < N; i += 2) {
@@ -690,10 +690,22 @@ DI fe<C> mul_sub_inl(const fe<C> &a, const fe<C> &b, const fe<C> &c, const fe<C>
     return mont_fin_sub<C>(e, o);
 }
 template <class C>
+DI fe<C> mul_sub_inl(const fe<C> &a, const fe<C> &b, const fe<C> &c, const fe<C> &d)
+{
+    return mul_dual_inl(a, b, c, mod_minus(d));
+}
+template <class C>
 __device__ __noinline__ fe<C> mul_sub_call(const fe<C> a, const fe<C> b, const fe<C> c,
                                            const fe<C> d)
 {
     return mul_sub_inl(a, b, c, d);
+}
+/* a b + c d with one reduction per row. */
+template <class C>
+__device__ __noinline__ fe<C> mul_add_call(const fe<C> a, const fe<C> b, const fe<C> c,
+                                           const fe<C> d)
+{
+    return mul_dual_inl(a, b, c, d);
 }
 /* r0 = a b - c d and r1 = e f, their rows interleaved. */
 template <class C>
@@ -832,9 +844,24 @@ template <class C> DI fe<C> add_nr(const fe<C> &a, const fe<C> &b)
         return add_nr_raw(a, b);
 }
 
-/* Karatsuba: 3 base multiplications. */
+/* Karatsuba: 3 base multiplications. With CUZK_GPU_FP2_DUAL (default 1), for 8-limb fields
+ * (BN254's Fp, where dual_ok holds: 5p < R), two sums of two products with one reduction each
+ * instead (mul_sub_call, mul_add_call): 784 multiply-adds against 792, two calls against three
+ * and none of Karatsuba's sums and differences. BN254 G2 MSM 2^24 with tables 125.96-126.22 ->
+ * 124.50-124.59 ms, although ptxas then spills 112-152 bytes in pass B (H200, 2026-12-03,
+ * PERF-NOTES sixteenth pass); BLS12-381's Fp2 (12 limbs, G2 kernels at 255 registers) keeps
+ * Karatsuba. */
+#ifndef CUZK_GPU_FP2_DUAL
+#define CUZK_GPU_FP2_DUAL 1
+#endif
 template <class C> DI fe2<C> operator*(const fe2<C> &a, const fe2<C> &b)
 {
+    if constexpr (CUZK_GPU_FP2_DUAL && C::N == 8) {
+        fe2<C> r;
+        r.c0 = mul_sub_call(a.c0, b.c0, a.c1, b.c1);
+        r.c1 = mul_add_call(a.c0, b.c1, a.c1, b.c0);
+        return r;
+    }
     fe<C> t0 = mul_call(a.c0, b.c0);
     fe<C> t1 = mul_call(a.c1, b.c1);
     fe<C> t2 = mul_call(add_nr(a.c0, a.c1), add_nr(b.c0, b.c1));

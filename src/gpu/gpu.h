@@ -139,7 +139,7 @@ uint64_t cuzk_gpu_tables_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g, uint64_t 
 #define CUZK_GPU_SCALARS_CHECK 4u
 /* No later MSM flagged CUZK_GPU_SCALARS_SAME will need this one's preparation (a one-off MSM
  * over host scalars, e.g. a benchmark's). An MSM that uploads its scalars then runs in two
- * parts, the second's upload overlapping the first's work (the first sixth's or eighth's
+ * parts, the second's upload overlapping the first's work (the first fifth's or eighth's
  * classification, sort and accumulation), the second part's buckets merged into the first's:
  * from 2^21 scalars, in every group but BLS12-381 G2, where the merge costs what the overlap
  * gains (CUZK_GPU_MSM_SPLIT in cuzk_gpu_open: the smallest count split, in every group; 0

@@ -663,13 +663,15 @@ static cuzk_err msm_split_run(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, con
                               const cuzk__gpu_tab *tab, uint64_t *out, cuzk_errbuf *eb)
 {
     /* The first part's work must outlast the second part's upload (~0.57 ns per scalar on
-     * the H200's link): BN254 G1's 2^24 MSM works ~2.8 ns per scalar, so a sixth first; the
+     * the H200's link): BN254 G1's 2^24 MSM works ~2.7 ns per scalar, so a fifth first; the
      * other groups work 5.7 ns (BLS12-381 G1) or more, so an eighth, which leaves less of the
-     * upload exposed. (H200, 2026-12-02, CUZK_GPU_MSM_SPLIT_DIV: BN254 G1 2^24 49.23 ms with a
-     * quarter, 49.14 with a fifth, 48.90 with a sixth; BLS12-381 G1 98.6 with an eighth, 99.3
-     * with a sixth, 100.0 with a fifth: PERF-NOTES twelfth pass.) */
+     * upload exposed. (H200, CUZK_GPU_MSM_SPLIT_DIV: 2026-12-02, BN254 G1 2^24 49.23 ms with a
+     * quarter, 49.14 with a fifth, 48.90 with a sixth, BLS12-381 G1 98.6 with an eighth, 99.3
+     * with a sixth, 100.0 with a fifth; 2026-12-03, with BN254 G1's work 4% shorter, 46.49-46.56
+     * with a quarter, 46.38-46.41 with a fifth, 46.55-46.59 with a sixth: PERF-NOTES twelfth
+     * and sixteenth passes.) */
     const size_t pb = cuzk_gpu_point_bytes(pts->curve, pts->group);
-    const size_t n0 = count / (ctx->split_div ? ctx->split_div : pb <= 64 ? 6 : 8),
+    const size_t n0 = count / (ctx->split_div ? ctx->split_div : pb <= 64 ? 5 : 8),
                  n1 = count - n0;
     cuzk__gpu_part *pt = &ctx->part;
     memset(pt, 0, sizeof *pt);
@@ -695,7 +697,7 @@ static cuzk_err msm_split_run(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, con
                         tab, out, eb);
 }
 
-/* A one-off MSM over host scalars in two parts (CUZK_GPU_SCALARS_ONCE): the first sixth
+/* A one-off MSM over host scalars in two parts (CUZK_GPU_SCALARS_ONCE): the first fifth
  * or eighth uploaded, classified, sorted and accumulated while the rest uploads on the other
  * stream, then the rest into the same buckets (cuzk__gpu_part, gpu_impl.cuh's msm_run). */
 static cuzk_err msm_split(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, const char *base,

@@ -1,9 +1,11 @@
 /*
  * The device field arithmetic (src/gpu/field.cuh) compiled for the host with the PTX carry
  * primitives emulated (CUZK_GPU_HOST_EMU), checked against GMP: Montgomery products a*b/R mod
- * p for the four fields, Fp2 products and squares (u^2 = -1), add / sub / neg, inversions
- * (Fermat in Fp, over the norm in Fp2), zero tests, equality and canon(), on random
- * reduced inputs and the edge values 0, 1, p - 1; the two base fields again as lazy fields
+ * p for the four fields, sums of two products with one reduction (a b -+ c d: mul_sub_*,
+ * mul_add_call, where dual_ok holds), Fp2 products and squares (u^2 = -1), add / sub / neg,
+ * inversions (Fermat in Fp, over the norm in Fp2), zero tests, equality and canon(), on
+ * random reduced inputs and the edge values 0, 1, p - 1; the two base fields again as lazy
+ * fields
  * (elements in [0, 2p), results checked as residues below 2p). Runs on machines without a
  * GPU (CI), so the carry logic of the even/odd multiplication is covered there. Built and run
  * by field_emu_test.sh.
@@ -205,6 +207,11 @@ template <class C> static void test_fp(int iters)
             mpz_mod(rs, rs, c.P);
             c.check("mul_sub_inl", mul_sub_inl(x1, y1, z, w), rs);
             c.check("mul_sub_call", mul_sub_call(x1, y1, z, w), rs);
+            mpz_mul(rp, a1, b1);
+            mpz_addmul(rp, q, s);
+            mpz_mul(rp, rp, c.Rinv);
+            mpz_mod(rp, rp, c.P);
+            c.check("mul_add_call", mul_add_call(x1, y1, z, w), rp);
             mpz_mul(rp, q, b1);
             mpz_mul(rp, rp, c.Rinv);
             mpz_mod(rp, rp, c.P);
