@@ -5,10 +5,9 @@
  * mul_add_call, where dual_ok holds), Fp2 products and squares (u^2 = -1), add / sub / neg,
  * inversions (Fermat in Fp, over the norm in Fp2), zero tests, equality and canon(), on
  * random reduced inputs and the edge values 0, 1, p - 1; the two base fields again as lazy
- * fields
- * (elements in [0, 2p), results checked as residues below 2p). Runs on machines without a
- * GPU (CI), so the carry logic of the even/odd multiplication is covered there. Built and run
- * by field_emu_test.sh.
+ * fields (elements in [0, 2p), results checked as residues below 2p). Runs on machines without
+ * a GPU (CI), so the carry logic of the even/odd multiplication is covered there. Built and
+ * run by field_emu_test.sh.
  */
 #define CUZK_GPU_HOST_EMU 1
 #include <gmp.h>
