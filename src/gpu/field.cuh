@@ -850,7 +850,7 @@ template <class C> DI fe<C> add_nr(const fe<C> &a, const fe<C> &b)
  * and none of Karatsuba's sums and differences. BN254 G2 MSM 2^24 with tables 125.96-126.22 ->
  * 124.50-124.59 ms, although ptxas then spills 112-152 bytes in pass B (H200, 2026-12-03,
  * PERF-NOTES sixteenth pass); BLS12-381's Fp2 (12 limbs, G2 kernels at 255 registers) keeps
- * Karatsuba. */
+ * Karatsuba. The only 8-limb Fp2 is BN254's, whose 5p < R gpu_bn254.cuh asserts. */
 #ifndef CUZK_GPU_FP2_DUAL
 #define CUZK_GPU_FP2_DUAL 1
 #endif

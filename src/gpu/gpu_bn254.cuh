@@ -34,6 +34,9 @@ struct FP {
     static __device__ __forceinline__ uint32_t p(int i) { return LIMB32(fp_p, i); }
     static __device__ __forceinline__ uint32_t one(int i) { return LIMB32(fp_one, i); }
 };
+/* field.cuh's sums of two products with one reduction (dual_ok) and the squaring rows need
+ * 5p < 2^256; its Fp2 product takes them for every 8-limb field without a run-time check. */
+static_assert(5 * ((fp_p_h[3] >> 32) + 1) <= (1ull << 32), "BN254 p < 2^256 / 5");
 /* Fp with elements kept in [0, 2p) (field.cuh, `lazy`): the G1 MSM's field. */
 struct FPL : FP {
     static constexpr bool lazy = true;
