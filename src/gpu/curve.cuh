@@ -124,36 +124,34 @@ template <class F> struct xyzz_regs {
     DI void set(const xyzz<F> &q) { p = q; }
 };
 
-/* The mixed addition's last products: y3 = R (q1 - x3) - y ppp, zz3 = zz pp, zzz3 = zzz ppp.
- * In Fp2 (G2) two pairs of products one after the other (field.cuh's mul2 for fe2). In Fp,
- * by CUZK_GPU_Y3 where field.cuh's dual_use holds (BN254's Fp): 0 two interleaved pairs,
- * y3's products and then zz3's and zzz3's; 1 y3 with one reduction (mul_sub_call), then the
- * pair; 2 (the default) y3 with one reduction beside zz3's product (mul_sub_pair_call), then
- * zzz3's. BN254 G1 MSM 2^24 with tables: 48.2 (0), 46.6 (1), 46.5 ms (2) (H200, 2026-12-03,
- * PERF-NOTES sixteenth pass). */
+/* The mixed addition's last products: y3 = R (q1 - x3) - y ppp, zz3 = zz pp, zzz3 = zzz ppp,
+ * as two interleaved pairs (y3's products, then zz3's and zzz3's; field.cuh's mul2, one
+ * product after another in Fp2). */
+template <class F, class S>
+DI void madd_tail_pairs(S &p, const F &R, const F &b, const F &ppp, const F &pp, const F &x3)
+{
+    F t, v;
+    mul2(t, R, b, v, p.y(), ppp);
+    p.set_y(t - v);
+    p.set_x(x3);
+    F zz3, zzz3;
+    mul2(zz3, p.zz(), pp, zzz3, p.zzz(), ppp);
+    p.set_zz(zz3);
+    p.set_zzz(zzz3);
+}
+/* In Fp where field.cuh's dual_use holds (BN254's), unless CUZK_GPU_Y3 is 0: y3 with one
+ * reduction beside zz3's product (mul_sub_pair_call), then zzz3's. BN254 G1 MSM 2^24 with
+ * tables 48.2 -> 46.5 ms (y3 alone, then the pair: 46.6; H200, 2026-12-03, PERF-NOTES
+ * sixteenth pass). */
 #ifndef CUZK_GPU_Y3
-#define CUZK_GPU_Y3 2
+#define CUZK_GPU_Y3 1
 #endif
 template <class C, class S>
 DI void madd_tail(S &p, const fe<C> &R, const fe<C> &b, const fe<C> &ppp, const fe<C> &pp,
                   const fe<C> &x3)
 {
     if (CUZK_GPU_Y3 == 0 || !dual_use<C>()) {
-        fe<C> t, v;
-        mul2(t, R, b, v, p.y(), ppp);
-        p.set_y(t - v);
-        p.set_x(x3);
-        fe<C> zz3, zzz3;
-        mul2(zz3, p.zz(), pp, zzz3, p.zzz(), ppp);
-        p.set_zz(zz3);
-        p.set_zzz(zzz3);
-    } else if (CUZK_GPU_Y3 == 1) {
-        p.set_y(mul_sub_call(R, b, p.y(), ppp));
-        p.set_x(x3);
-        fe<C> zz3, zzz3;
-        mul2(zz3, p.zz(), pp, zzz3, p.zzz(), ppp);
-        p.set_zz(zz3);
-        p.set_zzz(zzz3);
+        madd_tail_pairs(p, R, b, ppp, pp, x3);
     } else {
         const fe_pair<C> r = mul_sub_pair_call(R, b, p.y(), ppp, p.zz(), pp);
         p.set_y(r.r0);
@@ -166,14 +164,7 @@ template <class C, class S>
 DI void madd_tail(S &p, const fe2<C> &R, const fe2<C> &b, const fe2<C> &ppp, const fe2<C> &pp,
                   const fe2<C> &x3)
 {
-    fe2<C> t, v;
-    mul2(t, R, b, v, p.y(), ppp);
-    p.set_y(t - v);
-    p.set_x(x3);
-    fe2<C> zz3, zzz3;
-    mul2(zz3, p.zz(), pp, zzz3, p.zzz(), ppp);
-    p.set_zz(zz3);
-    p.set_zzz(zzz3);
+    madd_tail_pairs(p, R, b, ppp, pp, x3);
 }
 
 /* p += q, q affine (possibly infinity), p through the accessors x() .. zzz(), set_x() ..

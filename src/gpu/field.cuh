@@ -407,8 +407,10 @@ template <class C> DI void mont_red(uint32_t *X, uint32_t *Y)
 }
 
 /* After the last row (run with X = o, so o[0] = 0): the product is e + (o >> 32), < 2p: a
- * lazy field keeps it so, any other subtracts p once. */
-template <class C> DI fe<C> mont_fin(const uint32_t *e, const uint32_t *o)
+ * lazy field keeps it so, any other subtracts p once. SUB: the representation's modulus is
+ * subtracted once when the value reaches it, in a lazy field too (mul_sub's sums end below
+ * 3p). */
+template <class C, bool SUB = false> DI fe<C> mont_fin(const uint32_t *e, const uint32_t *o)
 {
     constexpr int N = C::N;
     uint32_t t[N];
@@ -417,7 +419,7 @@ template <class C> DI fe<C> mont_fin(const uint32_t *e, const uint32_t *o)
     for (int k = 1; k < N - 1; k++)
         t[k] = addc_cc(e[k], o[k + 1]);
     t[N - 1] = addc(e[N - 1], 0);
-    if constexpr (lazy_of<C>::v) {
+    if constexpr (lazy_of<C>::v && !SUB) {
         fe<C> r;
 #pragma unroll
         for (int k = 0; k < N; k++)
@@ -652,29 +654,18 @@ DI void mont_row_sub(uint32_t *X, uint32_t *Y, const fe<C> &a, uint32_t bi, cons
     mont_row_add<C>(X, Y, c, di);
     mont_red<C>(X, Y);
 }
-/* m - d, for d below m (the operand of mul_sub's second product). */
-template <class C> DI fe<C> mod_minus(const fe<C> &d)
+/* m - d for d below m, m the representation's modulus (p with TWO false): mul_sub's second
+ * operand, the NTT's negated twiddles (ntt_kernels.cuh's ntt_tw, r - w). */
+template <class C, bool TWO = lazy_of<C>::v> DI fe<C> mod_minus(const fe<C> &d)
 {
     constexpr int N = C::N;
     fe<C> r;
-    r.v[0] = sub_cc(rep_mod<C>(0), d.v[0]);
+    r.v[0] = sub_cc(rep_mod<C, TWO>(0), d.v[0]);
 #pragma unroll
     for (int i = 1; i < N - 1; i++)
-        r.v[i] = subc_cc(rep_mod<C>(i), d.v[i]);
-    r.v[N - 1] = subc(rep_mod<C>(N - 1), d.v[N - 1]);
+        r.v[i] = subc_cc(rep_mod<C, TWO>(i), d.v[i]);
+    r.v[N - 1] = subc(rep_mod<C, TWO>(N - 1), d.v[N - 1]);
     return r;
-}
-/* After mul_sub's last row (as mont_fin): below 3m, one subtraction of m when it is >= m. */
-template <class C> DI fe<C> mont_fin_sub(const uint32_t *e, const uint32_t *o)
-{
-    constexpr int N = C::N;
-    uint32_t t[N];
-    t[0] = add_cc(e[0], o[1]);
-#pragma unroll
-    for (int k = 1; k < N - 1; k++)
-        t[k] = addc_cc(e[k], o[k + 1]);
-    t[N - 1] = addc(e[N - 1], 0);
-    return reduce_once<C>(t, 0);
 }
 /* a b + c d' / R with one reduction per row (d' at most m). */
 template <class C>
@@ -687,7 +678,7 @@ DI fe<C> mul_dual_inl(const fe<C> &a, const fe<C> &b, const fe<C> &c, const fe<C
         mont_row_sub<C>(e, o, a, b.v[i], c, dn.v[i], i == 0);
         mont_row_sub<C>(o, e, a, b.v[i + 1], c, dn.v[i + 1], false);
     }
-    return mont_fin_sub<C>(e, o);
+    return mont_fin<C, true>(e, o);
 }
 template <class C>
 DI fe<C> mul_sub_inl(const fe<C> &a, const fe<C> &b, const fe<C> &c, const fe<C> &d)
@@ -723,7 +714,7 @@ __device__ __noinline__ fe_pair<C> mul_sub_pair_call(const fe<C> a, const fe<C> 
         mont_row<C>(o1, e1, e, f.v[i + 1], false);
     }
     fe_pair<C> r;
-    r.r0 = mont_fin_sub<C>(e0, o0);
+    r.r0 = mont_fin<C, true>(e0, o0);
     r.r1 = mont_fin<C>(e1, o1);
     return r;
 }

@@ -84,14 +84,7 @@ DI fe<FR> ntt_tw(const fe<FR> *tw, uint32_t ti, int inverse, uint32_t half_tab)
     if (!inverse || ti == 0)
         return ld16(tw + ti);
     /* -w = r - w: canonical, as w is (in a lazy FR too: ntt_rep_of) and not 0 */
-    const fe<FR> w = ld16(tw + (half_tab - ti));
-    fe<FR> r;
-    r.v[0] = sub_cc(FR::p(0), w.v[0]);
-#pragma unroll
-    for (int i = 1; i < FR::N - 1; i++)
-        r.v[i] = subc_cc(FR::p(i), w.v[i]);
-    r.v[FR::N - 1] = subc(FR::p(FR::N - 1), w.v[FR::N - 1]);
-    return r;
+    return mod_minus<FR, false>(ld16(tw + (half_tab - ti)));
 }
 
 /* Staged twiddles (TWS): stage st of a pass (stage m0 + st) uses 2^(st + lob) distinct twiddles,
