@@ -44,6 +44,7 @@
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
+#include <limits.h>
 #include <string.h>
 
 #include "gpu/curve.cuh"
@@ -398,9 +399,19 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         int endbit = gbits + c - 1;
         cub::DoubleBuffer<uint32_t> dk(k0, k1), dv(v0, v1);
         size_t tbs = 0;
-        CU(cub::DeviceRadixSort::SortPairs(NULL, tbs, dk, dv, (int64_t)M, 0, endbit, st));
-        SCRATCH(SCR_CUB, tbs + 256, cubtmp);
-        CU(cub::DeviceRadixSort::SortPairs(cubtmp, tbs, dk, dv, (int64_t)M, 0, endbit, st));
+        /* 32-bit offsets where the entries fit: CUB's onesweep then takes 23 pairs per thread
+         * instead of 17 (fewer tiles, fewer look-backs): G1 BN254 2^24 46.4 -> 45.8 ms, 2^26
+         * 167.4 -> 165.6 (H200, 2026-12-03; 256 or 512 threads, 20, 26 or 30 pairs were
+         * slower: src/gpu/PERF-NOTES.md, seventeenth pass). */
+        if (M <= (size_t)INT_MAX) {
+            CU(cub::DeviceRadixSort::SortPairs(NULL, tbs, dk, dv, (int)M, 0, endbit, st));
+            SCRATCH(SCR_CUB, tbs + 256, cubtmp);
+            CU(cub::DeviceRadixSort::SortPairs(cubtmp, tbs, dk, dv, (int)M, 0, endbit, st));
+        } else {
+            CU(cub::DeviceRadixSort::SortPairs(NULL, tbs, dk, dv, (int64_t)M, 0, endbit, st));
+            SCRATCH(SCR_CUB, tbs + 256, cubtmp);
+            CU(cub::DeviceRadixSort::SortPairs(cubtmp, tbs, dk, dv, (int64_t)M, 0, endbit, st));
+        }
         keys = dk.Current();
         vals = dv.Current();
         ctx->prep.ksel = dk.selector;
