@@ -23,9 +23,12 @@ __constant__ uint64_t fr_one[4] = BLS12_381_FR_ONE;
 /* Limb i (32-bit) of a 64-bit-limb constant: the low word of each 64-bit limb comes first. */
 #define LIMB32(arr, i) ((uint32_t)((arr)[(i) >> 1] >> (((i)&1) * 32)))
 
+/* 5p < 2^384 (field.cuh, p5_of; its squaring rows and dual sums are for 8 limbs only). */
+static_assert(5 * ((fp_p_h[5] >> 32) + 1) <= (1ull << 32), "BLS12-381 p < 2^384 / 5");
 struct FP {
     static constexpr int N = 12;
     static constexpr uint32_t n0 = (uint32_t)BLS12_381_FP_N0;
+    static constexpr bool p5_fits = true;
     static __device__ __forceinline__ uint32_t p(int i) { return LIMB32(fp_p, i); }
     static __device__ __forceinline__ uint32_t one(int i) { return LIMB32(fp_one, i); }
 };
@@ -49,6 +52,8 @@ __constant__ uint64_t fr_p2[4] = { /* 2r (< 2^256) */
     (fr_p_h[3] << 1) | (fr_p_h[2] >> 63),
 };
 static_assert((fr_p_h[3] >> 63) == 0, "2r fits 256 bits");
+/* 5r > 2^256: no squaring rows or dual sums in Fr (FR has no p5_fits). */
+static_assert(5 * ((fr_p_h[3] >> 32) + 1) > (1ull << 32), "BLS12-381 r > 2^256 / 5");
 struct FRL;
 struct FR {
     static constexpr int N = 8;

@@ -31,12 +31,14 @@ __constant__ uint64_t fr_one[4] = BN254_FR_ONE;
 struct FP {
     static constexpr int N = 8;
     static constexpr uint32_t n0 = (uint32_t)BN254_FP_N0;
+    static constexpr bool p5_fits = true; /* 5p < 2^256 (field.cuh, p5_of) */
     static __device__ __forceinline__ uint32_t p(int i) { return LIMB32(fp_p, i); }
     static __device__ __forceinline__ uint32_t one(int i) { return LIMB32(fp_one, i); }
 };
 /* field.cuh's sums of two products with one reduction (dual_ok) and the squaring rows need
- * 5p < 2^256; its Fp2 product takes them for every 8-limb field without a run-time check. */
+ * 5p < 2^256 (p5_fits); its Fp2 product takes them for every 8-limb field. */
 static_assert(5 * ((fp_p_h[3] >> 32) + 1) <= (1ull << 32), "BN254 p < 2^256 / 5");
+static_assert(5 * ((fr_p_h[3] >> 32) + 1) <= (1ull << 32), "BN254 r < 2^256 / 5");
 /* Fp with elements kept in [0, 2p) (field.cuh, `lazy`): the G1 MSM's field. */
 struct FPL : FP {
     static constexpr bool lazy = true;
@@ -46,6 +48,7 @@ struct FRL;
 struct FR {
     static constexpr int N = 8;
     static constexpr uint32_t n0 = (uint32_t)BN254_FR_N0;
+    static constexpr bool p5_fits = true; /* 5r < 2^256 */
     static __device__ __forceinline__ uint32_t p(int i) { return LIMB32(fr_p, i); }
     static __device__ __forceinline__ uint32_t one(int i) { return LIMB32(fr_one, i); }
     typedef FRL ntt_rep; /* the NTT passes' field (ntt_kernels.cuh, ntt_rep_of) */

@@ -17,17 +17,18 @@ static const uint64_t bls_p[6] = BLS12_381_FP_P, bls_one[6] = BLS12_381_FP_ONE;
 static const uint64_t bnr_p[4] = BN254_FR_P, bnr_one[4] = BN254_FR_ONE;
 static const uint64_t blsr_p[4] = BLS12_381_FR_P, blsr_one[4] = BLS12_381_FR_ONE;
 
-#define CFG(name, n, arr, onearr, n0v)                                                       \
+#define CFG(name, n, arr, onearr, n0v, p5)                                                   \
     struct name {                                                                            \
         static constexpr int N = n;                                                          \
         static constexpr uint32_t n0 = (uint32_t)(n0v);                                      \
+        static constexpr bool p5_fits = p5; /* 5p < 2^(32N): field_emu checks it */          \
         static uint32_t p(int i) { return LIMB32(arr, i); }                                  \
         static uint32_t one(int i) { return LIMB32(onearr, i); }                             \
     };
-CFG(BnFp, 8, bn_p, bn_one, BN254_FP_N0)
-CFG(BlsFp, 12, bls_p, bls_one, BLS12_381_FP_N0)
-CFG(BnFr, 8, bnr_p, bnr_one, BN254_FR_N0)
-CFG(BlsFrG, 8, blsr_p, blsr_one, BLS12_381_FR_N0)
+CFG(BnFp, 8, bn_p, bn_one, BN254_FP_N0, true)
+CFG(BlsFp, 12, bls_p, bls_one, BLS12_381_FP_N0, true)
+CFG(BnFr, 8, bnr_p, bnr_one, BN254_FR_N0, true)
+CFG(BlsFrG, 8, blsr_p, blsr_one, BLS12_381_FR_N0, false)
 #undef CFG
 /* BLS12-381's r as the device configures it (gpu_bls12_381.cuh): the reduction without
  * multiplications for m p_0 and m p_1 (field.cuh, low64_1); BlsFrG is the generic one. */

@@ -127,6 +127,13 @@ template <class C> static void test_fp(int iters)
     ctx<C> c;
     mpz_t a, b, r;
     mpz_inits(a, b, r, NULL);
+    /* The config's p5_fits (field.cuh's p5_of: squaring rows, dual sums) is 5p < 2^(32N). */
+    mpz_mul_ui(a, c.P, 5);
+    checks++;
+    if (p5_of<C>::v != (mpz_sizeinbase(a, 2) <= 32 * (size_t)C::N)) {
+        failed++;
+        printf("MISMATCH p5_fits (N=%d p0=%08x): %d\n", C::N, C::p(0), (int)p5_of<C>::v);
+    }
     for (int it = 0; it < iters; it++) {
         fe<C> x = c.rnd(), y = c.rnd();
         c.to_mpz(a, x);
