@@ -201,7 +201,7 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
         e = cudaEventCreateWithFlags(&ctx->stage_ev[i], cudaEventDisableTiming);
     if (e == cudaSuccess)
         e = cudaStreamCreateWithFlags(&ctx->up_stream, cudaStreamNonBlocking);
-    for (int i = 0; i < 2 && e == cudaSuccess; i++)
+    for (int i = 0; i < CUZK_GPU_SPLIT_MAXP && e == cudaSuccess; i++)
         e = cudaEventCreateWithFlags(&ctx->up_ev[i], cudaEventDisableTiming);
     if (e == cudaSuccess) {
         /* Staging is an optimisation: without it uploads read pageable memory directly. */
@@ -282,6 +282,17 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
         }
         ctx->split_div = (unsigned)v;
     }
+    /* CUZK_GPU_MSM_SPLIT_PARTS: 2 or 3 parts (A/B runs; unset: by group, msm_split_run). */
+    const char *spp = getenv("CUZK_GPU_MSM_SPLIT_PARTS");
+    if (spp && *spp) {
+        if (spp[1] || spp[0] < '2' || spp[0] > '0' + CUZK_GPU_SPLIT_MAXP) {
+            r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                          "cuzk_gpu_open: CUZK_GPU_MSM_SPLIT_PARTS=%s: expected 2 or 3", spp);
+            cuzk_gpu_close(ctx);
+            return r;
+        }
+        ctx->split_parts = (unsigned)(spp[0] - '0');
+    }
     /* NTT pass geometry (ntt_core; gpu_internal.cuh): blocks of up to 2^10 or 2^11 elements,
      * tiles of 2^1..2^3 (unset: by size), greedy or even passes. A value set but not understood
      * is refused: an A/B run must not measure the default under another name. */
@@ -342,7 +353,7 @@ void cuzk_gpu_close(cuzk_gpu_ctx *ctx)
         cudaStreamSynchronize(ctx->up_stream);
         cudaStreamDestroy(ctx->up_stream);
     }
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < CUZK_GPU_SPLIT_MAXP; i++)
         if (ctx->up_ev[i])
             cudaEventDestroy(ctx->up_ev[i]);
     if (ctx->stream)
@@ -644,17 +655,22 @@ cuzk_err cuzk_gpu_scalars_stage(cuzk_gpu_ctx *ctx, const void *host, size_t n, s
     return CUZK_OK;
 }
 
-/* The second part's upload of a split MSM, on the upload stream; the part waits for it. */
-static cuzk_err split_queue_rest(cuzk_gpu_ctx *ctx, uint8_t *dst, const uint8_t *src,
-                                 size_t bytes, bool after_first, cuzk_errbuf *eb)
+/* The upload of a split MSM's parts after the first, [from, P), on the upload stream, each
+ * part's end recorded in up_ev[k] for the part to wait on. */
+static cuzk_err split_queue_rest(cuzk_gpu_ctx *ctx, uint8_t *d_sc, const uint8_t *h,
+                                 const size_t *beg, int from, int P, bool after_first,
+                                 cuzk_errbuf *eb)
 {
     if (after_first) {
         /* Behind the first part's copy: sharing the link would delay the first part. */
         CU(cudaEventRecord(ctx->up_ev[0], ctx->stream));
         CU(cudaStreamWaitEvent(ctx->up_stream, ctx->up_ev[0], 0));
     }
-    TRY(upload(ctx, dst, src, bytes, ctx->up_stream, eb));
-    CU(cudaEventRecord(ctx->up_ev[1], ctx->up_stream));
+    for (int k = from; k < P; k++) {
+        TRY(upload(ctx, d_sc + beg[k] * 32, h + beg[k] * 32, (beg[k + 1] - beg[k]) * 32,
+                   ctx->up_stream, eb));
+        CU(cudaEventRecord(ctx->up_ev[k], ctx->up_stream));
+    }
     return CUZK_OK;
 }
 
@@ -662,44 +678,74 @@ static cuzk_err msm_split_run(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, con
                               size_t count, const uint8_t *h, uint8_t *d_sc, bool mont,
                               const cuzk__gpu_tab *tab, uint64_t *out, cuzk_errbuf *eb)
 {
-    /* The first part's work must outlast the second part's upload (~0.57 ns per scalar on
-     * the H200's link): BN254 G1's 2^24 MSM works ~2.7 ns per scalar, so a fifth first; the
-     * other groups work 5.7 ns (BLS12-381 G1) or more, so an eighth, which leaves less of the
-     * upload exposed. (H200, CUZK_GPU_MSM_SPLIT_DIV: 2026-12-02, BN254 G1 2^24 49.23 ms with a
-     * quarter, 49.14 with a fifth, 48.90 with a sixth, BLS12-381 G1 98.6 with an eighth, 99.3
-     * with a sixth, 100.0 with a fifth; 2026-12-03, with BN254 G1's work 4% shorter, 46.49-46.56
-     * with a quarter, 46.38-46.41 with a fifth, 46.55-46.59 with a sixth: PERF-NOTES twelfth
-     * and sixteenth passes.) */
+    /* Each part's work must outlast the next part's upload (~0.57 ns per scalar on the
+     * H200's link): BN254 G1's 2^24 MSM works ~2.7 ns per scalar, so each part up to 4 times
+     * the one before (D = 5: two parts 1/5 and 4/5); the other groups work 5.7 ns (BLS12-381
+     * G1) or more, so D = 8. (H200, CUZK_GPU_MSM_SPLIT_DIV: 2026-12-02, BN254 G1 2^24 49.23 ms
+     * with a quarter, 49.14 with a fifth, 48.90 with a sixth, BLS12-381 G1 98.6 with an eighth,
+     * 99.3 with a sixth, 100.0 with a fifth; 2026-12-03, with BN254 G1's work 4% shorter,
+     * 46.49-46.56 with a quarter, 46.38-46.41 with a fifth, 46.55-46.59 with a sixth: PERF-NOTES
+     * twelfth and sixteenth passes.) Parts grow by D - 1: with three, the first (exposed)
+     * upload is 1 / (1 + (D - 1) + (D - 1)^2) of the scalars instead of 1 / D, for one more
+     * merge of the buckets and smaller grids: three for BN254 G1 only (2^24 with tables, two
+     * parts / three: BN254 G1 43.57-43.70 / 43.00-43.11 ms, BLS12-381 G1 93.60-93.62 /
+     * 95.08-95.20, BN254 G2 124.53-124.59 / 126.76-127.12; H200, 2026-12-03, PERF-NOTES
+     * eighteenth pass; CUZK_GPU_MSM_SPLIT_PARTS overrides it). */
     const size_t pb = cuzk_gpu_point_bytes(pts->curve, pts->group);
-    const size_t n0 = count / (ctx->split_div ? ctx->split_div : pb <= 64 ? 5 : 8),
-                 n1 = count - n0;
+    const unsigned D = ctx->split_div ? ctx->split_div : pb <= 64 ? 5 : 8;
+    int P = ctx->split_parts ? (int)ctx->split_parts : pb <= 64 ? 3 : 2;
+    /* A pageable buffer's later parts go through the staging buffers on this thread: with
+     * three parts the second part's work would be queued only after the third's upload. */
+    if (!upload_direct(ctx, h, count * 32))
+        P = 2;
+    /* Part k is (D - 1)^k / sum_j (D - 1)^j of the scalars; fewer parts where the first would
+     * hold fewer than two (an empty part would launch empty grids). */
+    size_t beg[CUZK_GPU_SPLIT_MAXP + 1];
+    double wsum, w;
+    for (;; P--) {
+        wsum = 0, w = 1;
+        for (int k = 0; k < P; k++, w *= D - 1)
+            wsum += w;
+        if (P == 1 || (double)count >= 2 * wsum)
+            break;
+    }
+    w = 1;
+    beg[0] = 0;
+    for (int k = 1; k < P; k++, w *= D - 1)
+        beg[k] = beg[k - 1] + (size_t)((double)count * w / wsum);
+    beg[P] = count;
     cuzk__gpu_part *pt = &ctx->part;
     memset(pt, 0, sizeof *pt);
     pt->on = true;
-    pt->first = true;
     pt->total = count;
-    pt->nmax = n1;
-    TRY(upload(ctx, d_sc, h, n0 * 32, ctx->stream, eb));
-    /* A page-locked buffer's second part is queued at once (the DMA engine works alone); a
-     * pageable one's goes through the staging buffers on this thread, so after the first
+    pt->parts = P;
+    for (int k = 0; k < P; k++)
+        if (beg[k + 1] - beg[k] > pt->nmax)
+            pt->nmax = beg[k + 1] - beg[k];
+    TRY(upload(ctx, d_sc, h, beg[1] * 32, ctx->stream, eb));
+    /* A page-locked buffer's later parts are queued at once (the DMA engine works alone); a
+     * pageable one's go through the staging buffers on this thread, so after the first
      * part's work is queued (the copy then runs beside it). */
-    const bool direct = upload_direct(ctx, h + n0 * 32, n1 * 32);
+    const bool direct = upload_direct(ctx, h + beg[1] * 32, (count - beg[1]) * 32);
     if (direct)
-        TRY(split_queue_rest(ctx, d_sc + n0 * 32, h + n0 * 32, n1 * 32, true, eb));
-    TRY(msm_dispatch(ctx, pts->curve, pts->group, base, n0, d_sc, mont, tab, out, eb));
-    if (!direct)
-        TRY(split_queue_rest(ctx, d_sc + n0 * 32, h + n0 * 32, n1 * 32, false, eb));
-    pt->first = false;
-    pt->last = true;
-    pt->base = n0;
-    pt->ready = ctx->up_ev[1];
-    return msm_dispatch(ctx, pts->curve, pts->group, base + n0 * pb, n1, d_sc + n0 * 32, mont,
-                        tab, out, eb);
+        TRY(split_queue_rest(ctx, d_sc, h, beg, 1, P, true, eb));
+    for (int k = 0; k < P; k++) {
+        pt->first = k == 0;
+        pt->last = k == P - 1;
+        pt->base = beg[k];
+        pt->ready = k ? ctx->up_ev[k] : NULL;
+        TRY(msm_dispatch(ctx, pts->curve, pts->group, base + beg[k] * pb, beg[k + 1] - beg[k],
+                         d_sc + beg[k] * 32, mont, tab, out, eb));
+        if (k == 0 && !direct)
+            TRY(split_queue_rest(ctx, d_sc, h, beg, 1, P, false, eb));
+    }
+    return CUZK_OK;
 }
 
-/* A one-off MSM over host scalars in two parts (CUZK_GPU_SCALARS_ONCE): the first fifth
- * or eighth uploaded, classified, sorted and accumulated while the rest uploads on the other
- * stream, then the rest into the same buckets (cuzk__gpu_part, gpu_impl.cuh's msm_run). */
+/* A one-off MSM over host scalars in two or three parts (CUZK_GPU_SCALARS_ONCE): the first
+ * (BN254 G1: 1/21 of three; the others: 1/8 of two) uploaded, classified, sorted and
+ * accumulated while the rest uploads on the other stream, then each next part into the same
+ * buckets (cuzk__gpu_part, gpu_impl.cuh's msm_run). */
 static cuzk_err msm_split(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, const char *base,
                           size_t count, const uint8_t *h, uint8_t *d_sc, bool mont,
                           const cuzk__gpu_tab *tab, uint64_t *out, cuzk_errbuf *eb)
@@ -772,13 +818,16 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
                                       &tab, out, eb);
     ctx->prep_reuse = false;
     ctx->prep_check = false;
-    if (trace_on())
+    if (trace_on() && split)
+        fprintf(stderr,
+                "[gpu %d] msm G%d n=%zu: msm %.2f ms (in %d parts, each part's upload beside "
+                "the work before it; %d ran alone)\n",
+                ctx->device, pts->group == CUZK_GPU_G2 ? 2 : 1, count, trace_lap(ctx, &tt),
+                ctx->part.parts, ctx->part.alone);
+    else if (trace_on())
         fprintf(stderr, "[gpu %d] msm G%d n=%zu: upload %.2f ms, msm %.2f ms (%s)\n",
                 ctx->device, pts->group == CUZK_GPU_G2 ? 2 : 1, count, t_up,
-                trace_lap(ctx, &tt),
-                reuse   ? "prepared scalars reused"
-                : split ? "in two parts, the second's upload beside the first's work"
-                        : "scalars prepared");
+                trace_lap(ctx, &tt), reuse ? "prepared scalars reused" : "scalars prepared");
     if (e) {
         ctx->prep.valid = 0;
         ctx->up.valid = 0;

@@ -266,8 +266,9 @@ static cuzk_err msm_finish(cuzk_gpu_ctx *ctx, int c, int g, xyzz<F> *buckets,
 }
 
 /* One MSM, or one part of a split one (ctx->part, cuzk__gpu_part in gpu_internal.cuh): the
- * first part fills the buckets and returns, the last adds its own into them and finishes (or,
- * when it runs alone, finishes both and adds the two results on the host). */
+ * first part fills the buckets and returns, a middle part adds its own into them and returns,
+ * the last adds its own and finishes (a part that runs alone finishes the parts before it,
+ * starts the buckets afresh, and the last adds the finished sums on the host). */
 template <class F, class FR, int NBITS, int CURVE>
 static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const void *d_sc,
                         bool mont, const cuzk__gpu_tab *tab, uint64_t *out, cuzk_errbuf *eb)
@@ -345,37 +346,50 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         ctx->prep.c = 0; /* no digits sorted yet */
     }
     /* Windows: c bits, W of them, into g bucket sets (g < W: the set's tables). A split MSM's
-     * plan is the first part's, for its count of others scaled to the whole MSM; the last
-     * part runs alone when it holds more than twice the others that count predicts. */
+     * plan is the first part's, for its count of others scaled to the whole MSM; a later part
+     * runs alone when it holds more than twice the others that the parts before predict: their
+     * sum is finished into pt->first_out and this part starts the buckets afresh under a plan
+     * for its own count (scaled to the parts left, itself included). */
     int c, g;
     bool add = false, alone = false;
     if (!split) {
         cuzk__gpu_msm_plan(n2 ? n2 : 1, NBITS, tab->t, tab->s, &c, &g);
-    } else if (pt->first) {
-        const double est = (double)n2 * (double)pt->total / (double)n;
-        cuzk__gpu_msm_plan(est >= 1 ? (size_t)est : 1, NBITS, tab->t, tab->s, &c, &g);
-        pt->c = c;
-        pt->g = g;
-        pt->n1 = n1;
-        pt->n2 = n2;
     } else {
-        const double pred = (double)pt->n2 * (double)n / (double)(pt->base ? pt->base : 1);
-        alone = (double)n2 > 2 * pred + 65536;
-        if (alone)
-            cuzk__gpu_msm_plan(n2 ? n2 : 1, NBITS, tab->t, tab->s, &c, &g);
-        else {
+        if (!pt->first) {
+            const double pred =
+                (double)pt->n2 * (double)n / (double)(pt->n_seen ? pt->n_seen : 1);
+            alone = (double)n2 > 2 * pred + 65536;
+        }
+        if (pt->first || alone) {
+            if (alone && (pt->n1 || pt->n2)) {
+                /* The parts before: their buckets and ones are where they left them. */
+                uint64_t sum[36];
+                TRY((msm_finish<F, CURVE>(ctx, pt->c, pt->g,
+                                          pt->n2 ? (X *)ctx->scr[SCR_BUCKETS] : NULL,
+                                          pt->n1 ? (const X *)ctx->scr[SCR_CHUNK1] : NULL, sum,
+                                          eb)));
+                if (pt->has_out)
+                    cuzk__gpu_jac_add(CURVE, g2_of<F, CURVE>(), pt->first_out, sum);
+                else
+                    memcpy(pt->first_out, sum, sizeof sum);
+                pt->has_out = true;
+            }
+            pt->alone += alone;
+            const double est = (double)n2 * (double)(pt->total - pt->base) / (double)n;
+            cuzk__gpu_msm_plan(est >= 1 ? (size_t)est : 1, NBITS, tab->t, tab->s, &c, &g);
+            pt->c = c;
+            pt->g = g;
+            pt->n1 = 0; /* counted below, with this part's */
+            pt->n2 = 0;
+            pt->n_seen = 0;
+        } else {
             c = pt->c;
             g = pt->g;
             add = true;
         }
     }
-    if (alone) {
-        /* The first part's sum first: its buckets and ones are where it left them. */
-        TRY((msm_finish<F, CURVE>(ctx, pt->c, pt->g,
-                                  pt->n2 ? (X *)ctx->scr[SCR_BUCKETS] : NULL,
-                                  pt->n1 ? (const X *)ctx->scr[SCR_CHUNK1] : NULL,
-                                  pt->first_out, eb)));
-    }
+    /* A split MSM's part that starts the buckets (and the ones bucket) afresh. */
+    const bool fresh = split && (pt->first || alone);
     int W = NBITS / c + 1;
     const uint32_t stride = g < W ? (uint32_t)tab->stride : 0;
     if (n2 && reuse && ctx->prep.c == c && ctx->prep.g == g && ctx->prep.stride == stride) {
@@ -426,20 +440,20 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
     X *ones = NULL;
     if (split) {
         SCRATCH(SCR_CHUNK1, 2 * sizeof(X), ones);
-        if (pt->first)
+        if (fresh)
             CU(cudaMemsetAsync(ones, 0, 2 * sizeof(X), st));
     } else if (n1) {
         SCRATCH(SCR_CHUNK1, sizeof(X), ones);
         CU(cudaMemsetAsync(ones, 0, sizeof(X), st));
     }
-    X *ones_here = split && !pt->first ? ones + 1 : ones;
+    X *ones_here = split && !fresh ? ones + 1 : ones;
     if (n1)
         TRY((accumulate<F, true>(ctx, NULL, idx1, n1, pts, ones_here, tab->ba_g1, eb)));
     /* Everything else: Pippenger. */
     const uint32_t B = 1u << (c - 1);
     const size_t nbk = (size_t)g * B;
     X *buckets = NULL;
-    if (n2 || (split && (pt->first || (add && pt->n2)))) {
+    if (n2 || fresh || (add && pt->n2)) {
         SCRATCH(SCR_BUCKETS, nbk * sizeof(X), buckets);
         if (!add)
             CU(cudaMemsetAsync(buckets, 0, nbk * sizeof(X), st));
@@ -461,22 +475,23 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
             LAUNCHED("k_add_into");
         }
     }
-    if (split && pt->first)
-        return CUZK_OK; /* the last part adds to these buckets and finishes */
-    if (!split || alone) {
-        TRY((msm_finish<F, CURVE>(ctx, c, g, n2 ? buckets : NULL, n1 ? ones_here : NULL, out,
-                                  eb)));
-        if (alone)
-            cuzk__gpu_jac_add(CURVE, g2_of<F, CURVE>(), out, pt->first_out);
-        return CUZK_OK;
-    }
-    /* The last part, added into the first's buckets: its ones bucket into the first's. */
-    if (n1) {
+    if (!split)
+        return msm_finish<F, CURVE>(ctx, c, g, n2 ? buckets : NULL, n1 ? ones : NULL, out, eb);
+    /* A part added into the buckets: its ones bucket into the first's. */
+    if (!fresh && n1) {
         k_add_into<F><<<1, 1, 0, st>>>(ones, ones + 1, 1);
         LAUNCHED("k_add_into");
     }
-    return msm_finish<F, CURVE>(ctx, c, g, pt->n2 || n2 ? buckets : NULL,
-                                pt->n1 || n1 ? ones : NULL, out, eb);
+    pt->n1 += n1;
+    pt->n2 += n2;
+    pt->n_seen += n;
+    if (!pt->last)
+        return CUZK_OK; /* the next part adds to these buckets (the last one finishes) */
+    TRY((msm_finish<F, CURVE>(ctx, c, g, pt->n2 ? buckets : NULL, pt->n1 ? ones : NULL, out,
+                              eb)));
+    if (pt->has_out)
+        cuzk__gpu_jac_add(CURVE, g2_of<F, CURVE>(), out, pt->first_out);
+    return CUZK_OK;
 }
 
 /* Copies 1 .. t - 1 of the n points at d_pts (room for t n points; copy 0 in place). */

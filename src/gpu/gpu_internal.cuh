@@ -48,22 +48,28 @@ enum {
 };
 
 /* One part of an MSM split so that its upload overlaps its work (cuzk_gpu_msm,
- * CUZK_GPU_SCALARS_ONCE); cuzk_gpu_msm sets it before each msm_run. The parts' scalars go
- * into one set of buckets under one plan (window width c, g bucket sets), which the first part
- * makes from its own count of scalars outside {0, 1} scaled to the whole MSM. A second part
- * with far more such scalars than that predicts (scalars ordered, e.g. zeros first) runs
- * alone, under its own plan, and the two results are added on the host: a plan made for too
- * few scalars would need many more windows (memory and time). */
+ * CUZK_GPU_SCALARS_ONCE); cuzk_gpu_msm sets it before each msm_run. The parts (two or three,
+ * each larger than the one before) go into one set of buckets under one plan (window width
+ * c, g bucket sets), which the first part makes from its own count of scalars outside {0, 1}
+ * scaled to the whole MSM; a later part adds its buckets into the first's. A later part with
+ * far more such scalars than the parts before predict (scalars ordered, e.g. zeros first) runs
+ * alone: the sum so far is finished, the buckets restart under a plan for the parts left, and
+ * the results are added on the host: a plan made for too few scalars would need many more
+ * windows (memory and time). Three parts for BN254 G1, two for the others (msm_split_run). */
+#define CUZK_GPU_SPLIT_MAXP 3
 struct cuzk__gpu_part {
     bool on, first, last;
     size_t base;  /* the part's first scalar within the whole MSM */
     size_t total; /* the whole MSM's scalars */
     size_t nmax;  /* the largest part's (scratch sizes: no slot grows between the parts) */
     cudaEvent_t ready; /* the part's upload on ctx->up_stream (NULL: on ctx->stream) */
-    /* Kept from the first part for the last. */
+    /* Kept from the first part (or the last that ran alone) for the others. */
     int c, g;
-    uint64_t n1, n2; /* the first part's ones and others */
-    /* The first part's finished sum (Jacobian, device layout) when the last runs alone. */
+    uint64_t n1, n2; /* the ones and others in these buckets so far */
+    size_t n_seen;   /* the scalars they came from */
+    /* The finished sum (Jacobian, device layout) of the parts before one that ran alone. */
+    bool has_out;
+    int parts, alone; /* the parts, and how many of them ran alone (CUZK_GPU_TRACE) */
     uint64_t first_out[36];
 };
 
@@ -120,9 +126,10 @@ struct cuzk_gpu_ctx {
      * the smallest count split (CUZK_GPU_MSM_SPLIT; 0: never) and whether in every group
      * (the variable set) or not BLS12-381 G2 (the default). */
     cudaStream_t up_stream;
-    cudaEvent_t up_ev[2];
+    cudaEvent_t up_ev[CUZK_GPU_SPLIT_MAXP];
     size_t split_min;
     unsigned split_div; /* CUZK_GPU_MSM_SPLIT_DIV: the first part is 1/split_div (0: by group) */
+    unsigned split_parts; /* CUZK_GPU_MSM_SPLIT_PARTS: 2 or 3 (0: by group) */
     bool split_all;
     cuzk__gpu_part part;
     /* The scalar side of the last MSM over host scalars: their upload, classification (0, 1,

@@ -32,8 +32,10 @@ static int quick; /* CUZK_GPU_TEST_QUICK=1: skip the largest sizes */
 static int tab_copies = -1;
 /* Flags every G##_test_msm adds (CUZK_GPU_SCALARS_ONCE: the split MSM), and the layout of its
  * scalars for a split MSM's plan: 0 as generated, 1 the first quarter zero (the first part
- * has no scalar outside {0, 1}: the second runs alone under its own plan), 2 all but the
- * first quarter zero (the second part adds nothing to the first's buckets). */
+ * has no scalar outside {0, 1}: a later one runs alone under its own plan), 2 all but the
+ * first quarter zero (the last part adds nothing to the buckets), 3 the first tenth zero but
+ * for every 100th scalar (2^19 scalars in three parts: the middle one runs alone, after the
+ * first's sum is finished, and the last adds to its buckets). */
 static unsigned msm_flags;
 static int msm_layout;
 
@@ -191,8 +193,13 @@ static const char *scname[] = {"random", "sparse01", "all-equal", "r-1", "0/1/r-
         G##_gen(n + 8, t, pts);                                                               \
         G##_scalars(n, mode, sc, sv);                                                         \
         const size_t z0 = msm_layout == 2 ? n / 4 : 0,                                        \
-                     z1 = msm_layout == 1 ? n / 4 : msm_layout == 2 ? n : 0;                  \
+                     z1 = msm_layout == 1   ? n / 4                                           \
+                          : msm_layout == 2 ? n                                               \
+                          : msm_layout == 3 ? n / 10                                          \
+                                            : 0;                                              \
         for (size_t i = z0; i < z1; i++) { /* the layout's zeros */                           \
+            if (msm_layout == 3 && i % 100 == 0)                                              \
+                continue;                                                                     \
             memset(sc + 32 * i, 0, 32);                                                       \
             FR##_set_zero(&sv[i]);                                                            \
         }                                                                                     \
@@ -250,6 +257,7 @@ static const char *scname[] = {"random", "sparse01", "all-equal", "r-1", "0/1/r-
                    !msm_flags  ? ""                                                           \
                    : msm_layout == 1 ? " split, first quarter 0"                              \
                    : msm_layout == 2 ? " split, last 3/4 0"                                   \
+                   : msm_layout == 3 ? " split, first tenth 99% 0"                            \
                                      : " split");                                             \
         }                                                                                     \
         cuzk_gpu_points_free(gp);                                                             \
@@ -799,24 +807,26 @@ static void env_refused(const char *const *names, int n, const char *const *vals
 }
 
 /* ---- Split MSMs (CUZK_GPU_SCALARS_ONCE), through a context that splits from 64 scalars
- * (CUZK_GPU_MSM_SPLIT): the usual references for every scalar kind, with and without tables,
- * and the layouts that make the second part run alone or add nothing to the first's buckets;
- * a scalar not below r in either part, named by its index in the whole MSM; an MSM flagged
- * SAME after a split one (it may read the upload, not the preparation); a bad value of the
- * variable refused. */
-static void test_split(void)
+ * (CUZK_GPU_MSM_SPLIT) into `parts` parts (CUZK_GPU_MSM_SPLIT_PARTS): the usual references for
+ * every scalar kind, with and without tables, and the layouts that make the last part run
+ * alone or add nothing to the first's buckets; a scalar not below r in each part, named by its
+ * index in the whole MSM; an MSM flagged SAME after a split one (it may read the upload, not
+ * the preparation); a bad value of either variable refused. */
+static void test_split(const char *parts)
 {
-    static const char *const names[1] = {"CUZK_GPU_MSM_SPLIT"};
-    static const char *const vals[1] = {"64"};
-    char *keep[1];
+    static const char *const names[2] = {"CUZK_GPU_MSM_SPLIT", "CUZK_GPU_MSM_SPLIT_PARTS"};
+    const char *const vals[2] = {"64", parts};
+    char *keep[2];
     cuzk_errbuf eb = {{0}};
-    env_save(names, 1, keep);
+    env_save(names, 2, keep);
     setenv(names[0], vals[0], 1);
+    setenv(names[1], vals[1], 1);
     cuzk_gpu_ctx *c0 = ctx, *c1 = NULL;
     cuzk_err e = cuzk_gpu_open(&c1, 0, &eb);
-    CHECK_MSG(e == CUZK_OK, "open (MSMs split from %s): %s", vals[0], eb.msg);
+    CHECK_MSG(e == CUZK_OK, "open (MSMs split from %s, %s parts): %s", vals[0], parts, eb.msg);
     if (!e) {
-        printf("  MSMs split from %s scalars (CUZK_GPU_SCALARS_ONCE):\n", vals[0]);
+        printf("  MSMs split from %s scalars into %s parts (CUZK_GPU_SCALARS_ONCE):\n", vals[0],
+               parts);
         ctx = c1;
         msm_flags = CUZK_GPU_SCALARS_ONCE;
         for (int mode = 0; mode < 6; mode++) {
@@ -827,12 +837,14 @@ static void test_split(void)
         }
         bn254_g1_test_msm(65539, SC_RANDOM, 0, 1);
         bls12_381_g1_test_msm(1 << 20, SC_SPARSE, 0, 0);
-        for (int layout = 1; layout <= 2; layout++) {
+        for (int layout = 1; layout <= 3; layout++) {
             msm_layout = layout;
             bn254_g1_test_msm(5000, SC_RANDOM, 0, 1);
             bls12_381_g2_test_msm(2000, SC_EDGE, 0, 1);
             bn254_g2_test_msm(1 << 16, SC_RANDOM, 0, 0);
         }
+        msm_layout = 3;
+        bn254_g1_test_msm(1 << 19, SC_RANDOM, 0, 0);
         msm_layout = 0;
         tab_copies = 0;
         bn254_g1_test_msm(70001, SC_RANDOM, 0, 1);
@@ -861,8 +873,10 @@ static void test_split(void)
         e = cuzk_gpu_points_upload(ctx, CUZK_GPU_BN254, CUZK_GPU_G1, p, n, &gp, &eb);
         CHECK_MSG(e == CUZK_OK, "upload: %s", eb.msg);
         uint64_t out[36];
-        static const size_t bad_at[2] = {100, 900}; /* the parts: [0, 250), [250, 1000) */
-        for (int k = 0; k < 2 && !e; k++) {
+        /* The parts: [0, 200), [200, 1000) in two; [0, 47), [47, 237), [237, 1000) in
+         * three (BN254 G1: each part 4 times the one before). */
+        static const size_t bad_at[3] = {20, 100, 900};
+        for (int k = 0; k < 3 && !e; k++) {
             uint8_t save[32];
             memcpy(save, sc + 32 * bad_at[k], 32);
             memset(sc + 32 * bad_at[k], 0xff, 32); /* 2^256 - 1: not below r */
@@ -892,9 +906,11 @@ static void test_split(void)
         ctx = c0;
         cuzk_gpu_close(c1);
     }
-    env_refused(names, 1, vals, 0, "7", "CUZK_GPU_MSM_SPLIT=7");
-    env_refused(names, 1, vals, 0, "1e6", "CUZK_GPU_MSM_SPLIT=1e6");
-    env_restore(names, 1, keep);
+    env_refused(names, 2, vals, 0, "7", "CUZK_GPU_MSM_SPLIT=7");
+    env_refused(names, 2, vals, 0, "1e6", "CUZK_GPU_MSM_SPLIT=1e6");
+    env_refused(names, 2, vals, 1, "4", "CUZK_GPU_MSM_SPLIT_PARTS=4");
+    env_refused(names, 2, vals, 1, "1", "CUZK_GPU_MSM_SPLIT_PARTS=1");
+    env_restore(names, 2, keep);
 }
 
 int main(void)
@@ -1079,7 +1095,8 @@ int main(void)
             env_refused(names, 2, vals[0], refused[i].k, refused[i].bad, refused[i].msg);
         env_restore(names, 2, keep);
     }
-    test_split();
+    test_split("2");
+    test_split("3");
     static const int hl[] = {1, 4, 9, 12, 16};
     for (size_t i = 0; i < sizeof hl / sizeof hl[0]; i++) {
         bn254_g1_test_h(hl[i]);
