@@ -170,14 +170,23 @@ template <class C> struct lazy_of<C, void_t_<decltype(C::lazy)>> {
 /* C::p5_fits: 5p < 2^(32N), the bound of the squaring rows (sqr_call) and of the sums of two
  * products with one reduction (mul_sub_call); a constant of the config, which gpu_<curve>.cuh
  * static_asserts against the limbs (and tests/gpu/field_emu.cpp checks for its own configs).
- * Absent: false. A test of the top limb at run time kept both code paths in every kernel that
- * squares: BN254 G1's k_accum1 took 136 registers, 124 with the constant (ptxas, sm_90). */
+ * p5_of: the constant, false where absent; p5_ok: the constant where it is true, else the test
+ * of the top limb at run time. That test kept both code paths in every kernel that squares:
+ * BN254 G1's k_accum1 took 136 registers, 124 with the constant (ptxas, sm_90). Where the bound
+ * fails (BLS12-381's r, which declares nothing) the run-time test stays: the constant false
+ * made ptxas spill more in BLS12-381 G1's pass B, whose code does not use r (184 -> 200 and 160
+ * -> 196 bytes of spill stores; its 2^24 MSM with tables 93.19-93.48 -> 93.62-93.80 ms, back to
+ * 93.21-93.43 with the run-time test; H200, 2026-12-03, PERF-NOTES eighteenth pass). */
 template <class C, class = void> struct p5_of {
     static constexpr bool v = false;
 };
 template <class C> struct p5_of<C, void_t_<decltype(C::p5_fits)>> {
     static constexpr bool v = C::p5_fits;
 };
+template <class C> DI bool p5_ok()
+{
+    return p5_of<C>::v || 5ull * ((uint64_t)C::p(C::N - 1) + 1) <= (1ull << 32);
+}
 template <class C, class = void> struct low64_of {
     static constexpr bool v = false;
 };
@@ -470,12 +479,12 @@ template <class C> DI fe<C> mul_inl(const fe<C> &a, const fe<C> &b)
  * The last row ends below a^2 / R + p < 2p as a product does. sq_rows_ok says where they are
  * used; elsewhere a square stays a product.
  */
-template <class C> DI constexpr bool sq_rows_ok()
+template <class C> DI bool sq_rows_ok()
 {
     /* And 8 limbs only: BLS12-381's Fp (12) squared in rows made its G1 MSM slower (2^24 with
      * tables 94.0 -> 99.0 ms; pass B at 168 registers spills more), BN254's G1 faster (48.9 ->
      * 48.0; H200, 2026-12-02, src/gpu/PERF-NOTES.md fourteenth pass). */
-    return C::N == 8 && p5_of<C>::v;
+    return C::N == 8 && p5_ok<C>();
 }
 template <class C> DI uint32_t sq_word(const fe<C> &a, int i, int j)
 {
@@ -630,11 +639,11 @@ template <class C> DI void sqr2(fe<C> &r0, const fe<C> &a, fe<C> &r1, const fe<C
  * + p < 3p (lazy; 2p^2/R + p < 2p otherwise), so one conditional subtraction of m ends below
  * m.
  */
-template <class C> DI constexpr bool dual_ok() { return p5_of<C>::v; }
+template <class C> DI bool dual_ok() { return p5_ok<C>(); }
 /* Where the curve code uses it (curve.cuh's madd_tail): 8 limbs only. BN254's G1 MSM 2^24 with
  * tables 48.2 -> 46.5 ms, BLS12-381's (12 limbs, its kernels at their register caps) 93.8 ->
  * 100.3 (H200, 2026-12-03, src/gpu/PERF-NOTES.md sixteenth pass). */
-template <class C> DI constexpr bool dual_use() { return C::N == 8 && dual_ok<C>(); }
+template <class C> DI bool dual_use() { return C::N == 8 && dual_ok<C>(); }
 template <class C> DI void mont_row_add(uint32_t *X, uint32_t *Y, const fe<C> &c, uint32_t di)
 {
     constexpr int N = C::N;

@@ -52,7 +52,7 @@ __constant__ uint64_t fr_p2[4] = { /* 2r (< 2^256) */
     (fr_p_h[3] << 1) | (fr_p_h[2] >> 63),
 };
 static_assert((fr_p_h[3] >> 63) == 0, "2r fits 256 bits");
-/* 5r > 2^256: no squaring rows or dual sums in Fr (FR has no p5_fits). */
+/* 5r > 2^256: no squaring rows or dual sums in Fr (FR declares no p5_fits; field.cuh p5_ok). */
 static_assert(5 * ((fr_p_h[3] >> 32) + 1) > (1ull << 32), "BLS12-381 r > 2^256 / 5");
 struct FRL;
 struct FR {
