@@ -45,7 +45,8 @@ template <class F> constexpr int acc_minb()
 {
     /* Not parked (BN254 G1): 0, no bound, as before (k_accum1 126 registers; a bound of 1
      * lets ptxas take 146, one of 8 lets it spill). With its squarings in rows (field.cuh,
-     * sqr_call / sqr_pair_call) it takes 132 (7 blocks of 64) and is still faster. */
+     * sqr_call / sqr_pair_call) it took 132 (7 blocks of 64) and was still faster; with
+     * field.cuh's p5_fits a constant, 124 (8 blocks). */
     return !acc_park_of<F>::v ? 0 : sizeof(F) == 96 ? 4 : 6;
 }
 template <class F>
