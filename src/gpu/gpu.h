@@ -138,13 +138,15 @@ uint64_t cuzk_gpu_tables_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g, uint64_t 
  * The scalars are then always classified anew (no reuse of an earlier preparation). */
 #define CUZK_GPU_SCALARS_CHECK 4u
 /* No later MSM flagged CUZK_GPU_SCALARS_SAME will need this one's preparation (a one-off MSM
- * over host scalars, e.g. a benchmark's). An MSM that uploads its scalars then runs in two
- * parts, the second's upload overlapping the first's work (the first fifth's or eighth's
- * classification, sort and accumulation), the second part's buckets merged into the first's:
- * from 2^21 scalars, in every group but BLS12-381 G2, where the merge costs what the overlap
- * gains (CUZK_GPU_MSM_SPLIT in cuzk_gpu_open: the smallest count split, in every group; 0
- * never; CUZK_GPU_MSM_SPLIT_DIV=D: a first part of 1/D, 2 to 16). Its upload stays usable by a
- * later CUZK_GPU_SCALARS_SAME, its preparation does not. */
+ * over host scalars, e.g. a benchmark's). An MSM that uploads its scalars then runs in parts,
+ * each part's upload overlapping the work of the parts before (classification, sort and
+ * accumulation), each later part's buckets merged into the first's: three parts for BN254 G1
+ * (1/21, 4/21, 16/21), two for the others (1/8, 7/8), from 2^21 scalars, in every group but
+ * BLS12-381 G2, where the merge costs what the overlap gains (in cuzk_gpu_open:
+ * CUZK_GPU_MSM_SPLIT, the smallest count split, in every group, 0 never;
+ * CUZK_GPU_MSM_SPLIT_DIV=D, 2 to 16, each part D - 1 times the one before, so two parts
+ * start with 1/D; CUZK_GPU_MSM_SPLIT_PARTS, 2 or 3). Its upload stays usable by a later
+ * CUZK_GPU_SCALARS_SAME, its preparation does not. */
 #define CUZK_GPU_SCALARS_ONCE 8u
 #define CUZK_GPU_MSM_SPLIT_MIN ((size_t)1 << 21)
 

@@ -267,8 +267,8 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
         ctx->split_min = (size_t)v;
         ctx->split_all = true;
     }
-    /* CUZK_GPU_MSM_SPLIT_DIV: the split's first part is 1/D of the scalars, 2 to 16 (A/B runs;
-     * unset: by group, msm_split_run). */
+    /* CUZK_GPU_MSM_SPLIT_DIV: D, 2 to 16, each part of a split D - 1 times the one before (of
+     * two parts the first is 1/D of the scalars; A/B runs; unset: by group, msm_split_run). */
     const char *sd = getenv("CUZK_GPU_MSM_SPLIT_DIV");
     if (sd && *sd) {
         char *end = NULL;

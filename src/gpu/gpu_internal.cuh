@@ -128,7 +128,7 @@ struct cuzk_gpu_ctx {
     cudaStream_t up_stream;
     cudaEvent_t up_ev[CUZK_GPU_SPLIT_MAXP];
     size_t split_min;
-    unsigned split_div; /* CUZK_GPU_MSM_SPLIT_DIV: the first part is 1/split_div (0: by group) */
+    unsigned split_div; /* CUZK_GPU_MSM_SPLIT_DIV: parts grow by split_div - 1 (0: by group) */
     unsigned split_parts; /* CUZK_GPU_MSM_SPLIT_PARTS: 2 or 3 (0: by group) */
     bool split_all;
     cuzk__gpu_part part;
