@@ -164,9 +164,6 @@ template <class C> struct lazy_of<C, void_t_<decltype(C::lazy)>> {
 };
 
 /* Limb i of the modulus of C's representation: p, or 2p for a lazy field. */
-/* A config with `low64_1 = true` has p = 2^64 - 2^32 + 1 mod 2^64 (p_0 = 1, p_1 = 2^32 - 1,
- * n0 = 2^32 - 1: BLS12-381's r): mont_row's reduction then needs no multiplication for m and
- * for m p_0, m p_1 (see there). */
 /* C::p5_fits: 5p < 2^(32N), the bound of the squaring rows (sqr_call) and of the sums of two
  * products with one reduction (mul_sub_call); a constant of the config, which gpu_<curve>.cuh
  * static_asserts against the limbs (and tests/gpu/field_emu.cpp checks for its own configs).
@@ -187,6 +184,9 @@ template <class C> DI bool p5_ok()
 {
     return p5_of<C>::v || 5ull * ((uint64_t)C::p(C::N - 1) + 1) <= (1ull << 32);
 }
+/* A config with `low64_1 = true` has p = 2^64 - 2^32 + 1 mod 2^64 (p_0 = 1, p_1 = 2^32 - 1,
+ * n0 = 2^32 - 1: BLS12-381's r): mont_row's reduction then needs no multiplication for m and
+ * for m p_0, m p_1 (see there). */
 template <class C, class = void> struct low64_of {
     static constexpr bool v = false;
 };

@@ -694,9 +694,12 @@ static cuzk_err msm_split_run(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, con
     const size_t pb = cuzk_gpu_point_bytes(pts->curve, pts->group);
     const unsigned D = ctx->split_div ? ctx->split_div : pb <= 64 ? 5 : 8;
     int P = ctx->split_parts ? (int)ctx->split_parts : pb <= 64 ? 3 : 2;
-    /* A pageable buffer's later parts go through the staging buffers on this thread: with
-     * three parts the second part's work would be queued only after the third's upload. */
-    if (!upload_direct(ctx, h, count * 32))
+    /* A page-locked buffer's later parts are queued at once (the DMA engine works alone); a
+     * pageable one's go through the staging buffers on this thread, so after the first
+     * part's work is queued (the copy then runs beside it), and in two parts only: with three
+     * the second part's work would be queued only after the third's upload. */
+    const bool direct = upload_direct(ctx, h, count * 32);
+    if (!direct)
         P = 2;
     /* Part k is (D - 1)^k / sum_j (D - 1)^j of the scalars; fewer parts where the first would
      * hold fewer than two (an empty part would launch empty grids). */
@@ -723,10 +726,6 @@ static cuzk_err msm_split_run(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, con
         if (beg[k + 1] - beg[k] > pt->nmax)
             pt->nmax = beg[k + 1] - beg[k];
     TRY(upload(ctx, d_sc, h, beg[1] * 32, ctx->stream, eb));
-    /* A page-locked buffer's later parts are queued at once (the DMA engine works alone); a
-     * pageable one's go through the staging buffers on this thread, so after the first
-     * part's work is queued (the copy then runs beside it). */
-    const bool direct = upload_direct(ctx, h + beg[1] * 32, (count - beg[1]) * 32);
     if (direct)
         TRY(split_queue_rest(ctx, d_sc, h, beg, 1, P, true, eb));
     for (int k = 0; k < P; k++) {
