@@ -6,7 +6,8 @@
 # and largest ms; the MSM count is the count of k_to_jac launches (the bench's warm-up runs
 # one too). Run from the repository root on the GPU machine after scripts/device-pack here,
 # with build-device carried (device tool: run "bash scripts/device/msm-profile.sh", carry
-# ["build-device"]). Writes $OUT/msm-profile.txt and keeps ncu's CSV under $OUT.
+# ["build-device"]). TAGS: the bench rows (default all four); SKIP_NTT=1 skips the NTT. Writes
+# $OUT/msm-profile.txt and keeps ncu's CSV under $OUT.
 set -u
 O=${OUT:-/tmp/msm-profile-out}
 mkdir -p "$O"
@@ -29,6 +30,7 @@ for tag in ${TAGS:-g1-bn254 g1-bls12-381 g2-bn254 g2-bls12-381}; do
     END { for (k in n) printf "  %-28s %5d launches %9.3f ms total %8.3f max\n", k, n[k], s[k], mx[k] }' \
     "$f" | sort -k5 -nr
 done
+if [ -z "${SKIP_NTT:-}" ]; then
 echo "-- NTT 2^27 BN254 forward: every pass (ncu)"
 timeout 120 ncu --clock-control none -k regex:k_ntt_pass --launch-count 8 \
   --metrics gpu__time_duration.sum,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum \
@@ -36,6 +38,7 @@ timeout 120 ncu --clock-control none -k regex:k_ntt_pass --launch-count 8 \
 echo "ncu rc=$?"
 awk '/k_ntt_pass/ {print "  " substr($0, 1, 70)} /duration|stalled|conflicts/ {print "    " $1, $(NF-1), $NF}' \
   $O/ncu-ntt27-passes.txt | head -90
+fi
 echo "== end $(date -u '+%T')"
 } > $O/msm-profile.txt 2>&1
 cat $O/msm-profile.txt
