@@ -30,6 +30,9 @@ T=$(mktemp -d /tmp/cuzk-stress-test.XXXXXX)
 dpid=
 cleanup() { [ -n "$dpid" ] && kill "$dpid" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
+# A command that fails outside a check ends the test (set -e): say which (a CI run once ended
+# here with no FAIL line, only bash's own "wait_for: No record of process").
+trap 'echo "stress_test: line $LINENO: command failed (exit $?)" >&2' ERR
 fails=0
 fail() { echo "FAIL: $*" >&2; fails=$((fails + 1)); }
 
@@ -213,7 +216,8 @@ if [ -z "$kpid" ]; then
   kill "$bp" || true
 else
   sleep 1.5
-  kill -9 "$kpid"
+  kill -9 "$kpid" 2>/dev/null ||
+    fail "the spawned daemon (pid $kpid) exited before it was killed: $(cat "$T/kill.err")"
   for _ in $(seq 100); do kill -0 "$bp" 2>/dev/null || break; sleep 0.1; done
   if kill -0 "$bp" 2>/dev/null; then
     fail "stress still running 10 s after the daemon was killed"
@@ -249,7 +253,8 @@ else
     "${WIT[@]}" --duration 60s > "$T/addr.out" 2> "$T/addr.err" &
   bp=$!
   sleep 2
-  kill -9 "$dpid"
+  kill -9 "$dpid" 2>/dev/null ||
+    fail "the --addr daemon exited before it was killed: $(cat "$T/d.log")"
   wait "$dpid" 2>/dev/null || true  # reaped here: no "Killed" line from bash
   dpid=
   for _ in $(seq 150); do kill -0 "$bp" 2>/dev/null || break; sleep 0.1; done
