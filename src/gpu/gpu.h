@@ -43,12 +43,22 @@ typedef struct cuzk_gpu_fr cuzk_gpu_fr;
  * CUZK_GPU_BATCH_AFFINE=0 turns it off, 1 on for every G1 set too, 2 on for every MSM of every
  * size (tests), 3 G2 only. Its prefix products (in chunks with one field inversion each) take
  * at most half an entry's point coordinate per sorted entry and never more than
- * CUZK_GPU_BA_PRE_BYTES, or CUZK_GPU_BA_CHUNK_BYTES from the environment when smaller (tests:
- * many chunks). cuzk_gpu_scratch_estimate counts them. */
+ * CUZK_GPU_BA_PRE_BYTES, or CUZK_GPU_BA_CHUNK_BYTES from the environment (tests lower it: many
+ * chunks; up to CUZK_GPU_BA_CHUNK_MAX). cuzk_gpu_scratch_estimate counts them. */
 #define CUZK_GPU_BA_MIN ((size_t)1 << 22)
 /* 4 GiB: a BLS12-381 G2 MSM of 2^24 in 3 chunks instead of 5 (290.9 against 292.3 ms, H200,
  * 2026-12-01; the 2^24 BLS12-381 proof with tables peaked at 129,007 of 143,771 MiB). */
 #define CUZK_GPU_BA_PRE_BYTES ((size_t)4 << 30)
+/* CUZK_GPU_BA_CHUNK_BYTES may also raise the chunk, up to this: each context and
+ * cuzk_gpu_scratch_estimate read it alike, so memory budgets count it. */
+#define CUZK_GPU_BA_CHUNK_MAX ((size_t)16 << 30)
+/* Quads (msm_kernels.cuh): two pair sums of one run added in affine too, with a second product
+ * tree per chunk; the pair sums then share the chunk's bytes with the prefixes. Off by default:
+ * they pay only with larger chunks (H200, MSM 2^24 with tables, BLS12-381 G1 93.4 -> 90.8 ms
+ * and G2 253.3 -> 246.9 with 12 GiB chunks, neutral with 4 GiB, BN254 G2 1 ms slower:
+ * src/gpu/PERF-NOTES.md, nineteenth pass). CUZK_GPU_BA_QUADS=1 / 0 from the environment
+ * overrides this default. */
+#define CUZK_GPU_BA_QUADS_DEFAULT 0
 
 /* Device scratch one context grows to when it proves circuits of n_points points per MSM set
  * and an H domain of `domain` (all MSMs, with or without fixed-base tables, the H step,

@@ -229,9 +229,16 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     const char *ba = getenv("CUZK_GPU_BATCH_AFFINE");
     ctx->ba_mode = !ba || !ba[0] || ba[1] || ba[0] < '0' || ba[0] > '3' ? -1 /* the default */
                                                                         : ba[0] - '0';
-    const char *bc = getenv("CUZK_GPU_BA_CHUNK_BYTES");
-    const unsigned long long bcv = bc ? strtoull(bc, NULL, 10) : 0;
-    ctx->ba_chunk = bcv > 0 && bcv < CUZK_GPU_BA_PRE_BYTES ? (size_t)bcv : CUZK_GPU_BA_PRE_BYTES;
+    ctx->ba_chunk = cuzk__gpu_ba_chunk();
+    const int quads = cuzk__gpu_ba_quads();
+    if (quads < 0) {
+        r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                      "cuzk_gpu_open: CUZK_GPU_BA_QUADS=%s: expected 0 or 1",
+                      getenv("CUZK_GPU_BA_QUADS"));
+        cuzk_gpu_close(ctx);
+        return r;
+    }
+    ctx->ba_quads = quads == 1;
     /* The MSM's bucket reduction chunk (at most; msm_run) and carry slice (accumulate), for
      * A/B runs: powers of two, 8..256 and 4..64 (the reduction's trees need chunks of 8 at
      * least, gpu_plan.c's scratch estimate carry slices of 4); anything else is refused. */

@@ -85,6 +85,33 @@ template <class F> static cuzk_err root_inv(cuzk_gpu_ctx *ctx, F *d, cuzk_errbuf
 
 static inline unsigned nblk(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
 
+/* The batch-affine product tree over tr[0 .. tc) (nodes: tree_nodes(tc) elements): up, the root
+ * inverted on the host, down; tr[i] is then the inverse of what it held. */
+template <class F>
+static cuzk_err tree_inverse(cuzk_gpu_ctx *ctx, F *tr, F *nodes, size_t tc, cuzk_errbuf *eb)
+{
+    cudaStream_t st = ctx->stream;
+    /* Level l of the tree starts at lv[l]; the last level is one element. */
+    F *lv[16];
+    size_t ln[16];
+    const int nl = tree_levels(tr, tc, lv, ln);
+    if (nl < 0)
+        return cuzk_errf(eb, CUZK_INTERNAL, "GPU MSM: product tree too deep");
+    F *nd[16];
+    nd[0] = nodes;
+    for (int l = 0; l < nl; l++) {
+        nd[l + 1] = nd[l] + ln[l + 1] * BA_TREE;
+        k_tree_up<F><<<(unsigned)ln[l + 1], BA_TREE, 0, st>>>(lv[l], ln[l], lv[l + 1], nd[l]);
+        LAUNCHED("k_tree_up");
+    }
+    TRY(root_inv(ctx, lv[nl], eb));
+    for (int l = nl - 1; l >= 0; l--) {
+        k_tree_down<F><<<(unsigned)ln[l + 1], BA_TREE, 0, st>>>(lv[l], ln[l], lv[l + 1], nd[l]);
+        LAUNCHED("k_tree_down");
+    }
+    return CUZK_OK;
+}
+
 /* Sums sorted runs into buckets (level 1 then carry levels until none remain). */
 template <class F, bool ALL_ZERO>
 static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32_t *vals,
@@ -105,9 +132,13 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
     SCRATCH(SCR_CKEY1, T2 * 4 + 4, ck1);
     SCRATCH(SCR_CPT1, T2 * sizeof(xyzz<F>) + sizeof(xyzz<F>), cp1);
     if (ba) {
-        /* Batch-affine pairs (k_ba_pass_a), in chunks of slices whose prefix products fit
-         * ctx->ba_chunk bytes, each chunk with one inversion. */
-        const size_t per = (size_t)(L1 / 2) * sizeof(F);
+        /* Batch-affine pairs (k_ba_pass_a), in chunks of slices whose prefix products (and
+         * with quads the pair sums and the slices' masks) fit ctx->ba_chunk bytes, each chunk
+         * with one inversion (two with quads). */
+        const bool quads = ctx->ba_quads;
+        const size_t pre_per = (size_t)(L1 / 2) * sizeof(F),
+                     sums_per = (size_t)(L1 / 2) * sizeof(affine<F>);
+        const size_t per = pre_per + (quads ? sums_per + 2 * sizeof(uint64_t) : 0);
         size_t Tc = ctx->ba_chunk / per;
         if (Tc < 1)
             Tc = 1;
@@ -119,8 +150,12 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
              * idle until it ends (BLS12-381 G2 2^24, chunks of 20.7, 20.7 and 5.2 waves ran as
              * 21 + 21 + 6 of ~4.8 ms each; 16 + 16 + 15 do the same work). */
             int nbk = 0;
-            CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbk, k_ba_pass_b<F, ALL_ZERO>,
-                                                             ACC_THREADS, 0));
+            if (quads)
+                CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &nbk, k_ba_quads<F, ALL_ZERO>, ACC_THREADS, 0));
+            else
+                CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &nbk, k_ba_pass_b<F, ALL_ZERO>, ACC_THREADS, 0));
             const size_t U = (size_t)(nbk > 0 ? nbk : 1) * ctx->sm_count * ACC_THREADS;
             if (Tc >= U) {
                 /* The fewest chunks whose even share, rounded up to whole waves, fits: rounding
@@ -139,38 +174,36 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
         const size_t tree = tree_elems(Tc);
         F *pre, *tr;
         uint8_t *npre;
-        SCRATCH(SCR_BA_PRE, Tc * per, pre);
+        affine<F> *psum = NULL;
+        uint64_t *masks = NULL;
+        SCRATCH(SCR_BA_PRE, Tc * pre_per, pre);
         SCRATCH(SCR_BA_TREE, (tree + tree_nodes(Tc)) * sizeof(F), tr);
         F *const nodes = tr + tree; /* each level's node trees, k_tree_up to k_tree_down */
         SCRATCH(SCR_BA_NPRE, Tc, npre);
+        if (quads) {
+            SCRATCH(SCR_BA_SUMS, Tc * sums_per, psum);
+            SCRATCH(SCR_BA_MASK, Tc * 2 * sizeof(uint64_t), masks);
+        }
         for (size_t t0 = 0; t0 < T; t0 += Tc) {
             const size_t tc = T - t0 < Tc ? T - t0 : Tc;
             k_ba_pass_a<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                 keys, vals, M, L1, t0, tc, pts, pre, tr, npre);
             LAUNCHED("k_ba_pass_a");
-            /* Level l of the tree starts at lv[l]; the last level is one element. */
-            F *lv[16];
-            size_t ln[16];
-            const int nl = tree_levels(tr, tc, lv, ln);
-            if (nl < 0)
-                return cuzk_errf(eb, CUZK_INTERNAL, "GPU MSM: product tree too deep");
-            F *nd[16];
-            nd[0] = nodes;
-            for (int l = 0; l < nl; l++) {
-                nd[l + 1] = nd[l] + ln[l + 1] * BA_TREE;
-                k_tree_up<F><<<(unsigned)ln[l + 1], BA_TREE, 0, st>>>(lv[l], ln[l], lv[l + 1],
-                                                                     nd[l]);
-                LAUNCHED("k_tree_up");
+            TRY(tree_inverse(ctx, tr, nodes, tc, eb));
+            if (quads) {
+                k_ba_pairs<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                    keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks);
+                LAUNCHED("k_ba_pairs");
+                TRY(tree_inverse(ctx, tr, nodes, tc, eb));
+                k_ba_quads<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                    keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets, ck0,
+                    cp0);
+                LAUNCHED("k_ba_quads");
+            } else {
+                k_ba_pass_b<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                    keys, vals, M, L1, t0, tc, pts, pre, tr, npre, buckets, ck0, cp0);
+                LAUNCHED("k_ba_pass_b");
             }
-            TRY(root_inv(ctx, lv[nl], eb));
-            for (int l = nl - 1; l >= 0; l--) {
-                k_tree_down<F><<<(unsigned)ln[l + 1], BA_TREE, 0, st>>>(lv[l], ln[l],
-                                                                       lv[l + 1], nd[l]);
-                LAUNCHED("k_tree_down");
-            }
-            k_ba_pass_b<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
-                keys, vals, M, L1, t0, tc, pts, pre, tr, npre, buckets, ck0, cp0);
-            LAUNCHED("k_ba_pass_b");
         }
     } else {
         k_accum1<F, ALL_ZERO><<<nblk(T, ACC_THREADS), ACC_THREADS, 0, st>>>(

@@ -15,6 +15,12 @@ extern "C" {
 int cuzk__gpu_choose_c(size_t n, int nbits);
 uint32_t cuzk__gpu_slice_len(size_t M);
 int cuzk__gpu_ba_on(int mode, int g2, int g1_pref, size_t M);
+/* The batch-affine chunk's bytes and whether it sums quads, from the environment
+ * (CUZK_GPU_BA_CHUNK_BYTES, CUZK_GPU_BA_QUADS; gpu.h), as every context and
+ * cuzk_gpu_scratch_estimate read them. cuzk__gpu_ba_quads returns -1 for a value set but not
+ * understood (cuzk_gpu_open refuses it). */
+size_t cuzk__gpu_ba_chunk(void);
+int cuzk__gpu_ba_quads(void);
 void cuzk__gpu_tab_plan(size_t n, int nbits, int max_copies, int *c, int *t, int *s);
 void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g);
 /* The passes of a 2^logn NTT (logn >= 1) with blocks of at most 2^log_sh elements and tiles of

@@ -326,6 +326,84 @@ k_ba_pass_a(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
     npre[tl] = (uint8_t)j;
 }
 
+/* Phase 1 of pass B (k_ba_pass_b, k_ba_pairs): the slice's pairs (mask, beg) backwards, each
+ * pair's inverse from the running one (iv, the inverse of the slice's product; j its prefix
+ * count, pre its prefixes at pre[i * Tc + tl]). put(pi, r, s) takes pair pi's sum (entries r and
+ * r + 1): the affine sum, or for a pair with a point at infinity the other point. Returns the
+ * pairs that are added point by point (bit pi; put is not called for them). */
+template <class F, class Put>
+DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
+                         const affine<F> *pts, uint32_t j, F iv, const F *pre, size_t Tc,
+                         size_t tl, Put put)
+{
+    uint64_t spec = 0;
+    pmask m = mask;
+    for (int pi = mask.count() - 1; pi >= 0; pi--) {
+        const int r = m.pop_high();
+        const affine<F> p = ld_pt(pts, vals[beg + r]);
+        const affine<F> q = ld_pt(pts, vals[beg + r + 1]);
+        if (ba_special(p.x, q.x)) {
+            /* Out of the products. A point at infinity makes the pair's sum the other
+             * point (keys have many: signals absent from A or B); only P == +-Q (and a
+             * finite point with x = 0) is added point by point in phase 2. That path
+             * is divergent, two additions where the other lanes do one: at a few per
+             * cent of pairs it cost A and B1 ~60% more in a 2^22 proof (ncu, 19:31). */
+            if (p.is_inf())
+                put(pi, r, q);
+            else if (q.is_inf())
+                put(pi, r, p);
+            else
+                spec |= 1ull << pi;
+            continue;
+        }
+        j--;
+        F id = iv;
+        if (j) /* the pair's inverse and the next running inverse: independent */
+            mul2(id, iv, ld16v(pre + (size_t)(j - 1) * Tc + tl), iv, iv, q.x - p.x);
+        const F lam = (q.y - p.y) * id;
+        affine<F> s;
+        s.x = sqr(lam) - p.x - q.x;
+        s.y = lam * (p.x - s.x) - p.y;
+        put(pi, r, s);
+    }
+    return spec;
+}
+
+/* Phase 2 of pass B (k_ba_pass_b, k_ba_quads): the slice forwards, as k_accum1, a pair being one
+ * addition of its sum (sum(pi)), a quad (QUADS: pairs pi and pi + 1 with bit pi of quad, four
+ * entries of one run) one addition of its sum (sum(pi)), a pair of spec one addition per point. */
+template <class F, bool ALL_ZERO, bool QUADS, class Sum>
+DI void ba_add_slice(const uint32_t *keys, const uint32_t *vals, size_t beg, uint32_t live,
+                     size_t t, const pmask &mask, uint64_t spec, uint64_t quad,
+                     const affine<F> *pts, uint32_t (*park)[ACC_THREADS], xyzz<F> *buckets,
+                     uint32_t *ckey, xyzz<F> *cpt, uint32_t cur, bool carry, Sum sum)
+{
+    acc_t<F> acc;
+    acc_start(acc, park);
+    int pi = 0;
+    for (uint32_t r = 0; r < live;) {
+        const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
+        if (k != cur) {
+            flush_run(cur, acc_value(acc), carry, t, buckets, ckey, cpt);
+            acc_reset(acc);
+            cur = k;
+        }
+        const bool pair = mask.at(r);
+        const bool qd = QUADS && pair && ((quad >> pi) & 1);
+        const bool sp = pair && ((spec >> pi) & 1);
+        affine<F> a = pair && !sp ? sum(pi) : ld_pt(pts, vals[beg + r]);
+        if (sp) {
+            xyzz_add_affine(acc, a);
+            a = ld_pt(pts, vals[beg + r + 1]);
+        }
+        xyzz_add_affine(acc, a);
+        pi += qd ? 2 : pair;
+        r += qd ? 4 : pair ? 2 : 1;
+    }
+    if (live)
+        flush_run(cur, acc_value(acc), carry, t, buckets, ckey, cpt);
+}
+
 /* Pass B over the slices of pass A; inv[tl] is the inverse of prod[tl]. Writes buckets and
  * carries exactly as k_accum1 does for the same slices. Two phases, so that the registers of
  * the pair sums (running inverse, both points, lambda) and those of the mixed additions (the
@@ -352,64 +430,142 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
     uint32_t live;
     const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
     affine<F> sums[BA_MAXP];
-    uint64_t spec = 0; /* bit i: pair i (in slice order) is added point by point */
+    const uint64_t spec =
+        ba_pair_sums(mask, beg, vals, pts, npre[tl], ld16v(inv_ + tl), pre, Tc, tl,
+                     [&](int pi, int, const affine<F> &s) { sums[pi] = s; });
+    ba_add_slice<F, ALL_ZERO, false>(keys, vals, beg, live, t, mask, spec, 0, pts, park,
+                                     buckets, ckey, cpt, cur, carry,
+                                     [&](int pi) { return sums[pi]; });
+}
+
+/* ---- Quads: pairs of pair sums, added in affine too (CUZK_GPU_BA_QUADS).
+ *
+ * Two consecutive pairs of one run (entries r .. r + 3) whose sums S1, S2 have x1 != x2 (and
+ * neither x 0) are a quad: S1 + S2 by the same affine addition, its inverse shared with the
+ * chunk's other quads by a second product tree. Per quad 2 x 7 + 7 + 10 = 31 multiplications
+ * against 2 x 7 + 2 x 10 = 34 for its two pairs, for the pair sums' trip through device memory
+ * (they wait there for the second inversion) and one more pass. Three kernels per chunk instead
+ * of pass B:
+ *   k_ba_pairs: pass B's phase 1, the pair sums to psum[pi * Tc + tl] (pair-major); walking
+ *     backwards it pairs each pair with the one above it when they make a quad (greedily from
+ *     the slice's last pair), the quads' denominators x2 - x1 multiplied into prefix products
+ *     (in pre, from its top slot down: below, why that never overwrites a level-1 prefix still
+ *     to be read), the slice's product into prod (the level-1 tree's leaf, read by this thread
+ *     already), the quad count into npre, the quads (bit pi: pairs pi, pi + 1) and the spec
+ *     pairs into masks[tl], masks[Tc + tl];
+ *   the product tree over prod, as for pass A;
+ *   k_ba_quads: the quads forwards (the reverse of their prefix order), each quad's sum over
+ *     its first pair's sum, then the slice's additions as pass B's phase 2.
+ * In place: when quad k (from 0) is made, at most k + j < P prefix slots are in use, P = L / 2
+ * the slots per slice and j the level-1 prefixes still to read (slots 0 .. j - 1): each quad
+ * took two pairs, each level-1 prefix read one regular pair, so k + j <= npre - 1 + (P - npre)
+ * / 2 < P. Quad k's prefix goes to slot P - 1 - k, above every slot still to be read. */
+template <class F, bool ALL_ZERO>
+__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F>())
+k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
+           size_t Tc, const affine<F> *pts, F *pre, F *prod, uint8_t *npre, affine<F> *psum,
+           uint64_t *masks)
+{
+    /* The quads' prefix product (words 0 .. W - 1) and the open pair's x (W .. 2W - 1) wait
+     * in shared memory while the pair sums use the registers (in registers they made ptxas
+     * spill 432 bytes in BN254 G2's kernel, 72 in BLS12-381 G1's). */
+    constexpr int W = sizeof(F) / 4;
+    __shared__ uint32_t qs[2 * W][ACC_THREADS];
+    const int th = threadIdx.x;
+    size_t tl = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (tl >= Tc)
+        return;
+    const size_t beg = (t0 + tl) * L;
+    const uint32_t P = L / 2;
+    uint32_t k = 0;
+    uint64_t quad = 0, spec = 0;
+    sh_words_st<ACC_THREADS>(F::one(), qs, 0, th);
+    if (beg < M) {
+        size_t end = beg + L < M ? beg + L : M;
+        uint32_t live;
+        const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
+        int open_r = -1; /* the pair above the one being made, while it is in no quad */
+        spec = ba_pair_sums(
+            mask, beg, vals, pts, npre[tl], ld16v(prod + tl), pre, Tc, tl,
+            [&](int pi, int r, const affine<F> &s) {
+                st16(psum + (size_t)pi * Tc + tl, s);
+                F ox;
+                if (open_r == r + 2)
+                    sh_words_ld<ACC_THREADS>(ox, qs, W, th);
+                if (open_r == r + 2 &&
+                    key_at<ALL_ZERO>(keys, beg + r) == key_at<ALL_ZERO>(keys, beg + r + 2) &&
+                    !ba_special(s.x, ox)) {
+                    const F dx = ox - s.x;
+                    F acc;
+                    if (k) {
+                        sh_words_ld<ACC_THREADS>(acc, qs, 0, th);
+                        acc = acc * dx;
+                    } else {
+                        acc = dx;
+                    }
+                    sh_words_st<ACC_THREADS>(acc, qs, 0, th);
+                    st16(pre + (size_t)(P - 1 - k) * Tc + tl, acc);
+                    k++;
+                    quad |= 1ull << pi;
+                    open_r = -1;
+                } else {
+                    open_r = r;
+                    sh_words_st<ACC_THREADS>(s.x, qs, W, th);
+                }
+            });
+    }
+    F acc;
+    sh_words_ld<ACC_THREADS>(acc, qs, 0, th);
+    st16(prod + tl, acc);
+    npre[tl] = (uint8_t)k;
+    masks[tl] = quad;
+    masks[Tc + tl] = spec;
+}
+
+/* The quads of k_ba_pairs summed (inv[tl], the inverse of its prod[tl]) and the slice added as
+ * by pass B's phase 2: buckets and carries exactly as k_accum1 writes them. */
+template <class F, bool ALL_ZERO>
+__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F>())
+k_ba_quads(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
+           size_t Tc, const affine<F> *pts, const F *pre, const F *inv_, const uint8_t *npre,
+           affine<F> *psum, const uint64_t *masks, xyzz<F> *buckets, uint32_t *ckey,
+           xyzz<F> *cpt)
+{
+    ACC_PARK_SHARED(F, park);
+    size_t tl = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (tl >= Tc)
+        return;
+    const size_t t = t0 + tl, beg = t * L;
+    if (beg >= M)
+        return;
+    size_t end = beg + L < M ? beg + L : M;
+    uint32_t cur;
+    bool carry = slice_start<ALL_ZERO>(keys, beg, t, ckey, &cur);
+    uint32_t live;
+    const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
+    const uint64_t quad = masks[tl], spec = masks[Tc + tl];
     {
-        /* Phase 1: the pairs backwards, each pair's inverse from the running one. */
-        uint32_t j = npre[tl];
+        const uint32_t P = L / 2;
+        uint32_t k = npre[tl];
         F iv = ld16v(inv_ + tl);
-        pmask m = mask;
-        for (int pi = mask.count() - 1; pi >= 0; pi--) {
-            const int r = m.pop_high();
-            const affine<F> p = ld_pt(pts, vals[beg + r]);
-            const affine<F> q = ld_pt(pts, vals[beg + r + 1]);
-            if (ba_special(p.x, q.x)) {
-                /* Out of the products. A point at infinity makes the pair's sum the other
-                 * point (keys have many: signals absent from A or B); only P == +-Q (and a
-                 * finite point with x = 0) is added point by point in phase 2. That path
-                 * is divergent, two additions where the other lanes do one: at a few per
-                 * cent of pairs it cost A and B1 ~60% more in a 2^22 proof (ncu, 19:31). */
-                if (p.is_inf())
-                    sums[pi] = q;
-                else if (q.is_inf())
-                    sums[pi] = p;
-                else
-                    spec |= 1ull << pi;
-                continue;
-            }
-            j--;
+        for (uint64_t qq = quad; qq; qq &= qq - 1) {
+            const int pi = __ffsll((long long)qq) - 1;
+            affine<F> *const s1p = psum + (size_t)pi * Tc + tl;
+            const affine<F> s1 = ld16v(s1p), s2 = ld16v(s1p + Tc);
+            k--;
             F id = iv;
-            if (j) /* the pair's inverse and the next running inverse: independent */
-                mul2(id, iv, ld16v(pre + (size_t)(j - 1) * Tc + tl), iv, iv, q.x - p.x);
-            const F lam = (q.y - p.y) * id;
-            const F x3 = sqr(lam) - p.x - q.x;
-            sums[pi].y = lam * (p.x - x3) - p.y;
-            sums[pi].x = x3;
+            if (k)
+                mul2(id, iv, ld16v(pre + (size_t)(P - k) * Tc + tl), iv, iv, s2.x - s1.x);
+            const F lam = (s2.y - s1.y) * id;
+            affine<F> s;
+            s.x = sqr(lam) - s1.x - s2.x;
+            s.y = lam * (s1.x - s.x) - s1.y;
+            st16(s1p, s);
         }
     }
-    /* Phase 2: the slice forwards, as k_accum1, a pair being one addition of its sum. */
-    acc_t<F> acc;
-    acc_start(acc, park);
-    int pi = 0;
-    for (uint32_t r = 0; r < live;) {
-        const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
-        if (k != cur) {
-            flush_run(cur, acc_value(acc), carry, t, buckets, ckey, cpt);
-            acc_reset(acc);
-            cur = k;
-        }
-        const bool pair = mask.at(r);
-        const bool sp = pair && ((spec >> pi) & 1);
-        affine<F> a = pair && !sp ? sums[pi] : ld_pt(pts, vals[beg + r]);
-        if (sp) {
-            xyzz_add_affine(acc, a);
-            a = ld_pt(pts, vals[beg + r + 1]);
-        }
-        xyzz_add_affine(acc, a);
-        pi += pair;
-        r += pair ? 2 : 1;
-    }
-    if (live)
-        flush_run(cur, acc_value(acc), carry, t, buckets, ckey, cpt);
+    ba_add_slice<F, ALL_ZERO, true>(keys, vals, beg, live, t, mask, spec, quad, pts, park,
+                                    buckets, ckey, cpt, cur, carry,
+                                    [&](int pi) { return ld16v(psum + (size_t)pi * Tc + tl); });
 }
 
 /* ---- Digits and fixed-base tables (also free of CUB and block synchronisation; msm_emu.cpp

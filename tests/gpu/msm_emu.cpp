@@ -117,7 +117,13 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
         for (uint32_t j = 0; j < len; j++) {
             uint32_t v = rnd((uint32_t)npts) | (ALL_ZERO ? 0 : rnd(2) << 31);
             uint32_t r = rnd(16);
-            if (j && r == 0)
+            /* In every fourth bucket most points repeat the one two entries back (negated in
+             * half of those buckets): pairs with equal sums, or opposite ones, which must not
+             * make a quad (their sums' x coordinates are equal). */
+            const bool rep = k % 4 == 3 && j >= 2 && r < 10;
+            if (rep)
+                v = vals[vals.size() - 2] ^ (!ALL_ZERO && k % 8 == 7 ? 0x80000000u : 0u);
+            else if (j && r == 0)
                 v = vals.back(); /* the same point again: a doubling */
             else if (j && r == 1 && !ALL_ZERO)
                 v = vals.back() ^ 0x80000000u; /* its negation: cancels */
@@ -133,68 +139,108 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
     const uint32_t *kp = ALL_ZERO ? NULL : keys.data();
     const uint32_t nb = ALL_ZERO ? 1 : NB;
 
-    std::vector<xyzz<F>> b_ref(nb, xyzz<F>::inf()), c_ref(T), b_ba(nb, xyzz<F>::inf()), c_ba(T);
-    std::vector<uint32_t> k_ref(T), k_ba(T);
+    std::vector<xyzz<F>> b_ref(nb, xyzz<F>::inf()), c_ref(T);
+    std::vector<uint32_t> k_ref(T);
     launch(T, [&] {
         k_accum1<F, ALL_ZERO>(kp, vals.data(), M, L, pts.data(), b_ref.data(), k_ref.data(),
                               c_ref.data());
     });
     /* Batch-affine, in chunks of `chunk` slices, each chunk's slice products inverted as
-     * gpu_impl.cuh's accumulate does it: up the product tree (k_tree_up, a block's threads as
-     * coroutines), the root inverted (the host's src/ff there, field.cuh's inv here), down. */
-    for (size_t t0 = 0; t0 < T; t0 += chunk) {
-        const size_t tc = T - t0 < chunk ? T - t0 : chunk;
-        std::vector<F> pre(tc * (L / 2 + 1)), tr(tree_elems(tc)), nodes(tree_nodes(tc)), prod;
-        std::vector<uint8_t> npre(tc);
-        launch(tc, [&] {
-            k_ba_pass_a<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(),
-                                     tr.data(), npre.data());
-        });
-        prod.assign(tr.begin(), tr.begin() + tc);
-        F *lv[16];
-        size_t ln[16];
-        const int nl = tree_levels(tr.data(), tc, lv, ln);
-        check(nl >= 0, "tree depth", grp, L, tc);
-        /* Each level's node trees where gpu_impl.cuh keeps them, the space poisoned first
-         * (k_tree_down must read only what k_tree_up wrote there). */
-        F *nd[16];
-        nd[0] = nodes.data();
-        for (size_t k = 0; k < nodes.size(); k++)
-            nodes[k] = F::zero();
-        for (int l = 0; l < nl; l++) {
-            nd[l + 1] = nd[l] + ln[l + 1] * BA_TREE;
-            launch_block(ln[l + 1], BA_TREE,
-                         [&] { k_tree_up<F>(lv[l], ln[l], lv[l + 1], nd[l]); });
+     * gpu_impl.cuh's accumulate does it (tree_inverse): up the product tree (k_tree_up, a
+     * block's threads as coroutines), the root inverted (the host's src/ff there, field.cuh's
+     * inv here), down. With pairs (k_ba_pass_b) and with quads (k_ba_pairs, a second tree over
+     * the quads' products, k_ba_quads); side 0 of bs / cs / ks is k_accum1's. */
+    std::vector<xyzz<F>> bs[3] = {b_ref, std::vector<xyzz<F>>(nb, xyzz<F>::inf()),
+                                  std::vector<xyzz<F>>(nb, xyzz<F>::inf())};
+    std::vector<xyzz<F>> cs[3] = {c_ref, std::vector<xyzz<F>>(T), std::vector<xyzz<F>>(T)};
+    std::vector<uint32_t> ks[3] = {k_ref, std::vector<uint32_t>(T), std::vector<uint32_t>(T)};
+    size_t nquads = 0;
+    for (int quads = 0; quads < 2; quads++) {
+        std::vector<xyzz<F>> &b_ba = bs[1 + quads], &c_ba = cs[1 + quads];
+        std::vector<uint32_t> &k_ba = ks[1 + quads];
+        for (size_t t0 = 0; t0 < T; t0 += chunk) {
+            const size_t tc = T - t0 < chunk ? T - t0 : chunk;
+            std::vector<F> pre(tc * (L / 2)), tr(tree_elems(tc)), nodes(tree_nodes(tc)), prod;
+            std::vector<uint8_t> npre(tc);
+            std::vector<affine<F>> psum(tc * (L / 2));
+            std::vector<uint64_t> masks(2 * tc);
+            launch(tc, [&] {
+                k_ba_pass_a<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(),
+                                         tr.data(), npre.data());
+            });
+            for (int level = 0; level < 1 + quads; level++) {
+                prod.assign(tr.begin(), tr.begin() + tc);
+                F *lv[16];
+                size_t ln[16];
+                const int nl = tree_levels(tr.data(), tc, lv, ln);
+                check(nl >= 0, "tree depth", grp, L, tc);
+                /* Each level's node trees where gpu_impl.cuh keeps them, the space poisoned
+                 * first (k_tree_down must read only what k_tree_up wrote there). */
+                F *nd[16];
+                nd[0] = nodes.data();
+                for (size_t k = 0; k < nodes.size(); k++)
+                    nodes[k] = F::zero();
+                for (int l = 0; l < nl; l++) {
+                    nd[l + 1] = nd[l] + ln[l + 1] * BA_TREE;
+                    launch_block(ln[l + 1], BA_TREE,
+                                 [&] { k_tree_up<F>(lv[l], ln[l], lv[l + 1], nd[l]); });
+                }
+                *lv[nl] = inv(*lv[nl]);
+                for (int l = nl - 1; l >= 0; l--)
+                    launch_block(ln[l + 1], BA_TREE,
+                                 [&] { k_tree_down<F>(lv[l], ln[l], lv[l + 1], nd[l]); });
+                for (size_t i = 0; i < tc; i++)
+                    check(prod[i].is_zero() || prod[i] * tr[i] == F::one(),
+                          level ? "quad product tree inverse" : "product tree inverse", grp, L,
+                          t0 + i);
+                if (quads && level == 0) {
+                    launch(tc, [&] {
+                        k_ba_pairs<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(),
+                                                pre.data(), tr.data(), npre.data(),
+                                                psum.data(), masks.data());
+                    });
+                    for (size_t i = 0; i < tc; i++) {
+                        check(__popcll(masks[i]) == npre[i], "quad count", grp, L, t0 + i);
+                        check(!(masks[i] & masks[tc + i]), "quad of a point-by-point pair", grp,
+                              L, t0 + i);
+                        nquads += npre[i];
+                    }
+                }
+            }
+            if (quads)
+                launch(tc, [&] {
+                    k_ba_quads<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(),
+                                            pre.data(), tr.data(), npre.data(), psum.data(),
+                                            masks.data(), b_ba.data(), k_ba.data(),
+                                            c_ba.data());
+                });
+            else
+                launch(tc, [&] {
+                    k_ba_pass_b<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(),
+                                             pre.data(), tr.data(), npre.data(), b_ba.data(),
+                                             k_ba.data(), c_ba.data());
+                });
         }
-        *lv[nl] = inv(*lv[nl]);
-        for (int l = nl - 1; l >= 0; l--)
-            launch_block(ln[l + 1], BA_TREE,
-                         [&] { k_tree_down<F>(lv[l], ln[l], lv[l + 1], nd[l]); });
-        for (size_t i = 0; i < tc; i++)
-            check(prod[i].is_zero() || prod[i] * tr[i] == F::one(), "product tree inverse",
-                  grp, L, t0 + i);
-        launch(tc, [&] {
-            k_ba_pass_b<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(),
-                                     tr.data(), npre.data(), b_ba.data(), k_ba.data(),
-                                     c_ba.data());
-        });
+        const char *what = quads ? "quads" : "pairs";
+        for (uint32_t k = 0; k < nb; k++)
+            check(same_point(b_ref[k], b_ba[k]), what, grp, L, k);
+        for (size_t t = 0; t < T; t++) {
+            check(k_ref[t] == k_ba[t], "carry key", grp, L, t);
+            if (k_ref[t] != SENT && k_ref[t] == k_ba[t])
+                check(same_point(c_ref[t], c_ba[t]), "carry sum", grp, L, t);
+        }
     }
-    for (uint32_t k = 0; k < nb; k++)
-        check(same_point(b_ref[k], b_ba[k]), "bucket", grp, L, k);
-    for (size_t t = 0; t < T; t++) {
-        check(k_ref[t] == k_ba[t], "carry key", grp, L, t);
-        if (k_ref[t] != SENT && k_ref[t] == k_ba[t])
-            check(same_point(c_ref[t], c_ba[t]), "carry sum", grp, L, t);
-    }
+    /* Slices of 8 and more entries hold runs long enough for quads. */
+    check(L < 8 || nquads > 0, "no quads made", grp, L, 0);
     /* Then the carry levels (k_accumk, as gpu_impl.cuh's accumulate runs them) over both,
      * against each bucket summed plainly, entry by entry. */
     std::vector<xyzz<F>> naive(nb, xyzz<F>::inf());
     for (size_t i = 0; i < M && keys[i] != SENT; i++)
         xyzz_add_affine(naive[ALL_ZERO ? 0 : keys[i]], ld_pt(pts.data(), vals[i]));
-    for (int side = 0; side < 2; side++) {
-        std::vector<xyzz<F>> &b = side ? b_ba : b_ref;
-        std::vector<uint32_t> ck0 = side ? k_ba : k_ref, ck1;
-        std::vector<xyzz<F>> cp0 = side ? c_ba : c_ref, cp1;
+    for (int side = 0; side < 3; side++) {
+        std::vector<xyzz<F>> &b = bs[side];
+        std::vector<uint32_t> ck0 = ks[side], ck1;
+        std::vector<xyzz<F>> cp0 = cs[side], cp1;
         const uint32_t LK = 8;
         for (size_t Tl = T; Tl > 1;) {
             const size_t Tn = (Tl + LK - 1) / LK;
@@ -208,8 +254,10 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
             Tl = Tn;
         }
         for (uint32_t k = 0; k < nb; k++)
-            check(same_point(b[k], naive[k]), side ? "batch-affine + carries vs plain sum"
-                                                   : "k_accum1 + carries vs plain sum",
+            check(same_point(b[k], naive[k]),
+                  side == 2   ? "batch-affine quads + carries vs plain sum"
+                  : side == 1 ? "batch-affine + carries vs plain sum"
+                              : "k_accum1 + carries vs plain sum",
                   grp, L, k);
     }
 }
