@@ -159,7 +159,7 @@ struct cuzk_gpu_ctx {
     uint64_t bad_scalar; /* what the last checked MSM found (UINT64_MAX: none) */
     int ba_mode;      /* CUZK_GPU_BATCH_AFFINE: -1 unset (the default), 0 off, 1 on, 2 every
                        * size, 3 G2 only (cuzk__gpu_ba_on) */
-    size_t ba_chunk;  /* its bytes per chunk: CUZK_GPU_BA_PRE_BYTES (tests lower it) */
+    size_t ba_chunk;  /* its bytes per chunk: CUZK_GPU_BA_CHUNK_BYTES or CUZK_GPU_BA_PRE_BYTES */
     bool ba_quads;    /* CUZK_GPU_BA_QUADS: pairs of pair sums in affine too */
     uint32_t red_chunk; /* CUZK_GPU_REDUCE_CHUNK: the bucket reduction's largest chunk (32) */
     uint32_t carry_lk;  /* CUZK_GPU_CARRY_SLICE: carries per thread at levels >= 2 (8) */
