@@ -69,6 +69,17 @@ template <class F> DI void xyzz_mdbl(xyzz<F> &p, const affine<F> &q)
     p.zzz = w;
 }
 
+/* p + q in affine coordinates, given id = 1 / (q.x - p.x) (the batch-affine pair and quad sums,
+ * msm_kernels.cuh: p != +-q, neither at infinity). */
+template <class F> DI affine<F> affine_add_inv(const affine<F> &p, const affine<F> &q, const F &id)
+{
+    const F lam = (q.y - p.y) * id;
+    affine<F> s;
+    s.x = sqr(lam) - p.x - q.x;
+    s.y = lam * (p.x - s.x) - p.y;
+    return s;
+}
+
 /* A thread's XYZZ sum parked in shared memory (the accumulation kernels, msm_kernels.cuh):
  * coordinate c (0..3: x, y, zz, zzz) is loaded where a formula uses it and stored where it
  * makes it, so it holds no registers in between. Word-major over the block's NT threads

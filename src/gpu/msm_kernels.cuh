@@ -360,11 +360,7 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
         F id = iv;
         if (j) /* the pair's inverse and the next running inverse: independent */
             mul2(id, iv, ld16v(pre + (size_t)(j - 1) * Tc + tl), iv, iv, q.x - p.x);
-        const F lam = (q.y - p.y) * id;
-        affine<F> s;
-        s.x = sqr(lam) - p.x - q.x;
-        s.y = lam * (p.x - s.x) - p.y;
-        put(pi, r, s);
+        put(pi, r, affine_add_inv(p, q, id));
     }
     return spec;
 }
@@ -556,11 +552,7 @@ k_ba_quads(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
             F id = iv;
             if (k)
                 mul2(id, iv, ld16v(pre + (size_t)(P - k) * Tc + tl), iv, iv, s2.x - s1.x);
-            const F lam = (s2.y - s1.y) * id;
-            affine<F> s;
-            s.x = sqr(lam) - s1.x - s2.x;
-            s.y = lam * (s1.x - s.x) - s1.y;
-            st16(s1p, s);
+            st16(s1p, affine_add_inv(s1, s2, id));
         }
     }
     ba_add_slice<F, ALL_ZERO, true>(keys, vals, beg, live, t, mask, spec, quad, pts, park,
