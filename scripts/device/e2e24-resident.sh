@@ -12,7 +12,10 @@
 # Env: CURVES (default "bn128 bls12381"), REPEAT (4), CACHE (1: run part 2), SYNTHS (where a, b,
 # c are synthesized, one --repeat run each: default "gpu"; "gpu cpu" compares), BA_MODES
 # (CUZK_GPU_BATCH_AFFINE values, one --repeat run each, e.g. "0 1 auto"; unset: the default),
-# TABLES (--gpu-tables values, one --repeat run each, e.g. "off on"; default "auto").
+# TABLES (--gpu-tables values, one --repeat run each, e.g. "off on"; default "auto"), KNOBS
+# (settings as msm-knobs.sh's, one --repeat run each: "default" or VAR=VALUE[,VAR=VALUE...];
+# default "default"). Each run prints its peak device memory (nvidia-smi memory.used, sampled
+# every 200 ms).
 set -u
 mkdir -p /tmp/cz && tar -xJf ${CUZK_PACK:-build-device/cuzk-device.tar.xz} -C /tmp/cz && . /tmp/cz/env.sh
 B=$CUZK_BIN_DIR
@@ -20,6 +23,7 @@ O=${OUT:-/tmp/cuzk-resident-out}
 mkdir -p "$O"
 echo "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader); $(nproc) cpus; $(date -u '+%F %T') UTC"
 n=$(( (1 << 24) - (1 << 18) ))
+envs() { [ "$1" = default ] || echo "$1" | tr ',' ' '; }
 for curve in ${CURVES:-bn128 bls12381}; do
   d=/tmp/e2e/$curve; mkdir -p $d
   t0=$(date +%s)
@@ -29,14 +33,22 @@ for curve in ${CURVES:-bn128 bls12381}; do
   for synth in ${SYNTHS:-gpu}; do
     for m in ${BA_MODES:-default}; do
      for tab in ${TABLES:-auto}; do
+      ki=0
+      for k in ${KNOBS:-default}; do
+      ki=$((ki + 1))
       if [ "$m" = default ]; then
-        echo "--synth $synth --gpu-tables $tab:"; f=$O/resident-$curve-$synth-tab$tab.txt
+        echo "--synth $synth --gpu-tables $tab, $k:"; f=$O/resident-$curve-$synth-tab$tab-k$ki.txt
       else
-        echo "--synth $synth --gpu-tables $tab, CUZK_GPU_BATCH_AFFINE=$m:"; f=$O/resident-$curve-$synth-tab$tab-ba$m.txt
+        echo "--synth $synth --gpu-tables $tab, CUZK_GPU_BATCH_AFFINE=$m, $k:"; f=$O/resident-$curve-$synth-tab$tab-ba$m-k$ki.txt
       fi
+      nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 > $f.mem 2>/dev/null &
+      smi=$!
       ( [ "$m" = default ] || export CUZK_GPU_BATCH_AFFINE=$m
-        timeout 150 $B/cuzk prove --backend gpu --g2 gpu --synth $synth --gpu-tables $tab --repeat ${REPEAT:-4} $d/circuit.zkey \
+        env $(envs "$k") timeout 150 $B/cuzk prove --backend gpu --g2 gpu --synth $synth --gpu-tables $tab --repeat ${REPEAT:-4} $d/circuit.zkey \
           $d/circuit.wtns $d/p.json $d/pub.json 2>&1 | tail -$(( ${REPEAT:-4} + 2 )) | tee $f )
+      kill $smi 2>/dev/null; wait $smi 2>/dev/null
+      echo "  peak device memory: $(sort -n $f.mem | tail -1) of $(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits) MiB"
+      done
      done
     done
   done
