@@ -66,6 +66,7 @@ static const char *PROVE_HELP =
     "                     GPU backend, build fixed-base tables of the key's points on the\n"
     "                     device once (up to 12x their device memory at 2^24, a few seconds),\n"
     "                     making each MSM ~10-13% faster; skipped when they do not fit\n"
+    "                     (the proof's line then names the point sets left without)\n"
     "  --synth WHERE      gpu | cpu (default gpu): with the GPU backend, compute a = A.w,\n"
     "                     b = B.w, c = a*b on the GPU from the key's A and B rows (kept\n"
     "                     resident beside its points) or on CPU threads while the GPU runs\n"
@@ -405,12 +406,20 @@ static int cmd_prove(int argc, char **argv)
     if (e)
         goto done;
     if (!g_quiet) {
-        char up[96] = "";
-        if (st.used_gpu && st.gpu_tables > 1)
+        char up[160] = "", plain[32] = "";
+        cuzk_pk_set_names(st.gpu_no_tables, plain, sizeof plain);
+        if (st.used_gpu && st.gpu_tables > 1 && plain[0])
+            snprintf(up, sizeof up,
+                     "gpu upload %.1f with tables (%d copies; none for %s: they did not fit), ",
+                     st.gpu_upload_ms, st.gpu_tables, plain);
+        else if (st.used_gpu && st.gpu_tables > 1)
             snprintf(up, sizeof up, "gpu upload %.1f with tables (%d copies), ", st.gpu_upload_ms,
                      st.gpu_tables);
-        else if (st.used_gpu && po.gpu_tables)
+        else if (st.used_gpu && po.gpu_tables && plain[0])
             snprintf(up, sizeof up, "gpu upload %.1f (no tables: they did not fit), ",
+                     st.gpu_upload_ms);
+        else if (st.used_gpu && po.gpu_tables)
+            snprintf(up, sizeof up, "gpu upload %.1f (no tables: too few points to pay), ",
                      st.gpu_upload_ms);
         else if (st.used_gpu)
             snprintf(up, sizeof up, "gpu upload %.1f, ", st.gpu_upload_ms);

@@ -76,9 +76,18 @@ typedef struct {
     int used_gpu;         /* 1 when H and the G1 MSMs ran on the GPU */
     int gpu_tables;       /* copies in the fixed-base tables of the key's point sets on the
                            * GPU it used, the most of any set (0 or 1: none) */
+    unsigned gpu_no_tables; /* with gpu_tables asked: the key's point sets (CUZK_PK_SET_*
+                             * bits) on the GPUs it used whose tables would pay but did not
+                             * fit beside the proof's scratch (they ran plain, ~10% slower) */
     int gpu_fallback;     /* 1 when backend AUTO fell back to the CPU after a GPU fault */
     char gpu_error[256];  /* that fault's message */
 } cuzk_prove_stats;
+/* Point-set bits (cuzk_prove_stats.gpu_no_tables, cuzk_pk_gpu_no_tables). */
+#define CUZK_PK_SET_A 1u
+#define CUZK_PK_SET_B1 2u
+#define CUZK_PK_SET_C 4u
+#define CUZK_PK_SET_H 8u
+#define CUZK_PK_SET_B2 16u
 
 /* Loads and validates a proving key from a parsed zkey (which may be closed afterwards). */
 cuzk_err cuzk_pk_load(cuzk_pk **out, const cuzk_zkey *zk, unsigned nthreads, cuzk_errbuf *eb);
@@ -200,6 +209,13 @@ cuzk_err cuzk_prove_end(cuzk_prove_state *s, cuzk_proof *proof, cuzk_errbuf *eb)
 cuzk_err cuzk_pk_gpu_stage(cuzk_pk *pk, int device, unsigned parts, cuzk_errbuf *eb);
 /* Bit d set when the key's points are resident on GPU device d. */
 uint32_t cuzk_pk_gpu_mask(cuzk_pk *pk);
+/* The key's point sets on GPU `device` (CUZK_PK_SET_* bits) whose fixed-base tables would pay
+ * (cuzk_gpu_tables_bytes: more than one copy) but are not built: after a stage with
+ * CUZK_PK_STAGE_TABLES, those that did not fit. 0 for a device out of range. */
+unsigned cuzk_pk_gpu_no_tables(cuzk_pk *pk, int device);
+/* The names of the sets in `sets` (CUZK_PK_SET_* bits), comma-separated ("H,B2"; "" for none),
+ * into buf (truncated to its size). */
+void cuzk_pk_set_names(unsigned sets, char *buf, size_t size);
 /* Frees the key's point sets (and its own context) on GPU `device`, undoing cuzk_pk_gpu_stage;
  * a later stage or proof there uploads them again. The caller guarantees that no g1 / g2
  * stage uses the key on that device meanwhile (the engine's GPU tier holds a key while a

@@ -426,6 +426,29 @@ uint64_t cuzk_pk_gpu_bytes(cuzk_pk *pk, unsigned parts)
     return b;
 }
 
+void cuzk_pk_set_names(unsigned sets, char *buf, size_t size)
+{
+    static const char *const name[5] = {"A", "B1", "C", "H", "B2"};
+    size_t k = 0;
+    if (size)
+        buf[0] = 0;
+    for (int i = 0; i < 5 && size; i++)
+        if (sets >> i & 1) {
+            int w = snprintf(buf + k, size - k, "%s%s", k ? "," : "", name[i]);
+            if (w < 0 || (size_t)w >= size - k) {
+                buf[k] = 0; /* truncated: the names that fit, whole */
+                return;
+            }
+            k += (size_t)w;
+        }
+}
+
+unsigned cuzk_pk_gpu_no_tables(cuzk_pk *pk, int device)
+{
+    return pk->curve == CUZK_CURVE_BN254 ? bn254_gpu_no_tables(pk->k.bn254, device)
+                                         : bls12_381_gpu_no_tables(pk->k.bls12_381, device);
+}
+
 uint32_t cuzk_pk_gpu_mask(cuzk_pk *pk)
 {
     return pk->curve == CUZK_CURVE_BN254 ? bn254_gpu_mask(pk->k.bn254)

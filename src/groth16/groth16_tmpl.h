@@ -936,6 +936,36 @@ static uint32_t GT_(gpu_mask)(GT_(pk) *pk)
     return m;
 }
 
+/* The CUZK_PK_SET_* bits of device d's point sets whose tables would pay (more than one copy,
+ * cuzk_gpu_tables_bytes) but are not built. */
+static unsigned GT_(gpu_no_tables_of)(const __typeof__(((GT_(pk) *)0)->dev[0]) *d)
+{
+    const cuzk_gpu_points *sets[5] = GT_DEV_SETS(d);
+    static const unsigned bit[5] = {CUZK_PK_SET_B2, CUZK_PK_SET_A, CUZK_PK_SET_B1,
+                                    CUZK_PK_SET_C, CUZK_PK_SET_H};
+    unsigned m = 0;
+    for (int i = 0; i < 5; i++) {
+        if (!sets[i] || cuzk_gpu_points_copies(sets[i]) > 1)
+            continue;
+        const uint64_t n = cuzk_gpu_points_count(sets[i]);
+        const cuzk_gpu_group g = i == 0 ? CUZK_GPU_G2 : CUZK_GPU_G1;
+        if (cuzk_gpu_tables_bytes((cuzk_gpu_curve)GP_CURVE, g, n, 0) >
+            cuzk_gpu_tables_bytes((cuzk_gpu_curve)GP_CURVE, g, n, 1))
+            m |= bit[i];
+    }
+    return m;
+}
+
+static unsigned GT_(gpu_no_tables)(GT_(pk) *pk, int device)
+{
+    if (device < 0 || device >= CUZK_MAX_DEVICES)
+        return 0;
+    pthread_mutex_lock(&pk->dev[device].mu);
+    unsigned m = GT_(gpu_no_tables_of)(&pk->dev[device]);
+    pthread_mutex_unlock(&pk->dev[device].mu);
+    return m;
+}
+
 /* parts: CUZK_PK_STAGE_* bits. */
 static cuzk_err GT_(gpu_stage)(GT_(pk) *pk, int device, unsigned parts, cuzk_errbuf *eb)
 {
@@ -1022,6 +1052,8 @@ static cuzk_err GT_(gpu_acquire)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, 
         for (int i = 0; i < 5; i++)
             if (sets[i] && cuzk_gpu_points_copies(sets[i]) > s->st.gpu_tables)
                 s->st.gpu_tables = cuzk_gpu_points_copies(sets[i]);
+        if (s->opts.gpu_tables)
+            s->st.gpu_no_tables |= GT_(gpu_no_tables_of)(&pk->dev[device]);
     }
     if (e || ctx)
         pthread_mutex_unlock(&pk->dev[device].mu);

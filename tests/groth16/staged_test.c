@@ -260,6 +260,40 @@ static void witness_copy(const char *dir, int gpu)
     cuzk_pk_free(pk);
 }
 
+/* cuzk_pk_set_names, and on a GPU: a key staged with tables on an otherwise idle device has
+ * every set whose tables pay with them (cuzk_pk_gpu_no_tables 0; a set too small for tables to
+ * pay is not reported), and a device out of range reports none. */
+static void tables_report(const char *dir, int gpu)
+{
+    char b[32];
+    cuzk_pk_set_names(0, b, sizeof b);
+    CHECK(!strcmp(b, ""));
+    cuzk_pk_set_names(CUZK_PK_SET_H | CUZK_PK_SET_B2, b, sizeof b);
+    CHECK_MSG(!strcmp(b, "H,B2"), "%s", b);
+    cuzk_pk_set_names(31, b, sizeof b);
+    CHECK_MSG(!strcmp(b, "A,B1,C,H,B2"), "%s", b);
+    cuzk_pk_set_names(31, b, 6); /* "A,B1" and ",C" does not fit */
+    CHECK_MSG(!strcmp(b, "A,B1"), "%s", b);
+    cuzk_pk *pk;
+    uint8_t *wb;
+    cuzk_wtns w;
+    if (!load_fixture(dir, "poseidon", &pk, &wb, &w))
+        return;
+    CHECK(cuzk_pk_gpu_no_tables(pk, -1) == 0 && cuzk_pk_gpu_no_tables(pk, 1000) == 0);
+    if (gpu) {
+        cuzk_errbuf eb = {{0}};
+        CHECK_MSG(cuzk_pk_gpu_stage(pk, 0, CUZK_PK_STAGE_G2 | CUZK_PK_STAGE_TABLES, &eb) ==
+                      CUZK_OK,
+                  "%s", eb.msg);
+        unsigned m = cuzk_pk_gpu_no_tables(pk, 0);
+        cuzk_pk_set_names(m, b, sizeof b);
+        CHECK_MSG(m == 0, "%s: tables missing for %s on an idle device", dir, b);
+    }
+    cuzk_wtns_close(&w);
+    free(wb);
+    cuzk_pk_free(pk);
+}
+
 int main(void)
 {
     int gpu = cuzk_gpu_device_count() > 0;
@@ -270,5 +304,7 @@ int main(void)
     one_curve("bls12381", gpu);
     witness_copy("bn128", gpu);
     witness_copy("bls12381", gpu);
+    tables_report("bn128", gpu);
+    tables_report("bls12381", gpu);
     return tu_finish("staged_test");
 }
