@@ -342,25 +342,29 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
         const int r = m.pop_high();
         const affine<F> p = ld_pt(pts, vals[beg + r]);
         const affine<F> q = ld_pt(pts, vals[beg + r + 1]);
+        affine<F> s;
         if (ba_special(p.x, q.x)) {
             /* Out of the products. A point at infinity makes the pair's sum the other
              * point (keys have many: signals absent from A or B); only P == +-Q (and a
              * finite point with x = 0) is added point by point in phase 2. That path
              * is divergent, two additions where the other lanes do one: at a few per
              * cent of pairs it cost A and B1 ~60% more in a 2^22 proof (ncu, 19:31). */
-            if (p.is_inf())
-                put(pi, r, q);
-            else if (q.is_inf())
-                put(pi, r, p);
-            else
+            if (!p.is_inf() && !q.is_inf()) {
                 spec |= 1ull << pi;
-            continue;
+                continue;
+            }
+            s = p.is_inf() ? q : p;
+        } else {
+            j--;
+            F id = iv;
+            if (j) /* the pair's inverse and the next running inverse: independent */
+                mul2(id, iv, ld16v(pre + (size_t)(j - 1) * Tc + tl), iv, iv, q.x - p.x);
+            s = affine_add_inv(p, q, id);
         }
-        j--;
-        F id = iv;
-        if (j) /* the pair's inverse and the next running inverse: independent */
-            mul2(id, iv, ld16v(pre + (size_t)(j - 1) * Tc + tl), iv, iv, q.x - p.x);
-        put(pi, r, affine_add_inv(p, q, id));
+        /* One call for both paths: the lanes join before it, so that k_ba_pairs's put (a
+         * store and the quads' prefix product) runs once per pair for the warp, not once per
+         * path (B in G2 of a proof: ~22% of its points at infinity). */
+        put(pi, r, s);
     }
     return spec;
 }
