@@ -331,7 +331,7 @@ k_ba_pass_a(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
  * count, pre its prefixes at pre[i * Tc + tl]). put(pi, r, s) takes pair pi's sum (entries r and
  * r + 1): the affine sum, or for a pair with a point at infinity the other point. Returns the
  * pairs that are added point by point (bit pi; put is not called for them). */
-template <class F, class Put>
+template <bool JOIN, class F, class Put>
 DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
                          const affine<F> *pts, uint32_t j, F iv, const F *pre, size_t Tc,
                          size_t tl, Put put)
@@ -349,6 +349,15 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
              * finite point with x = 0) is added point by point in phase 2. That path
              * is divergent, two additions where the other lanes do one: at a few per
              * cent of pairs it cost A and B1 ~60% more in a 2^22 proof (ncu, 19:31). */
+            if (!JOIN) { /* pass B's put is one store: its code as it was measured */
+                if (p.is_inf())
+                    put(pi, r, q);
+                else if (q.is_inf())
+                    put(pi, r, p);
+                else
+                    spec |= 1ull << pi;
+                continue;
+            }
             if (!p.is_inf() && !q.is_inf()) {
                 spec |= 1ull << pi;
                 continue;
@@ -361,9 +370,9 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
                 mul2(id, iv, ld16v(pre + (size_t)(j - 1) * Tc + tl), iv, iv, q.x - p.x);
             s = affine_add_inv(p, q, id);
         }
-        /* One call for both paths: the lanes join before it, so that k_ba_pairs's put (a
-         * store and the quads' prefix product) runs once per pair for the warp, not once per
-         * path (B in G2 of a proof: ~22% of its points at infinity). */
+        /* JOIN: one call for both paths, the lanes joined before it, so that k_ba_pairs's put
+         * (a store and the quads' prefix product) runs once per pair for the warp, not once
+         * per path (B in G2 of a proof: ~22% of its points at infinity). */
         put(pi, r, s);
     }
     return spec;
@@ -431,7 +440,7 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
     const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
     affine<F> sums[BA_MAXP];
     const uint64_t spec =
-        ba_pair_sums(mask, beg, vals, pts, npre[tl], ld16v(inv_ + tl), pre, Tc, tl,
+        ba_pair_sums<false>(mask, beg, vals, pts, npre[tl], ld16v(inv_ + tl), pre, Tc, tl,
                      [&](int pi, int, const affine<F> &s) { sums[pi] = s; });
     ba_add_slice<F, ALL_ZERO, false>(keys, vals, beg, live, t, mask, spec, 0, pts, park,
                                      buckets, ckey, cpt, cur, carry,
@@ -485,7 +494,7 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
         uint32_t live;
         const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
         int open_r = -1; /* the pair above the one being made, while it is in no quad */
-        spec = ba_pair_sums(
+        spec = ba_pair_sums<true>(
             mask, beg, vals, pts, npre[tl], ld16v(prod + tl), pre, Tc, tl,
             [&](int pi, int r, const affine<F> &s) {
                 st16(psum + (size_t)pi * Tc + tl, s);
