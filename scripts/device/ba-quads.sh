@@ -19,13 +19,13 @@ dev_header
 if [ -z "${SKIP_TEST:-}" ]; then
   dev_gpu_test "$O/gpu_test.log"
   dev_gpu_test "$O/gpu_test-ba-quads.log" CUZK_GPU_BATCH_AFFINE=2 CUZK_GPU_BA_CHUNK_BYTES=20000 \
-    CUZK_GPU_BA_QUADS=1
+    CUZK_GPU_BA_QUADS=2
   dev_gpu_test "$O/gpu_test-ba-pairs.log" CUZK_GPU_BATCH_AFFINE=2 CUZK_GPU_BA_CHUNK_BYTES=20000 \
     CUZK_GPU_BA_QUADS=0
   dev_prove_test "$O/gpu_prove_test.log"
 fi
 for round in $(seq 1 "${ROUNDS:-2}"); do
-  for q in 1 0; do
+  for q in 2 0; do
     echo "-- round $round: CUZK_GPU_BA_QUADS=$q ($(date -u '+%T'))"
     env CUZK_GPU_BA_QUADS=$q ${CHUNK:+CUZK_GPU_BA_CHUNK_BYTES=$CHUNK} timeout 240 "$NB" \
       --only "${ONLY:-g1-bls12-381,g2}" --logs 24 --max-log 24 --tables 0 --reps 3 \

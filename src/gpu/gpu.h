@@ -54,10 +54,11 @@ typedef struct cuzk_gpu_fr cuzk_gpu_fr;
 #define CUZK_GPU_BA_CHUNK_MAX ((size_t)16 << 30)
 /* Quads (msm_kernels.cuh): two pair sums of one run added in affine too, with a second product
  * tree per chunk; the pair sums then share the chunk's bytes with the prefixes. Off by default:
- * they pay only with larger chunks (H200, MSM 2^24 with tables, BLS12-381 G1 93.4 -> 90.8 ms
- * and G2 253.3 -> 246.9 with 12 GiB chunks, neutral with 4 GiB, BN254 G2 1 ms slower:
- * src/gpu/PERF-NOTES.md, nineteenth pass). CUZK_GPU_BA_QUADS=1 / 0 from the environment
- * overrides this default. */
+ * they pay only with larger chunks (H200, MSM 2^24 with tables: BLS12-381 G1 93.4 -> 90.5 ms
+ * with 16 GiB chunks, neutral with 4 GiB), and not for G2 in a proof: B in G2 (its set ~22%
+ * points at infinity in a dense circuit, the bench's none) ran 16-18% slower with them (BN254
+ * 114.0 -> 132.8 ms, BLS12-381 237 -> 281; src/gpu/PERF-NOTES.md, twentieth pass).
+ * CUZK_GPU_BA_QUADS from the environment: 0 off, 1 for G1 sets, 2 for G2 sets too. */
 #define CUZK_GPU_BA_QUADS_DEFAULT 0
 
 /* Device scratch one context grows to when it proves circuits of n_points points per MSM set

@@ -233,12 +233,12 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     const int quads = cuzk__gpu_ba_quads();
     if (quads < 0) {
         r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                      "cuzk_gpu_open: CUZK_GPU_BA_QUADS=%s: expected 0 or 1",
+                      "cuzk_gpu_open: CUZK_GPU_BA_QUADS=%s: expected 0, 1 or 2",
                       getenv("CUZK_GPU_BA_QUADS"));
         cuzk_gpu_close(ctx);
         return r;
     }
-    ctx->ba_quads = quads == 1;
+    ctx->ba_quads = quads;
     /* The MSM's bucket reduction chunk (at most; msm_run) and carry slice (accumulate), for
      * A/B runs: powers of two, 8..256 and 4..64 (the reduction's trees need chunks of 8 at
      * least, gpu_plan.c's scratch estimate carry slices of 4); anything else is refused. */

@@ -135,7 +135,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
         /* Batch-affine pairs (k_ba_pass_a), in chunks of slices whose prefix products (and
          * with quads the pair sums and the slices' masks) fit ctx->ba_chunk bytes, each chunk
          * with one inversion (two with quads). */
-        const bool quads = ctx->ba_quads;
+        const bool quads = ctx->ba_quads == 2 || (ctx->ba_quads == 1 && sizeof(F) < 64);
         const size_t pre_per = (size_t)(L1 / 2) * sizeof(F),
                      sums_per = (size_t)(L1 / 2) * sizeof(affine<F>);
         const size_t per = pre_per + (quads ? sums_per + 2 * sizeof(uint64_t) : 0);
@@ -176,12 +176,12 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
         uint8_t *npre;
         affine<F> *psum = NULL;
         uint64_t *masks = NULL;
-        SCRATCH(SCR_BA_PRE, Tc * pre_per, pre);
+        SCRATCH(SCR_BA_PRE, Tc * (pre_per + (quads ? sums_per : 0)), pre);
         SCRATCH(SCR_BA_TREE, (tree + tree_nodes(Tc)) * sizeof(F), tr);
         F *const nodes = tr + tree; /* each level's node trees, k_tree_up to k_tree_down */
         SCRATCH(SCR_BA_NPRE, Tc, npre);
         if (quads) {
-            SCRATCH(SCR_BA_SUMS, Tc * sums_per, psum);
+            psum = (affine<F> *)(pre + Tc * (L1 / 2)); /* 16-byte aligned: sizeof(F) is */
             SCRATCH(SCR_BA_MASK, Tc * 2 * sizeof(uint64_t), masks);
         }
         for (size_t t0 = 0; t0 < T; t0 += Tc) {

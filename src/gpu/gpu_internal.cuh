@@ -40,10 +40,11 @@ enum {
     SCR_HA,
     SCR_HB,
     SCR_HC,
-    SCR_BA_PRE,  /* batch-affine accumulation: prefix products of the pairs' denominators */
+    SCR_BA_PRE,  /* batch-affine accumulation: prefix products of the pairs' denominators (with
+                  * quads, the pair sums after them: one slot, so that G1 with quads and G2
+                  * without share the chunk's bytes instead of each growing its own slot) */
     SCR_BA_TREE, /* its product tree */
     SCR_BA_NPRE, /* prefixes per slice */
-    SCR_BA_SUMS, /* with quads: the pair sums */
     SCR_BA_MASK, /* with quads: each slice's quads and point-by-point pairs */
     SCR_BUCKETS2, /* a split MSM's second part's buckets (CUZK_GPU_SCALARS_ONCE) */
     SCR_COUNT
@@ -160,7 +161,7 @@ struct cuzk_gpu_ctx {
     int ba_mode;      /* CUZK_GPU_BATCH_AFFINE: -1 unset (the default), 0 off, 1 on, 2 every
                        * size, 3 G2 only (cuzk__gpu_ba_on) */
     size_t ba_chunk;  /* its bytes per chunk: CUZK_GPU_BA_CHUNK_BYTES or CUZK_GPU_BA_PRE_BYTES */
-    bool ba_quads;    /* CUZK_GPU_BA_QUADS: pairs of pair sums in affine too */
+    int ba_quads;     /* CUZK_GPU_BA_QUADS: pairs of pair sums in affine too (1 G1, 2 G2 too) */
     uint32_t red_chunk; /* CUZK_GPU_REDUCE_CHUNK: the bucket reduction's largest chunk (32) */
     uint32_t carry_lk;  /* CUZK_GPU_CARRY_SLICE: carries per thread at levels >= 2 (8) */
     int ntt_log_sh;   /* CUZK_GPU_NTT_BLOCK: elements per NTT pass block, log2 (10 or 11) */

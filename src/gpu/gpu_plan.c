@@ -162,7 +162,7 @@ int cuzk__gpu_ba_quads(void)
     const char *q = getenv("CUZK_GPU_BA_QUADS");
     if (!q || !*q)
         return CUZK_GPU_BA_QUADS_DEFAULT;
-    return q[1] || (q[0] != '0' && q[0] != '1') ? -1 : q[0] == '1';
+    return q[1] || q[0] < '0' || q[0] > '2' ? -1 : q[0] - '0';
 }
 
 /* The fewest passes (each reads and writes the whole vector). Greedy (even = 0): each pass
@@ -204,7 +204,7 @@ int cuzk__gpu_ntt_plan(int logn, int log_sh, int max_lob, int even, int s[32], i
 
 /* One slot per SCRATCH slot that grows with the problem (gpu_internal.cuh's SCR_*). */
 enum { P_SC_IN, P_SC, P_FLAGS, P_IDX, P_KEYVAL, P_CUB, P_BUCKETS, P_CARRY0, P_CARRY1,
-       P_CHUNK, P_BA_PRE, P_BA_TREE, P_BA_SUMS, P_BA_MASK, P_H, P_NTT, P_COUNT };
+       P_CHUNK, P_BA_PRE, P_BA_TREE, P_BA_MASK, P_H, P_NTT, P_COUNT };
 
 static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
@@ -243,8 +243,9 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int ta
     if (cuzk__gpu_ba_on(-1, g2, bls, M)) { /* BLS12-381 G1 sets may prefer it */
         /* The chunk as the contexts size it (the environment's CUZK_GPU_BA_CHUNK_BYTES and
          * CUZK_GPU_BA_QUADS, gpu_impl.cuh's accumulate): with quads its budget also holds the
-         * pair sums (an affine point per prefix) and two mask words per slice. */
-        const int quads = cuzk__gpu_ba_quads() == 1;
+         * pair sums (an affine point per prefix, in the prefixes' slot) and two mask words per
+         * slice. */
+        const int q = cuzk__gpu_ba_quads(), quads = q == 2 || (q == 1 && !g2);
         const uint64_t pre_per = L1 / 2 * f, sums_per = L1 / 2 * 2 * f;
         const uint64_t per = pre_per + (quads ? sums_per + 16 : 0);
         uint64_t tc = cuzk__gpu_ba_chunk() / per;
@@ -252,11 +253,9 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int ta
             tc = 1;
         if (tc > T)
             tc = T;
-        slot[P_BA_PRE] = max64(slot[P_BA_PRE], tc * pre_per);
-        if (quads) {
-            slot[P_BA_SUMS] = max64(slot[P_BA_SUMS], tc * sums_per);
+        slot[P_BA_PRE] = max64(slot[P_BA_PRE], tc * (pre_per + (quads ? sums_per : 0)));
+        if (quads)
             slot[P_BA_MASK] = max64(slot[P_BA_MASK], tc * 16);
-        }
         /* The product tree's levels and their node trees (msm_reduce.cuh's tree_elems and
          * tree_nodes: each at most tc + tc / 64 + 64 elements, the nodes up to 128 more per
          * level), and the prefix counts. */

@@ -372,7 +372,10 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
         }
         /* JOIN: one call for both paths, the lanes joined before it, so that k_ba_pairs's put
          * (a store and the quads' prefix product) runs once per pair for the warp, not once
-         * per path (B in G2 of a proof: ~22% of its points at infinity). */
+         * per path. G1 only: ptxas then spills nothing in BLS12-381 G1's k_ba_pairs (72
+         * bytes before; MSM 2^24 with quads and 16 GiB chunks 91.02 -> 90.48 ms), but BN254
+         * G2's (432 / 820 bytes stored / loaded before, 136 / 104 with it) ran 17% slower
+         * (its MSM 121.3 -> 141.5 ms; H200, 2026-12-03, PERF-NOTES twentieth pass). */
         put(pi, r, s);
     }
     return spec;
@@ -494,7 +497,7 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
         uint32_t live;
         const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
         int open_r = -1; /* the pair above the one being made, while it is in no quad */
-        spec = ba_pair_sums<true>(
+        spec = ba_pair_sums<(sizeof(F) < 64)>( /* G1 only: see ba_pair_sums */
             mask, beg, vals, pts, npre[tl], ld16v(prod + tl), pre, Tc, tl,
             [&](int pi, int r, const affine<F> &s) {
                 st16(psum + (size_t)pi * Tc + tl, s);

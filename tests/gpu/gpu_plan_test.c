@@ -138,5 +138,38 @@ int main(void)
     CHECK(t == 1);
     cuzk__gpu_tab_plan((size_t)1 << 28, 254, 0, &c, &t, &s);
     CHECK(t >= 1 && (uint64_t)t << 28 <= 0x7fffffffu);
+
+    /* CUZK_GPU_BA_QUADS: 0 off, 1 G1 sets, 2 G1 and G2; anything else refused (-1). The
+     * scratch estimate counts the pair sums for the groups that use them: BN254 runs
+     * batch-affine only for G2 by default, so quads for G1 add nothing there, for G2 the
+     * sums; BLS12-381's C and H (G1) take them with 1. The prefixes and the sums share one
+     * slot, so G1 with quads beside G2 without stays within the chunk's bytes (in two slots,
+     * 1 held more than 2). */
+    const char *bad[] = {"3", "x", "01", "-1", "1 "};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("CUZK_GPU_BA_QUADS", bad[i], 1);
+        CHECK_MSG(cuzk__gpu_ba_quads() == -1, "CUZK_GPU_BA_QUADS=%s accepted", bad[i]);
+    }
+    setenv("CUZK_GPU_BA_CHUNK_BYTES", "12884901888", 1);
+    uint64_t est[2][3];
+    for (int q = 0; q < 3; q++) {
+        const char v[2] = {(char)('0' + q), 0};
+        setenv("CUZK_GPU_BA_QUADS", v, 1);
+        CHECK(cuzk__gpu_ba_quads() == q);
+        for (int b = 0; b < 2; b++)
+            est[b][q] = cuzk_gpu_scratch_estimate(b ? CUZK_GPU_BLS12_381 : CUZK_GPU_BN254,
+                                                  (uint64_t)1 << 24, (uint64_t)1 << 24);
+    }
+    unsetenv("CUZK_GPU_BA_QUADS");
+    CHECK(cuzk__gpu_ba_quads() == CUZK_GPU_BA_QUADS_DEFAULT);
+    unsetenv("CUZK_GPU_BA_CHUNK_BYTES");
+    CHECK_MSG(est[0][1] == est[0][0] && est[0][2] > est[0][0], "BN254 %llu %llu %llu",
+              (unsigned long long)est[0][0], (unsigned long long)est[0][1],
+              (unsigned long long)est[0][2]);
+    CHECK_MSG(est[1][1] > est[1][0] && est[1][2] > est[1][0] &&
+                  est[1][1] < est[1][2] + ((uint64_t)1 << 30),
+              "BLS12-381 %llu %llu %llu",
+              (unsigned long long)est[1][0], (unsigned long long)est[1][1],
+              (unsigned long long)est[1][2]);
     return tu_finish("gpu_plan");
 }
