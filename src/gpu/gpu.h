@@ -54,10 +54,11 @@ typedef struct cuzk_gpu_fr cuzk_gpu_fr;
 #define CUZK_GPU_BA_CHUNK_MAX ((size_t)16 << 30)
 /* Quads (msm_kernels.cuh): two pair sums of one run added in affine too, with a second product
  * tree per chunk; the pair sums then share the chunk's bytes with the prefixes. Off by default:
- * they pay only with larger chunks (H200, MSM 2^24 with tables: BLS12-381 G1 93.4 -> 90.5 ms
- * with 16 GiB chunks, neutral with 4 GiB), and not for G2 in a proof: B in G2 (its set ~22%
- * points at infinity in a dense circuit, the bench's none) ran 16-18% slower with them (BN254
- * 114.0 -> 132.8 ms, BLS12-381 237 -> 281; src/gpu/PERF-NOTES.md, twentieth pass).
+ * they pay only with larger chunks (H200, MSM 2^24 with tables: BLS12-381 G1 93.0 -> 90.1 ms
+ * with 16 GiB chunks, neutral with 4 GiB), and not for G2 in a proof: B in G2 (its set with
+ * points at infinity, ~22% estimated for a dense circuit, the bench's none) ran 16-18% slower
+ * with them (BN254 114.2 -> 132.8 ms, BLS12-381 236.9 -> 280.7; src/gpu/PERF-NOTES.md, twentieth
+ * pass).
  * CUZK_GPU_BA_QUADS from the environment: 0 off, 1 for G1 sets, 2 for G2 sets too. */
 #define CUZK_GPU_BA_QUADS_DEFAULT 0
 
