@@ -135,15 +135,11 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
         /* Batch-affine pairs (k_ba_pass_a), in chunks of slices whose prefix products (and
          * with quads the pair sums and the slices' masks) fit ctx->ba_chunk bytes, each chunk
          * with one inversion (two with quads). */
-        const bool quads = ctx->ba_quads == 2 || (ctx->ba_quads == 1 && sizeof(F) < 64);
+        static_assert(sizeof(affine<F>) == 2 * sizeof(F), "cuzk__gpu_ba_slices' pair sums");
+        const bool quads = cuzk__gpu_ba_quads_on(ctx->ba_quads, sizeof(F) >= 64);
         const size_t pre_per = (size_t)(L1 / 2) * sizeof(F),
                      sums_per = (size_t)(L1 / 2) * sizeof(affine<F>);
-        const size_t per = pre_per + (quads ? sums_per + 2 * sizeof(uint64_t) : 0);
-        size_t Tc = ctx->ba_chunk / per;
-        if (Tc < 1)
-            Tc = 1;
-        if (Tc > T)
-            Tc = T;
+        size_t Tc = cuzk__gpu_ba_slices(ctx->ba_chunk, L1, sizeof(F), quads, T);
         if (Tc < T) {
             /* Chunks in whole waves of pass B (U slices: its resident blocks of every SM),
              * split as evenly as that allows: a chunk's last wave, partly filled, leaves SMs

@@ -165,6 +165,19 @@ int cuzk__gpu_ba_quads(void)
     return q[1] || q[0] < '0' || q[0] > '2' ? -1 : q[0] - '0';
 }
 
+int cuzk__gpu_ba_quads_on(int q, int g2) { return q == 2 || (q == 1 && !g2); }
+
+size_t cuzk__gpu_ba_slices(size_t chunk, uint32_t L1, size_t f, int quads, size_t T)
+{
+    /* Per slice: L1 / 2 prefixes of f bytes; with quads as many affine pair sums (2 f) and two
+     * mask words. */
+    const size_t per = (size_t)(L1 / 2) * f * (quads ? 3 : 1) + (quads ? 16 : 0);
+    size_t tc = chunk / per;
+    if (tc < 1)
+        tc = 1;
+    return tc > T ? T : tc;
+}
+
 /* The fewest passes (each reads and writes the whole vector). Greedy (even = 0): each pass
  * takes as many stages as its block holds, so a 2^27 NTT with 2^10-element blocks and 8-element
  * tiles is 10 + 7 + 7 + 3 stages, its last pass in blocks of 64 elements. Even (the default
@@ -245,14 +258,9 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int ta
          * CUZK_GPU_BA_QUADS, gpu_impl.cuh's accumulate): with quads its budget also holds the
          * pair sums (an affine point per prefix, in the prefixes' slot) and two mask words per
          * slice. */
-        const int q = cuzk__gpu_ba_quads(), quads = q == 2 || (q == 1 && !g2);
+        const int quads = cuzk__gpu_ba_quads_on(cuzk__gpu_ba_quads(), g2);
         const uint64_t pre_per = L1 / 2 * f, sums_per = L1 / 2 * 2 * f;
-        const uint64_t per = pre_per + (quads ? sums_per + 16 : 0);
-        uint64_t tc = cuzk__gpu_ba_chunk() / per;
-        if (tc < 1)
-            tc = 1;
-        if (tc > T)
-            tc = T;
+        const uint64_t tc = cuzk__gpu_ba_slices(cuzk__gpu_ba_chunk(), (uint32_t)L1, f, quads, T);
         slot[P_BA_PRE] = max64(slot[P_BA_PRE], tc * (pre_per + (quads ? sums_per : 0)));
         if (quads)
             slot[P_BA_MASK] = max64(slot[P_BA_MASK], tc * 16);

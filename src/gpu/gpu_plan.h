@@ -21,6 +21,12 @@ int cuzk__gpu_ba_on(int mode, int g2, int g1_pref, size_t M);
  * understood (cuzk_gpu_open refuses it). */
 size_t cuzk__gpu_ba_chunk(void);
 int cuzk__gpu_ba_quads(void);
+/* Whether an MSM of G2 (g2) or G1 sums quads under setting q (cuzk__gpu_ba_quads): 1 for G1
+ * sets, 2 for both groups. */
+int cuzk__gpu_ba_quads_on(int q, int g2);
+/* Slices of L1 entries per batch-affine chunk of `chunk` bytes (f bytes per coordinate, quads
+ * or not), at least one and at most T; before accumulate's rounding to whole waves. */
+size_t cuzk__gpu_ba_slices(size_t chunk, uint32_t L1, size_t f, int quads, size_t T);
 void cuzk__gpu_tab_plan(size_t n, int nbits, int max_copies, int *c, int *t, int *s);
 void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g);
 /* The passes of a 2^logn NTT (logn >= 1) with blocks of at most 2^log_sh elements and tiles of
