@@ -8,7 +8,8 @@
  * CUZK_GPU_MSM_SPLIT=0 turns that off).
  *
  *   cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] [--only TAGS] [--logs K,K..]
- *                  [--scalars KIND[,KIND..]] [--inf-every K] [--tables C] [--dump DIR]
+ *                  [--scalars KIND[,KIND..]] [--inf-every K] [--tables C] [--no-ba-fit]
+ *                  [--dump DIR]
  *
  * --only: comma-separated substrings of the row tags "ntt-bn254", "h-bls12-381", "g1-bn254",
  * "g2-bls12-381", ...: only matching rows run (e.g. --only g1 for every G1 MSM). --logs: only
@@ -36,6 +37,11 @@
  * copies, 0: as many as the windows need), built once for the set's largest size; the row's
  * "scalars" column then ends in "+tabT" (T copies) and the build time goes to stderr.
  *
+ * The context's batch-affine chunk is fitted to the memory the point set and its tables leave
+ * (cuzk_gpu_ba_fit: up to 16 GiB, quads for G1 from 8 GiB), as cuzk prove's key context;
+ * --no-ba-fit keeps the default chunk (4 GiB, no quads), as the daemon's GPU workers, whose
+ * memory budget counts it. stderr names the setting before each point set's rows.
+ *
  * --dump DIR: for each MSM size set, also write the points and scalars it used and each row's
  * result into DIR (an existing directory), so another MSM (scripts/device/sppark-side-by-side.sh
  * runs sppark's) can be run on the same inputs and compared; DIR/README states the layout.
@@ -59,6 +65,7 @@ static const char *const sk_name[SK_N] = {"random", "sparse01", "equal", "few16"
 static int sk_on[SK_N] = {1, 1, 0, 0, 0}; /* the kinds run (default random, sparse01) */
 static unsigned inf_every;  /* --inf-every K: every K-th point at infinity (0: none) */
 static int tables = -1;     /* --tables C: max copies of fixed-base tables (-1: none) */
+static int ba_fit = 1;      /* --no-ba-fit: 0 */
 static const char *dump_dir; /* --dump DIR, NULL = none */
 
 static const char dump_readme[] =
@@ -318,6 +325,21 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
                 cuzk_gpu_points_copies(gp), cuzk_gpu_points_bytes(gp) / 1073741824.0,
                 now() - t0);
     }
+    /* The bench's context proves alone on the device: its batch-affine chunk takes what the
+     * points and tables left, as cuzk prove's does (gpu.h cuzk_gpu_ba_fit), unless --no-ba-fit
+     * (the default chunk, as the daemon's workers have). */
+    if (ba_fit) {
+        if ((e = cuzk_gpu_ba_fit(ctx, curve, n, 0, &eb)))
+            die("ba_fit", e, &eb);
+    } else if ((e = cuzk_gpu_ba_reset(ctx, &eb))) {
+        die("ba_reset", e, &eb);
+    }
+    uint64_t chunk = 0;
+    int quads = 0;
+    cuzk_gpu_ba_setting(ctx, &chunk, &quads);
+    fprintf(stderr, "  (batch-affine chunk %.2f GiB%s%s)\n", chunk / 1073741824.0,
+            quads == 2 ? ", quads" : quads == 1 ? ", quads for G1" : "",
+            ba_fit ? ", fitted" : "");
     char tag[64], name[128];
     snprintf(tag, sizeof tag, "g%d-%s", g, curve == CUZK_GPU_BN254 ? "bn254" : "bls12-381");
     void (*result_hex)(char *, const uint64_t *) =
@@ -484,6 +506,8 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(argv[i], "--inf-every") && i + 1 < argc) {
             inf_every = (unsigned)strtoul(argv[++i], NULL, 10);
+        } else if (!strcmp(argv[i], "--no-ba-fit")) {
+            ba_fit = 0;
         } else if (!strcmp(argv[i], "--tables") && i + 1 < argc) {
             tables = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--logs") && i + 1 < argc) {
@@ -501,20 +525,23 @@ int main(int argc, char **argv)
             fprintf(help ? stdout : stderr,
                     "usage: cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] "
                     "[--only TAGS] [--logs K,K..] [--scalars KIND[,KIND..]] "
-                    "[--inf-every K] [--tables C] [--dump DIR]\n"
+                    "[--inf-every K] [--tables C] [--no-ba-fit] [--dump DIR]\n"
                     "  GPU MSM (G1, G2), NTT and H step timings for both curves, best and "
                     "median of R after a warm-up.\n"
                     "  --only: comma-separated tags matched against kind-curve, e.g. "
                     "g1-bn254, g2, ntt-bls12-381, h\n"
                     "  --tables C: fixed-base tables on the point sets, at most C copies "
                     "(0: as many as the windows need)\n"
+                    "  --no-ba-fit: the default batch-affine chunk (as the daemon's workers), "
+                    "not one fitted to the memory the points and tables left\n"
                     "  --scalars: MSM scalar kinds, default random,sparse01; also equal, "
                     "few16, u64 (skewed)\n"
                     "  every MSM result is checked on the host (exit 1 if wrong)\n"
                     "  NTT rows: 2^18 to 2^20, 2^22 and 2^24 to 2^27 (--logs selects; --max-log "
                     "does not cap them)\n"
                     "  environment: CUZK_GPU_NTT_BLOCK / _TILE / _PLAN / _RADIX, "
-                    "CUZK_GPU_BATCH_AFFINE, CUZK_GPU_BA_CHUNK_BYTES (printed when set)\n");
+                    "CUZK_GPU_BATCH_AFFINE, CUZK_GPU_BA_CHUNK_BYTES, CUZK_GPU_BA_QUADS "
+                    "(printed when set)\n");
             if (!help)
                 fprintf(stderr, "cuzk-bench-gpu: unknown argument '%s'\n", argv[i]);
             return help ? 0 : 2;
@@ -545,13 +572,18 @@ int main(int argc, char **argv)
                                        "CUZK_GPU_NTT_PLAN",     "CUZK_GPU_NTT_RADIX",
                                        "CUZK_GPU_BATCH_AFFINE", "CUZK_GPU_BA_CHUNK_BYTES",
                                        "CUZK_GPU_REDUCE_CHUNK", "CUZK_GPU_CARRY_SLICE",
-                                       "CUZK_GPU_MSM_SPLIT"};
+                                       "CUZK_GPU_MSM_SPLIT",    "CUZK_GPU_BA_QUADS"};
     for (size_t k = 0; k < sizeof envs / sizeof envs[0]; k++)
         if (getenv(envs[k])) {
             printf("environment: %s=%s\n", envs[k], getenv(envs[k]));
             if (outf)
                 fprintf(outf, "environment: %s=%s\n", envs[k], getenv(envs[k]));
         }
+    if (!ba_fit) {
+        printf("batch-affine chunk: the default (--no-ba-fit)\n");
+        if (outf)
+            fprintf(outf, "batch-affine chunk: the default (--no-ba-fit)\n");
+    }
     printf("%s\n", hdr);
     if (outf)
         fprintf(outf, "%s\n", hdr);

@@ -423,12 +423,19 @@ static int cmd_prove(int argc, char **argv)
                      st.gpu_upload_ms);
         else if (st.used_gpu)
             snprintf(up, sizeof up, "gpu upload %.1f, ", st.gpu_upload_ms);
+        char ba[64] = ""; /* the batch-affine chunk the key's context took (src/gpu/gpu.h) */
+        if (st.used_gpu && st.gpu_ba_chunk)
+            snprintf(ba, sizeof ba, "batch-affine chunk %.1f GiB%s, ",
+                     st.gpu_ba_chunk / 1073741824.0,
+                     st.gpu_ba_quads == 2   ? " with quads"
+                     : st.gpu_ba_quads == 1 ? " with G1 quads"
+                                            : "");
         fprintf(stderr,
-                "cuzk: proved %s (%s, domain %u, %s, %u threads) in %.1f ms: load %.1f%s, %s"
+                "cuzk: proved %s (%s, domain %u, %s, %u threads) in %.1f ms: load %.1f%s, %s%s"
                 "witness %.1f, synthesis %.1f, h %.1f, msm g1 %.1f, msm g2 %.1f%s, finalize %.1f, "
                 "verify %.1f%s\n",
                 pos[0], cuzk_curve_name(zk.curve), zk.domain_size, st.used_gpu ? "gpu" : "cpu",
-                cuzk_num_threads(), cuzk__now_ms() - t0, t1 - t0, load_how, up, st.witness_ms,
+                cuzk_num_threads(), cuzk__now_ms() - t0, t1 - t0, load_how, up, ba, st.witness_ms,
                 st.synth_ms, st.h_ms,
                 st.msm_g1_ms, st.msm_g2_ms, st.used_gpu ? (po.g2_on_gpu ? " (gpu)" : " (cpu)") : "",
                 st.finalize_ms, st.verify_ms, po.no_verify ? " (not verified)" : "");

@@ -384,6 +384,49 @@ uint64_t cuzk_gpu_scratch_bytes(const cuzk_gpu_ctx *ctx)
     return sum;
 }
 
+cuzk_err cuzk_gpu_ba_fit(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, uint64_t n_points,
+                         uint64_t domain, cuzk_errbuf *eb)
+{
+    size_t f = 0, t = 0;
+    CU(cudaSetDevice(ctx->device));
+    CU(cudaMemGetInfo(&f, &t));
+    const uint64_t margin = ((uint64_t)1 << 30) + t / 64, have = cuzk_gpu_scratch_bytes(ctx);
+    const uint64_t avail = f + have > margin ? f + have - margin : 0;
+    size_t chunk;
+    int quads;
+    cuzk__gpu_ba_fit(curve == CUZK_GPU_BLS12_381, n_points, domain, avail, &chunk, &quads);
+    ctx->ba_chunk = chunk;
+    ctx->ba_quads = quads;
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_gpu_ba_reset(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+{
+    const int q = cuzk__gpu_ba_quads(); /* understood: cuzk_gpu_open refused anything else */
+    const size_t chunk = cuzk__gpu_ba_chunk();
+    if (ctx->ba_chunk == chunk && ctx->ba_quads == q)
+        return CUZK_OK;
+    ctx->ba_chunk = chunk;
+    ctx->ba_quads = q < 0 ? 0 : q;
+    /* The slots the chunk sized go back now; they grow again to the new setting's size. */
+    static const int slots[] = {SCR_BA_PRE, SCR_BA_TREE, SCR_BA_NPRE, SCR_BA_MASK};
+    CU(cudaSetDevice(ctx->device));
+    CU(cudaStreamSynchronize(ctx->stream));
+    for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++) {
+        if (ctx->scr[slots[i]])
+            CU(cudaFree(ctx->scr[slots[i]]));
+        ctx->scr[slots[i]] = NULL;
+        ctx->scr_cap[slots[i]] = 0;
+    }
+    return CUZK_OK;
+}
+
+void cuzk_gpu_ba_setting(const cuzk_gpu_ctx *ctx, uint64_t *chunk, int *quads)
+{
+    *chunk = ctx->ba_chunk;
+    *quads = ctx->ba_quads;
+}
+
 cuzk_err cuzk_gpu_mem_info(int device, uint64_t *free_bytes, uint64_t *total_bytes,
                            cuzk_errbuf *eb)
 {

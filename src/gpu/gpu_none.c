@@ -31,6 +31,26 @@ cuzk_err cuzk_gpu_mem_info(int device, uint64_t *free_bytes, uint64_t *total_byt
     return NOGPU(eb);
 }
 
+cuzk_err cuzk_gpu_ba_fit(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, uint64_t n_points,
+                         uint64_t domain, cuzk_errbuf *eb)
+{
+    (void)ctx, (void)curve, (void)n_points, (void)domain;
+    return NOGPU(eb);
+}
+
+cuzk_err cuzk_gpu_ba_reset(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+{
+    (void)ctx;
+    return NOGPU(eb);
+}
+
+void cuzk_gpu_ba_setting(const cuzk_gpu_ctx *ctx, uint64_t *chunk, int *quads)
+{
+    (void)ctx;
+    *chunk = 0;
+    *quads = 0;
+}
+
 cuzk_err cuzk_gpu_pin(cuzk_gpu_ctx *ctx, void *p, size_t len, cuzk_errbuf *eb)
 {
     (void)ctx, (void)p, (void)len;

@@ -223,7 +223,8 @@ static uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 /* The scratch of one MSM of n points whose scalars are all outside {0, 1} (the largest case:
  * the sort and bucket arrays grow with the count of such scalars). */
-static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int tab)
+static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int tab, size_t chunk,
+                     int q)
 {
     const uint64_t fp = bls ? 48 : 32, f = g2 ? 2 * fp : fp, x = 4 * f; /* xyzz<F> */
     const int nbits = bls ? 255 : 254;
@@ -254,13 +255,12 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int ta
      * sums for the host (at most c per set, and the ones). */
     slot[P_CHUNK] = max64(slot[P_CHUNK], g * (B >= 8 ? B / 4 : 2) * x + (g * c + 1) * 3 * f);
     if (cuzk__gpu_ba_on(-1, g2, bls, M)) { /* BLS12-381 G1 sets may prefer it */
-        /* The chunk as the contexts size it (the environment's CUZK_GPU_BA_CHUNK_BYTES and
-         * CUZK_GPU_BA_QUADS, gpu_impl.cuh's accumulate): with quads its budget also holds the
-         * pair sums (an affine point per prefix, in the prefixes' slot) and two mask words per
-         * slice. */
-        const int quads = cuzk__gpu_ba_quads_on(cuzk__gpu_ba_quads(), g2);
+        /* The chunk as a context sizes it (gpu_impl.cuh's accumulate): with quads its budget
+         * also holds the pair sums (an affine point per prefix, in the prefixes' slot) and two
+         * mask words per slice. */
+        const int quads = cuzk__gpu_ba_quads_on(q, g2);
         const uint64_t pre_per = L1 / 2 * f, sums_per = L1 / 2 * 2 * f;
-        const uint64_t tc = cuzk__gpu_ba_slices(cuzk__gpu_ba_chunk(), (uint32_t)L1, f, quads, T);
+        const uint64_t tc = cuzk__gpu_ba_slices(chunk, (uint32_t)L1, f, quads, T);
         slot[P_BA_PRE] = max64(slot[P_BA_PRE], tc * (pre_per + (quads ? sums_per : 0)));
         if (quads)
             slot[P_BA_MASK] = max64(slot[P_BA_MASK], tc * 16);
@@ -271,17 +271,18 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int ta
     }
 }
 
-uint64_t cuzk_gpu_scratch_estimate(cuzk_gpu_curve curve, uint64_t n_points, uint64_t domain)
+uint64_t cuzk__gpu_scratch_estimate_at(int bls, uint64_t n_points, uint64_t domain, size_t chunk,
+                                       int q)
 {
     uint64_t slot[P_COUNT] = {0};
-    const int bls = curve == CUZK_GPU_BLS12_381;
     /* The slots are shared by every MSM of the context: the witness MSMs (A, B1, C in G1, B2
      * in G2 over n_points) and the H MSM (G1 over the domain). (None is a one-off MSM split
      * for its upload, CUZK_GPU_SCALARS_ONCE, which takes a second bucket array.) */
     for (int tab = 0; tab < 2; tab++) {
-        msm_plan(slot, bls, 1, n_points, tab);
-        msm_plan(slot, bls, 0, n_points, tab);
-        msm_plan(slot, bls, 0, domain, tab);
+        msm_plan(slot, bls, 1, n_points, tab, chunk, q);
+        msm_plan(slot, bls, 0, n_points, tab, chunk, q);
+        if (domain)
+            msm_plan(slot, bls, 0, domain, tab, chunk, q);
     }
     /* The H step: a, b, c and the NTT's other buffer; the witness upload of synthesis. */
     slot[P_H] = 3 * 32 * domain;
@@ -327,4 +328,36 @@ int cuzk__gpu_ntt_auto_lob(int logn, int log_sh)
         }
     }
     return best;
+}
+
+uint64_t cuzk_gpu_scratch_estimate(cuzk_gpu_curve curve, uint64_t n_points, uint64_t domain)
+{
+    const int q = cuzk__gpu_ba_quads();
+    return cuzk__gpu_scratch_estimate_at(curve == CUZK_GPU_BLS12_381, n_points, domain,
+                                         cuzk__gpu_ba_chunk(), q < 0 ? 0 : q);
+}
+
+void cuzk__gpu_ba_fit(int bls, uint64_t n_points, uint64_t domain, uint64_t avail, size_t *chunk,
+                      int *quads)
+{
+    const char *bc = getenv("CUZK_GPU_BA_CHUNK_BYTES"), *qs = getenv("CUZK_GPU_BA_QUADS");
+    const int fixed_c = bc && *bc, fixed_q = qs && *qs, q0 = cuzk__gpu_ba_quads();
+    *chunk = cuzk__gpu_ba_chunk();
+    *quads = q0 < 0 ? 0 : q0;
+    if (fixed_c && fixed_q)
+        return;
+    /* From the largest chunk down: the first whose estimate fits. The estimate grows with the
+     * chunk only up to what the largest MSM needs (cuzk__gpu_ba_slices stops at its slices),
+     * so a small circuit takes the largest chunk at no cost. */
+    const size_t top = fixed_c ? *chunk : CUZK_GPU_BA_CHUNK_MAX;
+    for (size_t c = top; c >= *chunk; c -= CUZK_GPU_BA_FIT_STEP) {
+        const int q = fixed_q ? *quads : c >= CUZK_GPU_BA_QUADS_FIT;
+        if (cuzk__gpu_scratch_estimate_at(bls, n_points, domain, c, q) <= avail) {
+            *chunk = c;
+            *quads = q;
+            return;
+        }
+        if (c < *chunk + CUZK_GPU_BA_FIT_STEP)
+            break;
+    }
 }

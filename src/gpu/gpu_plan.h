@@ -27,6 +27,17 @@ int cuzk__gpu_ba_quads_on(int q, int g2);
 /* Slices of L1 entries per batch-affine chunk of `chunk` bytes (f bytes per coordinate, quads
  * or not), at least one and at most T; before accumulate's rounding to whole waves. */
 size_t cuzk__gpu_ba_slices(size_t chunk, uint32_t L1, size_t f, int quads, size_t T);
+/* cuzk_gpu_scratch_estimate (BLS12-381 or BN254) at a given chunk and quads setting. */
+uint64_t cuzk__gpu_scratch_estimate_at(int bls, uint64_t n_points, uint64_t domain, size_t chunk,
+                                       int q);
+/* The setting cuzk_gpu_ba_fit gives a context (gpu.h) whose scratch may grow to `avail` bytes
+ * for circuits of (n_points, domain): the largest chunk, in steps of CUZK_GPU_BA_FIT_STEP from
+ * CUZK_GPU_BA_CHUNK_MAX down to the environment's (or default) chunk, whose estimate fits
+ * avail, with quads for G1 sets from CUZK_GPU_BA_QUADS_FIT bytes; what the environment sets
+ * (CUZK_GPU_BA_CHUNK_BYTES, CUZK_GPU_BA_QUADS) stays; when nothing fits, the environment's
+ * setting. */
+void cuzk__gpu_ba_fit(int bls, uint64_t n_points, uint64_t domain, uint64_t avail, size_t *chunk,
+                      int *quads);
 void cuzk__gpu_tab_plan(size_t n, int nbits, int max_copies, int *c, int *t, int *s);
 void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g);
 /* The passes of a 2^logn NTT (logn >= 1) with blocks of at most 2^log_sh elements and tiles of

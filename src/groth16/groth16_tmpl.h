@@ -59,6 +59,9 @@ typedef struct {
         void *wpin;
         size_t wpin_len;
         int wpin_busy;
+        /* ctx's batch-affine chunk is fitted to the memory the tables left (GT_(gpu_acquire));
+         * ba_unfit: it was given back once for tables (GT_(gpu_tables)). */
+        int ba_fitted, ba_unfit;
     } dev[CUZK_MAX_DEVICES];
     /* Fixed-base tables of the CPU MSMs (optional: GT_(pk_precompute) or the key cache):
      * tab[k] for A, B1, C, H (G1) and tab2 for B2 hold copies 1 .. t - 1 of the points
@@ -843,10 +846,24 @@ static cuzk_err GT_(pg2_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
  * none, while each fits the device's free memory with room for the largest scratch a proof of
  * this key grows (cuzk_gpu_scratch_estimate) and a margin; a set that does not fit stays
  * plain (its MSMs are then as fast as without tables, nothing fails). */
+static unsigned GT_(gpu_no_tables_of)(const __typeof__(((GT_(pk) *)0)->dev[0]) *d);
 static cuzk_err GT_(gpu_tables)(GT_(pk) *pk, int device, __typeof__(pk->dev[0]) *d,
                                 cuzk_errbuf *eb)
 {
     cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
+    if (d->ba_fitted) {
+        /* The context's chunk took the memory the tables left. A set still without tables
+         * that would pay gets that memory back, once (tables gain 10-13% per MSM, the larger
+         * chunk ~1.4% of a proof); otherwise nothing is tried (the reserve below assumes the
+         * environment's chunk). */
+        if (d->ba_unfit || !GT_(gpu_no_tables_of)(d))
+            return CUZK_OK;
+        cuzk_err e = cuzk_gpu_ba_reset(d->ctx, eb);
+        if (e)
+            return e;
+        d->ba_fitted = 0;
+        d->ba_unfit = 1;
+    }
     cuzk_gpu_points *sets[5] = GT_DEV_SETS(d);
     uint64_t est = cuzk_gpu_scratch_estimate(gc, pk->n_vars, pk->domain_size),
              have = cuzk_gpu_scratch_bytes(d->ctx);
@@ -1005,6 +1022,7 @@ static void GT_(gpu_unstage)(GT_(pk) *pk, int device)
     d->g_a = d->g_b1 = d->g_c = d->g_h = d->g_b2 = NULL;
     d->g_rows = NULL;
     d->ctx = NULL;
+    d->ba_fitted = d->ba_unfit = 0;
     pthread_mutex_unlock(&d->mu);
 }
 
@@ -1054,6 +1072,23 @@ static cuzk_err GT_(gpu_acquire)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, 
                 s->st.gpu_tables = cuzk_gpu_points_copies(sets[i]);
         if (s->opts.gpu_tables)
             s->st.gpu_no_tables |= GT_(gpu_no_tables_of)(&pk->dev[device]);
+    }
+    if (!e && !ctx && !pk->dev[device].ba_fitted) {
+        /* The key's own context proves alone on the device (the daemon's workers bring their
+         * own, whose chunk the memory budget counts): its batch-affine chunk may take what the
+         * point sets and their tables left (gpu.h cuzk_gpu_ba_fit). */
+        e = cuzk_gpu_ba_fit(pk->dev[device].ctx, (cuzk_gpu_curve)GP_CURVE, pk->n_vars,
+                            pk->domain_size, eb);
+        pk->dev[device].ba_fitted = !e;
+    }
+    if (!e) {
+        uint64_t chunk = 0;
+        int quads = 0;
+        cuzk_gpu_ba_setting(ctx ? ctx : pk->dev[device].ctx, &chunk, &quads);
+        if (chunk > s->st.gpu_ba_chunk)
+            s->st.gpu_ba_chunk = chunk;
+        if (quads > s->st.gpu_ba_quads)
+            s->st.gpu_ba_quads = quads;
     }
     if (e || ctx)
         pthread_mutex_unlock(&pk->dev[device].mu);

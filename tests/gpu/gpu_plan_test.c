@@ -171,5 +171,53 @@ int main(void)
               "BLS12-381 %llu %llu %llu",
               (unsigned long long)est[1][0], (unsigned long long)est[1][1],
               (unsigned long long)est[1][2]);
+
+    /* cuzk__gpu_ba_fit (cuzk_gpu_ba_fit's choice): the largest chunk whose estimate fits. */
+    {
+        const uint64_t n = (uint64_t)1 << 24, G = (uint64_t)1 << 30;
+        size_t chunk;
+        int q;
+        const uint64_t def = cuzk__gpu_scratch_estimate_at(1, n, n, CUZK_GPU_BA_PRE_BYTES, 0);
+        CHECK(def == cuzk_gpu_scratch_estimate(CUZK_GPU_BLS12_381, n, n));
+        cuzk__gpu_ba_fit(1, n, n, 0, &chunk, &q); /* nothing fits: the default */
+        CHECK_MSG(chunk == CUZK_GPU_BA_PRE_BYTES && q == 0, "avail 0: %zu %d", chunk, q);
+        cuzk__gpu_ba_fit(1, n, n, def, &chunk, &q);
+        CHECK_MSG(chunk == CUZK_GPU_BA_PRE_BYTES && q == 0, "avail = default: %zu %d", chunk, q);
+        cuzk__gpu_ba_fit(1, n, n, UINT64_MAX, &chunk, &q);
+        CHECK_MSG(chunk == CUZK_GPU_BA_CHUNK_MAX && q == 1, "all: %zu %d", chunk, q);
+        /* In between: what it picks fits, the next step up does not. BLS12-381 2^24's
+         * estimate grows with the chunk up to ~13.6 GiB (G1 with quads in one chunk). */
+        for (uint64_t a = def; a < def + 14 * G; a += G / 3) {
+            cuzk__gpu_ba_fit(1, n, n, a, &chunk, &q);
+            CHECK_MSG(chunk >= CUZK_GPU_BA_PRE_BYTES && chunk <= CUZK_GPU_BA_CHUNK_MAX &&
+                          q == (chunk >= CUZK_GPU_BA_QUADS_FIT),
+                      "avail %llu: %zu %d", (unsigned long long)a, chunk, q);
+            CHECK_MSG(cuzk__gpu_scratch_estimate_at(1, n, n, chunk, q) <= a, "avail %llu fits",
+                      (unsigned long long)a);
+            const size_t up = chunk + CUZK_GPU_BA_FIT_STEP;
+            CHECK_MSG(chunk == CUZK_GPU_BA_CHUNK_MAX ||
+                          cuzk__gpu_scratch_estimate_at(1, n, n, up, up >= CUZK_GPU_BA_QUADS_FIT) >
+                              a,
+                      "avail %llu: %zu is the largest", (unsigned long long)a, chunk);
+        }
+        /* A small circuit's estimate does not grow with the chunk: the largest, at no cost. */
+        const uint64_t sdef =
+            cuzk__gpu_scratch_estimate_at(1, 1u << 12, 1u << 12, CUZK_GPU_BA_PRE_BYTES, 0);
+        cuzk__gpu_ba_fit(1, 1u << 12, 1u << 12, sdef, &chunk, &q);
+        CHECK_MSG(chunk == CUZK_GPU_BA_CHUNK_MAX && q == 1, "small: %zu %d", chunk, q);
+        /* What the environment sets stays. */
+        setenv("CUZK_GPU_BA_QUADS", "0", 1);
+        cuzk__gpu_ba_fit(1, n, n, UINT64_MAX, &chunk, &q);
+        CHECK_MSG(chunk == CUZK_GPU_BA_CHUNK_MAX && q == 0, "QUADS=0: %zu %d", chunk, q);
+        setenv("CUZK_GPU_BA_CHUNK_BYTES", "8589934592", 1);
+        cuzk__gpu_ba_fit(1, n, n, UINT64_MAX, &chunk, &q);
+        CHECK_MSG(chunk == ((size_t)8 << 30) && q == 0, "both set: %zu %d", chunk, q);
+        unsetenv("CUZK_GPU_BA_QUADS");
+        cuzk__gpu_ba_fit(1, n, n, UINT64_MAX, &chunk, &q);
+        CHECK_MSG(chunk == ((size_t)8 << 30) && q == 1, "CHUNK_BYTES=8 GiB: %zu %d", chunk, q);
+        cuzk__gpu_ba_fit(1, n, n, 0, &chunk, &q);
+        CHECK_MSG(chunk == ((size_t)8 << 30) && q == 0, "CHUNK_BYTES, avail 0: %zu %d", chunk, q);
+        unsetenv("CUZK_GPU_BA_CHUNK_BYTES");
+    }
     return tu_finish("gpu_plan");
 }

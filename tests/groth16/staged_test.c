@@ -294,6 +294,54 @@ static void tables_report(const char *dir, int gpu)
     cuzk_pk_free(pk);
 }
 
+/* cuzk_prove's key context fits its batch-affine chunk to the memory the key left (gpu.h
+ * cuzk_gpu_ba_fit): a small key's estimate does not grow with the chunk, so it takes the
+ * largest, with quads for G1 (unless the environment sets them). A proof with tables after
+ * one without gives the fitted memory back first: every set still gets its tables. Each proof
+ * equals the CPU's (r = s = 0). */
+static void ba_fit_report(const char *dir, int gpu)
+{
+    cuzk_pk *pk;
+    uint8_t *wb;
+    cuzk_wtns w;
+    if (!gpu || !load_fixture(dir, "poseidon", &pk, &wb, &w))
+        return;
+    cuzk_errbuf eb = {{0}};
+    cuzk_prove_opts o = {0};
+    o.zero_rs = 1;
+    o.backend = CUZK_BACKEND_CPU;
+    o.nthreads = 2;
+    cuzk_proof want, p;
+    CHECK_MSG(cuzk_prove(&want, pk, w.values, w.n_witness, &o, NULL, &eb) == CUZK_OK, "%s",
+              eb.msg);
+    const char *ec = getenv("CUZK_GPU_BA_CHUNK_BYTES"), *eq = getenv("CUZK_GPU_BA_QUADS");
+    o.backend = CUZK_BACKEND_GPU;
+    o.g2_on_gpu = 1;
+    for (int tab = 0; tab < 2; tab++) {
+        o.gpu_tables = tab;
+        cuzk_prove_stats st;
+        CHECK_MSG(cuzk_prove(&p, pk, w.values, w.n_witness, &o, &st, &eb) == CUZK_OK, "%s %d: %s",
+                  dir, tab, eb.msg);
+        CHECK_MSG(st.used_gpu && !memcmp(&p, &want, sizeof p), "%s tables %d: GPU proof differs",
+                  dir, tab);
+        if (!ec || !*ec)
+            CHECK_MSG(st.gpu_ba_chunk == CUZK_GPU_BA_CHUNK_MAX, "%s tables %d: chunk %llu", dir,
+                      tab, (unsigned long long)st.gpu_ba_chunk);
+        if (!eq || !*eq)
+            CHECK_MSG(st.gpu_ba_quads == 1, "%s tables %d: quads %d", dir, tab, st.gpu_ba_quads);
+        if (tab) {
+            char b[32];
+            cuzk_pk_set_names(st.gpu_no_tables, b, sizeof b);
+            CHECK_MSG(st.gpu_tables > 1 && st.gpu_no_tables == 0,
+                      "%s: after a fitted chunk, tables %d, missing for %s", dir, st.gpu_tables,
+                      b);
+        }
+    }
+    cuzk_wtns_close(&w);
+    free(wb);
+    cuzk_pk_free(pk);
+}
+
 int main(void)
 {
     int gpu = cuzk_gpu_device_count() > 0;
@@ -306,5 +354,7 @@ int main(void)
     witness_copy("bls12381", gpu);
     tables_report("bn128", gpu);
     tables_report("bls12381", gpu);
+    ba_fit_report("bn128", gpu);
+    ba_fit_report("bls12381", gpu);
     return tu_finish("staged_test");
 }
