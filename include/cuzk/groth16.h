@@ -82,7 +82,8 @@ typedef struct {
     uint64_t gpu_ba_chunk; /* the batch-affine chunk (bytes) of the GPU context it used, the
                             * largest if several: cuzk_prove's key context fits it to the
                             * memory the key's point sets and tables left (src/gpu/gpu.h) */
-    int gpu_ba_quads;     /* that context's quads: 0 none, 1 for G1 sets, 2 for G2 too */
+    int gpu_ba_quads;     /* that context's quads: 0 none, 1 for G1 sets, 2 for G2 too, 3 for
+                           * G1 sets from CUZK_GPU_BA_QUADS_MIN entries (src/gpu/gpu.h) */
     int gpu_fallback;     /* 1 when backend AUTO fell back to the CPU after a GPU fault */
     char gpu_error[256];  /* that fault's message */
 } cuzk_prove_stats;

@@ -64,12 +64,15 @@ typedef struct cuzk_gpu_fr cuzk_gpu_fr;
 
 /* A context that proves alone on its device may take more (cuzk_gpu_ba_fit): the largest chunk
  * up to CUZK_GPU_BA_CHUNK_MAX, in steps of CUZK_GPU_BA_FIT_STEP, that the device's memory
- * holds beside what is resident, with quads for G1 sets once the chunk has
- * CUZK_GPU_BA_QUADS_FIT bytes (H200, BLS12-381 G1 MSM 2^24 with tables: quads 91.8 / 90.9 /
- * 90.1 ms with 8 / 12 / 16 GiB chunks against 93.4 with pairs at 4 or 8 GiB; 2^24 proof 619.3
- * -> 610.5 with 12 GiB). A margin of 1 GiB and 1/64 of the device's memory stays free. */
+ * holds beside what is resident, with quads for G1 MSMs of at least CUZK_GPU_BA_QUADS_MIN
+ * sorted entries once the chunk has CUZK_GPU_BA_QUADS_FIT bytes (setting 3; H200, BLS12-381 G1
+ * MSM 2^24 with tables: quads 91.8 / 90.9 / 90.1 ms with 8 / 12 / 16 GiB chunks against 93.4
+ * with pairs at 4 or 8 GiB; 2^24 proof 619.3 -> 610.5 with 12 GiB; at 2^22, 50 M entries in
+ * two parts, quads took 29.7 ms against pairs' 29.5). A margin of 1 GiB and 1/64 of the
+ * device's memory stays free. */
 #define CUZK_GPU_BA_FIT_STEP ((size_t)256 << 20)
 #define CUZK_GPU_BA_QUADS_FIT ((size_t)8 << 30)
+#define CUZK_GPU_BA_QUADS_MIN ((size_t)1 << 26)
 
 /* Device scratch one context grows to when it proves circuits of n_points points per MSM set
  * and an H domain of `domain` (all MSMs, with or without fixed-base tables, the H step,
@@ -89,7 +92,8 @@ uint64_t cuzk_gpu_scratch_bytes(const cuzk_gpu_ctx *ctx);
  * cuzk_gpu_scratch_estimate counts. What the environment sets (CUZK_GPU_BA_CHUNK_BYTES,
  * CUZK_GPU_BA_QUADS) stays. cuzk_gpu_ba_reset returns ctx to the environment's settings and,
  * if they changed, frees the scratch the chunk sized (to grow again on the next MSM);
- * cuzk_gpu_ba_setting reports ctx's setting (quads: 0 none, 1 G1 sets, 2 G2 too). */
+ * cuzk_gpu_ba_setting reports ctx's setting (quads: 0 none, 1 G1 sets, 2 G2 too, 3 G1 sets from
+ * CUZK_GPU_BA_QUADS_MIN entries). */
 cuzk_err cuzk_gpu_ba_fit(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, uint64_t n_points,
                          uint64_t domain, cuzk_errbuf *eb);
 cuzk_err cuzk_gpu_ba_reset(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb);

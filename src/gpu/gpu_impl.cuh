@@ -136,7 +136,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
          * with quads the pair sums and the slices' masks) fit ctx->ba_chunk bytes, each chunk
          * with one inversion (two with quads). */
         static_assert(sizeof(affine<F>) == 2 * sizeof(F), "cuzk__gpu_ba_slices' pair sums");
-        const bool quads = cuzk__gpu_ba_quads_on(ctx->ba_quads, sizeof(F) >= 64);
+        const bool quads = cuzk__gpu_ba_quads_on(ctx->ba_quads, sizeof(F) >= 64, M);
         const size_t pre_per = (size_t)(L1 / 2) * sizeof(F),
                      sums_per = (size_t)(L1 / 2) * sizeof(affine<F>);
         size_t Tc = cuzk__gpu_ba_slices(ctx->ba_chunk, L1, sizeof(F), quads, T);

@@ -161,7 +161,8 @@ struct cuzk_gpu_ctx {
     int ba_mode;      /* CUZK_GPU_BATCH_AFFINE: -1 unset (the default), 0 off, 1 on, 2 every
                        * size, 3 G2 only (cuzk__gpu_ba_on) */
     size_t ba_chunk;  /* its bytes per chunk: CUZK_GPU_BA_CHUNK_BYTES or CUZK_GPU_BA_PRE_BYTES */
-    int ba_quads;     /* CUZK_GPU_BA_QUADS: pairs of pair sums in affine too (1 G1, 2 G2 too) */
+    int ba_quads;     /* pairs of pair sums in affine too: CUZK_GPU_BA_QUADS (1 G1, 2 G2 too) or
+                       * cuzk_gpu_ba_fit's 3 (large G1 MSMs) */
     uint32_t red_chunk; /* CUZK_GPU_REDUCE_CHUNK: the bucket reduction's largest chunk (32) */
     uint32_t carry_lk;  /* CUZK_GPU_CARRY_SLICE: carries per thread at levels >= 2 (8) */
     int ntt_log_sh;   /* CUZK_GPU_NTT_BLOCK: elements per NTT pass block, log2 (10 or 11) */

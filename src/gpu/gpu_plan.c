@@ -165,7 +165,10 @@ int cuzk__gpu_ba_quads(void)
     return q[1] || q[0] < '0' || q[0] > '2' ? -1 : q[0] - '0';
 }
 
-int cuzk__gpu_ba_quads_on(int q, int g2) { return q == 2 || (q == 1 && !g2); }
+int cuzk__gpu_ba_quads_on(int q, int g2, size_t M)
+{
+    return q == 2 || (q == 1 && !g2) || (q == 3 && !g2 && M >= CUZK_GPU_BA_QUADS_MIN);
+}
 
 size_t cuzk__gpu_ba_slices(size_t chunk, uint32_t L1, size_t f, int quads, size_t T)
 {
@@ -258,7 +261,7 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int ta
         /* The chunk as a context sizes it (gpu_impl.cuh's accumulate): with quads its budget
          * also holds the pair sums (an affine point per prefix, in the prefixes' slot) and two
          * mask words per slice. */
-        const int quads = cuzk__gpu_ba_quads_on(q, g2);
+        const int quads = cuzk__gpu_ba_quads_on(q, g2, M);
         const uint64_t pre_per = L1 / 2 * f, sums_per = L1 / 2 * 2 * f;
         const uint64_t tc = cuzk__gpu_ba_slices(chunk, (uint32_t)L1, f, quads, T);
         slot[P_BA_PRE] = max64(slot[P_BA_PRE], tc * (pre_per + (quads ? sums_per : 0)));
@@ -351,7 +354,7 @@ void cuzk__gpu_ba_fit(int bls, uint64_t n_points, uint64_t domain, uint64_t avai
      * so a small circuit takes the largest chunk at no cost. */
     const size_t top = fixed_c ? *chunk : CUZK_GPU_BA_CHUNK_MAX;
     for (size_t c = top; c >= *chunk; c -= CUZK_GPU_BA_FIT_STEP) {
-        const int q = fixed_q ? *quads : c >= CUZK_GPU_BA_QUADS_FIT;
+        const int q = fixed_q ? *quads : c >= CUZK_GPU_BA_QUADS_FIT ? 3 : 0;
         if (cuzk__gpu_scratch_estimate_at(bls, n_points, domain, c, q) <= avail) {
             *chunk = c;
             *quads = q;

@@ -21,9 +21,10 @@ int cuzk__gpu_ba_on(int mode, int g2, int g1_pref, size_t M);
  * understood (cuzk_gpu_open refuses it). */
 size_t cuzk__gpu_ba_chunk(void);
 int cuzk__gpu_ba_quads(void);
-/* Whether an MSM of G2 (g2) or G1 sums quads under setting q (cuzk__gpu_ba_quads): 1 for G1
- * sets, 2 for both groups. */
-int cuzk__gpu_ba_quads_on(int q, int g2);
+/* Whether an MSM of G2 (g2) or G1 with M sorted entries sums quads under setting q
+ * (cuzk__gpu_ba_quads, or cuzk__gpu_ba_fit's 3): 1 for G1, 2 for both groups, 3 for G1 from
+ * CUZK_GPU_BA_QUADS_MIN entries. */
+int cuzk__gpu_ba_quads_on(int q, int g2, size_t M);
 /* Slices of L1 entries per batch-affine chunk of `chunk` bytes (f bytes per coordinate, quads
  * or not), at least one and at most T; before accumulate's rounding to whole waves. */
 size_t cuzk__gpu_ba_slices(size_t chunk, uint32_t L1, size_t f, int quads, size_t T);

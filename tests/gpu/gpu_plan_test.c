@@ -172,6 +172,12 @@ int main(void)
               (unsigned long long)est[1][0], (unsigned long long)est[1][1],
               (unsigned long long)est[1][2]);
 
+    /* Setting 3 (cuzk__gpu_ba_fit's): quads for G1 MSMs of CUZK_GPU_BA_QUADS_MIN entries. */
+    CHECK(cuzk__gpu_ba_quads_on(3, 0, CUZK_GPU_BA_QUADS_MIN) &&
+          !cuzk__gpu_ba_quads_on(3, 0, CUZK_GPU_BA_QUADS_MIN - 1) &&
+          !cuzk__gpu_ba_quads_on(3, 1, (size_t)1 << 30));
+    CHECK(cuzk__gpu_ba_quads_on(1, 0, 1) && !cuzk__gpu_ba_quads_on(1, 1, (size_t)1 << 30) &&
+          cuzk__gpu_ba_quads_on(2, 1, 1) && !cuzk__gpu_ba_quads_on(0, 0, (size_t)1 << 30));
     /* cuzk__gpu_ba_fit (cuzk_gpu_ba_fit's choice): the largest chunk whose estimate fits. */
     {
         const uint64_t n = (uint64_t)1 << 24, G = (uint64_t)1 << 30;
@@ -184,19 +190,19 @@ int main(void)
         cuzk__gpu_ba_fit(1, n, n, def, &chunk, &q);
         CHECK_MSG(chunk == CUZK_GPU_BA_PRE_BYTES && q == 0, "avail = default: %zu %d", chunk, q);
         cuzk__gpu_ba_fit(1, n, n, UINT64_MAX, &chunk, &q);
-        CHECK_MSG(chunk == CUZK_GPU_BA_CHUNK_MAX && q == 1, "all: %zu %d", chunk, q);
+        CHECK_MSG(chunk == CUZK_GPU_BA_CHUNK_MAX && q == 3, "all: %zu %d", chunk, q);
         /* In between: what it picks fits, the next step up does not. BLS12-381 2^24's
          * estimate grows with the chunk up to ~13.6 GiB (G1 with quads in one chunk). */
         for (uint64_t a = def; a < def + 14 * G; a += G / 3) {
             cuzk__gpu_ba_fit(1, n, n, a, &chunk, &q);
             CHECK_MSG(chunk >= CUZK_GPU_BA_PRE_BYTES && chunk <= CUZK_GPU_BA_CHUNK_MAX &&
-                          q == (chunk >= CUZK_GPU_BA_QUADS_FIT),
+                          q == (chunk >= CUZK_GPU_BA_QUADS_FIT ? 3 : 0),
                       "avail %llu: %zu %d", (unsigned long long)a, chunk, q);
             CHECK_MSG(cuzk__gpu_scratch_estimate_at(1, n, n, chunk, q) <= a, "avail %llu fits",
                       (unsigned long long)a);
             const size_t up = chunk + CUZK_GPU_BA_FIT_STEP;
             CHECK_MSG(chunk == CUZK_GPU_BA_CHUNK_MAX ||
-                          cuzk__gpu_scratch_estimate_at(1, n, n, up, up >= CUZK_GPU_BA_QUADS_FIT) >
+                          cuzk__gpu_scratch_estimate_at(1, n, n, up, up >= CUZK_GPU_BA_QUADS_FIT ? 3 : 0) >
                               a,
                       "avail %llu: %zu is the largest", (unsigned long long)a, chunk);
         }
@@ -204,7 +210,7 @@ int main(void)
         const uint64_t sdef =
             cuzk__gpu_scratch_estimate_at(1, 1u << 12, 1u << 12, CUZK_GPU_BA_PRE_BYTES, 0);
         cuzk__gpu_ba_fit(1, 1u << 12, 1u << 12, sdef, &chunk, &q);
-        CHECK_MSG(chunk == CUZK_GPU_BA_CHUNK_MAX && q == 1, "small: %zu %d", chunk, q);
+        CHECK_MSG(chunk == CUZK_GPU_BA_CHUNK_MAX && q == 3, "small: %zu %d", chunk, q);
         /* What the environment sets stays. */
         setenv("CUZK_GPU_BA_QUADS", "0", 1);
         cuzk__gpu_ba_fit(1, n, n, UINT64_MAX, &chunk, &q);
@@ -214,7 +220,7 @@ int main(void)
         CHECK_MSG(chunk == ((size_t)8 << 30) && q == 0, "both set: %zu %d", chunk, q);
         unsetenv("CUZK_GPU_BA_QUADS");
         cuzk__gpu_ba_fit(1, n, n, UINT64_MAX, &chunk, &q);
-        CHECK_MSG(chunk == ((size_t)8 << 30) && q == 1, "CHUNK_BYTES=8 GiB: %zu %d", chunk, q);
+        CHECK_MSG(chunk == ((size_t)8 << 30) && q == 3, "CHUNK_BYTES=8 GiB: %zu %d", chunk, q);
         cuzk__gpu_ba_fit(1, n, n, 0, &chunk, &q);
         CHECK_MSG(chunk == ((size_t)8 << 30) && q == 0, "CHUNK_BYTES, avail 0: %zu %d", chunk, q);
         unsetenv("CUZK_GPU_BA_CHUNK_BYTES");

@@ -328,7 +328,7 @@ static void ba_fit_report(const char *dir, int gpu)
             CHECK_MSG(st.gpu_ba_chunk == CUZK_GPU_BA_CHUNK_MAX, "%s tables %d: chunk %llu", dir,
                       tab, (unsigned long long)st.gpu_ba_chunk);
         if (!eq || !*eq)
-            CHECK_MSG(st.gpu_ba_quads == 1, "%s tables %d: quads %d", dir, tab, st.gpu_ba_quads);
+            CHECK_MSG(st.gpu_ba_quads == 3, "%s tables %d: quads %d", dir, tab, st.gpu_ba_quads);
         if (tab) {
             char b[32];
             cuzk_pk_set_names(st.gpu_no_tables, b, sizeof b);
