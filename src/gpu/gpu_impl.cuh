@@ -122,7 +122,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
     /* G2 is the group of 64- and 96-byte coordinates. */
     const bool ba = cuzk__gpu_ba_on(ctx->ba_mode, sizeof(F) >= 64, ba_g1, M);
     const uint32_t L1 = cuzk__gpu_slice_len(M);
-    const uint32_t LK = ctx->carry_lk; /* 8 unless CUZK_GPU_CARRY_SLICE */
+    const uint32_t LK = ctx->carry_lk; /* 4 unless CUZK_GPU_CARRY_SLICE */
     size_t T = (M + L1 - 1) / L1;
     uint32_t *ck0, *ck1;
     xyzz<F> *cp0, *cp1;

@@ -164,7 +164,7 @@ struct cuzk_gpu_ctx {
     int ba_quads;     /* pairs of pair sums in affine too: CUZK_GPU_BA_QUADS (1 G1, 2 G2 too) or
                        * cuzk_gpu_ba_fit's 3 (large G1 MSMs) */
     uint32_t red_chunk; /* CUZK_GPU_REDUCE_CHUNK: the bucket reduction's largest chunk (32) */
-    uint32_t carry_lk;  /* CUZK_GPU_CARRY_SLICE: carries per thread at levels >= 2 (8) */
+    uint32_t carry_lk;  /* CUZK_GPU_CARRY_SLICE: carries per thread at levels >= 2 (4) */
     int ntt_log_sh;   /* CUZK_GPU_NTT_BLOCK: elements per NTT pass block, log2 (10 or 11) */
     int ntt_lob;      /* CUZK_GPU_NTT_TILE: tile after pass 1, log2 elements (0: by size) */
     int ntt_even;     /* CUZK_GPU_NTT_PLAN=even: stages spread evenly over the passes */
