@@ -1097,17 +1097,6 @@ int main(void)
     }
     test_split("2");
     test_split("3");
-    {
-        /* How a split's last part merges and G1's reduction loops: other values refused. */
-        static const char *const names[2] = {"CUZK_GPU_SPLIT_MERGE", "CUZK_GPU_REDUCE_LOOPS"};
-        static const char *const vals[2] = {"1", "2"};
-        char *keep[2];
-        env_save(names, 2, keep);
-        env_refused(names, 2, vals, 0, "2", "CUZK_GPU_SPLIT_MERGE=2");
-        env_refused(names, 2, vals, 1, "3", "CUZK_GPU_REDUCE_LOOPS=3");
-        env_refused(names, 2, vals, 1, "0", "CUZK_GPU_REDUCE_LOOPS=0");
-        env_restore(names, 2, keep);
-    }
     static const int hl[] = {1, 4, 9, 12, 16};
     for (size_t i = 0; i < sizeof hl / sizeof hl[0]; i++) {
         bn254_g1_test_h(hl[i]);
