@@ -303,25 +303,6 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
         }
         ctx->split_parts = (unsigned)(spp[0] - '0');
     }
-    /* CUZK_GPU_SPLIT_MERGE: how a split MSM's last part's buckets join the others' (A/B runs):
-     * 0 k_add_into, 1 in the bucket reduction's loads; CUZK_GPU_REDUCE_LOOPS: G1's bucket sums
-     * in one loop (1) or, as G2's, two (2) (msm_reduce.cuh k_bucket_sums). */
-    const char *smg = getenv("CUZK_GPU_SPLIT_MERGE"), *rlp = getenv("CUZK_GPU_REDUCE_LOOPS");
-    ctx->merge_mode = CUZK_GPU_SPLIT_MERGE_DEFAULT;
-    ctx->reduce_loops = CUZK_GPU_REDUCE_LOOPS_DEFAULT;
-    if ((smg && *smg && (smg[1] || smg[0] < '0' || smg[0] > '1')) ||
-        (rlp && *rlp && (rlp[1] || rlp[0] < '1' || rlp[0] > '2'))) {
-        r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                      "cuzk_gpu_open: CUZK_GPU_SPLIT_MERGE=%s, CUZK_GPU_REDUCE_LOOPS=%s: expected "
-                      "0 or 1, and 1 or 2",
-                      smg ? smg : "(unset)", rlp ? rlp : "(unset)");
-        cuzk_gpu_close(ctx);
-        return r;
-    }
-    if (smg && *smg)
-        ctx->merge_mode = smg[0] - '0';
-    if (rlp && *rlp)
-        ctx->reduce_loops = rlp[0] - '0';
     /* NTT pass geometry (ntt_core; gpu_internal.cuh): blocks of up to 2^10 or 2^11 elements,
      * tiles of 2^1..2^3 (unset: by size), greedy or even passes. A value set but not understood
      * is refused: an A/B run must not measure the default under another name. */

@@ -226,12 +226,10 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
 template <class F, int CURVE> constexpr int g2_of() { return sizeof(F) == (CURVE == 0 ? 64 : 96); }
 
 /* The bucket reduction and the result: the buckets (g sets of 2^(c - 1); NULL: no scalar
- * outside {0, 1}; buckets2: a second array of as many to add to them, or NULL) and the ones
- * bucket (NULL: no ones) to out (Jacobian, host). */
+ * outside {0, 1}) and the ones bucket (NULL: no ones) to out (Jacobian, host). */
 template <class F, int CURVE>
 static cuzk_err msm_finish(cuzk_gpu_ctx *ctx, int c, int g, xyzz<F> *buckets,
-                           const xyzz<F> *buckets2, const xyzz<F> *ones, uint64_t *out,
-                           cuzk_errbuf *eb)
+                           const xyzz<F> *ones, uint64_t *out, cuzk_errbuf *eb)
 {
     typedef xyzz<F> X;
     cudaStream_t st = ctx->stream;
@@ -257,17 +255,7 @@ static cuzk_err msm_finish(cuzk_gpu_ctx *ctx, int c, int g, xyzz<F> *buckets,
         X *run, *tri;
         SCRATCH(SCR_CHUNK0, (size_t)2 * g * cnt * sizeof(X), run);
         tri = run + (size_t)g * cnt;
-        /* G2 always in two loops: one instantiation whatever ctx->reduce_loops says. */
-        constexpr bool G2 = sizeof(F) >= 64;
-        const size_t nt = nblk((size_t)g * cnt, 64);
-        if (buckets2 && (G2 || ctx->reduce_loops == 2))
-            k_bucket_sums<F, true, true><<<nt, 64, 0, st>>>(buckets, buckets2, g, B, S, run, tri);
-        else if (buckets2)
-            k_bucket_sums<F, true, G2><<<nt, 64, 0, st>>>(buckets, buckets2, g, B, S, run, tri);
-        else if (G2 || ctx->reduce_loops == 2)
-            k_bucket_sums<F, false, true><<<nt, 64, 0, st>>>(buckets, NULL, g, B, S, run, tri);
-        else
-            k_bucket_sums<F, false, G2><<<nt, 64, 0, st>>>(buckets, NULL, g, B, S, run, tri);
+        k_bucket_sums<F><<<nblk((size_t)g * cnt, 64), 64, 0, st>>>(buckets, g, B, S, run, tri);
         LAUNCHED("k_bucket_sums");
         /* The trees in the buckets' space (dead now): level 1 at its start, then every level
          * alternately after it and at its start (1.5 times level 1's (nb + 1) cnt / 4 points
@@ -406,7 +394,7 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
                 /* The parts before: their buckets and ones are where they left them. */
                 uint64_t sum[36];
                 TRY((msm_finish<F, CURVE>(ctx, pt->c, pt->g,
-                                          pt->n2 ? (X *)ctx->scr[SCR_BUCKETS] : NULL, NULL,
+                                          pt->n2 ? (X *)ctx->scr[SCR_BUCKETS] : NULL,
                                           pt->n1 ? (const X *)ctx->scr[SCR_CHUNK1] : NULL, sum,
                                           eb)));
                 if (pt->has_out)
@@ -499,14 +487,11 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         if (!add)
             CU(cudaMemsetAsync(buckets, 0, nbk * sizeof(X), st));
     }
-    X *buckets2 = NULL; /* the last part's own buckets, merged by the reduction */
     if (n2) {
-        /* A later part whose parts before filled the buckets: into buckets of its own, then
-         * merged, one addition per bucket (as many as if its runs added into the first's
-         * buckets, but the accumulation kernels stay as they are: a run that adds into its
-         * bucket took them 10 to 12 more registers, so fewer resident warps). The last part's
-         * are merged by the bucket reduction as it reads them (k_bucket_sums<F, true, ..>;
-         * CUZK_GPU_SPLIT_MERGE, gpu_core.cu). */
+        /* A second part whose first filled the buckets: into buckets of its own, then merged,
+         * one addition per bucket (as many as if its runs added into the first's buckets, but
+         * the accumulation kernels stay as they are: a run that adds into its bucket took them
+         * 10 to 12 more registers, so fewer resident warps). */
         const bool merge = add && pt->n2;
         X *acc = buckets;
         if (merge) {
@@ -514,16 +499,13 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
             CU(cudaMemsetAsync(acc, 0, nbk * sizeof(X), st));
         }
         TRY((accumulate<F, false>(ctx, keys, vals, (size_t)n2 * W, pts, acc, tab->ba_g1, eb)));
-        if (merge && pt->last && ctx->merge_mode) {
-            buckets2 = acc;
-        } else if (merge) {
+        if (merge) {
             k_add_into<F><<<nblk(nbk, 128), 128, 0, st>>>(buckets, acc, nbk);
             LAUNCHED("k_add_into");
         }
     }
     if (!split)
-        return msm_finish<F, CURVE>(ctx, c, g, n2 ? buckets : NULL, NULL, n1 ? ones : NULL, out,
-                                    eb);
+        return msm_finish<F, CURVE>(ctx, c, g, n2 ? buckets : NULL, n1 ? ones : NULL, out, eb);
     /* A part added into the buckets: its ones bucket into the first's. */
     if (!fresh && n1) {
         k_add_into<F><<<1, 1, 0, st>>>(ones, ones + 1, 1);
@@ -534,8 +516,7 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
     pt->n_seen += n;
     if (!pt->last)
         return CUZK_OK; /* the next part adds to these buckets (the last one finishes) */
-    TRY((msm_finish<F, CURVE>(ctx, c, g, pt->n2 ? buckets : NULL, buckets2,
-                              pt->n1 ? ones : NULL, out,
+    TRY((msm_finish<F, CURVE>(ctx, c, g, pt->n2 ? buckets : NULL, pt->n1 ? ones : NULL, out,
                               eb)));
     if (pt->has_out)
         cuzk__gpu_jac_add(CURVE, g2_of<F, CURVE>(), out, pt->first_out);

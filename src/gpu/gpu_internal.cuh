@@ -60,10 +60,6 @@ enum {
  * the results are added on the host: a plan made for too few scalars would need many more
  * windows (memory and time). Three parts for BN254 G1, two for the others (msm_split_run). */
 #define CUZK_GPU_SPLIT_MAXP 3
-/* How a split MSM's last part's buckets join the others' and G1's bucket sums' loops
- * (CUZK_GPU_SPLIT_MERGE, CUZK_GPU_REDUCE_LOOPS; gpu_core.cu). */
-#define CUZK_GPU_SPLIT_MERGE_DEFAULT 1
-#define CUZK_GPU_REDUCE_LOOPS_DEFAULT 2
 struct cuzk__gpu_part {
     bool on, first, last;
     size_t base;  /* the part's first scalar within the whole MSM */
@@ -137,9 +133,6 @@ struct cuzk_gpu_ctx {
     size_t split_min;
     unsigned split_div; /* CUZK_GPU_MSM_SPLIT_DIV: parts grow by split_div - 1 (0: by group) */
     unsigned split_parts; /* CUZK_GPU_MSM_SPLIT_PARTS: 2 or 3 (0: by group) */
-    int merge_mode; /* CUZK_GPU_SPLIT_MERGE: a split's last part's buckets merged by k_add_into (0)
-                     * or by the reduction as it reads them (1) */
-    int reduce_loops; /* CUZK_GPU_REDUCE_LOOPS: G1's k_bucket_sums in one loop (1) or two (2) */
     bool split_all;
     cuzk__gpu_part part;
     /* The scalar side of the last MSM over host scalars: their upload, classification (0, 1,

@@ -130,30 +130,23 @@ __global__ void __launch_bounds__(BA_TREE) k_tree_down(F *v, size_t n, const F *
  *                  segment nb quads of the tri_c;
  *   k_pair_sum     out[i] = in[2i] + in[2i + 1], until each segment is one point;
  * and the host finishes each window as TRI + 2^log2(S) (Horner over R_nb-1 .. R_0)
- * (cuzk__gpu_horner_bits), then the windows as before.
- * TWO: each bucket is the sum of buckets[i] and buckets2[i] (a split MSM's last part's buckets
- * beside the parts' before, merged here: one more addition per bucket into the running sum,
- * instead of k_add_into's pass that read both and wrote the sum, 1.5 ms of a BLS12-381 G1 MSM
- * of 2^24 on the H200). LOOPS2: G1 in G2's two loops too (fewer live points; G2 always). */
-template <class F, bool TWO, bool LOOPS2>
-__global__ void k_bucket_sums(xyzz<F> *buckets, const xyzz<F> *buckets2, int W, uint32_t B,
-                              uint32_t S, xyzz<F> *run_out, xyzz<F> *tri_out)
+ * (cuzk__gpu_horner_bits), then the windows as before. */
+template <class F>
+__global__ void k_bucket_sums(xyzz<F> *buckets, int W, uint32_t B, uint32_t S,
+                              xyzz<F> *run_out, xyzz<F> *tri_out)
 {
     const uint32_t cnt = B / S;
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= (size_t)W * cnt)
         return;
     xyzz<F> *bk = buckets + t * S; /* window t / cnt, chunk t % cnt; dead after this */
-    const xyzz<F> *bk2 = TWO ? buckets2 + t * S : NULL;
     xyzz<F> run = xyzz<F>::inf(), tri = xyzz<F>::inf();
-    if (sizeof(F) >= 64 || LOOPS2) {
+    if (sizeof(F) >= 64) {
         /* G2: the running sums stored over the chunk's buckets, then summed, so that two
          * points are live at a time, not three (ptxas, BLS12-381 G2: 2 KB of spill stores and
          * 7.3 KB of spill loads in the one loop below). */
         for (int j = (int)S - 1; j >= 0; j--) {
             xyzz_add(run, ld16v(bk + j));
-            if (TWO)
-                xyzz_add(run, ld16v(bk2 + j));
             st16(bk + j, run);
         }
         st16(run_out + t, run);
@@ -162,8 +155,6 @@ __global__ void k_bucket_sums(xyzz<F> *buckets, const xyzz<F> *buckets2, int W, 
     } else {
         for (int j = (int)S - 1; j >= 0; j--) {
             xyzz_add(run, ld16v(bk + j));
-            if (TWO)
-                xyzz_add(run, ld16v(bk2 + j));
             xyzz_add(tri, run);
         }
         st16(run_out + t, run);
