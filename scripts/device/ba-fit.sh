@@ -21,9 +21,6 @@ mkdir -p "$O"
 . scripts/device/common.sh
 dev_unpack /tmp/czf
 B=$CUZK_BIN_DIR
-# A knob's environment assignments and its bench flags.
-kenv() { [ "$1" = default ] || echo "$1" | tr ',' '\n' | grep -v '^--' | tr '\n' ' '; }
-karg() { [ "$1" = default ] || echo "$1" | tr ',' '\n' | grep '^--' | tr '\n' ' '; }
 {
 dev_header
 t0=$(date +%s)
@@ -34,15 +31,15 @@ dev_prove_test $O/gpu_prove_test.log
 for round in $(seq 1 "${ROUNDS:-2}"); do
   for k in ${BENCH_KNOBS:-default --no-ba-fit CUZK_GPU_BA_QUADS=0}; do
     echo "-- round $round: $k"
-    env $(kenv "$k") timeout 150 $B/cuzk-bench-gpu --only g1-bls12-381 --logs "${LOGS:-20,22,24}" \
-      --max-log 24 --tables 0 --reps 3 --scalars random $(karg "$k") 2>&1 |
+    env $(knob_env "$k") timeout 150 $B/cuzk-bench-gpu --only g1-bls12-381 --logs "${LOGS:-20,22,24}" \
+      --max-log 24 --tables 0 --reps 3 --scalars random $(knob_args "$k") 2>&1 |
       grep -E "^\| MSM|batch-affine chunk"
   done
 done
 [ "${G2:-1}" = 1 ] && for k in ${G2_KNOBS:-default CUZK_GPU_BA_QUADS=2}; do
   echo "-- G2 BN254, every fifth point at infinity: $k"
-  env $(kenv "$k") timeout 150 $B/cuzk-bench-gpu --only g2-bn254 --logs 24 --max-log 24 \
-    --tables 0 --reps 3 --scalars random --inf-every 5 $(karg "$k") 2>&1 |
+  env $(knob_env "$k") timeout 150 $B/cuzk-bench-gpu --only g2-bn254 --logs 24 --max-log 24 \
+    --tables 0 --reps 3 --scalars random --inf-every 5 $(knob_args "$k") 2>&1 |
     grep -E "^\| MSM|batch-affine chunk"
 done
 if [ "${PROOF:-1}" = 1 ]; then
@@ -62,7 +59,7 @@ if [ "${PROOF:-1}" = 1 ]; then
     nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 > $O/mem-$i.txt \
       2>/dev/null &
     smi=$!
-    env $(kenv "$k") timeout 150 $B/cuzk prove --backend gpu --g2 gpu --gpu-tables on \
+    env $(knob_env "$k") timeout 150 $B/cuzk prove --backend gpu --g2 gpu --gpu-tables on \
       --repeat 3 $d/circuit.zkey $d/circuit.wtns $d/p.json $d/pub.json 2>&1 |
       grep -E "proof [2-9]/|proofs after|cuzk: proved" | cut -c1-400
     kill $smi 2>/dev/null

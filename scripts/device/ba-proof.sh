@@ -15,7 +15,6 @@ mkdir -p "$O"
 dev_unpack /tmp/czb
 B=$CUZK_BIN_DIR
 KNOBS=${KNOBS:-default CUZK_GPU_BA_QUADS=1,CUZK_GPU_BA_CHUNK_BYTES=17179869184}
-envs() { [ "$1" = default ] || echo "$1" | tr ',' ' '; }
 curve=${CURVE:-bn128}
 lg=${LOG:-24}
 {
@@ -31,7 +30,7 @@ timeout 240 $B/cuzk setup --quiet --seed 01 $d/circuit.r1cs $d/circuit.zkey > /d
 echo "$curve 2^$lg dense: circuit + key in $(( $(date +%s) - t0 )) s"
 for k in $KNOBS; do
   echo "-- $k"
-  env $(envs "$k") timeout 200 $B/cuzk prove --backend gpu --g2 gpu --gpu-tables on \
+  env $(knob_env "$k") timeout 200 $B/cuzk prove --backend gpu --g2 gpu --gpu-tables on \
     --repeat "${REPEAT:-3}" $d/circuit.zkey $d/circuit.wtns $d/p.json $d/pub.json 2>&1 |
     grep -E "proof [2-9]/|proofs after|with tables \(" | cut -c1-240
 done
@@ -41,7 +40,7 @@ if [ "${NCU:-1}" = 1 ]; then
     i=$((i + 1))
     f=$O/ncu-proof-k$i.csv
     echo "-- $k: ncu, one proof (its first: the key's upload and tables too)"
-    env $(envs "$k") timeout 240 ncu --clock-control none --csv -k 'regex:k_ba_|k_tree' \
+    env $(knob_env "$k") timeout 240 ncu --clock-control none --csv -k 'regex:k_ba_|k_tree' \
       --metrics gpu__time_duration.sum $B/cuzk prove --backend gpu --g2 gpu --gpu-tables on \
       $d/circuit.zkey $d/circuit.wtns $d/p.json $d/pub.json > "$f" 2>&1
     echo "ncu rc=$?"

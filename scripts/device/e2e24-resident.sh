@@ -23,7 +23,7 @@ O=${OUT:-/tmp/cuzk-resident-out}
 mkdir -p "$O"
 echo "$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader); $(nproc) cpus; $(date -u '+%F %T') UTC"
 n=$(( (1 << 24) - (1 << 18) ))
-envs() { [ "$1" = default ] || echo "$1" | tr ',' ' '; }
+. scripts/device/common.sh # knob_env
 for curve in ${CURVES:-bn128 bls12381}; do
   d=/tmp/e2e/$curve; mkdir -p $d
   t0=$(date +%s)
@@ -44,7 +44,7 @@ for curve in ${CURVES:-bn128 bls12381}; do
       nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 > $f.mem 2>/dev/null &
       smi=$!
       ( [ "$m" = default ] || export CUZK_GPU_BATCH_AFFINE=$m
-        env $(envs "$k") timeout 150 $B/cuzk prove --backend gpu --g2 gpu --synth $synth --gpu-tables $tab --repeat ${REPEAT:-4} $d/circuit.zkey \
+        env $(knob_env "$k") timeout 150 $B/cuzk prove --backend gpu --g2 gpu --synth $synth --gpu-tables $tab --repeat ${REPEAT:-4} $d/circuit.zkey \
           $d/circuit.wtns $d/p.json $d/pub.json 2>&1 | tail -$(( ${REPEAT:-4} + 2 )) | tee $f )
       kill $smi 2>/dev/null; wait $smi 2>/dev/null
       echo "  peak device memory: $(sort -n $f.mem | tail -1) of $(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits) MiB"

@@ -2,7 +2,8 @@
 # Device run: A/B of MSM settings given as environment assignments, the 2^24 MSM rows with
 # fixed-base tables (cuzk-bench-gpu --logs 24 --max-log 24 --tables 0 --reps 3, random scalars),
 # each setting in turn, ROUNDS rounds interleaved. KNOBS: space-separated settings, each
-# "default" or VAR=VALUE[,VAR=VALUE...] (default: "default CUZK_GPU_REDUCE_CHUNK=64
+# "default" or VAR=VALUE and bench flags, comma-separated (e.g. "CUZK_GPU_BA_QUADS=0,--no-ba-fit";
+# common.sh knob_env / knob_args) (default: "default CUZK_GPU_REDUCE_CHUNK=64
 # CUZK_GPU_CARRY_SLICE=16"); ONLY: the bench's --only (default "g1,g2"); ROUNDS (default 2).
 # gpu_test --quick runs first under each non-default setting (its MSM checks through it). Run
 # from the repository root on the GPU machine after scripts/device-pack here, with build-device
@@ -15,19 +16,18 @@ mkdir -p "$O"
 dev_unpack /tmp/czk
 NB=$CUZK_BIN_DIR/cuzk-bench-gpu
 KNOBS=${KNOBS:-default CUZK_GPU_REDUCE_CHUNK=64 CUZK_GPU_CARRY_SLICE=16}
-envs() { [ "$1" = default ] || echo "$1" | tr ',' ' '; }
 {
 dev_header
 i=0
 for k in $KNOBS; do
   i=$((i + 1))
-  [ "$k" = default ] || [ -n "${SKIP_TEST:-}" ] || dev_gpu_test "$O/gpu_test-$i.log" $(envs "$k")
+  [ -z "$(knob_env "$k")" ] || [ -n "${SKIP_TEST:-}" ] || dev_gpu_test "$O/gpu_test-$i.log" $(knob_env "$k")
 done
 for round in $(seq 1 "${ROUNDS:-2}"); do
   for k in $KNOBS; do
     echo "-- round $round: $k"
-    env $(envs "$k") timeout 240 "$NB" --only "${ONLY:-g1,g2}" --logs 24 --max-log 24 --tables 0 \
-      --reps 3 --scalars random 2>&1 | grep -E "^\|" | grep -v -- "---\|what"
+    env $(knob_env "$k") timeout 240 "$NB" --only "${ONLY:-g1,g2}" --logs 24 --max-log 24 --tables 0 \
+      --reps 3 --scalars random $(knob_args "$k") 2>&1 | grep -E "^\|" | grep -v -- "---\|what"
   done
 done
 echo "== end $(date -u '+%T')"
