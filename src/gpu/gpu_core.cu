@@ -229,16 +229,14 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     const char *ba = getenv("CUZK_GPU_BATCH_AFFINE");
     ctx->ba_mode = !ba || !ba[0] || ba[1] || ba[0] < '0' || ba[0] > '3' ? -1 /* the default */
                                                                         : ba[0] - '0';
-    ctx->ba_chunk = cuzk__gpu_ba_chunk();
-    const int quads = cuzk__gpu_ba_quads();
-    if (quads < 0) {
+    if (cuzk__gpu_ba_quads() < 0) {
         r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
                       "cuzk_gpu_open: CUZK_GPU_BA_QUADS=%s: expected 0, 1 or 2",
                       getenv("CUZK_GPU_BA_QUADS"));
         cuzk_gpu_close(ctx);
         return r;
     }
-    ctx->ba_quads = quads;
+    cuzk__gpu_ba_env(&ctx->ba_chunk, &ctx->ba_quads);
     /* The MSM's bucket reduction chunk (at most; msm_run) and carry slice (accumulate), for
      * A/B runs: powers of two, 8..256 and 4..64 (the reduction's trees need chunks of 8 at
      * least, gpu_plan.c's scratch estimate carry slices of 4); anything else is refused. The
@@ -405,12 +403,13 @@ cuzk_err cuzk_gpu_ba_fit(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, uint64_t n_poi
 
 cuzk_err cuzk_gpu_ba_reset(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
 {
-    const int q = cuzk__gpu_ba_quads(); /* understood: cuzk_gpu_open refused anything else */
-    const size_t chunk = cuzk__gpu_ba_chunk();
+    size_t chunk;
+    int q;
+    cuzk__gpu_ba_env(&chunk, &q);
     if (ctx->ba_chunk == chunk && ctx->ba_quads == q)
         return CUZK_OK;
     ctx->ba_chunk = chunk;
-    ctx->ba_quads = q < 0 ? 0 : q;
+    ctx->ba_quads = q;
     /* The slots the chunk sized go back now; they grow again to the new setting's size. */
     static const int slots[] = {SCR_BA_PRE, SCR_BA_TREE, SCR_BA_NPRE, SCR_BA_MASK};
     CU(cudaSetDevice(ctx->device));

@@ -165,6 +165,13 @@ int cuzk__gpu_ba_quads(void)
     return q[1] || q[0] < '0' || q[0] > '2' ? -1 : q[0] - '0';
 }
 
+void cuzk__gpu_ba_env(size_t *chunk, int *quads)
+{
+    const int q = cuzk__gpu_ba_quads();
+    *chunk = cuzk__gpu_ba_chunk();
+    *quads = q < 0 ? 0 : q;
+}
+
 int cuzk__gpu_ba_quads_on(int q, int g2, size_t M)
 {
     return q == 2 || (q == 1 && !g2) || (q == 3 && !g2 && M >= CUZK_GPU_BA_QUADS_MIN);
@@ -335,18 +342,18 @@ int cuzk__gpu_ntt_auto_lob(int logn, int log_sh)
 
 uint64_t cuzk_gpu_scratch_estimate(cuzk_gpu_curve curve, uint64_t n_points, uint64_t domain)
 {
-    const int q = cuzk__gpu_ba_quads();
-    return cuzk__gpu_scratch_estimate_at(curve == CUZK_GPU_BLS12_381, n_points, domain,
-                                         cuzk__gpu_ba_chunk(), q < 0 ? 0 : q);
+    size_t chunk;
+    int q;
+    cuzk__gpu_ba_env(&chunk, &q);
+    return cuzk__gpu_scratch_estimate_at(curve == CUZK_GPU_BLS12_381, n_points, domain, chunk, q);
 }
 
 void cuzk__gpu_ba_fit(int bls, uint64_t n_points, uint64_t domain, uint64_t avail, size_t *chunk,
                       int *quads)
 {
     const char *bc = getenv("CUZK_GPU_BA_CHUNK_BYTES"), *qs = getenv("CUZK_GPU_BA_QUADS");
-    const int fixed_c = bc && *bc, fixed_q = qs && *qs, q0 = cuzk__gpu_ba_quads();
-    *chunk = cuzk__gpu_ba_chunk();
-    *quads = q0 < 0 ? 0 : q0;
+    const int fixed_c = bc && *bc, fixed_q = qs && *qs;
+    cuzk__gpu_ba_env(chunk, quads);
     if (fixed_c && fixed_q)
         return;
     /* From the largest chunk down: the first whose estimate fits. The estimate grows with the

@@ -21,6 +21,9 @@ int cuzk__gpu_ba_on(int mode, int g2, int g1_pref, size_t M);
  * understood (cuzk_gpu_open refuses it). */
 size_t cuzk__gpu_ba_chunk(void);
 int cuzk__gpu_ba_quads(void);
+/* The environment's (or default) chunk and quads setting, a value not understood as 0 (what a
+ * context opens with; cuzk_gpu_scratch_estimate's and cuzk_gpu_ba_reset's setting). */
+void cuzk__gpu_ba_env(size_t *chunk, int *quads);
 /* Whether an MSM of G2 (g2) or G1 with M sorted entries sums quads under setting q
  * (cuzk__gpu_ba_quads, or cuzk__gpu_ba_fit's 3): 1 for G1, 2 for both groups, 3 for G1 from
  * CUZK_GPU_BA_QUADS_MIN entries. */
@@ -34,7 +37,8 @@ uint64_t cuzk__gpu_scratch_estimate_at(int bls, uint64_t n_points, uint64_t doma
 /* The setting cuzk_gpu_ba_fit gives a context (gpu.h) whose scratch may grow to `avail` bytes
  * for circuits of (n_points, domain): the largest chunk, in steps of CUZK_GPU_BA_FIT_STEP from
  * CUZK_GPU_BA_CHUNK_MAX down to the environment's (or default) chunk, whose estimate fits
- * avail, with quads for G1 sets from CUZK_GPU_BA_QUADS_FIT bytes; what the environment sets
+ * avail, with quads (setting 3: G1 MSMs of CUZK_GPU_BA_QUADS_MIN entries) from
+ * CUZK_GPU_BA_QUADS_FIT bytes; what the environment sets
  * (CUZK_GPU_BA_CHUNK_BYTES, CUZK_GPU_BA_QUADS) stays; when nothing fits, the environment's
  * setting. */
 void cuzk__gpu_ba_fit(int bls, uint64_t n_points, uint64_t domain, uint64_t avail, size_t *chunk,
