@@ -15,10 +15,11 @@
 #                        the kernels and every reason of 0.3 cycles or more
 #   knob_env KNOB / knob_args KNOB
 #                        an A/B script's setting ("default", or comma-separated VAR=VALUE
-#                        assignments and --flags): its assignments for env / its flags for
-#                        the program, space-separated (nothing for "default")
+#                        assignments and --flags, a flag's value after '=': --inf-every=5):
+#                        its assignments for env / its flags for the program, space-separated
+#                        (nothing for "default")
 knob_env() { [ "$1" = default ] || echo "$1" | tr ',' '\n' | grep -v '^--' | tr '\n' ' '; }
-knob_args() { [ "$1" = default ] || echo "$1" | tr ',' '\n' | grep '^--' | tr '\n' ' '; }
+knob_args() { [ "$1" = default ] || echo "$1" | tr ',' '\n' | grep '^--' | sed 's/=/ /' | tr '\n' ' '; }
 dev_unpack() {
   mkdir -p "$1" && tar -xJf "${CUZK_PACK:-build-device/cuzk-device.tar.xz}" -C "$1" && . "$1/env.sh"
 }
