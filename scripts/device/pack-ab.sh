@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Device run: two packs of scripts/device-pack side by side, for a change that needs more than
 # the bench binary (bench-ab.sh) to judge: build-device/cuzk-device.tar.xz ("new") and
-# build-base/cuzk-device.tar.xz ("base", the pack of another commit, moved there), each with the
-# same settings, interleaved.
+# build-base/cuzk-device.tar.xz ("base", the pack of another commit, or only the binaries of it
+# that differ: below), each with the same settings, interleaved.
 #   1. QUICK=1 (default): gpu_test --quick with each pack (QUICK=new: the new pack only; 0:
 #      none), under the setting QUICK_KNOB (default "default").
 #   2. ROUNDS rounds (2) of `cuzk-bench-gpu --only ONLY --logs LOGS --tables 0 --reps 3` (defaults
@@ -24,12 +24,14 @@ mkdir -p "$O"
   { echo "pack-ab: no build-base/cuzk-device.tar.xz" >&2; exit 2; }
 # Each pack in its own directory; its env.sh is sourced in a subshell per command (both packs
 # carry libraries of the same names).
+# The base pack is unpacked over a copy of the new one, so it may hold only what differs (a
+# tar.xz of bin/cuzk and bin/cuzk-bench-gpu: the two packs together may not fit a carry).
 for p in new base; do
-  f=build-device/cuzk-device.tar.xz
-  [ $p = base ] && f=build-base/cuzk-device.tar.xz
-  mkdir -p /tmp/pab-$p && tar -xJf $f -C /tmp/pab-$p ||
-    { echo "pack-ab: cannot unpack $f" >&2; exit 2; }
+  mkdir -p /tmp/pab-$p && tar -xJf build-device/cuzk-device.tar.xz -C /tmp/pab-$p ||
+    { echo "pack-ab: cannot unpack build-device/cuzk-device.tar.xz" >&2; exit 2; }
 done
+tar -xJf build-base/cuzk-device.tar.xz -C /tmp/pab-base ||
+  { echo "pack-ab: cannot unpack build-base/cuzk-device.tar.xz" >&2; exit 2; }
 inpack() { local p=$1; shift; ( . /tmp/pab-$p/env.sh && "$@" ); }
 bin() { echo "/tmp/pab-$1/bin/$2"; }
 BENCH_KNOBS=${BENCH_KNOBS:-default}
