@@ -652,12 +652,17 @@ static void make_key_room(cuzk_engine *e, uint64_t need, const circuit *keep)
 }
 
 /* Device bytes of circuit c's point sets staged without tables (A, B1, C, H; B2 when staged),
- * from its dimensions, before its key is loaded. */
+ * each with its map of points at infinity (cuzk_gpu_tables_bytes with max_copies 1), from its
+ * dimensions, before its key is loaded. */
 static uint64_t plain_points_bytes(const cuzk_engine *e, const circuit *c)
 {
-    uint64_t g1 = 2ull * c->n8q;
-    return g1 * (3ull * c->n_vars + c->domain_size) +
-           ((e->stage_parts & CUZK_PK_STAGE_G2) ? 2 * g1 * c->n_vars : 0);
+    const cuzk_gpu_curve gc = c->curve == CUZK_CURVE_BLS12_381 ? CUZK_GPU_BLS12_381
+                                                               : CUZK_GPU_BN254;
+    return 3 * cuzk_gpu_tables_bytes(gc, CUZK_GPU_G1, c->n_vars, 1) +
+           cuzk_gpu_tables_bytes(gc, CUZK_GPU_G1, c->domain_size, 1) +
+           ((e->stage_parts & CUZK_PK_STAGE_G2)
+                ? cuzk_gpu_tables_bytes(gc, CUZK_GPU_G2, c->n_vars, 1)
+                : 0);
 }
 
 /* What a key's staged copy holds: the engine's stage_parts, less the A and B rows when only

@@ -63,6 +63,15 @@ typedef struct cuzk_gpu_fr cuzk_gpu_fr;
  * CUZK_GPU_BA_QUADS from the environment: 0 off, 1 for G1 sets, 2 for G2 sets too. */
 #define CUZK_GPU_BA_QUADS_DEFAULT 0
 
+/* Points at infinity: every resident set keeps a map of them (one bit per point, built at
+ * upload). An MSM over a set with at least 1/64 of its points at infinity (a key's A, B1 and
+ * B2: one for each signal absent from A or B) drops their entries from its sorted digits before
+ * the accumulation (msm_kernels.cuh k_inf_count / k_inf_scatter: ~22% of B in G2's entries in a
+ * dense circuit), which the sort itself keeps: A, B1, B2 and C share it. CUZK_GPU_INF_DROP:
+ * 0 off, 1 on (the default), 2 on and batch-affine for every BLS12-381 G1 set (A and B1 too,
+ * which without the drop lost with it). */
+#define CUZK_GPU_INF_DROP_DEFAULT 1
+
 /* A context that proves alone on its device may take more (cuzk_gpu_ba_fit): the largest chunk
  * up to CUZK_GPU_BA_CHUNK_MAX, in steps of CUZK_GPU_BA_FIT_STEP, that the device's memory
  * holds beside what is resident, with quads for G1 MSMs of at least CUZK_GPU_BA_QUADS_MIN
@@ -159,7 +168,9 @@ size_t cuzk_gpu_points_count(const cuzk_gpu_points *pts);
 #define CUZK_GPU_TAB_MAX_C 24
 #define CUZK_GPU_TAB_MAX_COPIES 24
 cuzk_err cuzk_gpu_points_tables(cuzk_gpu_points *pts, int max_copies, cuzk_errbuf *eb);
-/* Copies a set holds (1: no tables) and its device bytes (with the copies). */
+/* Copies a set holds (1: no tables) and its device bytes (with the copies and the map of its
+ * points at infinity, one bit per point: an MSM over a set with many drops their entries after
+ * the sort, CUZK_GPU_INF_DROP below). */
 int cuzk_gpu_points_copies(const cuzk_gpu_points *pts);
 uint64_t cuzk_gpu_points_bytes(const cuzk_gpu_points *pts);
 /* Device bytes of a set of n points with the tables cuzk_gpu_points_tables(max_copies) would

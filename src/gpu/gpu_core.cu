@@ -256,6 +256,18 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     }
     ctx->red_chunk = (uint32_t)rcv;
     ctx->carry_lk = (uint32_t)csv;
+    /* CUZK_GPU_INF_DROP (gpu.h): 0, 1 or 2. */
+    const char *idr = getenv("CUZK_GPU_INF_DROP");
+    ctx->inf_drop = CUZK_GPU_INF_DROP_DEFAULT;
+    if (idr && *idr) {
+        if (idr[1] || idr[0] < '0' || idr[0] > '2') {
+            r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                          "cuzk_gpu_open: CUZK_GPU_INF_DROP=%s: expected 0, 1 or 2", idr);
+            cuzk_gpu_close(ctx);
+            return r;
+        }
+        ctx->inf_drop = idr[0] - '0';
+    }
     /* CUZK_GPU_MSM_SPLIT: the smallest MSM (scalars) that CUZK_GPU_SCALARS_ONCE splits, in
      * every group once set (unset: from 2^21, not BLS12-381 G2), 0 for none (A/B runs; tests
      * lower it to split small MSMs); a number of at least 8, or 0. */
@@ -529,9 +541,10 @@ cuzk_err cuzk_gpu_points_upload(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gp
     return cuzk_gpu_points_upload_ex(ctx, curve, g, 0, bytes, n, out, eb);
 }
 
-/* Points whose bytes are all zero (infinity) among d's n points of `words` 16-byte words. */
-static __global__ void k_count_inf(const uint4 *d, size_t n, unsigned words,
-                                   unsigned long long *cnt)
+/* The map of the points at infinity (all zero bytes) among d's n points of `words` 16-byte
+ * words: bit i of map word i / 32 (the map zeroed before), and their count. */
+static __global__ void k_inf_map(const uint4 *d, size_t n, unsigned words, uint32_t *map,
+                                 unsigned long long *cnt)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
@@ -542,18 +555,38 @@ static __global__ void k_count_inf(const uint4 *d, size_t n, unsigned words,
         uint4 v = p[k];
         acc |= v.x | v.y | v.z | v.w;
     }
-    if (!acc)
+    if (!acc) {
+        atomicOr(map + i / 32, 1u << (i % 32));
         atomicAdd(cnt, 1ull);
+    }
+}
+
+/* Whether an MSM over p drops the entries of its points at infinity (CUZK_GPU_INF_DROP): sets
+ * with at least 1/64 of their points at infinity. */
+static bool inf_drop_on(const cuzk_gpu_ctx *ctx, const cuzk_gpu_points *p)
+{
+    return ctx->inf_drop && p->inf_bits && p->n_inf && p->n_inf >= p->n / 64;
 }
 
 /* Batch-affine accumulation for a G1 set (cuzk__gpu_ba_on's g1_pref): BLS12-381 sets with at
  * most 1/64 of their points at infinity (a key's C and H; A and B1 hold one for every signal
- * absent from A or B, and with it for every G1 set those two lost what C and H gained). In
- * 2^24 BLS12-381 proofs on the H200 it took C and the H MSM ~2.7 ms each off (proof 704.0 ->
+ * absent from A or B, and with it for every G1 set those two lost what C and H gained), or
+ * with CUZK_GPU_INF_DROP=2 every BLS12-381 G1 set (the points at infinity dropped). In 2^24
+ * BLS12-381 proofs on the H200 it took C and the H MSM ~2.7 ms each off (proof 704.0 ->
  * 698.9 ms; src/gpu/PERF-NOTES.md, sixth pass); BN254 G1 measured slower with it. */
-static int ba_g1_pref(const cuzk_gpu_points *p)
+static int ba_g1_pref(const cuzk_gpu_ctx *ctx, const cuzk_gpu_points *p)
 {
-    return p->curve == CUZK_GPU_BLS12_381 && p->group == CUZK_GPU_G1 && p->n_inf <= p->n / 64;
+    return p->curve == CUZK_GPU_BLS12_381 && p->group == CUZK_GPU_G1 &&
+           (p->n_inf <= p->n / 64 || (ctx->inf_drop == 2 && inf_drop_on(ctx, p)));
+}
+
+/* An MSM's view of set p from its point `off` on. */
+static cuzk__gpu_tab msm_tab(const cuzk_gpu_ctx *ctx, const cuzk_gpu_points *p, size_t off)
+{
+    cuzk__gpu_tab t = {p->n, p->t, p->s, ba_g1_pref(ctx, p), NULL, off};
+    if (inf_drop_on(ctx, p))
+        t.inf = p->inf_bits;
+    return t;
 }
 
 cuzk_err cuzk_gpu_points_upload_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gpu_group g,
@@ -590,24 +623,28 @@ cuzk_err cuzk_gpu_points_upload_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk
     if (e == cudaSuccess && n)
         e = cudaMemcpyAsync((uint8_t *)p->d + pb * lead, bytes, pb * n, cudaMemcpyHostToDevice,
                             ctx->stream);
-    /* Its points at infinity, counted on the device (into 8 bytes allocated for it). */
-    unsigned long long *d_inf = NULL, h_inf = 0;
+    /* Its points at infinity, mapped and counted on the device (the count into 8 bytes after
+     * the map). */
+    const size_t mb = (size_t)cuzk__gpu_inf_map_bytes(p->n);
+    unsigned long long h_inf = 0;
     if (e == cudaSuccess)
-        e = cudaMalloc(&d_inf, sizeof *d_inf);
+        e = cudaMalloc((void **)&p->inf_bits, mb + 8);
     if (e == cudaSuccess)
-        e = cudaMemsetAsync(d_inf, 0, sizeof *d_inf, ctx->stream);
+        e = cudaMemsetAsync(p->inf_bits, 0, mb + 8, ctx->stream);
+    unsigned long long *d_inf = p->inf_bits ? (unsigned long long *)((char *)p->inf_bits + mb)
+                                            : NULL;
     if (e == cudaSuccess && p->n) {
-        k_count_inf<<<(unsigned)((p->n + 255) / 256), 256, 0, ctx->stream>>>(
-            (const uint4 *)p->d, p->n, (unsigned)(pb / 16), d_inf);
+        k_inf_map<<<(unsigned)((p->n + 255) / 256), 256, 0, ctx->stream>>>(
+            (const uint4 *)p->d, p->n, (unsigned)(pb / 16), p->inf_bits, d_inf);
         e = cudaGetLastError();
     }
     if (e == cudaSuccess)
         e = cudaMemcpyAsync(&h_inf, d_inf, sizeof h_inf, cudaMemcpyDeviceToHost, ctx->stream);
     if (e == cudaSuccess)
         e = cudaStreamSynchronize(ctx->stream);
-    if (d_inf)
-        cudaFree(d_inf);
     if (e != cudaSuccess) {
+        cudaGetLastError();
+        cudaFree(p->inf_bits);
         cudaFree(p->d);
         free(p);
         return cuzk__gpu_fault(eb, __FILE__, __LINE__, "cudaMemcpy(points)", e);
@@ -623,6 +660,7 @@ void cuzk_gpu_points_free(cuzk_gpu_points *pts)
         return;
     cudaSetDevice(pts->ctx->device);
     cudaFree(pts->d);
+    cudaFree(pts->inf_bits);
     cudaGetLastError();
     free(pts);
 }
@@ -633,7 +671,9 @@ int cuzk_gpu_points_copies(const cuzk_gpu_points *pts) { return pts ? pts->t : 0
 
 uint64_t cuzk_gpu_points_bytes(const cuzk_gpu_points *pts)
 {
-    return pts ? (uint64_t)pts->t * pts->n * cuzk_gpu_point_bytes(pts->curve, pts->group) : 0;
+    return pts ? (uint64_t)pts->t * pts->n * cuzk_gpu_point_bytes(pts->curve, pts->group) +
+                     cuzk__gpu_inf_map_bytes(pts->n)
+               : 0;
 }
 
 cuzk_err cuzk_gpu_points_tables(cuzk_gpu_points *pts, int max_copies, cuzk_errbuf *eb)
@@ -862,7 +902,7 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
     const char *base = (const char *)pts->d + offset * cuzk_gpu_point_bytes(pts->curve, pts->group);
     ctx->prep_reuse = reuse;
     ctx->prep_check = check;
-    const cuzk__gpu_tab tab = {pts->n, pts->t, pts->s, ba_g1_pref(pts)};
+    const cuzk__gpu_tab tab = msm_tab(ctx, pts, offset);
     cuzk_err e = split ? msm_split(ctx, pts, base, count, (const uint8_t *)scalars,
                                    (uint8_t *)d_sc, mont, &tab, out, eb)
                        : msm_dispatch(ctx, pts->curve, pts->group, base, count, d_sc, mont,
@@ -1020,7 +1060,7 @@ static cuzk_err h_finish(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, void
     if (pts) {
         const char *base =
             (const char *)pts->d + offset * cuzk_gpu_point_bytes(pts->curve, pts->group);
-        const cuzk__gpu_tab tab = {pts->n, pts->t, pts->s, ba_g1_pref(pts)};
+        const cuzk__gpu_tab tab = msm_tab(ctx, pts, offset);
         e = msm_dispatch(ctx, curve, pts->group, base, n, da, true, &tab, out, eb);
     }
     if (trace_on())

@@ -41,6 +41,7 @@
 #define CUZK_GPU_IMPL_CUH
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
@@ -464,6 +465,36 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         ctx->prep.stride = stride;
     }
 
+    /* The entries of the set's points at infinity out (gpu.h CUZK_GPU_INF_DROP), into the
+     * sort pair's other buffers: the sorted ones stay for the next MSM over these scalars. */
+    size_t M = (size_t)n2 * W;
+    if (n2 && tab->inf) {
+        uint32_t *ko = (uint32_t *)ctx->scr[ctx->prep.ksel ? SCR_KEY0 : SCR_KEY1];
+        uint32_t *vo = (uint32_t *)ctx->scr[ctx->prep.vsel ? SCR_VAL0 : SCR_VAL1];
+        const size_t T = (M + INF_SLICE - 1) / INF_SLICE, cb = (16 * (T + 1) + 255) & ~(size_t)255;
+        const size_t off = tab->off + (split ? pt->base : 0);
+        size_t tbs = 0;
+        unsigned long long *cnt = NULL, *pos = NULL;
+        CU(cub::DeviceScan::ExclusiveSum(NULL, tbs, cnt, pos, (int64_t)(T + 1), st));
+        void *buf;
+        SCRATCH(SCR_CUB, cb + tbs + 256, buf);
+        cnt = (unsigned long long *)buf;
+        pos = cnt + T + 1;
+        CU(cudaMemsetAsync(cnt + T, 0, 8, st));
+        k_inf_count<<<nblk(T, 256), 256, 0, st>>>(keys, vals, M, tab->inf, stride, off, cnt);
+        LAUNCHED("k_inf_count");
+        CU(cub::DeviceScan::ExclusiveSum((char *)buf + cb, tbs, cnt, pos, (int64_t)(T + 1), st));
+        k_inf_scatter<<<nblk(T, 256), 256, 0, st>>>(keys, vals, M, tab->inf, stride, off, pos,
+                                                     ko, vo);
+        LAUNCHED("k_inf_scatter");
+        unsigned long long kept = 0;
+        CU(cudaMemcpyAsync(&kept, pos + T, 8, cudaMemcpyDeviceToHost, st));
+        CU(cudaStreamSynchronize(st));
+        keys = ko;
+        vals = vo;
+        M = (size_t)kept;
+    }
+
     /* The ones: a single bucket (a split MSM's parts each their own: the second part's at
      * ones + 1, added to the first's at the end). */
     X *ones = NULL;
@@ -498,7 +529,8 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
             SCRATCH(SCR_BUCKETS2, nbk * sizeof(X), acc);
             CU(cudaMemsetAsync(acc, 0, nbk * sizeof(X), st));
         }
-        TRY((accumulate<F, false>(ctx, keys, vals, (size_t)n2 * W, pts, acc, tab->ba_g1, eb)));
+        if (M)
+            TRY((accumulate<F, false>(ctx, keys, vals, M, pts, acc, tab->ba_g1, eb)));
         if (merge) {
             k_add_into<F><<<nblk(nbk, 128), 128, 0, st>>>(buckets, acc, nbk);
             LAUNCHED("k_add_into");

@@ -165,6 +165,7 @@ struct cuzk_gpu_ctx {
                        * cuzk_gpu_ba_fit's 3 (large G1 MSMs) */
     uint32_t red_chunk; /* CUZK_GPU_REDUCE_CHUNK: the bucket reduction's largest chunk (32) */
     uint32_t carry_lk;  /* CUZK_GPU_CARRY_SLICE: carries per thread at levels >= 2 (4) */
+    int inf_drop;       /* CUZK_GPU_INF_DROP (gpu.h): 0, 1 or 2 */
     int ntt_log_sh;   /* CUZK_GPU_NTT_BLOCK: elements per NTT pass block, log2 (10 or 11) */
     int ntt_lob;      /* CUZK_GPU_NTT_TILE: tile after pass 1, log2 elements (0: by size) */
     int ntt_even;     /* CUZK_GPU_NTT_PLAN=even: stages spread evenly over the passes */
@@ -191,6 +192,7 @@ struct cuzk_gpu_points {
     void *d;   /* t n points: copy k of point i at k n + i (cuzk_gpu_points_tables) */
     int t, s;  /* copies (1: none), bits between copies */
     size_t n_inf; /* points at infinity among the n (counted on the device at upload) */
+    uint32_t *inf_bits; /* bit i of word i / 32: point i at infinity (cuzk__gpu_inf_map_bytes) */
 };
 
 /* A set's fixed-base tables as an MSM reads them: t copies s bits apart, copy k of point i at
@@ -199,6 +201,10 @@ struct cuzk__gpu_tab {
     size_t stride;
     int t, s;
     int ba_g1; /* a G1 set that prefers batch-affine accumulation (cuzk__gpu_ba_on) */
+    /* The set's map of points at infinity when the MSM drops their entries (NULL: keeps
+     * them), and the set index of the MSM's first point (its offset). */
+    const uint32_t *inf;
+    size_t off;
 };
 
 /* A key's A and B matrices in CSR form, resident (cuzk_gpu_rows_upload). */

@@ -91,7 +91,8 @@ uint64_t cuzk_gpu_tables_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g, uint64_t 
     const int bls = curve == CUZK_GPU_BLS12_381;
     int c, t, s;
     cuzk__gpu_tab_plan((size_t)n, bls ? 255 : 254, max_copies, &c, &t, &s);
-    return (uint64_t)t * n * (bls ? 96 : 64) * (g == CUZK_GPU_G2 ? 2 : 1);
+    return (uint64_t)t * n * (bls ? 96 : 64) * (g == CUZK_GPU_G2 ? 2 : 1) +
+           cuzk__gpu_inf_map_bytes(n);
 }
 
 /* One MSM's windows: n2 scalars outside {0, 1} over a set with t copies s bits apart (t = 1:

@@ -44,6 +44,9 @@ uint64_t cuzk__gpu_scratch_estimate_at(int bls, uint64_t n_points, uint64_t doma
 void cuzk__gpu_ba_fit(int bls, uint64_t n_points, uint64_t domain, uint64_t avail, size_t *chunk,
                       int *quads);
 void cuzk__gpu_tab_plan(size_t n, int nbits, int max_copies, int *c, int *t, int *s);
+/* Bytes of a set's map of its points at infinity (one bit per point, 32-bit words): every
+ * resident set of n points has one (gpu_internal.cuh cuzk_gpu_points.inf_bits). */
+static inline uint64_t cuzk__gpu_inf_map_bytes(uint64_t n) { return (n + 31) / 32 * 4; }
 void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g);
 /* The passes of a 2^logn NTT (logn >= 1) with blocks of at most 2^log_sh elements and tiles of
  * at most 2^max_lob contiguous elements after the first pass (log_sh > max_lob >= 1), greedy

@@ -415,10 +415,12 @@ uint64_t cuzk_pk_gpu_bytes(cuzk_pk *pk, unsigned parts)
         if (!(i < 4 || (i == 4 && (parts & CUZK_PK_STAGE_G2)) ||
               (i > 4 && (parts & CUZK_PK_STAGE_ROWS))))
             continue;
-        if (i <= 4 && (parts & CUZK_PK_STAGE_TABLES)) {
-            /* The device set with its copies; C's set is padded to the witness length. */
+        if (i <= 4) {
+            /* The device set with its copies (max_copies 1: none) and its map of points at
+             * infinity; C's set is padded to the witness length. */
             uint64_t pts = i == 3 ? cuzk_pk_domain_size(pk) : cuzk_pk_n_vars(pk);
-            b += cuzk_gpu_tables_bytes(gc, i == 4 ? CUZK_GPU_G2 : CUZK_GPU_G1, pts, 0);
+            b += cuzk_gpu_tables_bytes(gc, i == 4 ? CUZK_GPU_G2 : CUZK_GPU_G1, pts,
+                                       (parts & CUZK_PK_STAGE_TABLES) ? 0 : 1);
         } else {
             b += len[i];
         }

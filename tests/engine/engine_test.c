@@ -634,12 +634,15 @@ static void test_witness_budget(void)
 
 /* ------------------------------------------------------------------ key residency tiers */
 
-/* Bytes of a key's staged copy / pinned arrays, from the zkey's header alone (independent of
- * cuzk_pk_gpu_bytes): A and B1 (n_vars G1 points each), C (n_vars - n_public - 1), H (domain
- * size), B2 (n_vars G2 points) when with_g2, and when with_rows the A and B rows for
- * synthesis on the device: per matrix domain_size + 1 offsets of 8 bytes, and every
- * coefficient of section 4 as a 40-byte record (u32 signal, padding, 32-byte value). */
-static uint64_t zkey_gpu_bytes(const char *rel, int with_g2, int with_rows)
+/* Bytes of a key's pinned arrays (dev 0) or staged copy without tables (dev 1), from the
+ * zkey's header alone (independent of cuzk_pk_gpu_bytes): A and B1 (n_vars G1 points each), C
+ * (n_vars - n_public - 1; on the device padded to n_vars), H (domain size), B2 (n_vars G2
+ * points) when with_g2, on the device each set with its map of points at infinity (a bit per
+ * point in 32-bit words), and when with_rows the A and B rows for synthesis on the device:
+ * per matrix domain_size + 1 offsets of 8 bytes, and every coefficient of section 4 as a
+ * 40-byte record (u32 signal, padding, 32-byte value). */
+static uint64_t map_bytes(uint64_t n) { return (n + 31) / 32 * 4; }
+static uint64_t zkey_bytes(const char *rel, int with_g2, int with_rows, int dev)
 {
     cuzk_zkey zk;
     cuzk_errbuf eb = {{0}};
@@ -649,6 +652,8 @@ static uint64_t zkey_gpu_bytes(const char *rel, int with_g2, int with_rows)
     }
     uint64_t g1 = 2ull * zk.n8q, g2 = 4ull * zk.n8q, nv = zk.n_vars;
     uint64_t b = (2 * nv + (nv - zk.n_public - 1) + zk.domain_size) * g1 + (with_g2 ? nv * g2 : 0);
+    if (dev)
+        b += (zk.n_public + 1) * g1 + (3 + !!with_g2) * map_bytes(nv) + map_bytes(zk.domain_size);
     if (with_rows)
         b += 2 * (zk.domain_size + 1) * 8 + zk.n_coefs * 40;
     cuzk_zkey_close(&zk);
@@ -686,7 +691,7 @@ static void test_gpu_tier(void)
                          "tests/fixtures/bls12381/poseidon_vk.json"};
     uint64_t G[4];
     for (int i = 0; i < 4; i++)
-        G[i] = zkey_gpu_bytes(CIRCS[i].zkey, 0, 1); /* synthesis on the device: rows staged */
+        G[i] = zkey_bytes(CIRCS[i].zkey, 0, 1, 1); /* synthesis on the device: rows staged */
     /* The sizes the sequence below relies on (BLS points are 1.5x BN254's). */
     CHECK(G[0] < G[2] && G[2] < G[1] && G[3] > G[1] + G[0]);
     uint64_t B = G[1] + G[0]; /* bn-pos beside bn-mul, nothing more */
@@ -777,7 +782,8 @@ static void prove_pos_verified(cuzk_engine *e)
  * bytes without rows, its GPU stages on the device, its proofs right. */
 static void test_gpu_tier_norows(void)
 {
-    uint64_t with = zkey_gpu_bytes(CIRCS[1].zkey, 0, 1), without = zkey_gpu_bytes(CIRCS[1].zkey, 0, 0);
+    uint64_t with = zkey_bytes(CIRCS[1].zkey, 0, 1, 1);
+    uint64_t without = zkey_bytes(CIRCS[1].zkey, 0, 0, 1);
     CHECK(without < with);
     memset(&g_extra, 0, sizeof g_extra);
     g_extra.test_fake_gpus = 1;
@@ -807,10 +813,10 @@ static void test_gpu_tier_tables(void)
     CHECK(cuzk_zkey_open(&zk, tu_src_path(CIRCS[1].zkey), &eb) == CUZK_OK);
     uint64_t nv = zk.n_vars, dom = zk.domain_size;
     cuzk_zkey_close(&zk);
-    uint64_t rows = zkey_gpu_bytes(CIRCS[1].zkey, 0, 1) - zkey_gpu_bytes(CIRCS[1].zkey, 0, 0);
+    uint64_t rows = zkey_bytes(CIRCS[1].zkey, 0, 1, 1) - zkey_bytes(CIRCS[1].zkey, 0, 0, 1);
     uint64_t tab = 3 * cuzk_gpu_tables_bytes(CUZK_GPU_BN254, CUZK_GPU_G1, nv, 0) +
                    cuzk_gpu_tables_bytes(CUZK_GPU_BN254, CUZK_GPU_G1, dom, 0) + rows;
-    uint64_t plain = zkey_gpu_bytes(CIRCS[1].zkey, 0, 1);
+    uint64_t plain = zkey_bytes(CIRCS[1].zkey, 0, 1, 1);
     CHECK_MSG(tab > 4 * plain, "tables %llu, plain %llu", (unsigned long long)tab,
               (unsigned long long)plain);
     /* The other three fixture keys' point sets: a few hundred KiB together. */
@@ -840,7 +846,7 @@ static void test_gpu_tier_tables(void)
 static void test_gpu_tier_held(void)
 {
     /* synthesis on the CPU: the staged copies hold no rows */
-    uint64_t gb = zkey_gpu_bytes(CIRCS[1].zkey, 1, 0), gl = zkey_gpu_bytes(CIRCS[3].zkey, 1, 0);
+    uint64_t gb = zkey_bytes(CIRCS[1].zkey, 1, 0, 1), gl = zkey_bytes(CIRCS[3].zkey, 1, 0, 1);
     uint64_t B = gb > gl ? gb : gl;
     memset(&g_extra, 0, sizeof g_extra);
     g_extra.test_fake_gpus = 1;
@@ -881,7 +887,7 @@ static void test_pinned_tier(void)
 {
     uint64_t P[4];
     for (int i = 0; i < 4; i++)
-        P[i] = zkey_gpu_bytes(CIRCS[i].zkey, 1, 1); /* every array a stage may upload */
+        P[i] = zkey_bytes(CIRCS[i].zkey, 1, 1, 0); /* every array a stage may upload */
     CHECK(P[0] < P[2] && P[2] < P[1] && P[3] > P[1] + P[0]);
     uint64_t budget = P[1] + P[0];
     memset(&g_extra, 0, sizeof g_extra);

@@ -58,11 +58,14 @@ static void check_set(size_t n, int nbits, int maxc)
         int pc = cuzk__gpu_choose_c(n2s[i], nbits);
         CHECK(adds(n2s[i], mc, mg, nbits) <= adds(n2s[i], pc, nbits / pc + 1, nbits));
     }
-    /* The budget's bytes are the copies' bytes. */
+    /* The budget's bytes are the copies' bytes and the map of the points at infinity (one
+     * bit per point, in 32-bit words). */
     const cuzk_gpu_curve cv = nbits == 254 ? CUZK_GPU_BN254 : CUZK_GPU_BLS12_381;
-    const uint64_t pb = nbits == 254 ? 64 : 96;
-    CHECK(cuzk_gpu_tables_bytes(cv, CUZK_GPU_G1, n, maxc) == (uint64_t)t * n * pb);
-    CHECK(cuzk_gpu_tables_bytes(cv, CUZK_GPU_G2, n, maxc) == (uint64_t)t * n * pb * 2);
+    const uint64_t pb = nbits == 254 ? 64 : 96, map = (n + 31) / 32 * 4;
+    CHECK(cuzk__gpu_inf_map_bytes(n) == map && cuzk__gpu_inf_map_bytes(32) == 4 &&
+          cuzk__gpu_inf_map_bytes(33) == 8);
+    CHECK(cuzk_gpu_tables_bytes(cv, CUZK_GPU_G1, n, maxc) == (uint64_t)t * n * pb + map);
+    CHECK(cuzk_gpu_tables_bytes(cv, CUZK_GPU_G2, n, maxc) == (uint64_t)t * n * pb * 2 + map);
 }
 
 /* The NTT's passes: every stage once, blocks within shared memory, tiles only over stages done,

@@ -54,7 +54,8 @@ static int make_tables(cuzk_gpu_points *gp, size_t n, cuzk_gpu_curve curve, cuzk
     CHECK_MSG(t > 1 && (tab_copies == 0 || t <= tab_copies), "%s: %d copies for max %d", what,
               t, tab_copies);
     CHECK_MSG(cuzk_gpu_points_bytes(gp) == cuzk_gpu_tables_bytes(curve, g, n, tab_copies) &&
-                  cuzk_gpu_points_bytes(gp) == (uint64_t)t * n * cuzk_gpu_point_bytes(curve, g),
+                  cuzk_gpu_points_bytes(gp) == (uint64_t)t * n * cuzk_gpu_point_bytes(curve, g) +
+                                                   (n + 31) / 32 * 4, /* the infinity map */
               "%s: %llu bytes", what, (unsigned long long)cuzk_gpu_points_bytes(gp));
     return e == CUZK_OK;
 }

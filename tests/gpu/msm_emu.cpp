@@ -12,7 +12,8 @@
  * (k_bucket_sums, k_bit_sums, k_pair_sum, k_to_jac) against sum (j + 1) B_j added plainly; a split
  * MSM's bucket merge (k_add_into); the scalars' classification and range check (k_prep); the signed
  * digits of every window plan (k_digits, with and without fixed-base tables) against the scalars,
- * and the tables (k_tables) against repeated doubling. Built and run by msm_emu_test.sh.
+ * and the tables (k_tables) against repeated doubling; the drop of the entries of points at
+ * infinity (k_inf_count, k_inf_scatter) against a plain filter. Built and run by msm_emu_test.sh.
  */
 #include "emu_cuda.h" /* first: the CUDA shims */
 
@@ -568,6 +569,61 @@ template <class F> static void group(const char *grp, const F &gx, const F &gy)
     }
 }
 
+/* k_inf_count, a scan, k_inf_scatter (gpu_impl.cuh's order): the entries whose point is at
+ * infinity in the set's map must leave, every other entry (sentinel keys too) stay, in order;
+ * values name copy v / stride of point v % stride with tables, points from off in the set. */
+static void inf_drop()
+{
+    static const size_t Ms[] = {1, 63, 64, 65, 1000, 4099};
+    static const uint32_t strides[] = {0, 97};
+    static const size_t offs[] = {0, 5, 40};
+    for (size_t M : Ms)
+        for (uint32_t stride : strides)
+            for (size_t off : offs) {
+                const size_t npts = 140; /* the set's points; the MSM's from off */
+                std::vector<uint32_t> map((npts + 31) / 32, 0), keys(M), vals(M);
+                for (size_t i = 0; i < npts; i++)
+                    if (rnd(4) == 0)
+                        map[i / 32] |= 1u << (i % 32);
+                uint32_t key = 0;
+                for (size_t i = 0; i < M; i++) {
+                    key += rnd(3);
+                    const bool sent = i + M / 10 >= M; /* the last tenth: digits 0 */
+                    const uint32_t left = (uint32_t)(npts - off);
+                    const uint32_t id = rnd(stride && stride < left ? stride : left);
+                    const uint32_t copy = stride ? rnd(5) : 0;
+                    keys[i] = sent ? SENT : key;
+                    vals[i] = sent ? 0 : (copy * stride + id) | (rnd(2) << 31);
+                }
+                std::vector<uint32_t> wk, wv; /* the entries that stay */
+                for (size_t i = 0; i < M; i++) {
+                    const size_t pt = (stride ? (vals[i] & 0x7fffffffu) % stride
+                                              : (vals[i] & 0x7fffffffu)) + off;
+                    if (keys[i] == SENT || !(map[pt / 32] >> (pt % 32) & 1u)) {
+                        wk.push_back(keys[i]);
+                        wv.push_back(vals[i]);
+                    }
+                }
+                const size_t T = (M + INF_SLICE - 1) / INF_SLICE;
+                std::vector<unsigned long long> cnt(T + 1, 0), pos(T + 1, 0);
+                std::vector<uint32_t> ko(M, 0xdeadbeefu), vo(M, 0xdeadbeefu);
+                launch_bs(T + 7, 32, [&] {
+                    k_inf_count(keys.data(), vals.data(), M, map.data(), stride, off, cnt.data());
+                });
+                for (size_t t = 0; t < T; t++)
+                    pos[t + 1] = pos[t] + cnt[t];
+                launch_bs(T + 7, 32, [&] {
+                    k_inf_scatter(keys.data(), vals.data(), M, map.data(), stride, off, pos.data(),
+                                  ko.data(), vo.data());
+                });
+                bool ok = pos[T] == wk.size();
+                for (size_t i = 0; ok && i < wk.size(); i++)
+                    ok = ko[i] == wk[i] && vo[i] == wv[i];
+                check(ok, "k_inf_count / k_inf_scatter", stride ? "tables" : "plain",
+                      (uint32_t)off, M);
+            }
+}
+
 int main(void)
 {
     digits(254);
@@ -579,6 +635,7 @@ int main(void)
     group<fe<BlsFpL>>("bls12-381 G1", from_w<BlsFpL>(bls_g1x), from_w<BlsFpL>(bls_g1y));
     group<fe2<BnFp>>("bn254 G2", from_w2<BnFp>(bn_g2x), from_w2<BnFp>(bn_g2y));
     group<fe2<BlsFp>>("bls12-381 G2", from_w2<BlsFp>(bls_g2x), from_w2<BlsFp>(bls_g2y));
+    inf_drop();
     printf("msm_emu: %ld checks, %ld failed\n", checks, failed);
     return failed != 0;
 }
