@@ -624,8 +624,8 @@ cuzk_err cuzk_gpu_points_upload_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk
         e = cudaMemcpyAsync((uint8_t *)p->d + pb * lead, bytes, pb * n, cudaMemcpyHostToDevice,
                             ctx->stream);
     /* Its points at infinity, mapped and counted on the device (the count into 8 bytes after
-     * the map). */
-    const size_t mb = (size_t)cuzk__gpu_inf_map_bytes(p->n);
+     * the map, 8-byte aligned). */
+    const size_t mb = ((size_t)cuzk__gpu_inf_map_bytes(p->n) + 7) & ~(size_t)7;
     unsigned long long h_inf = 0;
     if (e == cudaSuccess)
         e = cudaMalloc((void **)&p->inf_bits, mb + 8);

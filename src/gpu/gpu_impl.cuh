@@ -41,9 +41,9 @@
 #define CUZK_GPU_IMPL_CUH
 
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/zip_iterator.h>
 
 #include <limits.h>
 #include <string.h>
@@ -335,8 +335,9 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         SCRATCH(SCR_FLAG2, ns, f2);
         SCRATCH(SCR_IDX1, ns * 4, idx1);
         SCRATCH(SCR_IDX2, ns * 4, idx2);
-        SCRATCH(SCR_NSEL, 16, nsel);
-        /* nsel: the two selection counts, then (checked scalars) the lowest bad index. */
+        SCRATCH(SCR_NSEL, 24, nsel);
+        /* nsel: the two selection counts, then (checked scalars) the lowest bad index, then
+         * the entries kept by the drop of points at infinity (below). */
         const bool check = ctx->prep_check && !mont;
         if (!split || pt->last)
             ctx->prep_check = false;
@@ -471,24 +472,17 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
     if (n2 && tab->inf) {
         uint32_t *ko = (uint32_t *)ctx->scr[ctx->prep.ksel ? SCR_KEY0 : SCR_KEY1];
         uint32_t *vo = (uint32_t *)ctx->scr[ctx->prep.vsel ? SCR_VAL0 : SCR_VAL1];
-        const size_t T = (M + INF_SLICE - 1) / INF_SLICE, cb = (16 * (T + 1) + 255) & ~(size_t)255;
-        const size_t off = tab->off + (split ? pt->base : 0);
+        const inf_keep keep = {tab->inf, stride, (uint32_t)(tab->off + (split ? pt->base : 0))};
+        auto in = thrust::make_zip_iterator(keys, vals);
+        auto out = thrust::make_zip_iterator(ko, vo);
+        int64_t *d_kept = (int64_t *)((char *)ctx->scr[SCR_NSEL] + 16);
         size_t tbs = 0;
-        unsigned long long *cnt = NULL, *pos = NULL;
-        CU(cub::DeviceScan::ExclusiveSum(NULL, tbs, cnt, pos, (int64_t)(T + 1), st));
-        void *buf;
-        SCRATCH(SCR_CUB, cb + tbs + 256, buf);
-        cnt = (unsigned long long *)buf;
-        pos = cnt + T + 1;
-        CU(cudaMemsetAsync(cnt + T, 0, 8, st));
-        k_inf_count<<<nblk(T, 256), 256, 0, st>>>(keys, vals, M, tab->inf, stride, off, cnt);
-        LAUNCHED("k_inf_count");
-        CU(cub::DeviceScan::ExclusiveSum((char *)buf + cb, tbs, cnt, pos, (int64_t)(T + 1), st));
-        k_inf_scatter<<<nblk(T, 256), 256, 0, st>>>(keys, vals, M, tab->inf, stride, off, pos,
-                                                     ko, vo);
-        LAUNCHED("k_inf_scatter");
-        unsigned long long kept = 0;
-        CU(cudaMemcpyAsync(&kept, pos + T, 8, cudaMemcpyDeviceToHost, st));
+        CU(cub::DeviceSelect::FlaggedIf(NULL, tbs, in, vals, out, d_kept, (int64_t)M, keep, st));
+        void *tmp;
+        SCRATCH(SCR_CUB, tbs + 256, tmp);
+        CU(cub::DeviceSelect::FlaggedIf(tmp, tbs, in, vals, out, d_kept, (int64_t)M, keep, st));
+        int64_t kept = 0;
+        CU(cudaMemcpyAsync(&kept, d_kept, 8, cudaMemcpyDeviceToHost, st));
         CU(cudaStreamSynchronize(st));
         keys = ko;
         vals = vo;

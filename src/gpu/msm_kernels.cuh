@@ -627,56 +627,25 @@ static __global__ void k_digits(const uint32_t *sc, const uint32_t *idx, uint32_
 }
 
 /* Dropping the entries of points at infinity from sorted digits (an MSM over a set with many:
- * gpu.h CUZK_GPU_INF_DROP). Value v names point (v & 0x7fffffff) of the MSM's points, copy
- * (v & 0x7fffffff) / stride of point (v & 0x7fffffff) % stride with tables (stride 0: none);
- * the set's map has bit off + that point. Entries keep their order (the runs stay sorted);
- * sentinel keys (digit 0) stay too. Each thread takes a slice of INF_SLICE entries: k_inf_count
- * counts the entries it keeps into cnt[t], an exclusive scan makes pos[t], k_inf_scatter writes
- * them from there. */
-#define INF_SLICE 64
-DI bool inf_entry(const uint32_t *map, uint32_t key, uint32_t v, uint32_t stride, size_t off)
+ * gpu.h CUZK_GPU_INF_DROP; gpu_impl.cuh selects the entries to keep with CUB, in order, so the
+ * runs stay sorted). Value v names point (v & 0x7fffffff) of the MSM's points, or with tables
+ * copy (v & 0x7fffffff) / stride of point (v & 0x7fffffff) % stride (stride 0: none); the
+ * set's map has bit off + that point. A sentinel entry (digit 0, value 0) may go too: it adds
+ * nothing. 32-bit arithmetic: a set holds fewer than 2^31 points. */
+DI bool inf_val(const uint32_t *map, uint32_t v, uint32_t stride, uint32_t off)
 {
-    if (key == SENT)
-        return false;
-    size_t i = v & 0x7fffffffu;
+    uint32_t i = v & 0x7fffffffu;
     if (stride)
         i %= stride;
     i += off;
     return (map[i >> 5] >> (i & 31)) & 1u;
 }
 
-static __global__ void k_inf_count(const uint32_t *keys, const uint32_t *vals, size_t M,
-                                   const uint32_t *map, uint32_t stride, size_t off,
-                                   unsigned long long *cnt)
-{
-    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x, beg = t * INF_SLICE;
-    if (beg >= M)
-        return;
-    const size_t end = beg + INF_SLICE < M ? beg + INF_SLICE : M;
-    unsigned long long c = 0;
-    for (size_t i = beg; i < end; i++)
-        c += !inf_entry(map, keys[i], vals[i], stride, off);
-    cnt[t] = c;
-}
-
-static __global__ void k_inf_scatter(const uint32_t *keys, const uint32_t *vals, size_t M,
-                                     const uint32_t *map, uint32_t stride, size_t off,
-                                     const unsigned long long *pos, uint32_t *ko, uint32_t *vo)
-{
-    const size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x, beg = t * INF_SLICE;
-    if (beg >= M)
-        return;
-    const size_t end = beg + INF_SLICE < M ? beg + INF_SLICE : M;
-    size_t o = pos[t];
-    for (size_t i = beg; i < end; i++) {
-        const uint32_t k = keys[i], v = vals[i];
-        if (!inf_entry(map, k, v, stride, off)) {
-            ko[o] = k;
-            vo[o] = v;
-            o++;
-        }
-    }
-}
+struct inf_keep {
+    const uint32_t *map;
+    uint32_t stride, off;
+    DI bool operator()(uint32_t v) const { return !inf_val(map, v, stride, off); }
+};
 
 /* Fixed-base tables: copies k = 1 .. t - 1 of each of the set's n points, copy k = 2^(k s)
  * times copy 0, written affine at pts[k n + i]. One thread per point: the copies by s

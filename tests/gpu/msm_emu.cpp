@@ -12,8 +12,8 @@
  * (k_bucket_sums, k_bit_sums, k_pair_sum, k_to_jac) against sum (j + 1) B_j added plainly; a split
  * MSM's bucket merge (k_add_into); the scalars' classification and range check (k_prep); the signed
  * digits of every window plan (k_digits, with and without fixed-base tables) against the scalars,
- * and the tables (k_tables) against repeated doubling; the drop of the entries of points at
- * infinity (k_inf_count, k_inf_scatter) against a plain filter. Built and run by msm_emu_test.sh.
+ * and the tables (k_tables) against repeated doubling; the predicate of the drop of points at
+ * infinity (inf_val) against worked cases. Built and run by msm_emu_test.sh.
  */
 #include "emu_cuda.h" /* first: the CUDA shims */
 
@@ -569,59 +569,33 @@ template <class F> static void group(const char *grp, const F &gx, const F &gy)
     }
 }
 
-/* k_inf_count, a scan, k_inf_scatter (gpu_impl.cuh's order): the entries whose point is at
- * infinity in the set's map must leave, every other entry (sentinel keys too) stay, in order;
- * values name copy v / stride of point v % stride with tables, points from off in the set. */
+/* inf_val / inf_keep, the predicate of the drop of points at infinity (gpu_impl.cuh selects
+ * with it through CUB): value v (its sign bit aside) names point v, or with tables of stride
+ * points point v % stride, of the MSM's points, which start at point off of the set. Expected
+ * answers worked out by hand for a map of 140 points. */
 static void inf_drop()
 {
-    static const size_t Ms[] = {1, 63, 64, 65, 1000, 4099};
-    static const uint32_t strides[] = {0, 97};
-    static const size_t offs[] = {0, 5, 40};
-    for (size_t M : Ms)
-        for (uint32_t stride : strides)
-            for (size_t off : offs) {
-                const size_t npts = 140; /* the set's points; the MSM's from off */
-                std::vector<uint32_t> map((npts + 31) / 32, 0), keys(M), vals(M);
-                for (size_t i = 0; i < npts; i++)
-                    if (rnd(4) == 0)
-                        map[i / 32] |= 1u << (i % 32);
-                uint32_t key = 0;
-                for (size_t i = 0; i < M; i++) {
-                    key += rnd(3);
-                    const bool sent = i + M / 10 >= M; /* the last tenth: digits 0 */
-                    const uint32_t left = (uint32_t)(npts - off);
-                    const uint32_t id = rnd(stride && stride < left ? stride : left);
-                    const uint32_t copy = stride ? rnd(5) : 0;
-                    keys[i] = sent ? SENT : key;
-                    vals[i] = sent ? 0 : (copy * stride + id) | (rnd(2) << 31);
-                }
-                std::vector<uint32_t> wk, wv; /* the entries that stay */
-                for (size_t i = 0; i < M; i++) {
-                    const size_t pt = (stride ? (vals[i] & 0x7fffffffu) % stride
-                                              : (vals[i] & 0x7fffffffu)) + off;
-                    if (keys[i] == SENT || !(map[pt / 32] >> (pt % 32) & 1u)) {
-                        wk.push_back(keys[i]);
-                        wv.push_back(vals[i]);
-                    }
-                }
-                const size_t T = (M + INF_SLICE - 1) / INF_SLICE;
-                std::vector<unsigned long long> cnt(T + 1, 0), pos(T + 1, 0);
-                std::vector<uint32_t> ko(M, 0xdeadbeefu), vo(M, 0xdeadbeefu);
-                launch_bs(T + 7, 32, [&] {
-                    k_inf_count(keys.data(), vals.data(), M, map.data(), stride, off, cnt.data());
-                });
-                for (size_t t = 0; t < T; t++)
-                    pos[t + 1] = pos[t] + cnt[t];
-                launch_bs(T + 7, 32, [&] {
-                    k_inf_scatter(keys.data(), vals.data(), M, map.data(), stride, off, pos.data(),
-                                  ko.data(), vo.data());
-                });
-                bool ok = pos[T] == wk.size();
-                for (size_t i = 0; ok && i < wk.size(); i++)
-                    ok = ko[i] == wk[i] && vo[i] == wv[i];
-                check(ok, "k_inf_count / k_inf_scatter", stride ? "tables" : "plain",
-                      (uint32_t)off, M);
-            }
+    static const uint32_t at_inf[] = {0, 5, 31, 32, 63, 97, 100, 139};
+    std::vector<uint32_t> map(5, 0);
+    for (uint32_t i : at_inf)
+        map[i / 32] |= 1u << (i % 32);
+    static const struct {
+        uint32_t v, stride, off;
+        bool inf;
+    } cases[] = {
+        {5, 0, 0, true},           {5 | 0x80000000u, 0, 0, true}, {6, 0, 0, false},
+        {0, 0, 5, true},           {27, 0, 5, true},              {25, 0, 5, false},
+        {197, 97, 0, false},       {291, 97, 0, true},            {260, 97, 34, true},
+        {160, 97, 0, true},        {159, 97, 1, true},            {159, 97, 0, false},
+        {62 | 0x80000000u, 97, 1, true}, {139, 0, 0, true},       {138, 0, 0, false},
+        {33, 0, 67, true},         {33, 0, 66, false},            {97 * 4 + 39, 97, 100, true},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const inf_keep keep = {map.data(), cases[k].stride, cases[k].off};
+        const bool got = inf_val(map.data(), cases[k].v, cases[k].stride, cases[k].off);
+        check(got == cases[k].inf && keep(cases[k].v) == !cases[k].inf, "inf_val / inf_keep",
+              cases[k].stride ? "tables" : "plain", cases[k].off, k);
+    }
 }
 
 int main(void)
