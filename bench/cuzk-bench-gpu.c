@@ -339,7 +339,7 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
     cuzk_gpu_ba_setting(ctx, &chunk, &quads);
     fprintf(stderr, "  (batch-affine chunk %.2f GiB%s%s)\n", chunk / 1073741824.0,
             quads == 2   ? ", quads"
-            : quads == 3 ? ", quads for G1 MSMs of 2^26 entries or more"
+            : quads == 3 ? ", quads for MSMs of 2^26 entries or more"
             : quads      ? ", quads for G1"
                          : "",
             ba_fit ? ", fitted" : "");

@@ -430,9 +430,9 @@ static int cmd_prove(int argc, char **argv)
         if (st.used_gpu && st.gpu_ba_chunk)
             snprintf(ba, sizeof ba, "batch-affine chunk %.1f GiB%s, ",
                      st.gpu_ba_chunk / 1073741824.0,
-                     st.gpu_ba_quads == 2   ? " with quads"
-                     : st.gpu_ba_quads ? " with G1 quads"
-                                            : "");
+                     st.gpu_ba_quads == 1 ? " with G1 quads"
+                     : st.gpu_ba_quads    ? " with quads"
+                                          : "");
         fprintf(stderr,
                 "cuzk: proved %s (%s, domain %u, %s, %u threads) in %.1f ms: load %.1f%s, %s%s"
                 "witness %.1f, synthesis %.1f, h %.1f, msm g1 %.1f, msm g2 %.1f%s, finalize %.1f, "

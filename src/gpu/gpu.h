@@ -56,10 +56,10 @@ typedef struct cuzk_gpu_fr cuzk_gpu_fr;
  * tree per chunk; the pair sums then share the chunk's bytes with the prefixes. Off in a context
  * sized by the environment or a budget (a fitted one takes them, below): they pay only with
  * larger chunks (H200, MSM 2^24 with tables: BLS12-381 G1 93.0 -> 90.1 ms
- * with 16 GiB chunks, neutral with 4 GiB), and not for G2 in a proof: B in G2 (its set with
- * points at infinity, ~22% estimated for a dense circuit, the bench's none) ran 16-18% slower
- * with them (BN254 114.2 -> 132.8 ms, BLS12-381 236.9 -> 280.7; src/gpu/PERF-NOTES.md, twentieth
- * pass).
+ * with 16 GiB chunks, neutral with 4 GiB). B in G2 (its set with points at infinity, ~22%
+ * estimated for a dense circuit, the bench's none) ran 16-18% slower with them (BN254 114.2 ->
+ * 132.8 ms, BLS12-381 236.9 -> 280.7; src/gpu/PERF-NOTES.md, twentieth pass) until those points'
+ * entries were dropped (CUZK_GPU_INF_DROP; then 3-4 ms faster, twenty-second pass).
  * CUZK_GPU_BA_QUADS from the environment: 0 off, 1 for G1 sets, 2 for G2 sets too. */
 #define CUZK_GPU_BA_QUADS_DEFAULT 0
 
@@ -78,13 +78,16 @@ typedef struct cuzk_gpu_fr cuzk_gpu_fr;
 
 /* A context that proves alone on its device may take more (cuzk_gpu_ba_fit): the largest chunk
  * up to CUZK_GPU_BA_CHUNK_MAX, in steps of CUZK_GPU_BA_FIT_STEP, that the device's memory
- * holds beside what is resident, with quads for G1 MSMs of at least CUZK_GPU_BA_QUADS_MIN
- * sorted entries once the chunk has CUZK_GPU_BA_QUADS_FIT bytes (setting 3; H200, BLS12-381 G1
- * MSM 2^24 with tables: quads 91.8 / 90.9 / 90.1 ms with 8 / 12 / 16 GiB chunks against 93.4
- * with pairs at 4 or 8 GiB; at 2^22, 50 M entries in two parts, quads took 29.7 ms against
- * pairs' 29.5. Fitted: the MSM 2^24 89.7-90.1 ms against 93.0, the 2^24 proof 609.2-611.0
- * against 620.3 with an 11.5 GiB chunk; PERF-NOTES.md, twenty-first pass). A margin of 1 GiB
- * and 1/64 of the device's memory stays free. */
+ * holds beside what is resident, with quads for MSMs of at least CUZK_GPU_BA_QUADS_MIN sorted
+ * entries once the chunk has CUZK_GPU_BA_QUADS_FIT bytes (setting 3; H200, BLS12-381 G1 MSM
+ * 2^24 with tables: quads 91.8 / 90.9 / 90.1 ms with 8 / 12 / 16 GiB chunks against 93.4 with
+ * pairs at 4 or 8 GiB; at 2^22, 50 M entries in two parts, quads took 29.7 ms against pairs'
+ * 29.5. Fitted: the MSM 2^24 89.7-90.1 ms against 93.0, the 2^24 proof 609.2-611.0 against
+ * 620.3 with an 11.5 GiB chunk; PERF-NOTES.md, twenty-first pass). G2 too since B in G2 drops
+ * its points at infinity (CUZK_GPU_INF_DROP): the 2^24 proofs with G2 quads as well
+ * (CUZK_GPU_BA_QUADS=2 with the fitted chunk) 263.9 -> 259.8 ms (BN254), 517.8 -> 513.9
+ * (BLS12-381), twenty-second pass. A margin of 1 GiB and 1/64 of the device's memory stays
+ * free. */
 #define CUZK_GPU_BA_FIT_STEP ((size_t)256 << 20)
 #define CUZK_GPU_BA_QUADS_FIT ((size_t)8 << 30)
 #define CUZK_GPU_BA_QUADS_MIN ((size_t)1 << 26)

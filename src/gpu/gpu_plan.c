@@ -175,7 +175,7 @@ void cuzk__gpu_ba_env(size_t *chunk, int *quads)
 
 int cuzk__gpu_ba_quads_on(int q, int g2, size_t M)
 {
-    return q == 2 || (q == 1 && !g2) || (q == 3 && !g2 && M >= CUZK_GPU_BA_QUADS_MIN);
+    return q == 2 || (q == 1 && !g2) || (q == 3 && M >= CUZK_GPU_BA_QUADS_MIN);
 }
 
 size_t cuzk__gpu_ba_slices(size_t chunk, uint32_t L1, size_t f, int quads, size_t T)

@@ -37,7 +37,7 @@ uint64_t cuzk__gpu_scratch_estimate_at(int bls, uint64_t n_points, uint64_t doma
 /* The setting cuzk_gpu_ba_fit gives a context (gpu.h) whose scratch may grow to `avail` bytes
  * for circuits of (n_points, domain): the largest chunk, in steps of CUZK_GPU_BA_FIT_STEP from
  * CUZK_GPU_BA_CHUNK_MAX down to the environment's (or default) chunk, whose estimate fits
- * avail, with quads (setting 3: G1 MSMs of CUZK_GPU_BA_QUADS_MIN entries) from
+ * avail, with quads (setting 3: MSMs of CUZK_GPU_BA_QUADS_MIN entries, G1 and G2) from
  * CUZK_GPU_BA_QUADS_FIT bytes; what the environment sets
  * (CUZK_GPU_BA_CHUNK_BYTES, CUZK_GPU_BA_QUADS) stays; when nothing fits, the environment's
  * setting. */

@@ -498,12 +498,13 @@ def test_tiers():
                 % os.path.join(FIX, "bn128/poseidon.zkey"), ["--metrics", ""])
     info = {c.id: c for c in d0.call("ListCircuits").circuits}["bn-pos"]
     check(d0.stop() == 0, "probe daemon exits 0")
-    # Staged bytes from the key's dimensions (BN254 G1 points are 64 bytes): A, B1 (n_vars
-    # each), C (n_vars - n_public - 1), H (domain size); B in G2 stays on the CPU (g2 = "cpu"),
-    # and so does synthesis (synth = "cpu": no A and B rows staged); no fixed-base tables
-    # (msm_tables = false; engine_test checks staging with them).
-    nv, npub, n = info.n_vars, info.n_public, info.domain_size
-    g_pos = (2 * nv + (nv - npub - 1) + n) * 64
+    # Staged bytes from the key's dimensions (BN254 G1 points are 64 bytes): A, B1 and C (n_vars
+    # each: C's set is padded with n_public + 1 points at infinity), H (domain size), each set
+    # with its map of points at infinity (a bit per point in 32-bit words); B in G2 stays on the
+    # CPU (g2 = "cpu"), and so does synthesis (synth = "cpu": no A and B rows staged); no
+    # fixed-base tables (msm_tables = false; engine_test checks staging with them).
+    nv, n = info.n_vars, info.domain_size
+    g_pos = (3 * nv + n) * 64 + 3 * ((nv + 31) // 32 * 4) + (n + 31) // 32 * 4
     body = ('[gpus]\ng2 = "cpu"\nsynth = "cpu"\nmsm_tables = false\nworkers_per_device = 1\n'
             '[keys]\ncache_dir = "%s"\n'
             '[memory]\ngpu_budget = %d\npinned_budget = "auto"\n'

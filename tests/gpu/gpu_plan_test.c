@@ -175,10 +175,12 @@ int main(void)
               (unsigned long long)est[1][0], (unsigned long long)est[1][1],
               (unsigned long long)est[1][2]);
 
-    /* Setting 3 (cuzk__gpu_ba_fit's): quads for G1 MSMs of CUZK_GPU_BA_QUADS_MIN entries. */
+    /* Setting 3 (cuzk__gpu_ba_fit's): quads for MSMs of CUZK_GPU_BA_QUADS_MIN entries, G1 and
+     * G2. */
     CHECK(cuzk__gpu_ba_quads_on(3, 0, CUZK_GPU_BA_QUADS_MIN) &&
           !cuzk__gpu_ba_quads_on(3, 0, CUZK_GPU_BA_QUADS_MIN - 1) &&
-          !cuzk__gpu_ba_quads_on(3, 1, (size_t)1 << 30));
+          cuzk__gpu_ba_quads_on(3, 1, CUZK_GPU_BA_QUADS_MIN) &&
+          !cuzk__gpu_ba_quads_on(3, 1, CUZK_GPU_BA_QUADS_MIN - 1));
     CHECK(cuzk__gpu_ba_quads_on(1, 0, 1) && !cuzk__gpu_ba_quads_on(1, 1, (size_t)1 << 30) &&
           cuzk__gpu_ba_quads_on(2, 1, 1) && !cuzk__gpu_ba_quads_on(0, 0, (size_t)1 << 30));
     /* cuzk__gpu_ba_fit (cuzk_gpu_ba_fit's choice): the largest chunk whose estimate fits. */
