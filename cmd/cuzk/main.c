@@ -596,13 +596,27 @@ static int cmd_export_vk(int argc, char **argv)
 static const char *INSPECT_HELP =
     "Usage: cuzk inspect [options] FILE\n"
     "\n"
-    "Prints what a .zkey, .wtns or .r1cs file holds (kind, curve, sizes, sections) and\n"
+    "Prints what a .zkey, .wtns or .r1cs file holds (kind, curve, sizes, sections; for a zkey\n"
+    "also each MSM point set's points at infinity, whose terms the GPU MSMs drop) and\n"
     "validates it fully (every field element in range; for a zkey every point on its curve).\n"
     "\n"
     "Options:\n"
     "  -h, --help         this help\n"
     "\n"
     "Exit status: 0 valid, 2 invalid or unreadable (the problem on stderr).\n";
+
+/* Points at infinity (all zero bytes) among the len / pb points of pb bytes at p. */
+static uint64_t count_inf(const uint8_t *p, size_t len, size_t pb)
+{
+    uint64_t n = 0;
+    for (size_t off = 0; off + pb <= len; off += pb) {
+        size_t k = 0;
+        while (k < pb && !p[off + k])
+            k++;
+        n += k == pb;
+    }
+    return n;
+}
 
 static int cmd_inspect(int argc, char **argv)
 {
@@ -644,6 +658,19 @@ static int cmd_inspect(int argc, char **argv)
         cuzk_pk *pk = NULL;
         if (!e)
             e = cuzk_pk_load(&pk, &zk, 0, &eb);
+        if (!e) {
+            /* Each MSM set's points at infinity (signals absent from A or B make them in A,
+             * B1 and B2): work the GPU backend's MSMs drop (src/gpu/gpu.h CUZK_GPU_INF_DROP). */
+            void *ptr[CUZK_PK_GPU_ARRAYS];
+            size_t len[CUZK_PK_GPU_ARRAYS];
+            cuzk_pk_gpu_arrays(pk, ptr, len);
+            const size_t g1 = 2 * (size_t)cuzk_curve_n8q(zk.curve);
+            printf("at infinity: A %" PRIu64 ", B1 %" PRIu64 ", B2 %" PRIu64 ", C %" PRIu64
+                   ", H %" PRIu64 "\n",
+                   count_inf(ptr[0], len[0], g1), count_inf(ptr[1], len[1], g1),
+                   count_inf(ptr[4], len[4], 2 * g1), count_inf(ptr[2], len[2], g1),
+                   count_inf(ptr[3], len[3], g1));
+        }
         cuzk_pk_free(pk);
         cuzk_zkey_close(&zk);
     } else if (got == 4 && memcmp(magic, "wtns", 4) == 0) {

@@ -72,6 +72,17 @@ for curve in bn128 bls12381; do
     expect_rc 0 "$curve/$circ: snarkjs verifies a zero-blinding proof" "$SNARKJS" groth16 verify "$vk" "$o.zp.json" "$o.z1.json"
     # inspect validates each file
     for f in "$z" "$w" "$d/$circ.r1cs"; do expect_rc 0 "$curve/$circ: inspect $(basename "$f")" "$CUZK" inspect "$f"; done
+    # inspect's points at infinity per MSM set, against a count straight from the zkey's
+    # sections (5 A, 6 B1, 7 B2, 8 C, 9 H; n8q from section 2; infinity is all zero bytes)
+    want=$(node -e '
+      const b=require("fs").readFileSync(process.argv[1]); const sec={};
+      for (let o=12, k=0; k<b.readUInt32LE(8); k++) { const t=b.readUInt32LE(o), n=Number(b.readBigUInt64LE(o+4));
+        sec[t]=b.subarray(o+12, o+12+n); o+=12+n; }
+      const q=sec[2].readUInt32LE(0), inf=(s,pb)=>{ let c=0;
+        for (let i=0; i+pb<=s.length; i+=pb) if (s.subarray(i,i+pb).every(x=>x===0)) c++; return c; };
+      console.log(`at infinity: A ${inf(sec[5],2*q)}, B1 ${inf(sec[6],2*q)}, B2 ${inf(sec[7],4*q)}, C ${inf(sec[8],2*q)}, H ${inf(sec[9],2*q)}`);' "$z")
+    got=$("$CUZK" inspect "$z" | grep "^at infinity:")
+    [ -n "$want" ] && [ "$got" = "$want" ] && ok || bad "$curve/$circ: inspect says '$got', the zkey's sections '$want'"
     # --r1cs check passes on the real witness
     expect_rc 0 "$curve/$circ: prove --r1cs" "$CUZK" prove --quiet --r1cs "$d/$circ.r1cs" "$z" "$w" "$o.p3.json" "$o.pub3.json"
   done
