@@ -573,8 +573,9 @@ static bool inf_drop_on(const cuzk_gpu_ctx *ctx, const cuzk_gpu_points *p)
  * absent from A or B, and with them for every G1 set those two lost what C and H gained), or
  * with CUZK_GPU_INF_DROP=2 (the default) every BLS12-381 G1 set, the points at infinity
  * dropped. In 2^24 BLS12-381 proofs on the H200 it took C and the H MSM ~2.7 ms each off
- * (proof 704.0 -> 698.9 ms; src/gpu/PERF-NOTES.md, sixth pass), A and B1 with the drop 4.4 ms
- * together (521.1 -> 517.8, twenty-second pass); BN254 G1 measured slower with it. */
+ * (proof 704.0 -> 698.9 ms; src/gpu/PERF-NOTES.md, sixth pass), and A and B1 with the drop
+ * (msm g1 218.6 -> 214.1 ms, the proof 521.1 -> 517.8, twenty-second pass); BN254 G1 measured
+ * slower with it. */
 static int ba_g1_pref(const cuzk_gpu_ctx *ctx, const cuzk_gpu_points *p)
 {
     return p->curve == CUZK_GPU_BLS12_381 && p->group == CUZK_GPU_G1 &&
