@@ -8,7 +8,8 @@
 #   2. ROUNDS rounds (2) of `cuzk-bench-gpu --only ONLY --logs LOGS --tables 0 --reps 3` (defaults
 #      g2 / 24) per BENCH_KNOBS setting ("default"; "-" skips the bench), each pack in turn.
 #   3. For each curve in CURVES (default "bn128 bls12381"; "" skips the proofs): a 2^LOG (24)
-#      dense key (cuzk gen-circuit + setup with the new pack, made once), proved by each pack
+#      key of PROFILE (gen-circuit's, default dense; e.g. sparse-bits) (cuzk gen-circuit + setup
+#      with the new pack, made once), proved by each pack
 #      with each PROOF_KNOBS setting (`cuzk prove --backend gpu --g2 gpu --gpu-tables on --repeat
 #      REPEAT`, default 3), rounds interleaved as above; the proofs after the first, their
 #      stage line, and the last proof checked by the new pack's `cuzk verify`.
@@ -68,12 +69,12 @@ for curve in $CURVES; do
   n=$(( (1 << lg) - (1 << (lg - 6)) ))
   t0=$(date +%s)
   inpack new timeout 150 "$(bin new cuzk)" gen-circuit --constraints $n --curve $curve \
-    --profile dense --seed 1 -o $d > /dev/null 2>&1 || echo "gen-circuit failed"
+    --profile "${PROFILE:-dense}" --seed 1 -o $d > /dev/null 2>&1 || echo "gen-circuit failed"
   inpack new timeout 300 "$(bin new cuzk)" setup --quiet --seed 01 $d/circuit.r1cs $d/circuit.zkey \
     > /dev/null 2>&1 || echo "setup failed"
   inpack new timeout 60 "$(bin new cuzk)" export-vk $d/circuit.zkey $d/vk.json > /dev/null 2>&1 ||
     echo "export-vk failed"
-  echo "== $curve 2^$lg dense: circuit + key in $(( $(date +%s) - t0 )) s"
+  echo "== $curve 2^$lg ${PROFILE:-dense}: circuit + key in $(( $(date +%s) - t0 )) s"
   for round in $(seq 1 "${ROUNDS:-2}"); do
     for k in $PROOF_KNOBS; do
       for p in new base; do
