@@ -651,13 +651,18 @@ static void make_key_room(cuzk_engine *e, uint64_t need, const circuit *keep)
     }
 }
 
+/* The GPU backend's name for circuit c's curve. */
+static cuzk_gpu_curve gpu_curve(const circuit *c)
+{
+    return c->curve == CUZK_CURVE_BLS12_381 ? CUZK_GPU_BLS12_381 : CUZK_GPU_BN254;
+}
+
 /* Device bytes of circuit c's point sets staged without tables (A, B1, C, H; B2 when staged),
  * each with its map of points at infinity (cuzk_gpu_tables_bytes with max_copies 1), from its
  * dimensions, before its key is loaded. */
 static uint64_t plain_points_bytes(const cuzk_engine *e, const circuit *c)
 {
-    const cuzk_gpu_curve gc = c->curve == CUZK_CURVE_BLS12_381 ? CUZK_GPU_BLS12_381
-                                                               : CUZK_GPU_BN254;
+    const cuzk_gpu_curve gc = gpu_curve(c);
     return 3 * cuzk_gpu_tables_bytes(gc, CUZK_GPU_G1, c->n_vars, 1) +
            cuzk_gpu_tables_bytes(gc, CUZK_GPU_G1, c->domain_size, 1) +
            ((e->stage_parts & CUZK_PK_STAGE_G2)
@@ -1382,10 +1387,7 @@ static void setup_tiers(cuzk_engine *e)
     uint64_t scratch = 0;
     for (size_t i = 0; i < e->n_circs; i++) {
         const circuit *ci = &e->circs[i];
-        uint64_t s = cuzk_gpu_scratch_estimate(ci->curve == CUZK_CURVE_BLS12_381
-                                                   ? CUZK_GPU_BLS12_381
-                                                   : CUZK_GPU_BN254,
-                                               ci->n_vars, ci->domain_size);
+        uint64_t s = cuzk_gpu_scratch_estimate(gpu_curve(ci), ci->n_vars, ci->domain_size);
         if (s > scratch)
             scratch = s;
     }

@@ -25,8 +25,8 @@ int cuzk__gpu_ba_quads(void);
  * context opens with; cuzk_gpu_scratch_estimate's and cuzk_gpu_ba_reset's setting). */
 void cuzk__gpu_ba_env(size_t *chunk, int *quads);
 /* Whether an MSM of G2 (g2) or G1 with M sorted entries sums quads under setting q
- * (cuzk__gpu_ba_quads, or cuzk__gpu_ba_fit's 3): 1 for G1, 2 for both groups, 3 for G1 from
- * CUZK_GPU_BA_QUADS_MIN entries. */
+ * (cuzk__gpu_ba_quads, or cuzk__gpu_ba_fit's 3): 1 for G1, 2 for both groups, 3 for both
+ * groups from CUZK_GPU_BA_QUADS_MIN entries. */
 int cuzk__gpu_ba_quads_on(int q, int g2, size_t M);
 /* Slices of L1 entries per batch-affine chunk of `chunk` bytes (f bytes per coordinate, quads
  * or not), at least one and at most T; before accumulate's rounding to whole waves. */
