@@ -335,9 +335,9 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         SCRATCH(SCR_FLAG2, ns, f2);
         SCRATCH(SCR_IDX1, ns * 4, idx1);
         SCRATCH(SCR_IDX2, ns * 4, idx2);
-        SCRATCH(SCR_NSEL, 24, nsel);
+        SCRATCH(SCR_NSEL, 32, nsel);
         /* nsel: the two selection counts, then (checked scalars) the lowest bad index, then
-         * the entries kept by the drop of points at infinity (below). */
+         * the digits and ones kept by the drop of points at infinity (below). */
         const bool check = ctx->prep_check && !mont;
         if (!split || pt->last)
             ctx->prep_check = false;
@@ -466,27 +466,53 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         ctx->prep.stride = stride;
     }
 
-    /* The entries of the set's points at infinity out (gpu.h CUZK_GPU_INF_DROP), into the
-     * sort pair's other buffers: the sorted ones stay for the next MSM over these scalars. */
+    /* The entries of the set's points at infinity out (gpu.h CUZK_GPU_INF_DROP): the digits'
+     * into the sort pair's other buffers, the ones' indices into SCR_IDX1K, so the sorted
+     * digits and the ones' list stay for the next MSM over these scalars; one host sync for
+     * both counts. */
     size_t M = (size_t)n2 * W;
-    if (n2 && tab->inf) {
-        uint32_t *ko = (uint32_t *)ctx->scr[ctx->prep.ksel ? SCR_KEY0 : SCR_KEY1];
-        uint32_t *vo = (uint32_t *)ctx->scr[ctx->prep.vsel ? SCR_VAL0 : SCR_VAL1];
-        const inf_keep keep = {tab->inf, stride, (uint32_t)(tab->off + (split ? pt->base : 0))};
-        auto in = thrust::make_zip_iterator(keys, vals);
-        auto out = thrust::make_zip_iterator(ko, vo);
-        int64_t *d_kept = (int64_t *)((char *)ctx->scr[SCR_NSEL] + 16);
-        size_t tbs = 0;
-        CU(cub::DeviceSelect::FlaggedIf(NULL, tbs, in, vals, out, d_kept, (int64_t)M, keep, st));
-        void *tmp;
-        SCRATCH(SCR_CUB, tbs + 256, tmp);
-        CU(cub::DeviceSelect::FlaggedIf(tmp, tbs, in, vals, out, d_kept, (int64_t)M, keep, st));
-        int64_t kept = 0;
-        CU(cudaMemcpyAsync(&kept, d_kept, 8, cudaMemcpyDeviceToHost, st));
+    if ((n2 || n1) && tab->inf) {
+        const uint32_t off = (uint32_t)(tab->off + (split ? pt->base : 0));
+        int64_t *d_kept = (int64_t *)((char *)ctx->scr[SCR_NSEL] + 16); /* digits, ones */
+        uint32_t *ko = NULL, *vo = NULL, *k1 = NULL;
+        if (n2) {
+            ko = (uint32_t *)ctx->scr[ctx->prep.ksel ? SCR_KEY0 : SCR_KEY1];
+            vo = (uint32_t *)ctx->scr[ctx->prep.vsel ? SCR_VAL0 : SCR_VAL1];
+            const inf_keep keep = {tab->inf, stride, off};
+            auto in = thrust::make_zip_iterator(keys, vals);
+            auto out = thrust::make_zip_iterator(ko, vo);
+            size_t tbs = 0;
+            CU(cub::DeviceSelect::FlaggedIf(NULL, tbs, in, vals, out, d_kept, (int64_t)M, keep,
+                                            st));
+            void *tmp;
+            SCRATCH(SCR_CUB, tbs + 256, tmp);
+            CU(cub::DeviceSelect::FlaggedIf(tmp, tbs, in, vals, out, d_kept, (int64_t)M, keep,
+                                            st));
+        }
+        if (n1) {
+            /* The ones' values are plain indices of this MSM's (part's) points. */
+            const inf_keep keep = {tab->inf, 0, off};
+            SCRATCH(SCR_IDX1K, (split && pt->nmax > n ? pt->nmax : n) * 4, k1);
+            size_t tbs = 0;
+            CU(cub::DeviceSelect::FlaggedIf(NULL, tbs, idx1, idx1, k1, d_kept + 1, (int64_t)n1,
+                                            keep, st));
+            void *tmp;
+            SCRATCH(SCR_CUB, tbs + 256, tmp);
+            CU(cub::DeviceSelect::FlaggedIf(tmp, tbs, idx1, idx1, k1, d_kept + 1, (int64_t)n1,
+                                            keep, st));
+        }
+        int64_t kept[2] = {0, 0};
+        CU(cudaMemcpyAsync(kept, d_kept, 16, cudaMemcpyDeviceToHost, st));
         CU(cudaStreamSynchronize(st));
-        keys = ko;
-        vals = vo;
-        M = (size_t)kept;
+        if (n2) {
+            keys = ko;
+            vals = vo;
+            M = (size_t)kept[0];
+        }
+        if (n1) {
+            idx1 = k1;
+            n1 = (uint32_t)kept[1];
+        }
     }
 
     /* The ones: a single bucket (a split MSM's parts each their own: the second part's at

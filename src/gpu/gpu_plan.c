@@ -253,8 +253,9 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int ta
     const uint64_t T = (M + L1 - 1) / L1, T2 = (T + 3) / 4;
     slot[P_SC_IN] = max64(slot[P_SC_IN], 32 * n);
     slot[P_SC] = max64(slot[P_SC], 32 * n);
-    slot[P_FLAGS] = max64(slot[P_FLAGS], 2 * n + 24);
-    slot[P_IDX] = max64(slot[P_IDX], 8 * n);
+    slot[P_FLAGS] = max64(slot[P_FLAGS], 2 * n + 32);
+    /* The ones' and others' indices, and the ones kept by the drop of points at infinity. */
+    slot[P_IDX] = max64(slot[P_IDX], 12 * n);
     slot[P_KEYVAL] = max64(slot[P_KEYVAL], 16 * M);
     /* CUB's select and radix-sort temporaries: bounded generously (a few per cent of M's
      * bytes in practice). */
