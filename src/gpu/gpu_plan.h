@@ -1,7 +1,8 @@
 /* The MSM's plan (gpu_plan.c, plain C): the window width for n points of nbits-bit scalars,
  * entries per level-1 slice, batch-affine or not, a set's fixed-base tables (copies t, s bits
- * apart) and one MSM's windows over such a set (width c, g bucket sets); the NTT's passes. Internal to the CUDA
- * backend (gpu_impl.cuh's host code, cuzk_gpu_scratch_estimate) and its tests. */
+ * apart) and one MSM's windows over such a set (width c, g bucket sets); the NTT's passes.
+ * Internal to the CUDA backend (gpu_impl.cuh's host code, cuzk_gpu_scratch_estimate) and its
+ * tests. */
 #ifndef CUZK_GPU_PLAN_H
 #define CUZK_GPU_PLAN_H
 
