@@ -64,8 +64,8 @@
  * stage uploads them; a stage that falls back to the CPU synthesizes there first), queues the
  * partition for the GPU workers, runs B in G2 on its own CPU threads meanwhile
  * (unless g2_on_gpu says the GPU worker does it: always, or with auto when the witness has
- * many full-width values, where the CPU would take far longer), waits for the GPU stage (H and the G1 MSMs), then finalises and
- * self-verifies. So a GPU worker takes the next partition as soon as its GPU work is done,
+ * many full-width values, where the CPU would take far longer), waits for the GPU stage (H
+ * and the G1 MSMs), then finalises and self-verifies. So a GPU worker takes the next partition as soon as its GPU work is done,
  * and partitions of one job run on every device. A GPU fault retries the partition's GPU
  * stage on another device it has not failed on, else on the CPU; three faults in a row
  * disable a device. Faults, retries and CPU fallbacks are counted (status, metrics).

@@ -70,8 +70,8 @@ typedef struct cuzk_gpu_fr cuzk_gpu_fr;
  * buffers: the sorted digits stay for the next MSM over the same scalars, as A, B1, B2 and C
  * share them), and from its list of scalars equal to 1 (into its own slot, the list staying
  * likewise; sparse-bits 2^22 proofs BN254 29.1 -> 28.9 ms, BLS12-381 49.9 -> 48.6, H200,
- * PERF-NOTES.md twenty-third pass). CUZK_GPU_INF_DROP: 0 off, 1 on, 2 (the default) on and batch-affine for every
- * BLS12-381 G1 set (A and B1 too, which with their points at infinity lost with it). H200, 2^24
+ * PERF-NOTES.md twenty-third pass). CUZK_GPU_INF_DROP: 0 off, 1 on, 2 (the default) on and
+ * batch-affine for every BLS12-381 G1 set (A and B1 too, which with their points at infinity lost with it). H200, 2^24
  * dense proofs with tables: BN254 301.7 -> 262.5 ms (B in G2 113.5 -> 85.3), BLS12-381 609.4
  * -> 521.1 with 1, 517.8 with 2; MSMs 2^24 with every fifth point at infinity, BN254 / BLS12-381:
  * G1 43.0 -> 38.6 / 92.6 -> 79.0, G2 125.5 -> 104.4 / 254.2 -> 209.2 (PERF-NOTES.md,
