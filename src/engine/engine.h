@@ -62,13 +62,13 @@
  * (synthesis of a, b, c is left to the GPU stage, which computes them on the device from the
  * key's staged rows, unless synth_on_cpu: then the partition worker synthesizes and the GPU
  * stage uploads them; a stage that falls back to the CPU synthesizes there first), queues the
- * partition for the GPU workers, runs B in G2 on its own CPU threads meanwhile
- * (unless g2_on_gpu says the GPU worker does it: always, or with auto when the witness has
- * many full-width values, where the CPU would take far longer), waits for the GPU stage (H
- * and the G1 MSMs), then finalises and self-verifies. So a GPU worker takes the next partition as soon as its GPU work is done,
- * and partitions of one job run on every device. A GPU fault retries the partition's GPU
- * stage on another device it has not failed on, else on the CPU; three faults in a row
- * disable a device. Faults, retries and CPU fallbacks are counted (status, metrics).
+ * partition for the GPU workers, runs B in G2 on its own CPU threads meanwhile (unless g2_on_gpu
+ * says the GPU worker does it: always, or with auto when the witness has many full-width values,
+ * where the CPU would take far longer), waits for the GPU stage (H and the G1 MSMs), then finalises
+ * and self-verifies. So a GPU worker takes the next partition as soon as its GPU work is done, and
+ * partitions of one job run on every device. A GPU fault retries the partition's GPU stage on
+ * another device it has not failed on, else on the CPU; three faults in a row disable a device.
+ * Faults, retries and CPU fallbacks are counted (status, metrics).
  *
  * Cancel. A queued job ends at once. A running job starts no new partition; partitions already
  * proving finish (a partition is the unit of work), release their memory, and then the job

@@ -63,19 +63,19 @@ typedef struct cuzk_gpu_fr cuzk_gpu_fr;
  * CUZK_GPU_BA_QUADS from the environment: 0 off, 1 for G1 sets, 2 for G2 sets too. */
 #define CUZK_GPU_BA_QUADS_DEFAULT 0
 
-/* Points at infinity: every resident set keeps a map of them (one bit per point, built at
- * upload). An MSM over a set with at least 1/64 of its points at infinity (a key's A, B1 and
- * B2: one for each signal absent from A or B) drops their entries from its sorted digits before
- * the accumulation (CUB's select with msm_kernels.cuh's inf_keep, into the sort pair's other
- * buffers: the sorted digits stay for the next MSM over the same scalars, as A, B1, B2 and C
- * share them), and from its list of scalars equal to 1 (into its own slot, the list staying
- * likewise; sparse-bits 2^22 proofs BN254 29.1 -> 28.9 ms, BLS12-381 49.9 -> 48.6, H200,
- * PERF-NOTES.md twenty-third pass). CUZK_GPU_INF_DROP: 0 off, 1 on, 2 (the default) on and
- * batch-affine for every BLS12-381 G1 set (A and B1 too, which with their points at infinity lost with it). H200, 2^24
- * dense proofs with tables: BN254 301.7 -> 262.5 ms (B in G2 113.5 -> 85.3), BLS12-381 609.4
- * -> 521.1 with 1, 517.8 with 2; MSMs 2^24 with every fifth point at infinity, BN254 / BLS12-381:
- * G1 43.0 -> 38.6 / 92.6 -> 79.0, G2 125.5 -> 104.4 / 254.2 -> 209.2 (PERF-NOTES.md,
- * twenty-second pass). */
+/* Points at infinity: every resident set keeps a map of them (one bit per point, built at upload).
+ * An MSM over a set with at least 1/64 of its points at infinity (a key's A, B1 and B2: one for
+ * each signal absent from A or B) drops their entries from its sorted digits before the
+ * accumulation (CUB's select with msm_kernels.cuh's inf_keep, into the sort pair's other buffers:
+ * the sorted digits stay for the next MSM over the same scalars, as A, B1, B2 and C share them),
+ * and from its list of scalars equal to 1 (into its own slot, the list staying likewise;
+ * sparse-bits 2^22 proofs BN254 29.1 -> 28.9 ms, BLS12-381 49.9 -> 48.6, H200, PERF-NOTES.md
+ * twenty-third pass). CUZK_GPU_INF_DROP: 0 off, 1 on, 2 (the default) on and batch-affine for every
+ * BLS12-381 G1 set (A and B1 too, which with their points at infinity lost with it). H200, 2^24
+ * dense proofs with tables: BN254 301.7 -> 262.5 ms (B in G2 113.5 -> 85.3), BLS12-381 609.4 ->
+ * 521.1 with 1, 517.8 with 2; MSMs 2^24 with every fifth point at infinity, BN254 / BLS12-381: G1
+ * 43.0 -> 38.6 / 92.6 -> 79.0, G2 125.5 -> 104.4 / 254.2 -> 209.2 (PERF-NOTES.md, twenty-second
+ * pass). */
 #define CUZK_GPU_INF_DROP_DEFAULT 2
 
 /* A context that proves alone on its device may take more (cuzk_gpu_ba_fit): the largest chunk

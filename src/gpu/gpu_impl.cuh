@@ -316,6 +316,9 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
     ctx->prep_reuse = false;
     uint32_t *idx1, n1, n2;
     const uint32_t *keys = NULL, *vals = NULL;
+    /* A split MSM's slots are sized for its larger part: none grows (and waits for the queued
+     * work) between the parts. */
+    const size_t ns = split && pt->nmax > n ? pt->nmax : n;
     if (reuse) {
         /* The same scalars as the last MSM: their classification is still in the scratch
          * slots (cuzk_gpu_msm checked that they belong to these scalars), and so are their
@@ -325,9 +328,6 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         idx1 = (uint32_t *)ctx->scr[SCR_IDX1];
     } else {
         ctx->prep.valid = 0; /* the slots are about to hold these scalars' preparation */
-        /* A split MSM's slots are sized for its larger part: none grows (and waits for the
-         * queued work) between the parts. */
-        const size_t ns = split && pt->nmax > n ? pt->nmax : n;
         uint32_t *sc, *idx2, *nsel;
         uint8_t *f1, *f2;
         SCRATCH(SCR_SC, ns * 32, sc);
@@ -492,7 +492,7 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         if (n1) {
             /* The ones' values are plain indices of this MSM's (part's) points. */
             const inf_keep keep = {tab->inf, 0, off};
-            SCRATCH(SCR_IDX1K, (split && pt->nmax > n ? pt->nmax : n) * 4, k1);
+            SCRATCH(SCR_IDX1K, ns * 4, k1);
             size_t tbs = 0;
             CU(cub::DeviceSelect::FlaggedIf(NULL, tbs, idx1, idx1, k1, d_kept + 1, (int64_t)n1,
                                             keep, st));
