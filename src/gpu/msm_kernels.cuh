@@ -291,6 +291,34 @@ template <class F> DI F ld_x(const affine<F> *pts, uint32_t v)
 {
     return ld16((const F *)(pts + (v & 0x7fffffffu)));
 }
+/* The y coordinate of the point value v names, negated with v's sign bit (as ld_pt). */
+template <class F> DI F ld_y(const affine<F> *pts, uint32_t v)
+{
+    F y = ld16((const F *)(pts + (v & 0x7fffffffu)) + 1);
+    if (v >> 31)
+        y = -y;
+    return y;
+}
+
+/* The pair sums of G2 and of BLS12-381 G1 (48-byte and larger fields; not G1's k_ba_pairs,
+ * whose two paths join) load their y coordinates after the inverses' products (ba_pair_sums,
+ * k_ba_quads), and with 2 ba_pair_sums reads the x coordinates again for x3 and y3, not keep
+ * them across those products (ptxas, BN254 G2 k_ba_pairs spill stores / loads: 344 / 584 bytes
+ * with 0, 248 / 440 with 1, 128 / 200 with 2; BLS12-381's 312 / 568, 216 / 376, 116 / 176;
+ * BLS12-381 G1's pass B 200 / 328 and k_ba_quads 180 / 300 with 0, none with 2). */
+#ifndef CUZK_GPU_BA_LATE_Y
+#define CUZK_GPU_BA_LATE_Y 2
+#endif
+/* BLS12-381 G2 (96-byte fields) apart, main's loads: its MSM of 2^24 took 248.6-248.8 ms with
+ * 2 and 248.0-248.1 with 1 against 245.0-245.7 with 0, where 2 took BN254 G2's from 120.1-120.4
+ * to 118.9-119.3 and BLS12-381 G1's from 89.9-90.4 to 89.2-89.8 (one H200, 2026-12-04). */
+#ifndef CUZK_GPU_BA_LATE_Y_96
+#define CUZK_GPU_BA_LATE_Y_96 0
+#endif
+template <class F> struct ba_late_y {
+    static constexpr int v =
+        sizeof(F) < 48 ? 0 : sizeof(F) >= 96 ? CUZK_GPU_BA_LATE_Y_96 : CUZK_GPU_BA_LATE_Y;
+};
 
 /* Slices t0 .. t0 + Tc - 1 (thread tl = t - t0): prefix products of the pairs' denominators at
  * pre[j * Tc + tl], the slice's product at prod[tl] (one when it has no pair), their count at
@@ -340,6 +368,40 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
     pmask m = mask;
     for (int pi = mask.count() - 1; pi >= 0; pi--) {
         const int r = m.pop_high();
+        if constexpr (ba_late_y<F>::v && !JOIN) {
+            /* G2 and BLS12-381 G1: the x coordinates first, the y coordinates only after the
+             * inverses' products, so that they hold no registers across that call (the pair
+             * kernels sit at their register caps and spilled; CUZK_GPU_BA_LATE_Y). */
+            const uint32_t v1 = vals[beg + r], v2 = vals[beg + r + 1];
+            const F x1 = ld_x(pts, v1), x2 = ld_x(pts, v2);
+            if (ba_special(x1, x2)) { /* as below: pass B's put is one store */
+                const affine<F> p = ld_pt(pts, v1), q = ld_pt(pts, v2);
+                if (p.is_inf())
+                    put(pi, r, q);
+                else if (q.is_inf())
+                    put(pi, r, p);
+                else
+                    spec |= 1ull << pi;
+                continue;
+            }
+            j--;
+            F id = iv;
+            if (j)
+                mul2(id, iv, ld16v(pre + (size_t)(j - 1) * Tc + tl), iv, iv, x2 - x1);
+            const F y1 = ld_y(pts, v1);
+            const F lam = (ld_y(pts, v2) - y1) * id;
+            affine<F> s;
+            if (ba_late_y<F>::v == 2) { /* the x coordinates read again (cached) */
+                const F x1b = ld_x(pts, v1);
+                s.x = sqr(lam) - x1b - ld_x(pts, v2);
+                s.y = lam * (x1b - s.x) - y1;
+            } else {
+                s.x = sqr(lam) - x1 - x2;
+                s.y = lam * (x1 - s.x) - y1;
+            }
+            put(pi, r, s);
+            continue;
+        }
         const affine<F> p = ld_pt(pts, vals[beg + r]);
         const affine<F> q = ld_pt(pts, vals[beg + r + 1]);
         affine<F> s;
@@ -562,6 +624,21 @@ k_ba_quads(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
         for (uint64_t qq = quad; qq; qq &= qq - 1) {
             const int pi = __ffsll((long long)qq) - 1;
             affine<F> *const s1p = psum + (size_t)pi * Tc + tl;
+            if constexpr (ba_late_y<F>::v != 0) {
+                /* The y coordinates after the products, as in ba_pair_sums. */
+                const F x1 = ld16v((const F *)s1p), x2 = ld16v((const F *)(s1p + Tc));
+                k--;
+                F id = iv;
+                if (k)
+                    mul2(id, iv, ld16v(pre + (size_t)(P - k) * Tc + tl), iv, iv, x2 - x1);
+                const F y1 = ld16v((const F *)s1p + 1);
+                const F lam = (ld16v((const F *)(s1p + Tc) + 1) - y1) * id;
+                affine<F> sm;
+                sm.x = sqr(lam) - x1 - x2;
+                sm.y = lam * (x1 - sm.x) - y1;
+                st16(s1p, sm);
+                continue;
+            }
             const affine<F> s1 = ld16v(s1p), s2 = ld16v(s1p + Tc);
             k--;
             F id = iv;
