@@ -30,6 +30,7 @@ void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
     c->g2_on_gpu = 2;
     c->g2_gpu_min_scalars = 262144;
     c->gpu_tables = 1;
+    c->gpu_ba_fit = 1;
     c->key_cache = 1;
     c->key_cache_dir = dup_or_die("");
     c->witness_dir = dup_or_die("");
@@ -210,6 +211,10 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
     if ((e = cuzk_toml_get_bool(root, "gpus.msm_tables", &mt, eb)))
         return e;
     c->gpu_tables = mt;
+    bool bf = c->gpu_ba_fit;
+    if ((e = cuzk_toml_get_bool(root, "gpus.ba_fit", &bf, eb)))
+        return e;
+    c->gpu_ba_fit = bf;
     if ((e = cuzk_toml_get_array(root, "gpus.devices", CUZK_TOML_INT, &v, eb)))
         return e;
     if (v) {
@@ -325,6 +330,7 @@ void cuzk_daemon_config_engine(const cuzk_daemon_config *c, cuzk_engine_config *
     o->g2_gpu_min_scalars = c->g2_gpu_min_scalars;
     o->synth_on_cpu = c->synth_on_cpu;
     o->gpu_tables = c->gpu_tables;
+    o->no_ba_fit = !c->gpu_ba_fit;
     o->key_cache = c->key_cache;
     o->key_cache_dir = c->key_cache_dir;
     o->witness_budget = c->witness_budget;

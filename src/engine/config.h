@@ -14,8 +14,11 @@
  *                least g2_gpu_min_scalars = 262144 values other than 0 and 1: then on the GPU
  *                worker) | "cpu" | "gpu", synth = "gpu" (a GPU stage computes a, b, c on
  *                the device from the key's A and B rows, staged with its points) | "cpu"
- *                (partition workers synthesize, GPU stages upload a, b, c), host_threads = 0 (gt: the CPU
- *                threads each partition worker synthesizes and proves with; 0: cores / pw)
+ *                (partition workers synthesize, GPU stages upload a, b, c), host_threads = 0
+ *                (gt: the CPU threads each partition worker synthesizes and proves with; 0:
+ *                cores / pw), msm_tables = true (fixed-base tables of staged keys' points),
+ *                ba_fit = true (the GPU workers' batch-affine chunk fitted to the memory the
+ *                preloaded keys leave, when every circuit preloads)
  *   [keys]       cache = true (write a preprocessed copy of each loaded key and load it at disk
  *                speed next time), cache_dir = "" (next to each zkey, as ZKEY.cuzkcache)
  *   [synthesis]  partition_workers = 0 (pw; 0: 2, or 1 on a single core)
@@ -54,6 +57,7 @@ typedef struct {
     uint64_t g2_gpu_min_scalars;
     int synth_on_cpu; /* gpus.synth = "cpu" */
     int gpu_tables;   /* gpus.msm_tables (default true) */
+    int gpu_ba_fit;   /* gpus.ba_fit (default true) */
     int key_cache;
     char *key_cache_dir;
     char *witness_dir;

@@ -135,6 +135,11 @@ typedef struct {
      * (at most one: the others wait behind it, see gpu_acquire). */
     uint64_t kbudget, kbytes, kpeak, kstages, kunstages;
     unsigned tier_waiters;
+    /* The automatic budget's terms (setup_tiers): free memory at start, the margin, one GPU
+     * worker's scratch; and the workers' batch-affine setting when fitted (fit_workers; chunk
+     * 0: the default). */
+    uint64_t mfree, mmargin, wscratch, ba_chunk;
+    int ba_quads;
 } gdev;
 
 /* A partition's GPU stage, queued by its partition worker (which owns the item, on its stack,
@@ -996,6 +1001,10 @@ static void *gpu_worker_main(void *arg)
     if (!fake && (oerr = cuzk_gpu_open(&ctx, d->id, &oeb)))
         CUZK_LOG_ERROR(TGT, "GPU worker cannot open its device", "device=%d error=%s", d->id,
                        oeb.msg);
+    /* The chunk fit_workers fitted (the budget reserved it); on failure the default stays. */
+    if (ctx && d->ba_chunk && cuzk_gpu_ba_set(ctx, d->ba_chunk, d->ba_quads, &oeb))
+        CUZK_LOG_WARN(TGT, "GPU worker keeps the default batch-affine chunk", "device=%d "
+                      "error=%s", d->id, oeb.msg);
     pthread_mutex_lock(&e->mu);
     for (;;) {
         gitem *it = NULL, *prev = NULL;
@@ -1405,6 +1414,9 @@ static void setup_tiers(cuzk_engine *e)
                 uint64_t margin = tot / 20 > (512ull << 20) ? tot / 20 : (512ull << 20);
                 uint64_t keep = c->gpu_workers_per_device * scratch + margin;
                 g->kbudget = fr > keep ? fr - keep : 0;
+                g->mfree = fr;
+                g->mmargin = margin;
+                g->wscratch = scratch;
             }
             CUZK_LOG_INFO(TGT, "GPU key budget (automatic)", "device=%d free=%" PRIu64
                           " gpu_budget=%" PRIu64 " worker_scratch_estimate=%" PRIu64, g->id, fr,
@@ -1422,6 +1434,70 @@ static void setup_tiers(cuzk_engine *e)
                 e->pin_ctx = NULL;
         if (!e->pin_ctx)
             e->pin_budget = 0;
+    }
+}
+
+/* The GPU workers' batch-affine chunk fitted to the device memory the keys leave, once every
+ * circuit's key is preloaded (their staged bytes known), with the automatic GPU budget on real
+ * devices and unless no_ba_fit: per worker (free - margin - the keys' staged bytes) / gw, the
+ * largest setting whose scratch estimate fits that for every circuit (gpu.h
+ * cuzk_gpu_ba_fit_bytes; quads with a chunk of 8 GiB or more). The device's key budget then
+ * reserves the larger scratch: it shrinks, never below the keys' bytes. Before the GPU workers
+ * start. */
+static void fit_workers(cuzk_engine *e)
+{
+    const cuzk_engine_config *c = &e->cfg;
+    if (!e->n_devs || c->no_ba_fit || c->test_fake_gpus ||
+        (c->gpu_budget && c->gpu_budget != CUZK_BUDGET_AUTO))
+        return;
+    uint64_t keys = 0;
+    for (size_t i = 0; i < e->n_circs; i++) {
+        const circuit *ci = &e->circs[i];
+        if (!ci->pk) {
+            CUZK_LOG_INFO(TGT, "GPU workers keep the default batch-affine chunk: a circuit's "
+                          "key is not preloaded (its device bytes are not known yet)",
+                          "circuit=%s", ci->id);
+            return;
+        }
+        keys += ci->gbytes;
+    }
+    const uint64_t gw = c->gpu_workers_per_device, fixed = 64ull << 20;
+    for (unsigned d = 0; d < e->n_devs; d++) {
+        gdev *g = &e->devs[d];
+        if (g->disabled || !g->wscratch || g->mfree <= g->mmargin + keys)
+            continue;
+        const uint64_t per = (g->mfree - g->mmargin - keys) / gw;
+        if (per <= fixed)
+            continue;
+        uint64_t chunk = 0, s = 0;
+        int q = 0;
+        for (size_t i = 0; i < e->n_circs; i++) {
+            const circuit *ci = &e->circs[i];
+            (void)cuzk_gpu_ba_fit_bytes(gpu_curve(ci), ci->n_vars, ci->domain_size, per - fixed,
+                                        &chunk, &q);
+        }
+        for (size_t i = 0; i < e->n_circs; i++) {
+            const circuit *ci = &e->circs[i];
+            uint64_t ch = chunk;
+            int qq = q;
+            const uint64_t b = cuzk_gpu_ba_fit_bytes(gpu_curve(ci), ci->n_vars, ci->domain_size,
+                                                     UINT64_MAX, &ch, &qq);
+            if (b > s)
+                s = b;
+        }
+        s += fixed;
+        const uint64_t keep = gw * s + g->mmargin;
+        if (s <= g->wscratch || keep > g->mfree || g->mfree - keep < keys)
+            continue;
+        pthread_mutex_lock(&e->mu);
+        g->kbudget = g->mfree - keep;
+        g->ba_chunk = chunk;
+        g->ba_quads = q;
+        pthread_mutex_unlock(&e->mu);
+        CUZK_LOG_INFO(TGT, "GPU workers' batch-affine chunk fitted to the memory the keys leave",
+                      "device=%d chunk=%" PRIu64 " quads=%d worker_scratch_estimate=%" PRIu64
+                      " keys=%" PRIu64 " gpu_budget=%" PRIu64, g->id, chunk, q, s, keys,
+                      g->kbudget);
     }
 }
 
@@ -1554,6 +1630,7 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
                 log_staged(c, g->id, cuzk__now_ms() - t);
         }
     }
+    fit_workers(e);
     e->workers = calloc(e->cfg.partition_workers, sizeof *e->workers);
     if (!e->workers) {
         cuzk_engine_free(e);

@@ -45,7 +45,10 @@
  *    starved). A key larger than every device's gpu_budget is never staged: its GPU stages run
  *    on the CPU (counted as gpu_budget_cpu). Default (0): the device's free memory at start
  *    less gw times a scratch estimate for the largest circuit and a margin; unlimited on
- *    simulated GPUs. No GPU workers: no GPU tier.
+ *    simulated GPUs. No GPU workers: no GPU tier. When every circuit is preloaded (and
+ *    no_ba_fit is 0), the GPU workers' batch-affine chunk is then fitted to what the keys'
+ *    staged bytes leave (up to 16 GiB each, quads from 8 GiB: faster large MSMs), and the
+ *    default budget reserves their larger scratch instead, so it still holds those keys.
  *  - pinned_budget: bytes of page-locked key arrays (cuzk_pk_gpu_arrays), only with GPU
  *    workers. A key is pinned when it is loaded, after unpinning the least recently used
  *    pinned keys no job holds if needed; a key that does not fit stays "host". 0: nothing is
@@ -139,6 +142,9 @@ typedef struct {
                                   * device from the key's rows, staged with its points */
     int gpu_tables;              /* 1: stage keys with fixed-base tables of their points
                                   * (CUZK_PK_STAGE_TABLES) when those fit the GPU budget */
+    int no_ba_fit;               /* 1: GPU workers keep the default batch-affine chunk; 0
+                                  * (default): fitted to the memory the preloaded keys leave
+                                  * (see "Key residency tiers") */
     /* Key cache (see "Keys"): 1 to write and use ZKEY.cuzkcache files, in key_cache_dir when
      * it is not NULL or "" (else next to each zkey). */
     int key_cache;

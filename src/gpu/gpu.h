@@ -118,6 +118,16 @@ cuzk_err cuzk_gpu_ba_fit(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, uint64_t n_poi
                          uint64_t domain, cuzk_errbuf *eb);
 cuzk_err cuzk_gpu_ba_reset(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb);
 void cuzk_gpu_ba_setting(const cuzk_gpu_ctx *ctx, uint64_t *chunk, int *quads);
+/* Without a device, for contexts that share one under a budget (the daemon's GPU workers,
+ * fitted to what the keys leave: engine.c's fit_workers): the setting cuzk_gpu_ba_fit would
+ * give a context whose scratch may grow to `avail` bytes for circuits of (n_points, domain),
+ * capped by the setting in *chunk / *quads when *chunk is not 0 (so several circuits' fits
+ * chain to the smallest: a cap's quads come with it), and the scratch estimate at the result.
+ * cuzk_gpu_ba_set gives ctx such a setting (cuzk_gpu_ba_reset returns it to the
+ * environment's). */
+uint64_t cuzk_gpu_ba_fit_bytes(cuzk_gpu_curve curve, uint64_t n_points, uint64_t domain,
+                               uint64_t avail, uint64_t *chunk, int *quads);
+cuzk_err cuzk_gpu_ba_set(cuzk_gpu_ctx *ctx, uint64_t chunk, int quads, cuzk_errbuf *eb);
 
 /* Number of usable CUDA devices; 0 when there is none or no driver. Never fails. */
 int cuzk_gpu_device_count(void);

@@ -413,11 +413,10 @@ cuzk_err cuzk_gpu_ba_fit(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, uint64_t n_poi
     return CUZK_OK;
 }
 
-cuzk_err cuzk_gpu_ba_reset(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+/* ctx's batch-affine setting changed to (chunk, q); the slots the chunk sized go back when it
+ * changes (they grow again to the new setting's size on the next MSM). */
+static cuzk_err ba_apply(cuzk_gpu_ctx *ctx, size_t chunk, int q, cuzk_errbuf *eb)
 {
-    size_t chunk;
-    int q;
-    cuzk__gpu_ba_env(&chunk, &q);
     if (ctx->ba_chunk == chunk && ctx->ba_quads == q)
         return CUZK_OK;
     ctx->ba_chunk = chunk;
@@ -433,6 +432,24 @@ cuzk_err cuzk_gpu_ba_reset(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
         ctx->scr_cap[slots[i]] = 0;
     }
     return CUZK_OK;
+}
+
+cuzk_err cuzk_gpu_ba_reset(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
+{
+    size_t chunk;
+    int q;
+    cuzk__gpu_ba_env(&chunk, &q);
+    return ba_apply(ctx, chunk, q, eb);
+}
+
+cuzk_err cuzk_gpu_ba_set(cuzk_gpu_ctx *ctx, uint64_t chunk, int quads, cuzk_errbuf *eb)
+{
+    if (chunk == 0 || chunk > CUZK_GPU_BA_CHUNK_MAX || quads < 0 || quads > 3)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                         "cuzk_gpu_ba_set: a chunk of %llu bytes with quads %d: expected 1 to "
+                         "%zu bytes and quads 0 to 3",
+                         (unsigned long long)chunk, quads, (size_t)CUZK_GPU_BA_CHUNK_MAX);
+    return ba_apply(ctx, (size_t)chunk, quads, eb);
 }
 
 void cuzk_gpu_ba_setting(const cuzk_gpu_ctx *ctx, uint64_t *chunk, int *quads)

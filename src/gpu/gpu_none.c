@@ -44,6 +44,12 @@ cuzk_err cuzk_gpu_ba_reset(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
     return NOGPU(eb);
 }
 
+cuzk_err cuzk_gpu_ba_set(cuzk_gpu_ctx *ctx, uint64_t chunk, int quads, cuzk_errbuf *eb)
+{
+    (void)ctx, (void)chunk, (void)quads;
+    return NOGPU(eb);
+}
+
 void cuzk_gpu_ba_setting(const cuzk_gpu_ctx *ctx, uint64_t *chunk, int *quads)
 {
     (void)ctx;

@@ -350,6 +350,22 @@ uint64_t cuzk_gpu_scratch_estimate(cuzk_gpu_curve curve, uint64_t n_points, uint
     return cuzk__gpu_scratch_estimate_at(curve == CUZK_GPU_BLS12_381, n_points, domain, chunk, q);
 }
 
+uint64_t cuzk_gpu_ba_fit_bytes(cuzk_gpu_curve curve, uint64_t n_points, uint64_t domain,
+                               uint64_t avail, uint64_t *chunk, int *quads)
+{
+    const int bls = curve == CUZK_GPU_BLS12_381;
+    size_t c;
+    int q;
+    cuzk__gpu_ba_fit(bls, n_points, domain, avail, &c, &q);
+    if (*chunk && c > *chunk) {
+        c = (size_t)*chunk;
+        q = *quads;
+    }
+    *chunk = c;
+    *quads = q;
+    return cuzk__gpu_scratch_estimate_at(bls, n_points, domain, c, q);
+}
+
 void cuzk__gpu_ba_fit(int bls, uint64_t n_points, uint64_t domain, uint64_t avail, size_t *chunk,
                       int *quads)
 {

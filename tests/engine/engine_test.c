@@ -469,6 +469,26 @@ static void test_config(void)
     CHECK(cuzk_daemon_config_parse(&c, "mu.toml", mtbad, strlen(mtbad), ".", &eb) ==
           CUZK_BAD_CONFIG);
     CHECK_MSG(strstr(eb.msg, "mu.toml:2") && strstr(eb.msg, "gpus.msm_tables"), "%s", eb.msg);
+    /* gpus.ba_fit: on by default (the engine's no_ba_fit 0), off on request, a boolean. */
+    CHECK(cuzk_daemon_config_parse(&c, "bf.toml", "", 0, ".", &eb) == CUZK_OK);
+    {
+        cuzk_engine_config ecf;
+        cuzk_daemon_config_engine(&c, &ecf);
+        CHECK(c.gpu_ba_fit == 1 && ecf.no_ba_fit == 0);
+    }
+    cuzk_daemon_config_free(&c);
+    const char *bf = "[gpus]\nba_fit = false\n";
+    CHECK(cuzk_daemon_config_parse(&c, "bf.toml", bf, strlen(bf), ".", &eb) == CUZK_OK);
+    {
+        cuzk_engine_config ecf;
+        cuzk_daemon_config_engine(&c, &ecf);
+        CHECK(c.gpu_ba_fit == 0 && ecf.no_ba_fit == 1);
+    }
+    cuzk_daemon_config_free(&c);
+    const char *bfbad = "[gpus]\nba_fit = 1\n";
+    CHECK(cuzk_daemon_config_parse(&c, "bb.toml", bfbad, strlen(bfbad), ".", &eb) ==
+          CUZK_BAD_CONFIG);
+    CHECK_MSG(strstr(eb.msg, "bb.toml:2") && strstr(eb.msg, "gpus.ba_fit"), "%s", eb.msg);
     /* Tier budgets: "auto" (the default) or a size; "0" pins nothing. */
     CHECK(cuzk_daemon_config_parse(&c, "t.toml", "", 0, ".", &eb) == CUZK_OK);
     CHECK(c.gpu_budget == CUZK_BUDGET_AUTO && c.pinned_budget == CUZK_BUDGET_AUTO);

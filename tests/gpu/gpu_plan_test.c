@@ -230,5 +230,44 @@ int main(void)
         CHECK_MSG(chunk == ((size_t)8 << 30) && q == 0, "CHUNK_BYTES, avail 0: %zu %d", chunk, q);
         unsetenv("CUZK_GPU_BA_CHUNK_BYTES");
     }
+    /* cuzk_gpu_ba_fit_bytes (the daemon's GPU workers, engine.c's fit_workers): the fit and the
+     * estimate at it; a cap from an earlier circuit's fit bounds the chunk and brings its quads,
+     * in either order. */
+    {
+        const uint64_t big = (uint64_t)1 << 24, small = (uint64_t)1 << 12, G = (uint64_t)1 << 30;
+        const uint64_t a6 = cuzk__gpu_scratch_estimate_at(1, big, big, 6 * G, 0),
+                       a12 = cuzk__gpu_scratch_estimate_at(1, big, big, 12 * G, 3);
+        uint64_t chunk = 0, s;
+        int q = -1;
+        s = cuzk_gpu_ba_fit_bytes(CUZK_GPU_BLS12_381, big, big, a6, &chunk, &q);
+        CHECK_MSG(chunk == 6 * G && q == 0 && s == a6, "6 GiB: %llu %d",
+                  (unsigned long long)chunk, q);
+        chunk = 0, q = -1;
+        s = cuzk_gpu_ba_fit_bytes(CUZK_GPU_BLS12_381, big, big, a12, &chunk, &q);
+        CHECK_MSG(chunk == 12 * G && q == 3 && s == a12, "12 GiB: %llu %d",
+                  (unsigned long long)chunk, q);
+        /* A small circuit after it keeps the cap (its own fit is the largest chunk). */
+        s = cuzk_gpu_ba_fit_bytes(CUZK_GPU_BN254, small, small, UINT64_MAX, &chunk, &q);
+        CHECK_MSG(chunk == 12 * G && q == 3 &&
+                      s == cuzk__gpu_scratch_estimate_at(0, small, small, 12 * G, 3),
+                  "small after: %llu %d", (unsigned long long)chunk, q);
+        /* The other order: the small circuit takes the largest, the big one caps it. */
+        chunk = 0, q = -1;
+        cuzk_gpu_ba_fit_bytes(CUZK_GPU_BN254, small, small, UINT64_MAX, &chunk, &q);
+        CHECK_MSG(chunk == CUZK_GPU_BA_CHUNK_MAX && q == 3, "small: %llu %d",
+                  (unsigned long long)chunk, q);
+        s = cuzk_gpu_ba_fit_bytes(CUZK_GPU_BLS12_381, big, big, a6, &chunk, &q);
+        CHECK_MSG(chunk == 6 * G && q == 0 && s == a6, "big after: %llu %d",
+                  (unsigned long long)chunk, q);
+        /* With the cap and no bound on memory: the estimate at the cap. */
+        s = cuzk_gpu_ba_fit_bytes(CUZK_GPU_BLS12_381, big, big, UINT64_MAX, &chunk, &q);
+        CHECK_MSG(chunk == 6 * G && q == 0 && s == a6, "capped: %llu %d",
+                  (unsigned long long)chunk, q);
+        /* Nothing beyond the default fits: the default, as cuzk_gpu_scratch_estimate counts. */
+        chunk = 0, q = -1;
+        s = cuzk_gpu_ba_fit_bytes(CUZK_GPU_BLS12_381, big, big, 0, &chunk, &q);
+        CHECK(chunk == CUZK_GPU_BA_PRE_BYTES && q == 0 &&
+              s == cuzk_gpu_scratch_estimate(CUZK_GPU_BLS12_381, big, big));
+    }
     return tu_finish("gpu_plan");
 }
