@@ -49,6 +49,43 @@ template <class F> constexpr int acc_minb()
      * field.cuh's p5_fits a constant, 124 (8 blocks). */
     return !acc_park_of<F>::v ? 0 : sizeof(F) == 96 ? 4 : 6;
 }
+/* k_ba_pairs's and k_ba_quads's bounds: acc_minb's unless CUZK_GPU_BA_PAIRS_MINB_<bytes> /
+ * CUZK_GPU_BA_QUADS_MINB_<bytes> set them for a field size. BN254 G2's k_ba_pairs at 8 blocks
+ * (128 registers; ptxas spills 444 / 636 bytes against 128 / 200 at 168): MSM 2^24 with tables
+ * 119.12-119.19 -> 118.46-118.48 ms in one interleaved call (118.98-119.06 in the next, which
+ * had no main); BLS12-381 G1's at 8 (8 / 8 bytes against none) was slower, 89.29-89.30 ->
+ * 90.21-90.23; so were BN254 G2's k_ba_quads at 8 (1168 / 1476 bytes; 119.0 -> 122.0-122.4,
+ * with its pairs at 8) and BLS12-381 G2's k_ba_pairs at 6 (168 registers, 1088 / 1716 bytes;
+ * 245.3-245.9 -> 253.2-253.4) (one H200, 2026-12-04, src/gpu/PERF-NOTES.md). */
+#ifndef CUZK_GPU_BA_PAIRS_MINB_64
+#define CUZK_GPU_BA_PAIRS_MINB_64 8
+#endif
+template <class F> constexpr int ba_pairs_minb()
+{
+#ifdef CUZK_GPU_BA_PAIRS_MINB_48
+    if (sizeof(F) == 48)
+        return CUZK_GPU_BA_PAIRS_MINB_48;
+#endif
+    if (sizeof(F) == 64)
+        return CUZK_GPU_BA_PAIRS_MINB_64;
+#ifdef CUZK_GPU_BA_PAIRS_MINB_96
+    if (sizeof(F) == 96)
+        return CUZK_GPU_BA_PAIRS_MINB_96;
+#endif
+    return acc_minb<F>();
+}
+template <class F> constexpr int ba_quads_minb()
+{
+#ifdef CUZK_GPU_BA_QUADS_MINB_64
+    if (sizeof(F) == 64)
+        return CUZK_GPU_BA_QUADS_MINB_64;
+#endif
+#ifdef CUZK_GPU_BA_QUADS_MINB_96
+    if (sizeof(F) == 96)
+        return CUZK_GPU_BA_QUADS_MINB_96;
+#endif
+    return acc_minb<F>();
+}
 template <class F>
 using acc_t = typename std::conditional<acc_park_of<F>::v, xyzz_park<F, ACC_THREADS>,
                                         xyzz<F>>::type;
@@ -544,7 +581,7 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
  * took two pairs, each level-1 prefix read one regular pair, so k + j <= npre - 1 + (P - npre)
  * / 2 < P. Quad k's prefix goes to slot P - 1 - k, above every slot still to be read. */
 template <class F, bool ALL_ZERO>
-__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F>())
+__global__ void __launch_bounds__(ACC_THREADS, ba_pairs_minb<F>())
 k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
            size_t Tc, const affine<F> *pts, F *pre, F *prod, uint8_t *npre, affine<F> *psum,
            uint64_t *masks)
@@ -608,7 +645,7 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
 /* The quads of k_ba_pairs summed (inv[tl], the inverse of its prod[tl]) and the slice added as
  * by pass B's phase 2: buckets and carries exactly as k_accum1 writes them. */
 template <class F, bool ALL_ZERO>
-__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F>())
+__global__ void __launch_bounds__(ACC_THREADS, ba_quads_minb<F>())
 k_ba_quads(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
            size_t Tc, const affine<F> *pts, const F *pre, const F *inv_, const uint8_t *npre,
            affine<F> *psum, const uint64_t *masks, xyzz<F> *buckets, uint32_t *ckey,
