@@ -391,6 +391,21 @@ k_ba_pass_a(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
     npre[tl] = (uint8_t)j;
 }
 
+/* A pair out of the products (ba_special): put the other point when one is at infinity and
+ * return 0, else (P == +-Q, or x = 0 finite) put nothing and return bit pi, the pair to add
+ * point by point. */
+template <class F, class Put>
+DI uint64_t ba_put_special(int pi, int r, const affine<F> &p, const affine<F> &q, Put &put)
+{
+    if (p.is_inf())
+        put(pi, r, q);
+    else if (q.is_inf())
+        put(pi, r, p);
+    else
+        return 1ull << pi;
+    return 0;
+}
+
 /* Phase 1 of pass B (k_ba_pass_b, k_ba_pairs): the slice's pairs (mask, beg) backwards, each
  * pair's inverse from the running one (iv, the inverse of the slice's product; j its prefix
  * count, pre its prefixes at pre[i * Tc + tl]). put(pi, r, s) takes pair pi's sum (entries r and
@@ -412,13 +427,7 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
             const uint32_t v1 = vals[beg + r], v2 = vals[beg + r + 1];
             const F x1 = ld_x(pts, v1), x2 = ld_x(pts, v2);
             if (ba_special(x1, x2)) { /* as below: pass B's put is one store */
-                const affine<F> p = ld_pt(pts, v1), q = ld_pt(pts, v2);
-                if (p.is_inf())
-                    put(pi, r, q);
-                else if (q.is_inf())
-                    put(pi, r, p);
-                else
-                    spec |= 1ull << pi;
+                spec |= ba_put_special(pi, r, ld_pt(pts, v1), ld_pt(pts, v2), put);
                 continue;
             }
             j--;
@@ -449,12 +458,7 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
              * is divergent, two additions where the other lanes do one: at a few per
              * cent of pairs it cost A and B1 ~60% more in a 2^22 proof (ncu, 19:31). */
             if (!JOIN) { /* pass B's put is one store: its code as it was measured */
-                if (p.is_inf())
-                    put(pi, r, q);
-                else if (q.is_inf())
-                    put(pi, r, p);
-                else
-                    spec |= 1ull << pi;
+                spec |= ba_put_special(pi, r, p, q, put);
                 continue;
             }
             if (!p.is_inf() && !q.is_inf()) {
