@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Device run: several builds of cuzk-bench-gpu side by side, interleaved, on the same device
+# call: a pack of scripts/device-pack (build-device/cuzk-device.tar.xz, "pack") and tarballs
+# of other builds' bin/cuzk-bench-gpu (each unpacked over a copy of the pack, so they share
+# its libraries), for compile-time variants (launch bounds, kernel macros) that no environment
+# setting reaches.
+#   BINS    "name=path ..." of the other builds' tarballs (default "base=build-base/... var=
+#           build-var/...", those that exist); each holds bin/cuzk-bench-gpu
+#   TEST=1  gpu_test --quick with the pack first (0: none)
+#   ROUNDS (2), ONLY (g1,g2), LOGS (24), SCALARS (random), EXTRA (more bench flags):
+#           `cuzk-bench-gpu --only ONLY --logs LOGS --tables 0 --reps 3` per build in turn
+# Run from the repository root on the GPU machine (device tool: run
+# "bash scripts/device/bench-bins.sh", carry ["build-device", "build-base", "build-var"]).
+# Writes $OUT/bench-bins.txt (one line per MSM row: round, build, the bench's row).
+set -u
+O=${OUT:-/tmp/bench-bins-out}
+mkdir -p "$O"
+. scripts/device/common.sh
+[ -f build-device/cuzk-device.tar.xz ] ||
+  { echo "bench-bins: no build-device/cuzk-device.tar.xz" >&2; exit 2; }
+if [ -z "${BINS:-}" ]; then
+  BINS=""
+  for b in base var; do
+    [ -f build-$b/cuzk-device.tar.xz ] && BINS="$BINS $b=build-$b/cuzk-device.tar.xz"
+  done
+fi
+names=pack
+mkdir -p /tmp/bb-pack && tar -xJf build-device/cuzk-device.tar.xz -C /tmp/bb-pack ||
+  { echo "bench-bins: cannot unpack the pack" >&2; exit 2; }
+for nb in $BINS; do
+  n=${nb%%=*} f=${nb#*=}
+  mkdir -p /tmp/bb-$n && cp -a /tmp/bb-pack/. /tmp/bb-$n/ && tar -xJf "$f" -C /tmp/bb-$n ||
+    { echo "bench-bins: cannot unpack $f" >&2; exit 2; }
+  names="$names $n"
+done
+LOGS=${LOGS:-24}
+MAXLOG=$(echo "$LOGS" | tr ',' '\n' | sort -n | tail -1)
+{
+dev_header
+echo "builds: pack $BINS"
+if [ "${TEST:-1}" != 0 ]; then
+  ( . /tmp/bb-pack/env.sh && dev_gpu_test "$O/gpu_test.log" )
+fi
+for round in $(seq 1 "${ROUNDS:-2}"); do
+  for n in $names; do
+    ( . /tmp/bb-pack/env.sh &&
+      timeout 240 /tmp/bb-$n/bin/cuzk-bench-gpu --only "${ONLY:-g1,g2}" --logs "$LOGS" \
+        --max-log "$MAXLOG" --tables 0 --reps 3 --scalars "${SCALARS:-random}" ${EXTRA:-} 2>&1 |
+        grep -E "^\| MSM|^\| NTT|rror" | sed "s/^/$round $n /" )
+  done
+done
+echo "== end $(date -u '+%T')"
+} > "$O/bench-bins.txt" 2>&1
+cat "$O/bench-bins.txt"
