@@ -71,13 +71,18 @@ template <class F> DI void xyzz_mdbl(xyzz<F> &p, const affine<F> &q)
 
 /* p + q in affine coordinates, given id = 1 / (q.x - p.x) (the batch-affine pair and quad sums,
  * msm_kernels.cuh: p != +-q, neither at infinity). */
+/* The sum's coordinates from its slope lam = (y2 - y1) / (x2 - x1). */
+template <class F>
+DI affine<F> affine_from_lam(const F &lam, const F &x1, const F &x2, const F &y1)
+{
+    affine<F> s;
+    s.x = sqr(lam) - x1 - x2;
+    s.y = lam * (x1 - s.x) - y1;
+    return s;
+}
 template <class F> DI affine<F> affine_add_inv(const affine<F> &p, const affine<F> &q, const F &id)
 {
-    const F lam = (q.y - p.y) * id;
-    affine<F> s;
-    s.x = sqr(lam) - p.x - q.x;
-    s.y = lam * (p.x - s.x) - p.y;
-    return s;
+    return affine_from_lam((q.y - p.y) * id, p.x, q.x, p.y);
 }
 
 /* A thread's XYZZ sum parked in shared memory (the accumulation kernels, msm_kernels.cuh):

@@ -437,13 +437,14 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
             const F y1 = ld_y(pts, v1);
             const F lam = (ld_y(pts, v2) - y1) * id;
             affine<F> s;
-            if (ba_late_y<F>::v == 2) { /* the x coordinates read again (cached) */
+            if (ba_late_y<F>::v == 2) {
+                /* The x coordinates read again (cached), x2's after sqr(lam): written out, not
+                 * through affine_from_lam, whose argument would load it first (other code). */
                 const F x1b = ld_x(pts, v1);
                 s.x = sqr(lam) - x1b - ld_x(pts, v2);
                 s.y = lam * (x1b - s.x) - y1;
             } else {
-                s.x = sqr(lam) - x1 - x2;
-                s.y = lam * (x1 - s.x) - y1;
+                s = affine_from_lam(lam, x1, x2, y1);
             }
             put(pi, r, s);
             continue;
@@ -674,10 +675,7 @@ k_ba_quads(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
                     mul2(id, iv, ld16v(pre + (size_t)(P - k) * Tc + tl), iv, iv, x2 - x1);
                 const F y1 = ld16v((const F *)s1p + 1);
                 const F lam = (ld16v((const F *)(s1p + Tc) + 1) - y1) * id;
-                affine<F> sm;
-                sm.x = sqr(lam) - x1 - x2;
-                sm.y = lam * (x1 - sm.x) - y1;
-                st16(s1p, sm);
+                st16(s1p, affine_from_lam(lam, x1, x2, y1));
                 continue;
             }
             const affine<F> s1 = ld16v(s1p), s2 = ld16v(s1p + Tc);
