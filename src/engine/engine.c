@@ -1478,10 +1478,8 @@ static void fit_workers(cuzk_engine *e)
         }
         for (size_t i = 0; i < e->n_circs; i++) {
             const circuit *ci = &e->circs[i];
-            uint64_t ch = chunk;
-            int qq = q;
-            const uint64_t b = cuzk_gpu_ba_fit_bytes(gpu_curve(ci), ci->n_vars, ci->domain_size,
-                                                     UINT64_MAX, &ch, &qq);
+            const uint64_t b = cuzk_gpu_scratch_estimate_at(gpu_curve(ci), ci->n_vars,
+                                                            ci->domain_size, chunk, q);
             if (b > s)
                 s = b;
         }

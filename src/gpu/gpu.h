@@ -99,6 +99,9 @@ typedef struct cuzk_gpu_fr cuzk_gpu_fr;
  * twiddles; scalars all outside {0, 1}, the largest case), an upper estimate for memory
  * budgets. Needs no device (src/gpu/gpu_plan.c). */
 uint64_t cuzk_gpu_scratch_estimate(cuzk_gpu_curve curve, uint64_t n_points, uint64_t domain);
+/* The same at a given batch-affine setting (chunk bytes, quads) instead of the environment's. */
+uint64_t cuzk_gpu_scratch_estimate_at(cuzk_gpu_curve curve, uint64_t n_points, uint64_t domain,
+                                      uint64_t chunk, int quads);
 
 /* Bytes of device scratch a context holds now (its grown slots and twiddle tables). */
 uint64_t cuzk_gpu_scratch_bytes(const cuzk_gpu_ctx *ctx);

@@ -350,6 +350,13 @@ uint64_t cuzk_gpu_scratch_estimate(cuzk_gpu_curve curve, uint64_t n_points, uint
     return cuzk__gpu_scratch_estimate_at(curve == CUZK_GPU_BLS12_381, n_points, domain, chunk, q);
 }
 
+uint64_t cuzk_gpu_scratch_estimate_at(cuzk_gpu_curve curve, uint64_t n_points, uint64_t domain,
+                                      uint64_t chunk, int quads)
+{
+    return cuzk__gpu_scratch_estimate_at(curve == CUZK_GPU_BLS12_381, n_points, domain,
+                                         (size_t)chunk, quads);
+}
+
 uint64_t cuzk_gpu_ba_fit_bytes(cuzk_gpu_curve curve, uint64_t n_points, uint64_t domain,
                                uint64_t avail, uint64_t *chunk, int *quads)
 {
