@@ -56,7 +56,9 @@ template <class F> constexpr int acc_minb()
  * had no main); BLS12-381 G1's at 8 (8 / 8 bytes against none) was slower, 89.29-89.30 ->
  * 90.21-90.23; so were BN254 G2's k_ba_quads at 8 (1168 / 1476 bytes; 119.0 -> 122.0-122.4,
  * with its pairs at 8) and BLS12-381 G2's k_ba_pairs at 6 (168 registers, 1088 / 1716 bytes;
- * 245.3-245.9 -> 253.2-253.4) (one H200, 2026-12-04, src/gpu/PERF-NOTES.md). */
+ * 245.3-245.9 -> 253.2-253.4) (one H200, 2026-12-04, src/gpu/PERF-NOTES.md). With the running
+ * inverse parked (CUZK_GPU_BA_IV_PARK), BN254 G2's k_ba_pairs at 6 blocks (168 registers, 40 / 24
+ * bytes) was still slower than at 8 (216 / 344): 117.1-117.4 -> 118.6-118.7 ms. */
 #ifndef CUZK_GPU_BA_PAIRS_MINB_64
 #define CUZK_GPU_BA_PAIRS_MINB_64 8
 #endif
@@ -357,6 +359,32 @@ template <class F> struct ba_late_y {
         sizeof(F) < 48 ? 0 : sizeof(F) >= 96 ? CUZK_GPU_BA_LATE_Y_96 : CUZK_GPU_BA_LATE_Y;
 };
 
+/* G2's pair sums keep the running inverse in shared memory (the caller's words: k_ba_pairs's
+ * qs, pass B's parked XYZZ sum, unused until its phase 2) instead of in W registers across the
+ * pair's lambda, x3 and y3: per pair the next running inverse is computed and stored first,
+ * then the pair's inverse from the loaded one (ba_parked_inv). Bit 0: BN254 G2 (64-byte fields),
+ * bit 1: BLS12-381 G2 (96), in ba_pair_sums; bits 2 and 3 the same in k_ba_quads; G1 never
+ * (its pair kernels do not spill). ptxas, spill stores / loads: BN254 G2 k_ba_pairs (128
+ * registers) 444 / 636 -> 216 / 344 bytes, its pass B 92 / 100 -> 0, its k_ba_quads 96 / 96 ->
+ * 120 / 144 (so bit 2 stays off); BLS12-381 G2 k_ba_pairs 312 / 568 -> 232 / 408, k_ba_quads 28
+ * / 40 -> 20 / 32. MSM 2^24 with tables, three interleaved rounds against main's binary (one
+ * H200, 2026-12-04, src/gpu/PERF-NOTES.md twenty-fifth pass): BN254 G2 118.4-118.6 -> 117.1-117.4
+ * ms with bit 0; BLS12-381 G2 245.1-245.6 -> 244.8-245.4 with bit 1, 244.6-244.8 with bits 1
+ * and 3. */
+#ifndef CUZK_GPU_BA_IV_PARK
+#define CUZK_GPU_BA_IV_PARK 11
+#endif
+template <class F> struct ba_iv_park {
+    static constexpr bool v = (sizeof(F) == 64 && (CUZK_GPU_BA_IV_PARK & 1)) ||
+                              (sizeof(F) == 96 && (CUZK_GPU_BA_IV_PARK & 2));
+};
+/* The same for k_ba_quads's running inverse (in the parked XYZZ sum's words, unused until the
+ * slice's additions). */
+template <class F> struct ba_quads_iv_park {
+    static constexpr bool v = (sizeof(F) == 64 && (CUZK_GPU_BA_IV_PARK & 4)) ||
+                              (sizeof(F) == 96 && (CUZK_GPU_BA_IV_PARK & 8));
+};
+
 /* Slices t0 .. t0 + Tc - 1 (thread tl = t - t0): prefix products of the pairs' denominators at
  * pre[j * Tc + tl], the slice's product at prod[tl] (one when it has no pair), their count at
  * npre[tl]. */
@@ -406,16 +434,38 @@ DI uint64_t ba_put_special(int pi, int r, const affine<F> &p, const affine<F> &q
     return 0;
 }
 
+/* The running inverse of ba_pair_sums and k_ba_quads when parked (ba_iv_park,
+ * ba_quads_iv_park) in shared words s[w0 .. w0 + W - 1][threadIdx.x], where the caller stored
+ * it: returns the inverse of the pair (or quad) whose denominator is dx and steps the running
+ * inverse past it; more: a prefix below it, pre() its value. (Not parked, the callers keep
+ * their code as it was: the same through a function ran BN254 G2's k_ba_quads at 136 / 176
+ * bytes of spills instead of 96 / 96.) */
+template <class F, class Pre>
+DI F ba_parked_inv(uint32_t (*s)[ACC_THREADS], int w0, bool more, Pre pre, const F &dx)
+{
+    F v;
+    sh_words_ld<ACC_THREADS>(v, s, w0, threadIdx.x);
+    if (more) { /* the next running inverse first: v alone stays live */
+        sh_words_st<ACC_THREADS>(v * dx, s, w0, threadIdx.x);
+        v = v * pre();
+    }
+    return v;
+}
+
 /* Phase 1 of pass B (k_ba_pass_b, k_ba_pairs): the slice's pairs (mask, beg) backwards, each
- * pair's inverse from the running one (iv, the inverse of the slice's product; j its prefix
- * count, pre its prefixes at pre[i * Tc + tl]). put(pi, r, s) takes pair pi's sum (entries r and
- * r + 1): the affine sum, or for a pair with a point at infinity the other point. Returns the
- * pairs that are added point by point (bit pi; put is not called for them). */
+ * pair's inverse from the running one (iv, the inverse of the slice's product, parked at
+ * ivs[ivw ..] when ba_iv_park; j its prefix count, pre its prefixes at pre[i * Tc + tl]).
+ * put(pi, r, s) takes pair pi's sum (entries r and r + 1): the affine sum, or for a pair with a
+ * point at infinity the other point. Returns the pairs that are added point by point (bit pi;
+ * put is not called for them). */
 template <bool JOIN, class F, class Put>
 DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
                          const affine<F> *pts, uint32_t j, F iv, const F *pre, size_t Tc,
-                         size_t tl, Put put)
+                         size_t tl, uint32_t (*ivs)[ACC_THREADS], int ivw, Put put)
 {
+    constexpr bool PARK = ba_iv_park<F>::v;
+    if constexpr (PARK)
+        sh_words_st<ACC_THREADS>(iv, ivs, ivw, threadIdx.x);
     uint64_t spec = 0;
     pmask m = mask;
     for (int pi = mask.count() - 1; pi >= 0; pi--) {
@@ -432,7 +482,10 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
             }
             j--;
             F id = iv;
-            if (j)
+            if constexpr (PARK)
+                id = ba_parked_inv(
+                    ivs, ivw, j, [&] { return ld16v(pre + (size_t)(j - 1) * Tc + tl); }, x2 - x1);
+            else if (j)
                 mul2(id, iv, ld16v(pre + (size_t)(j - 1) * Tc + tl), iv, iv, x2 - x1);
             const F y1 = ld_y(pts, v1);
             const F lam = (ld_y(pts, v2) - y1) * id;
@@ -470,7 +523,11 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
         } else {
             j--;
             F id = iv;
-            if (j) /* the pair's inverse and the next running inverse: independent */
+            if constexpr (PARK)
+                id = ba_parked_inv(ivs, ivw, j,
+                                   [&] { return ld16v(pre + (size_t)(j - 1) * Tc + tl); },
+                                   q.x - p.x);
+            else if (j) /* the pair's inverse and the next running inverse: independent */
                 mul2(id, iv, ld16v(pre + (size_t)(j - 1) * Tc + tl), iv, iv, q.x - p.x);
             s = affine_add_inv(p, q, id);
         }
@@ -557,7 +614,7 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
     affine<F> sums[BA_MAXP];
     const uint64_t spec =
         ba_pair_sums<false>(mask, beg, vals, pts, npre[tl], ld16v(inv_ + tl), pre, Tc, tl,
-                            [&](int pi, int, const affine<F> &s) { sums[pi] = s; });
+                            park, 0, [&](int pi, int, const affine<F> &s) { sums[pi] = s; });
     ba_add_slice<F, ALL_ZERO, false>(keys, vals, beg, live, t, mask, spec, 0, pts, park,
                                      buckets, ckey, cpt, cur, carry,
                                      [&](int pi) { return sums[pi]; });
@@ -595,7 +652,7 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
      * in shared memory while the pair sums use the registers (in registers they made ptxas
      * spill 432 bytes in BN254 G2's kernel, 72 in BLS12-381 G1's). */
     constexpr int W = sizeof(F) / 4;
-    __shared__ uint32_t qs[2 * W][ACC_THREADS];
+    __shared__ uint32_t qs[(ba_iv_park<F>::v ? 3 : 2) * W][ACC_THREADS]; /* 2W..: ba_parked_inv */
     const int th = threadIdx.x;
     size_t tl = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (tl >= Tc)
@@ -611,7 +668,7 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
         const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
         int open_r = -1; /* the pair above the one being made, while it is in no quad */
         spec = ba_pair_sums<(sizeof(F) < 64)>( /* G1 only: see ba_pair_sums */
-            mask, beg, vals, pts, npre[tl], ld16v(prod + tl), pre, Tc, tl,
+            mask, beg, vals, pts, npre[tl], ld16v(prod + tl), pre, Tc, tl, qs, 2 * W,
             [&](int pi, int r, const affine<F> &s) {
                 st16(psum + (size_t)pi * Tc + tl, s);
                 F ox;
@@ -662,7 +719,10 @@ k_ba_quads(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
     {
         const uint32_t P = L / 2;
         uint32_t k = npre[tl];
+        constexpr bool PARK = ba_quads_iv_park<F>::v;
         F iv = ld16v(inv_ + tl);
+        if constexpr (PARK)
+            sh_words_st<ACC_THREADS>(iv, park, 0, threadIdx.x);
         for (uint64_t qq = quad; qq; qq &= qq - 1) {
             const int pi = __ffsll((long long)qq) - 1;
             affine<F> *const s1p = psum + (size_t)pi * Tc + tl;
@@ -671,7 +731,11 @@ k_ba_quads(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
                 const F x1 = ld16v((const F *)s1p), x2 = ld16v((const F *)(s1p + Tc));
                 k--;
                 F id = iv;
-                if (k)
+                if constexpr (PARK)
+                    id = ba_parked_inv(
+                        park, 0, k, [&] { return ld16v(pre + (size_t)(P - k) * Tc + tl); },
+                        x2 - x1);
+                else if (k)
                     mul2(id, iv, ld16v(pre + (size_t)(P - k) * Tc + tl), iv, iv, x2 - x1);
                 const F y1 = ld16v((const F *)s1p + 1);
                 const F lam = (ld16v((const F *)(s1p + Tc) + 1) - y1) * id;
@@ -681,7 +745,11 @@ k_ba_quads(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
             const affine<F> s1 = ld16v(s1p), s2 = ld16v(s1p + Tc);
             k--;
             F id = iv;
-            if (k)
+            if constexpr (PARK)
+                id = ba_parked_inv(park, 0, k,
+                                   [&] { return ld16v(pre + (size_t)(P - k) * Tc + tl); },
+                                   s2.x - s1.x);
+            else if (k)
                 mul2(id, iv, ld16v(pre + (size_t)(P - k) * Tc + tl), iv, iv, s2.x - s1.x);
             st16(s1p, affine_add_inv(s1, s2, id));
         }
