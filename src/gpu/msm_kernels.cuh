@@ -370,7 +370,8 @@ template <class F> struct ba_late_y {
  * / 40 -> 20 / 32. MSM 2^24 with tables, three interleaved rounds against main's binary (one
  * H200, 2026-12-04, src/gpu/PERF-NOTES.md twenty-fifth pass): BN254 G2 118.4-118.6 -> 117.1-117.4
  * ms with bit 0; BLS12-381 G2 245.1-245.6 -> 244.8-245.4 with bit 1, 244.6-244.8 with bits 1
- * and 3. */
+ * and 3. With the unparked paths as before (the G1 cubins' code identical to main's), in the
+ * next call: BN254 G2 118.7-119.0 -> 115.6-115.8, BLS12-381 G2 245.0-245.4 -> 244.3-244.7. */
 #ifndef CUZK_GPU_BA_IV_PARK
 #define CUZK_GPU_BA_IV_PARK 11
 #endif
@@ -385,6 +386,15 @@ template <class F> struct ba_quads_iv_park {
                               (sizeof(F) == 96 && (CUZK_GPU_BA_IV_PARK & 8));
 };
 
+/* Pass A reads the next pair's point values (vals) before this pair's x coordinates, so that
+ * its gathers do not wait on their own index loads (ptxas: BN254 G2's k_ba_pass_a 64 -> 70
+ * registers, BLS12-381 G1's 72 -> 77, no spills). MSM 2^24 with tables, three interleaved rounds
+ * (one H200, 2026-12-04, src/gpu/PERF-NOTES.md twenty-fifth pass): G1 BLS12-381 89.77-89.94 ->
+ * 89.32-89.35 ms, G2 BN254 115.59-115.79 -> 115.03-115.21, G2 BLS12-381 244.29-244.68 ->
+ * 244.15-244.55. 0: the loads in order, as before. */
+#ifndef CUZK_GPU_BA_A_AHEAD
+#define CUZK_GPU_BA_A_AHEAD 1
+#endif
 /* Slices t0 .. t0 + Tc - 1 (thread tl = t - t0): prefix products of the pairs' denominators at
  * pre[j * Tc + tl], the slice's product at prod[tl] (one when it has no pair), their count at
  * npre[tl]. */
@@ -403,6 +413,34 @@ k_ba_pass_a(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
         size_t end = beg + L < M ? beg + L : M;
         uint32_t live;
         pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
+#if CUZK_GPU_BA_A_AHEAD
+        /* The next pair's point values read before this pair's x coordinates, so that the
+         * gathers do not wait on their own index loads. */
+        if (mask.any()) {
+            int r = mask.pop_low();
+            uint32_t v1 = vals[beg + r], v2 = vals[beg + r + 1];
+            for (;;) {
+                const bool more = mask.any();
+                uint32_t n1 = 0, n2 = 0;
+                if (more) {
+                    r = mask.pop_low();
+                    n1 = vals[beg + r];
+                    n2 = vals[beg + r + 1];
+                }
+                const F x1 = ld_x(pts, v1), x2 = ld_x(pts, v2);
+                if (!ba_special(x1, x2)) {
+                    const F dx = x2 - x1;
+                    acc = j ? acc * dx : dx;
+                    st16(pre + (size_t)j * Tc + tl, acc);
+                    j++;
+                }
+                if (!more)
+                    break;
+                v1 = n1;
+                v2 = n2;
+            }
+        }
+#else
         while (mask.any()) {
             const int r = mask.pop_low();
             F x1 = ld_x(pts, vals[beg + r]);
@@ -414,6 +452,7 @@ k_ba_pass_a(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
             st16(pre + (size_t)j * Tc + tl, acc);
             j++;
         }
+#endif
     }
     st16(prod + tl, acc);
     npre[tl] = (uint8_t)j;
