@@ -386,6 +386,32 @@ template <class F> struct ba_quads_iv_park {
                               (sizeof(F) == 96 && (CUZK_GPU_BA_IV_PARK & 8));
 };
 
+/* G2's pair sums load a pair's y coordinates with its x coordinates and park them in shared
+ * memory across the inverses' products (after the running inverse's words: 2W more words a
+ * thread, within pass B's parked XYZZ sum's 4W; k_ba_pairs's qs grows to 5W), read back with
+ * volatile loads, which the compiler cannot forward from the stores: the y coordinates hold no
+ * registers across the products and are not loaded from global memory late. Bit 0: BN254 G2
+ * (in place of its late loads; x is still read again when CUZK_GPU_BA_LATE_Y is 2), bit 1:
+ * BLS12-381 G2; each needs the running inverse parked too (ba_iv_park). Off by default: not yet
+ * measured. */
+#ifndef CUZK_GPU_BA_Y_PARK
+#define CUZK_GPU_BA_Y_PARK 0
+#endif
+template <class F> struct ba_y_park {
+    static constexpr bool v = ba_iv_park<F>::v && ((sizeof(F) == 64 && (CUZK_GPU_BA_Y_PARK & 1)) ||
+                                                   (sizeof(F) == 96 && (CUZK_GPU_BA_Y_PARK & 2)));
+};
+/* Volatile: the value parked by this thread must be read back from shared memory. */
+template <class F> DI F sh_words_ld_volatile(const uint32_t (*s)[ACC_THREADS], int w0)
+{
+    F r;
+    uint32_t *const v = (uint32_t *)&r;
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof(F) / 4); k++)
+        v[k] = *(const volatile uint32_t *)&s[w0 + k][threadIdx.x];
+    return r;
+}
+
 /* Pass A reads the next pair's point values (vals) before this pair's x coordinates, so that
  * its gathers do not wait on their own index loads (ptxas: BN254 G2's k_ba_pass_a 64 -> 70
  * registers, BLS12-381 G1's 72 -> 77, no spills). MSM 2^24 with tables, three interleaved rounds
@@ -509,6 +535,33 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
     pmask m = mask;
     for (int pi = mask.count() - 1; pi >= 0; pi--) {
         const int r = m.pop_high();
+        if constexpr (ba_y_park<F>::v && !JOIN) {
+            /* CUZK_GPU_BA_Y_PARK: both points loaded at once, the y coordinates parked. */
+            constexpr int W = sizeof(F) / 4;
+            const uint32_t v1 = vals[beg + r], v2 = vals[beg + r + 1];
+            const affine<F> p = ld_pt(pts, v1), q = ld_pt(pts, v2);
+            if (ba_special(p.x, q.x)) {
+                spec |= ba_put_special(pi, r, p, q, put);
+                continue;
+            }
+            sh_words_st<ACC_THREADS>(p.y, ivs, ivw + W, threadIdx.x);
+            sh_words_st<ACC_THREADS>(q.y, ivs, ivw + 2 * W, threadIdx.x);
+            j--;
+            const F id = ba_parked_inv(
+                ivs, ivw, j, [&] { return ld16v(pre + (size_t)(j - 1) * Tc + tl); }, q.x - p.x);
+            const F y1 = sh_words_ld_volatile<F>(ivs, ivw + W);
+            const F lam = (sh_words_ld_volatile<F>(ivs, ivw + 2 * W) - y1) * id;
+            affine<F> s;
+            if (ba_late_y<F>::v == 2) { /* x read again (cached), as the late loads' path */
+                const F x1b = ld_x(pts, v1);
+                s.x = sqr(lam) - x1b - ld_x(pts, v2);
+                s.y = lam * (x1b - s.x) - y1;
+            } else {
+                s = affine_from_lam(lam, p.x, q.x, y1);
+            }
+            put(pi, r, s);
+            continue;
+        }
         if constexpr (ba_late_y<F>::v && !JOIN) {
             /* G2 and BLS12-381 G1: the x coordinates first, the y coordinates only after the
              * inverses' products, so that they hold no registers across that call (the pair
@@ -691,7 +744,8 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
      * in shared memory while the pair sums use the registers (in registers they made ptxas
      * spill 432 bytes in BN254 G2's kernel, 72 in BLS12-381 G1's). */
     constexpr int W = sizeof(F) / 4;
-    __shared__ uint32_t qs[(ba_iv_park<F>::v ? 3 : 2) * W][ACC_THREADS]; /* 2W..: ba_parked_inv */
+    /* 2W ..: ba_parked_inv's running inverse, then the parked y coordinates (ba_y_park) */
+    __shared__ uint32_t qs[(ba_y_park<F>::v ? 5 : ba_iv_park<F>::v ? 3 : 2) * W][ACC_THREADS];
     const int th = threadIdx.x;
     size_t tl = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (tl >= Tc)
