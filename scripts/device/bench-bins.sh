@@ -6,6 +6,7 @@
 # setting reaches.
 #   BINS    "name=path ..." of the other builds' tarballs (default "base=build-base/... var=
 #           build-var/...", those that exist); each holds bin/cuzk-bench-gpu
+#           (scripts/device/build-variants.sh builds them from macro settings and prints BINS)
 #   TEST=1  gpu_test --quick with the pack first (0: none)
 #   ROUNDS (2), ONLY (g1,g2), LOGS (24), SCALARS (random), EXTRA (more bench flags):
 #           `cuzk-bench-gpu --only ONLY --logs LOGS --tables 0 --reps 3` per build in turn
