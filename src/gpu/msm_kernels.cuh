@@ -701,6 +701,8 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
             size_t Tc, const affine<F> *pts, const F *pre, const F *inv_, const uint8_t *npre,
             xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
 {
+    /* the running inverse (W words) and the parked y coordinates (2W) in the sum's 4W */
+    static_assert(!ba_iv_park<F>::v || acc_park_of<F>::v, "pass B parks in the XYZZ sum's words");
     ACC_PARK_SHARED(F, park);
     BA_SLICE_OPEN();
     affine<F> sums[BA_MAXP];
@@ -813,6 +815,7 @@ k_ba_quads(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
         const uint32_t P = L / 2;
         uint32_t k = npre[tl];
         constexpr bool PARK = ba_quads_iv_park<F>::v;
+        static_assert(!PARK || acc_park_of<F>::v, "the quads park in the XYZZ sum's words");
         F iv = ld16v(inv_ + tl);
         if constexpr (PARK)
             sh_words_st<ACC_THREADS>(iv, park, 0, threadIdx.x);
