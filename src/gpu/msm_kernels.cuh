@@ -375,15 +375,18 @@ template <class F> struct ba_late_y {
 #ifndef CUZK_GPU_BA_IV_PARK
 #define CUZK_GPU_BA_IV_PARK 11
 #endif
+/* Bit b of flags for BN254 G2 (64-byte fields), b + 1 for BLS12-381 G2 (96); G1 never. */
+template <class F> constexpr bool ba_g2_bit(int flags, int b)
+{
+    return sizeof(F) == 64 ? (flags >> b) & 1 : sizeof(F) == 96 ? (flags >> (b + 1)) & 1 : false;
+}
 template <class F> struct ba_iv_park {
-    static constexpr bool v = (sizeof(F) == 64 && (CUZK_GPU_BA_IV_PARK & 1)) ||
-                              (sizeof(F) == 96 && (CUZK_GPU_BA_IV_PARK & 2));
+    static constexpr bool v = ba_g2_bit<F>(CUZK_GPU_BA_IV_PARK, 0);
 };
 /* The same for k_ba_quads's running inverse (in the parked XYZZ sum's words, unused until the
  * slice's additions). */
 template <class F> struct ba_quads_iv_park {
-    static constexpr bool v = (sizeof(F) == 64 && (CUZK_GPU_BA_IV_PARK & 4)) ||
-                              (sizeof(F) == 96 && (CUZK_GPU_BA_IV_PARK & 8));
+    static constexpr bool v = ba_g2_bit<F>(CUZK_GPU_BA_IV_PARK, 2);
 };
 
 /* G2's pair sums load a pair's y coordinates with its x coordinates and park them in shared
@@ -398,8 +401,7 @@ template <class F> struct ba_quads_iv_park {
 #define CUZK_GPU_BA_Y_PARK 0
 #endif
 template <class F> struct ba_y_park {
-    static constexpr bool v = ba_iv_park<F>::v && ((sizeof(F) == 64 && (CUZK_GPU_BA_Y_PARK & 1)) ||
-                                                   (sizeof(F) == 96 && (CUZK_GPU_BA_Y_PARK & 2)));
+    static constexpr bool v = ba_iv_park<F>::v && ba_g2_bit<F>(CUZK_GPU_BA_Y_PARK, 0);
 };
 /* Volatile: the value parked by this thread must be read back from shared memory. */
 template <class F> DI F sh_words_ld_volatile(const uint32_t (*s)[ACC_THREADS], int w0)
