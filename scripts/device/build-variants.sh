@@ -17,7 +17,7 @@ cd "$(dirname "$0")/../.."
 command -v nvcc >/dev/null || PATH=/usr/local/cuda/bin:$PATH
 command -v nvcc >/dev/null || { echo "build-variants: nvcc not found" >&2; exit 1; }
 J=${CUZK_JOBS:-2}
-bins="" carry="\"build-device\""
+bins="" carry="\"build-device/cuzk-device.tar.xz\""
 for spec in "$@"; do
   name=${spec%%=*} defs=${spec#*=}
   case "$name" in
@@ -42,7 +42,7 @@ for spec in "$@"; do
   rm -rf "$B/pack" && mkdir -p "$B/pack/bin"
   strip -o "$B/pack/bin/cuzk-bench-gpu" "$B/bin/cuzk-bench-gpu"
   tar -C "$B/pack" -cJf "$B/cuzk-device.tar.xz" bin/cuzk-bench-gpu
-  bins="$bins $name=$B/cuzk-device.tar.xz" carry="$carry, \"$B\""
+  bins="$bins $name=$B/cuzk-device.tar.xz" carry="$carry, \"$B/cuzk-device.tar.xz\""
 done
 echo "BINS=\"${bins# }\""
 echo "carry: [$carry]"

@@ -58,10 +58,12 @@ template <class F> constexpr int acc_minb()
  * with its pairs at 8) and BLS12-381 G2's k_ba_pairs at 6 (168 registers, 1088 / 1716 bytes;
  * 245.3-245.9 -> 253.2-253.4) (one H200, 2026-12-04, src/gpu/PERF-NOTES.md). With the running
  * inverse parked (CUZK_GPU_BA_IV_PARK), BN254 G2's k_ba_pairs at 6 blocks (168 registers, 40 / 24
- * bytes) was still slower than at 8 (216 / 344): 117.1-117.4 -> 118.6-118.7 ms. */
+ * bytes) was still slower than at 8 (216 / 344): 117.1-117.4 -> 118.6-118.7 ms. With its y
+ * coordinates parked too (ba_y_park), BLS12-381 G2's k_ba_pairs takes 6 blocks by default. */
 #ifndef CUZK_GPU_BA_PAIRS_MINB_64
 #define CUZK_GPU_BA_PAIRS_MINB_64 8
 #endif
+template <class F> struct ba_y_park; /* below */
 template <class F> constexpr int ba_pairs_minb()
 {
 #ifdef CUZK_GPU_BA_PAIRS_MINB_48
@@ -73,6 +75,9 @@ template <class F> constexpr int ba_pairs_minb()
 #ifdef CUZK_GPU_BA_PAIRS_MINB_96
     if (sizeof(F) == 96)
         return CUZK_GPU_BA_PAIRS_MINB_96;
+#else
+    if (sizeof(F) == 96 && ba_y_park<F>::v) /* 6 blocks (168 registers): see ba_y_park */
+        return 6;
 #endif
     return acc_minb<F>();
 }
@@ -395,10 +400,15 @@ template <class F> struct ba_quads_iv_park {
  * volatile loads, which the compiler cannot forward from the stores: the y coordinates hold no
  * registers across the products and are not loaded from global memory late. Bit 0: BN254 G2
  * (in place of its late loads; x is still read again when CUZK_GPU_BA_LATE_Y is 2), bit 1:
- * BLS12-381 G2; each needs the running inverse parked too (ba_iv_park). Off by default: not yet
- * measured. */
+ * BLS12-381 G2; each needs the running inverse parked too (ba_iv_park). Default 2 (BLS12-381
+ * G2), with its k_ba_pairs at 6 blocks (168 registers; ptxas 664 / 960 bytes of spill stores /
+ * loads, 1088 / 1716 without the parked y; at 4 blocks, 255 registers, 140 / 224 against 232 /
+ * 408): MSM 2^24 with tables, three interleaved rounds, best of 3 (one H200, 2026-12-04,
+ * src/gpu/PERF-NOTES.md twenty-sixth pass): BLS12-381 G2 244.50-244.71 ms (main) -> 244.72-244.81
+ * (bit 1, 4 blocks) -> 239.02-239.17 (bit 1, 6 blocks); BN254 G2 115.03-115.19 in all three. Bit
+ * 0 (BN254 G2) stays off: its pass B spills with it (ptxas 0 -> 96 / 128 bytes). */
 #ifndef CUZK_GPU_BA_Y_PARK
-#define CUZK_GPU_BA_Y_PARK 0
+#define CUZK_GPU_BA_Y_PARK 2
 #endif
 template <class F> struct ba_y_park {
     static constexpr bool v = ba_iv_park<F>::v && ba_g2_bit<F>(CUZK_GPU_BA_Y_PARK, 0);

@@ -2,7 +2,8 @@
 # msm_emu (tests/gpu/msm_emu_test.sh) with the batch-affine kernels' compile-time knobs set off
 # their defaults, so that the paths kept for A/B runs on the GPU stay right too: the running
 # inverse parked in BN254 G2's quads as well (CUZK_GPU_BA_IV_PARK 15), the y coordinates parked
-# in G2's pair sums (CUZK_GPU_BA_Y_PARK 3), pass A's loads in order (CUZK_GPU_BA_A_AHEAD 0) and
-# BLS12-381 G2's late y loads with x read again (CUZK_GPU_BA_LATE_Y_96 2). Needs only g++.
-exec bash "$(dirname "$0")/host_emu.sh" msm_emu -DCUZK_GPU_BA_IV_PARK=15 -DCUZK_GPU_BA_Y_PARK=3 \
+# in BN254 G2's pair sums and not in BLS12-381 G2's (CUZK_GPU_BA_Y_PARK 1, the default's bits
+# swapped), pass A's loads in order (CUZK_GPU_BA_A_AHEAD 0) and BLS12-381 G2's late y loads with
+# x read again (CUZK_GPU_BA_LATE_Y_96 2, reached with its y not parked). Needs only g++.
+exec bash "$(dirname "$0")/host_emu.sh" msm_emu -DCUZK_GPU_BA_IV_PARK=15 -DCUZK_GPU_BA_Y_PARK=1 \
     -DCUZK_GPU_BA_A_AHEAD=0 -DCUZK_GPU_BA_LATE_Y_96=2
