@@ -4,7 +4,9 @@
 # each setting in turn, ROUNDS rounds interleaved. KNOBS: space-separated settings, each
 # "default" or VAR=VALUE and bench flags, comma-separated (e.g. "CUZK_GPU_BA_QUADS=0,--no-ba-fit";
 # common.sh knob_env / knob_args) (default: "default CUZK_GPU_REDUCE_CHUNK=64
-# CUZK_GPU_CARRY_SLICE=16"); ONLY: the bench's --only (default "g1,g2"); ROUNDS (default 2).
+# CUZK_GPU_CARRY_SLICE=16"); ONLY: the bench's --only (default "g1,g2"); ROUNDS (default 2);
+# LOGS (default 24: --logs, and --max-log its largest, so the point sets are that large) and
+# SCALARS (default random) for other rows (e.g. LOGS=20,22,24 SCALARS=random,sparse01).
 # gpu_test --quick runs first under each non-default setting (its MSM checks through it). Run
 # from the repository root on the GPU machine after scripts/device-pack here, with build-device
 # carried (device tool: run "bash scripts/device/msm-knobs.sh", carry ["build-device"]).
@@ -16,6 +18,8 @@ mkdir -p "$O"
 dev_unpack /tmp/czk
 NB=$CUZK_BIN_DIR/cuzk-bench-gpu
 KNOBS=${KNOBS:-default CUZK_GPU_REDUCE_CHUNK=64 CUZK_GPU_CARRY_SLICE=16}
+LOGS=${LOGS:-24}
+MAXLOG=$(echo "$LOGS" | tr ',' '\n' | sort -n | tail -1)
 {
 dev_header
 i=0
@@ -26,8 +30,9 @@ done
 for round in $(seq 1 "${ROUNDS:-2}"); do
   for k in $KNOBS; do
     echo "-- round $round: $k"
-    env $(knob_env "$k") timeout 240 "$NB" --only "${ONLY:-g1,g2}" --logs 24 --max-log 24 --tables 0 \
-      --reps 3 --scalars random $(knob_args "$k") 2>&1 | grep -E "^\|" | grep -v -- "---\|what"
+    env $(knob_env "$k") timeout 240 "$NB" --only "${ONLY:-g1,g2}" --logs "$LOGS" \
+      --max-log "$MAXLOG" --tables 0 --reps 3 --scalars "${SCALARS:-random}" $(knob_args "$k") \
+      2>&1 | grep -E "^\|" | grep -v -- "---\|what"
   done
 done
 echo "== end $(date -u '+%T')"
