@@ -413,6 +413,12 @@ template <class F> struct ba_quads_iv_park {
 template <class F> struct ba_y_park {
     static constexpr bool v = ba_iv_park<F>::v && ba_g2_bit<F>(CUZK_GPU_BA_Y_PARK, 0);
 };
+/* With the y coordinates parked, y1 read back from shared memory twice, for lambda and again
+ * for y3 after lambda's product with x1 - x3, so it holds no registers across lambda's square
+ * and that product (CUZK_GPU_BA_Y1_AGAIN 1). Off by default: not yet measured. */
+#ifndef CUZK_GPU_BA_Y1_AGAIN
+#define CUZK_GPU_BA_Y1_AGAIN 0
+#endif
 /* Volatile: the value parked by this thread must be read back from shared memory. */
 template <class F> DI F sh_words_ld_volatile(const uint32_t (*s)[ACC_THREADS], int w0)
 {
@@ -561,9 +567,20 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
             j--;
             const F id = ba_parked_inv(
                 ivs, ivw, j, [&] { return ld16v(pre + (size_t)(j - 1) * Tc + tl); }, q.x - p.x);
+            affine<F> s;
+            if constexpr (CUZK_GPU_BA_Y1_AGAIN) {
+                /* y1 read back twice: for lambda, then for y3 only after its product */
+                const F lam = (sh_words_ld_volatile<F>(ivs, ivw + 2 * W) -
+                               sh_words_ld_volatile<F>(ivs, ivw + W)) *
+                              id;
+                const F x1 = ba_late_y<F>::v == 2 ? ld_x(pts, v1) : p.x;
+                s.x = sqr(lam) - x1 - (ba_late_y<F>::v == 2 ? ld_x(pts, v2) : q.x);
+                s.y = lam * (x1 - s.x) - sh_words_ld_volatile<F>(ivs, ivw + W);
+                put(pi, r, s);
+                continue;
+            }
             const F y1 = sh_words_ld_volatile<F>(ivs, ivw + W);
             const F lam = (sh_words_ld_volatile<F>(ivs, ivw + 2 * W) - y1) * id;
-            affine<F> s;
             if (ba_late_y<F>::v == 2) { /* x read again (cached), as the late loads' path */
                 const F x1b = ld_x(pts, v1);
                 s.x = sqr(lam) - x1b - ld_x(pts, v2);
