@@ -413,6 +413,16 @@ template <class F> struct ba_quads_iv_park {
 template <class F> struct ba_y_park {
     static constexpr bool v = ba_iv_park<F>::v && ba_g2_bit<F>(CUZK_GPU_BA_Y_PARK, 0);
 };
+/* The same in pass B's pair sums too (bit 0: BN254 G2, bit 1: BLS12-381 G2), or only in
+ * k_ba_pairs's (bit clear). Default 3, pass B's as k_ba_pairs's; BN254 G2's parked y made its
+ * pass B spill (ptxas 0 -> 96 / 128 bytes), so with bit 0 of CUZK_GPU_BA_Y_PARK its k_ba_pairs
+ * alone may gain (CUZK_GPU_BA_Y_PARK_B 2; not yet measured). */
+#ifndef CUZK_GPU_BA_Y_PARK_B
+#define CUZK_GPU_BA_Y_PARK_B 3
+#endif
+template <class F> struct ba_y_park_b {
+    static constexpr bool v = ba_g2_bit<F>(CUZK_GPU_BA_Y_PARK_B, 0);
+};
 /* With the y coordinates parked, y1 read back from shared memory twice, for lambda and again
  * for y3 after lambda's product with x1 - x3, so it holds no registers across lambda's square
  * and that product (CUZK_GPU_BA_Y1_AGAIN 1). Off by default: not yet measured. */
@@ -535,13 +545,13 @@ DI F ba_parked_inv(uint32_t (*s)[ACC_THREADS], int w0, bool more, Pre pre, const
     return v;
 }
 
-/* Phase 1 of pass B (k_ba_pass_b, k_ba_pairs): the slice's pairs (mask, beg) backwards, each
+/* Phase 1 of pass B (k_ba_pass_b, k_ba_pairs: PAIRS): the slice's pairs (mask, beg) backwards, each
  * pair's inverse from the running one (iv, the inverse of the slice's product, parked at
  * ivs[ivw ..] when ba_iv_park; j its prefix count, pre its prefixes at pre[i * Tc + tl]).
  * put(pi, r, s) takes pair pi's sum (entries r and r + 1): the affine sum, or for a pair with a
  * point at infinity the other point. Returns the pairs that are added point by point (bit pi;
  * put is not called for them). */
-template <bool JOIN, class F, class Put>
+template <bool JOIN, bool PAIRS, class F, class Put>
 DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
                          const affine<F> *pts, uint32_t j, F iv, const F *pre, size_t Tc,
                          size_t tl, uint32_t (*ivs)[ACC_THREADS], int ivw, Put put)
@@ -553,7 +563,7 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
     pmask m = mask;
     for (int pi = mask.count() - 1; pi >= 0; pi--) {
         const int r = m.pop_high();
-        if constexpr (ba_y_park<F>::v && !JOIN) {
+        if constexpr (ba_y_park<F>::v && !JOIN && (PAIRS || ba_y_park_b<F>::v)) {
             /* CUZK_GPU_BA_Y_PARK: both points loaded at once, the y coordinates parked. */
             constexpr int W = sizeof(F) / 4;
             const uint32_t v1 = vals[beg + r], v2 = vals[beg + r + 1];
@@ -736,8 +746,8 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
     BA_SLICE_OPEN();
     affine<F> sums[BA_MAXP];
     const uint64_t spec =
-        ba_pair_sums<false>(mask, beg, vals, pts, npre[tl], ld16v(inv_ + tl), pre, Tc, tl,
-                            park, 0, [&](int pi, int, const affine<F> &s) { sums[pi] = s; });
+        ba_pair_sums<false, false>(mask, beg, vals, pts, npre[tl], ld16v(inv_ + tl), pre, Tc, tl,
+                                   park, 0, [&](int pi, int, const affine<F> &s) { sums[pi] = s; });
     ba_add_slice<F, ALL_ZERO, false>(keys, vals, beg, live, t, mask, spec, 0, pts, park,
                                      buckets, ckey, cpt, cur, carry,
                                      [&](int pi) { return sums[pi]; });
@@ -791,7 +801,7 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
         uint32_t live;
         const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
         int open_r = -1; /* the pair above the one being made, while it is in no quad */
-        spec = ba_pair_sums<(sizeof(F) < 64)>( /* G1 only: see ba_pair_sums */
+        spec = ba_pair_sums<(sizeof(F) < 64), true>( /* G1 only: see ba_pair_sums */
             mask, beg, vals, pts, npre[tl], ld16v(prod + tl), pre, Tc, tl, qs, 2 * W,
             [&](int pi, int r, const affine<F> &s) {
                 st16(psum + (size_t)pi * Tc + tl, s);
