@@ -81,6 +81,20 @@ template <class F> constexpr int ba_pairs_minb()
 #endif
     return acc_minb<F>();
 }
+/* Pass B's bound: acc_minb's (as k_accum1's) unless CUZK_GPU_BA_PASSB_MINB_<bytes> sets it for a
+ * field size (A/B runs). */
+template <class F> constexpr int ba_passb_minb()
+{
+#ifdef CUZK_GPU_BA_PASSB_MINB_64
+    if (sizeof(F) == 64)
+        return CUZK_GPU_BA_PASSB_MINB_64;
+#endif
+#ifdef CUZK_GPU_BA_PASSB_MINB_96
+    if (sizeof(F) == 96)
+        return CUZK_GPU_BA_PASSB_MINB_96;
+#endif
+    return acc_minb<F>();
+}
 template <class F> constexpr int ba_quads_minb()
 {
 #ifdef CUZK_GPU_BA_QUADS_MINB_64
@@ -735,7 +749,7 @@ DI void ba_add_slice(const uint32_t *keys, const uint32_t *vals, size_t beg, uin
  * and lost 19% to the fewer resident warps: PERF-NOTES.md.) */
 #define BA_MAXP 64 /* pairs per slice: L1 <= 128 */
 template <class F, bool ALL_ZERO>
-__global__ void __launch_bounds__(ACC_THREADS, acc_minb<F>())
+__global__ void __launch_bounds__(ACC_THREADS, ba_passb_minb<F>())
 k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
             size_t Tc, const affine<F> *pts, const F *pre, const F *inv_, const uint8_t *npre,
             xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
