@@ -591,27 +591,16 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
             j--;
             const F id = ba_parked_inv(
                 ivs, ivw, j, [&] { return ld16v(pre + (size_t)(j - 1) * Tc + tl); }, q.x - p.x);
-            affine<F> s;
-            if constexpr (CUZK_GPU_BA_Y1_AGAIN) {
-                /* y1 read back twice: for lambda, then for y3 only after its product */
-                const F lam = (sh_words_ld_volatile<F>(ivs, ivw + 2 * W) -
-                               sh_words_ld_volatile<F>(ivs, ivw + W)) *
-                              id;
-                const F x1 = ba_late_y<F>::v == 2 ? ld_x(pts, v1) : p.x;
-                s.x = sqr(lam) - x1 - (ba_late_y<F>::v == 2 ? ld_x(pts, v2) : q.x);
-                s.y = lam * (x1 - s.x) - sh_words_ld_volatile<F>(ivs, ivw + W);
-                put(pi, r, s);
-                continue;
-            }
             const F y1 = sh_words_ld_volatile<F>(ivs, ivw + W);
             const F lam = (sh_words_ld_volatile<F>(ivs, ivw + 2 * W) - y1) * id;
-            if (ba_late_y<F>::v == 2) { /* x read again (cached), as the late loads' path */
-                const F x1b = ld_x(pts, v1);
-                s.x = sqr(lam) - x1b - ld_x(pts, v2);
-                s.y = lam * (x1b - s.x) - y1;
-            } else {
-                s = affine_from_lam(lam, p.x, q.x, y1);
-            }
+            /* x read again (cached) with the late loads, as their path does */
+            constexpr bool XA = ba_late_y<F>::v == 2;
+            const F x1 = XA ? ld_x(pts, v1) : p.x;
+            affine<F> s;
+            s.x = sqr(lam) - x1 - (XA ? ld_x(pts, v2) : q.x);
+            /* CUZK_GPU_BA_Y1_AGAIN: y1 read back for y3, not kept across its product */
+            s.y = lam * (x1 - s.x) -
+                  (CUZK_GPU_BA_Y1_AGAIN ? sh_words_ld_volatile<F>(ivs, ivw + W) : y1);
             put(pi, r, s);
             continue;
         }
