@@ -1,6 +1,5 @@
 /* libFuzzer target for the TOML-subset parser and the size/duration parsers.
- * Build: clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc fuzz/toml_fuzz.c \
- *        src/util/toml.c src/util/alloc.c src/util/err.c -o toml_fuzz
+ * Built and run by scripts/fuzz-smoke.sh (target toml; seeds in fuzz/corpus/toml/).
  * Invariants checked: a parse either succeeds or fails with BAD_CONFIG and a "name:line:"
  * message; every key of a parsed document can be looked up; nothing leaks (ASan). */
 #include <stdlib.h>
