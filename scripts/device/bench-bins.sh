@@ -7,6 +7,10 @@
 #   BINS    "name=path ..." of the other builds' tarballs (default "base=build-base/... var=
 #           build-var/...", those that exist); each holds bin/cuzk-bench-gpu
 #           (scripts/device/build-variants.sh builds them from macro settings and prints BINS)
+#   PACK    the pack (default build-device/cuzk-device.tar.xz), or none: the BINS alone (with
+#           TEST=0; cuzk-bench-gpu links no library of ours), so that seven variants fit in a
+#           call's 64 MiB instead of two beside the pack; build the baseline among them
+#           (build-variants.sh main=)
 #   TEST=1  gpu_test --quick with the pack first (0: none)
 #   ROUNDS (2), ONLY (g1,g2), LOGS (24), SCALARS (random), EXTRA (more bench flags):
 #           `cuzk-bench-gpu --only ONLY --logs LOGS --tables 0 --reps 3` per build in turn
@@ -17,19 +21,29 @@ set -u
 O=${OUT:-/tmp/bench-bins-out}
 mkdir -p "$O"
 . scripts/device/common.sh
-[ -f build-device/cuzk-device.tar.xz ] ||
-  { echo "bench-bins: no build-device/cuzk-device.tar.xz" >&2; exit 2; }
+PACK=${PACK:-build-device/cuzk-device.tar.xz}
 if [ -z "${BINS:-}" ]; then
   BINS=""
   for b in base var; do
     [ -f build-$b/cuzk-device.tar.xz ] && BINS="$BINS $b=build-$b/cuzk-device.tar.xz"
   done
 fi
-names=pack
-mkdir -p /tmp/bb-pack && tar -xJf build-device/cuzk-device.tar.xz -C /tmp/bb-pack ||
-  { echo "bench-bins: cannot unpack the pack" >&2; exit 2; }
+if [ "$PACK" = none ]; then
+  [ "${TEST:-1}" = 0 ] ||
+    { echo "bench-bins: PACK=none needs TEST=0 (gpu_test is in the pack)" >&2; exit 2; }
+  [ -n "$BINS" ] || { echo "bench-bins: PACK=none and no BINS" >&2; exit 2; }
+  names=""
+  mkdir -p /tmp/bb-pack # env.sh's stand-in: no libraries to find
+  echo 'export CUZK_BIN_DIR=/tmp/bb-pack/bin' > /tmp/bb-pack/env.sh
+else
+  [ -f "$PACK" ] || { echo "bench-bins: no $PACK" >&2; exit 2; }
+  names=pack
+  mkdir -p /tmp/bb-pack && tar -xJf "$PACK" -C /tmp/bb-pack ||
+    { echo "bench-bins: cannot unpack the pack" >&2; exit 2; }
+fi
 for nb in $BINS; do
   n=${nb%%=*} f=${nb#*=}
+  [ "$n" != pack ] || { echo "bench-bins: 'pack' is the pack's name, not a variant's" >&2; exit 2; }
   mkdir -p /tmp/bb-$n && cp -a /tmp/bb-pack/. /tmp/bb-$n/ && tar -xJf "$f" -C /tmp/bb-$n ||
     { echo "bench-bins: cannot unpack $f" >&2; exit 2; }
   names="$names $n"
@@ -38,7 +52,7 @@ LOGS=${LOGS:-24}
 MAXLOG=$(echo "$LOGS" | tr ',' '\n' | sort -n | tail -1)
 {
 dev_header
-echo "builds: pack $BINS"
+echo "builds: ${PACK} $BINS"
 if [ "${TEST:-1}" != 0 ]; then
   ( . /tmp/bb-pack/env.sh && dev_gpu_test "$O/gpu_test.log" )
 fi
