@@ -1,7 +1,10 @@
 # Sourced by the NTT device scripts (ntt-geometry.sh, ntt-sizes.sh, ntt-radix.sh): unpacks a
 # pack of scripts/device-pack and runs the correctness checks they start with.
 #   dev_unpack DIR       unpack ${CUZK_PACK:-build-device/cuzk-device.tar.xz} into DIR and
-#                        source its env.sh (CUZK_BIN_DIR, LD_LIBRARY_PATH, ...)
+#                        source its env.sh (CUZK_BIN_DIR, LD_LIBRARY_PATH, ...); a tarball of
+#                        scripts/device/build-variants.sh (bin/cuzk-bench-gpu alone, no env.sh)
+#                        gets CUZK_BIN_DIR only: enough for the scripts that run just the bench
+#                        (msm-knobs.sh with SKIP_TEST=1)
 #   dev_header           the device, its driver and the time, one line
 #   dev_gpu_test LOG [ENV=VALUE...]
 #                        gpu_test --quick with the given environment, its result on one line
@@ -21,7 +24,8 @@
 knob_env() { [ "$1" = default ] || echo "$1" | tr ',' '\n' | grep -v '^--' | tr '\n' ' '; }
 knob_args() { [ "$1" = default ] || echo "$1" | tr ',' '\n' | grep '^--' | sed 's/=/ /' | tr '\n' ' '; }
 dev_unpack() {
-  mkdir -p "$1" && tar -xJf "${CUZK_PACK:-build-device/cuzk-device.tar.xz}" -C "$1" && . "$1/env.sh"
+  mkdir -p "$1" && tar -xJf "${CUZK_PACK:-build-device/cuzk-device.tar.xz}" -C "$1" || return
+  if [ -f "$1/env.sh" ]; then . "$1/env.sh"; else export CUZK_BIN_DIR=$1/bin; fi
 }
 dev_header() {
   echo "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader); $(date -u '+%F %T') UTC"

@@ -10,12 +10,16 @@
 # gpu_test --quick runs first under each non-default setting (its MSM checks through it). Run
 # from the repository root on the GPU machine after scripts/device-pack here, with build-device
 # carried (device tool: run "bash scripts/device/msm-knobs.sh", carry ["build-device"]).
+# CUZK_PACK=build-v-NAME/cuzk-device.tar.xz (a variant of build-variants.sh, e.g. main=) with
+# SKIP_TEST=1 runs without the pack, beside bench-bins.sh PACK=none in the same call.
 # Writes $OUT/msm-knobs.txt.
 set -u
 O=${OUT:-/tmp/msm-knobs-out}
 mkdir -p "$O"
 . scripts/device/common.sh
-dev_unpack /tmp/czk
+dev_unpack /tmp/czk || { echo "msm-knobs: cannot unpack ${CUZK_PACK:-the pack}" >&2; exit 2; }
+[ -n "${SKIP_TEST:-}" ] || [ -x "$CUZK_BIN_DIR/gpu_test" ] ||
+  { echo "msm-knobs: no gpu_test in ${CUZK_PACK:-the pack}: set SKIP_TEST=1" >&2; exit 2; }
 NB=$CUZK_BIN_DIR/cuzk-bench-gpu
 KNOBS=${KNOBS:-default CUZK_GPU_REDUCE_CHUNK=64 CUZK_GPU_CARRY_SLICE=16}
 LOGS=${LOGS:-24}
