@@ -33,8 +33,7 @@ if [ "$PACK" = none ]; then
     { echo "bench-bins: PACK=none needs TEST=0 (gpu_test is in the pack)" >&2; exit 2; }
   [ -n "$BINS" ] || { echo "bench-bins: PACK=none and no BINS" >&2; exit 2; }
   names=""
-  mkdir -p /tmp/bb-pack # env.sh's stand-in: no libraries to find
-  echo 'export CUZK_BIN_DIR=/tmp/bb-pack/bin' > /tmp/bb-pack/env.sh
+  rm -rf /tmp/bb-pack && mkdir -p /tmp/bb-pack # empty: no libraries, no env.sh
 else
   [ -f "$PACK" ] || { echo "bench-bins: no $PACK" >&2; exit 2; }
   names=pack
@@ -58,7 +57,7 @@ if [ "${TEST:-1}" != 0 ]; then
 fi
 for round in $(seq 1 "${ROUNDS:-2}"); do
   for n in $names; do
-    ( . /tmp/bb-pack/env.sh &&
+    ( if [ -f /tmp/bb-pack/env.sh ]; then . /tmp/bb-pack/env.sh; fi
       timeout 240 /tmp/bb-$n/bin/cuzk-bench-gpu --only "${ONLY:-g1,g2}" --logs "$LOGS" \
         --max-log "$MAXLOG" --tables 0 --reps 3 --scalars "${SCALARS:-random}" ${EXTRA:-} 2>&1 |
         grep -E "^\| MSM|^\| NTT|rror" | sed "s/^/$round $n /" )
