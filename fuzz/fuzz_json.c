@@ -49,7 +49,7 @@ static void walk(const cuzk_json *v, int depth)
     }
 }
 
-static void write(cuzk_strbuf *sb, const cuzk_json *v)
+static void emit(cuzk_strbuf *sb, const cuzk_json *v)
 {
     switch (v->type) {
     case CUZK_JSON_NULL: cuzk_sb_puts(sb, "null"); break;
@@ -65,7 +65,7 @@ static void write(cuzk_strbuf *sb, const cuzk_json *v)
                 cuzk_sb_json_string(sb, v->keys[i]);
                 cuzk_sb_puts(sb, ":");
             }
-            write(sb, v->items[i]);
+            emit(sb, v->items[i]);
         }
         cuzk_sb_puts(sb, v->type == CUZK_JSON_ARRAY ? "]" : "}");
     }
@@ -104,7 +104,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
     walk(root, 0);
     cuzk_strbuf sb;
     cuzk_sb_init(&sb);
-    write(&sb, root);
+    emit(&sb, root);
     if (sb.oom)
         __builtin_trap();
     if (cuzk_json_parse(&again, sb.buf, sb.len, 0, "again.json", &eb) != CUZK_OK ||
