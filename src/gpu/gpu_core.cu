@@ -268,6 +268,20 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
         }
         ctx->inf_drop = idr[0] - '0';
     }
+    /* CUZK_GPU_BA_HALVES (A/B runs): G2's pair sums with two lanes a slice (ba_halves.cuh's
+     * k_ba_pairs_h) where k_ba_pairs runs: 1, 2 with the two inverses' products interleaved;
+     * 0 (the default) k_ba_pairs. */
+    const char *bh = getenv("CUZK_GPU_BA_HALVES");
+    ctx->ba_halves = 0;
+    if (bh && *bh) {
+        if (bh[1] || bh[0] < '0' || bh[0] > '2') {
+            r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                          "cuzk_gpu_open: CUZK_GPU_BA_HALVES=%s: expected 0, 1 or 2", bh);
+            cuzk_gpu_close(ctx);
+            return r;
+        }
+        ctx->ba_halves = bh[0] - '0';
+    }
     /* CUZK_GPU_MSM_SPLIT: the smallest MSM (scalars) that CUZK_GPU_SCALARS_ONCE splits, in
      * every group once set (unset: from 2^21, not BLS12-381 G2), 0 for none (A/B runs; tests
      * lower it to split small MSMs); a number of at least 8, or 0. */

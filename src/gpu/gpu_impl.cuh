@@ -50,6 +50,7 @@
 
 #include "gpu/curve.cuh"
 #include "gpu/gpu_internal.cuh"
+#include "gpu/ba_halves.cuh"
 #include "gpu/msm_kernels.cuh"
 #include "gpu/msm_reduce.cuh"
 #include "gpu/ntt_kernels.cuh"
@@ -188,9 +189,21 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             LAUNCHED("k_ba_pass_a");
             TRY(tree_inverse(ctx, tr, nodes, tc, eb));
             if (quads) {
-                k_ba_pairs<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
-                    keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks);
-                LAUNCHED("k_ba_pairs");
+                typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
+                if constexpr (!std::is_void<C2>::value) {
+                    if (ctx->ba_halves) {
+                        auto *const k = ctx->ba_halves == 2 ? k_ba_pairs_h<C2, ALL_ZERO, true>
+                                                            : k_ba_pairs_h<C2, ALL_ZERO, false>;
+                        k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                            keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks);
+                        LAUNCHED("k_ba_pairs_h");
+                    }
+                }
+                if (std::is_void<C2>::value || !ctx->ba_halves) {
+                    k_ba_pairs<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                        keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks);
+                    LAUNCHED("k_ba_pairs");
+                }
                 TRY(tree_inverse(ctx, tr, nodes, tc, eb));
                 k_ba_quads<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                     keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets, ck0,

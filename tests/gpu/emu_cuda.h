@@ -15,6 +15,8 @@
 
 #define CUZK_GPU_HOST_EMU 1
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <ucontext.h>
 
 #include <functional>
@@ -82,6 +84,36 @@ static void emu_entry()
 {
     emu_blk.body();
     emu_blk.done[emu_blk.cur] = 1; /* then back to uc_link, the scheduler */
+}
+
+/* Warp shuffles and __syncwarp for kernels whose lanes work in pairs (ba_halves.cuh: lane t
+ * with lane t ^ 1), run by launch_block: a shuffle stores this lane's word and yields, so that
+ * the partner stores its own in the same round, then reads the partner's. Partners make the
+ * same shuffles in the same order (they run the same code on the same slice), so a round holds
+ * one shuffle of each; the stores alternate between two slots so that a partner that resumes
+ * first and goes on to its next shuffle does not overwrite the word not yet read. */
+static uint32_t emu_shfl_val[2][1024];
+static unsigned emu_shfl_cnt[1024];
+static void emu_need_block(const char *what)
+{
+    if (!emu_blk.in_block) {
+        fprintf(stderr, "emu_cuda.h: %s outside launch_block (its lanes must run as coroutines)\n",
+                what);
+        abort();
+    }
+}
+static inline uint32_t __shfl_xor_sync(unsigned, uint32_t v, int lane_mask)
+{
+    emu_need_block("__shfl_xor_sync");
+    const unsigned t = threadIdx.x, b = emu_shfl_cnt[t]++ & 1;
+    emu_shfl_val[b][t] = v;
+    emu_sync();
+    return emu_shfl_val[b][t ^ (unsigned)lane_mask];
+}
+static inline void __syncwarp(unsigned)
+{
+    emu_need_block("__syncwarp");
+    emu_sync();
 }
 
 /* A kernel without __syncthreads: every thread of every block in turn. */

@@ -22,6 +22,7 @@
 
 #include "ec/ec_params.h"
 #include "gpu/field.cuh"
+#include "gpu/ba_halves.cuh"
 #include "gpu/msm_kernels.cuh"
 #include "gpu/msm_reduce.cuh"
 #include "emu_fields.h"
@@ -102,6 +103,60 @@ template <class Fn> static void launch(size_t T, Fn fn)
         threadIdx.x = (unsigned)(t % ACC_THREADS);
         fn();
     }
+}
+
+/* G2's k_ba_pairs_h (ba_halves.cuh: two lanes a slice; pair: the inverses' products
+ * interleaved) on copies of k_ba_pairs's inputs, its lanes as coroutines (they meet at each
+ * shuffle); halves_check: every word it wrote must be k_ba_pairs's. G1: nothing to run. */
+template <class F> struct halves_out {
+    bool ran = false;
+    std::vector<F> pre, tr;
+    std::vector<uint8_t> npre;
+    std::vector<affine<F>> psum;
+    std::vector<uint64_t> masks;
+};
+template <class F, bool ALL_ZERO>
+static halves_out<F> halves_run(bool pair, const uint32_t *kp, const std::vector<uint32_t> &vals,
+                                size_t M, uint32_t L, size_t t0, size_t tc,
+                                const std::vector<affine<F>> &pts, const std::vector<F> &pre,
+                                const std::vector<F> &tr, const std::vector<uint8_t> &npre,
+                                const std::vector<affine<F>> &psum,
+                                const std::vector<uint64_t> &masks)
+{
+    typedef typename fe2_base<F>::type C2;
+    halves_out<F> o;
+    if constexpr (!std::is_void<C2>::value) {
+        o = {true, pre, tr, npre, psum, masks};
+        launch_block((2 * tc + ACC_THREADS - 1) / ACC_THREADS, ACC_THREADS, [&] {
+            (pair ? k_ba_pairs_h<C2, ALL_ZERO, true> : k_ba_pairs_h<C2, ALL_ZERO, false>)(
+                kp, vals.data(), M, L, t0, tc, pts.data(), o.pre.data(), o.tr.data(),
+                o.npre.data(), o.psum.data(), o.masks.data());
+        });
+    }
+    return o;
+}
+template <class V> static bool same_words(const V &a, const V &b)
+{
+    return a.size() == b.size() && !memcmp(a.data(), b.data(), a.size() * sizeof(a[0]));
+}
+template <class F>
+static void halves_check(const halves_out<F> &o, bool pair, const std::vector<F> &pre,
+                         const std::vector<F> &tr, const std::vector<uint8_t> &npre,
+                         const std::vector<affine<F>> &psum, const std::vector<uint64_t> &masks,
+                         const char *grp, uint32_t L, size_t t0)
+{
+    if (!o.ran)
+        return;
+    check(same_words(o.pre, pre),
+          pair ? "halves (pair): quads' prefixes" : "halves: quads' prefixes", grp, L, t0);
+    check(same_words(o.tr, tr), pair ? "halves (pair): products" : "halves: products", grp, L,
+          t0);
+    check(same_words(o.npre, npre), pair ? "halves (pair): quad counts" : "halves: quad counts",
+          grp, L, t0);
+    check(same_words(o.psum, psum), pair ? "halves (pair): pair sums" : "halves: pair sums", grp,
+          L, t0);
+    check(same_words(o.masks, masks), pair ? "halves (pair): masks" : "halves: masks", grp, L,
+          t0);
 }
 
 /* One group: NP distinct multiples of the generator, then points at infinity, then copies. */
@@ -195,6 +250,11 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
                           level ? "quad product tree inverse" : "product tree inverse", grp, L,
                           t0 + i);
                 if (quads && level == 0) {
+                    /* G2: k_ba_pairs_h on copies of the inputs first (halves_run) */
+                    halves_out<F> hv[2];
+                    for (int v = 0; v < 2; v++)
+                        hv[v] = halves_run<F, ALL_ZERO>(v, kp, vals, M, L, t0, tc, pts, pre, tr,
+                                                        npre, psum, masks);
                     launch(tc, [&] {
                         k_ba_pairs<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(),
                                                 pre.data(), tr.data(), npre.data(),
@@ -206,6 +266,8 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
                               L, t0 + i);
                         nquads += npre[i];
                     }
+                    for (int v = 0; v < 2; v++)
+                        halves_check(hv[v], v, pre, tr, npre, psum, masks, grp, L, t0);
                 }
             }
             if (quads)
