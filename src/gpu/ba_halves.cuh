@@ -1,26 +1,31 @@
 /*
- * G2's pair sums with each Fp2 element split over two lanes (CUZK_GPU_BA_HALVES, opt-in).
+ * G2's quads kernels with each Fp2 element split over two lanes (CUZK_GPU_BA_HALVES, opt-in).
  *
- * k_ba_pairs (msm_kernels.cuh) gives each slice one thread, which holds whole Fp2 elements and
- * makes each Fp2 product as two or three Fp products one after the other. Its G2 instances sit
- * at their register caps (168 registers, 3 warps per scheduler) and are bound by the latency
- * of those dependent products, not by the multiply-adds (PERF-NOTES, twenty-third pass: a
- * third of the issue slots used). k_ba_pairs_h gives a slice two adjacent lanes (lane ^ 1):
- * lane h holds coordinate c_h of every Fp2 value, so a lane holds half the words, and an Fp2
- * product is one Fp sum of two products per lane, with one reduction (field.cuh's
- * mul_add_call), the partner's coordinates fetched by warp shuffles:
+ * k_ba_pairs and k_ba_quads (msm_kernels.cuh) give each slice one thread, which holds whole
+ * Fp2 elements and makes each Fp2 product as two or three Fp products one after the other.
+ * Their G2 instances sit at their register caps (BN254's k_ba_pairs at 128 registers, BLS12-381's
+ * at 168, its k_ba_quads at 255: 2 warps per scheduler) and are bound by the latency of those
+ * dependent products, not by the multiply-adds (PERF-NOTES, twenty-third pass: a third of the
+ * issue slots used). Here a slice has two adjacent lanes (lane ^ 1): lane h holds coordinate
+ * c_h of every Fp2 value, so a lane holds half the words, and an Fp2 product is one Fp sum of
+ * two products per lane, with one reduction (field.cuh's mul_add_call), the partner's
+ * coordinates fetched by warp shuffles:
  *   lane 0: c0 = a0 b0 - a1 b1 = a0 b0 + a1 (p - b1)
  *   lane 1: c1 = a0 b1 + a1 b0
- * Both lanes run the same instructions (the operands selected by h), so the pair never
- * diverges. A square is one product per lane: c0 = (a0 + a1)(a0 - a1), c1 = (a1 + a1) a0. The
- * multiply-adds per Fp2 product are those of BN254's two sums (784; BLS12-381 1752 against
- * Karatsuba's 1764), the chain each lane waits on half as long.
+ * Both lanes run the same instructions (the operands selected by h), and every predicate
+ * (is_zero, ==) is the whole Fp2 value's, the same in both, so a pair never diverges. A square
+ * is one product per lane: c0 = (a0 + a1)(a0 - a1), c1 = (a1 + a1) a0. The multiply-adds per Fp2
+ * product are those of BN254's two sums (784; BLS12-381 1752 against Karatsuba's 1764), the
+ * chain each lane waits on half as long.
  *
- * Its outputs are k_ba_pairs's, word for word (both make canonical Fp values): the pair sums,
- * the quads' prefix products, the slice's product, the quad count and the two masks, which
- * k_ba_quads then reads as before. tests/gpu/msm_emu.cpp runs both on the same chunks and
- * compares every output word; its host emulation runs the lanes as coroutines that meet at
- * each shuffle (tests/gpu/emu_cuda.h).
+ * k_ba_pairs_h (CUZK_GPU_BA_HALVES bit 0) writes k_ba_pairs's outputs word for word (both make
+ * canonical Fp values): the pair sums, the quads' prefix products, the slice's product, the
+ * quad count and the two masks; k_ba_quads_h (bit 1) k_ba_quads's: the quads' sums, buckets
+ * and carries, its mixed additions through curve.cuh's generic xyzz_madd over fh (a lane's
+ * coordinate with Fp2's operations). Bit 2: mul2 and the pair's two inverses' products in one
+ * call, rows interleaved (mul_dual_pair_call). tests/gpu/msm_emu.cpp runs each beside the
+ * one-lane kernel on the same chunks and compares every word; its host emulation runs the lanes
+ * as coroutines that meet at each shuffle (tests/gpu/emu_cuda.h).
  */
 #ifndef CUZK_GPU_BA_HALVES_CUH
 #define CUZK_GPU_BA_HALVES_CUH
@@ -146,6 +151,129 @@ template <class C> DI void st_h(fe2<C> *e, uint32_t h, const fe<C> &a)
     st16((fe<C> *)e + h, a);
 }
 
+/* An Fp2 value as the lane holds it, for the curve formulas (curve.cuh's xyzz_madd, generic in
+ * the field): the lane's coordinate, with Fp2's operations (the lane's half from threadIdx.x:
+ * the halves kernels' blocks have an even size, so lane g & 1 of the grid is threadIdx.x & 1).
+ * Every predicate (is_zero, ==) holds for the whole Fp2 value, the same in both lanes, so the
+ * formulas' branches never split a pair. PAIR: mul2 makes its two products in one call, rows
+ * interleaved (mul2_h), else one after the other. */
+DI half_lane this_half()
+{
+    return {3u << (threadIdx.x & 30), threadIdx.x & 1u};
+}
+template <class C, bool PAIR> struct fh {
+    fe<C> v;
+    static DI fh zero()
+    {
+        fh r;
+        r.v = fe<C>::zero();
+        return r;
+    }
+    static DI fh one() /* Fp2's one: (1, 0) */
+    {
+        fh r;
+        r.v = threadIdx.x & 1 ? fe<C>::zero() : fe<C>::one();
+        return r;
+    }
+    DI bool is_zero() const { return both_bits(v.is_zero(), this_half()) != 0; }
+};
+template <class C, bool P> DI fh<C, P> fh_of(const fe<C> &a)
+{
+    fh<C, P> r;
+    r.v = a;
+    return r;
+}
+template <class C, bool P> DI fh<C, P> operator+(const fh<C, P> &a, const fh<C, P> &b)
+{
+    return fh_of<C, P>(a.v + b.v);
+}
+template <class C, bool P> DI fh<C, P> operator-(const fh<C, P> &a, const fh<C, P> &b)
+{
+    return fh_of<C, P>(a.v - b.v);
+}
+template <class C, bool P> DI fh<C, P> operator-(const fh<C, P> &a)
+{
+    return fh_of<C, P>(-a.v);
+}
+template <class C, bool P> DI fh<C, P> dbl(const fh<C, P> &a)
+{
+    return fh_of<C, P>(a.v + a.v);
+}
+template <class C, bool P> DI bool operator==(const fh<C, P> &a, const fh<C, P> &b)
+{
+    return both_bits(a.v == b.v, this_half()) != 0;
+}
+template <class C, bool P> DI fh<C, P> operator*(const fh<C, P> &a, const fh<C, P> &b)
+{
+    return fh_of<C, P>(mul_h(a.v, b.v, this_half()));
+}
+template <class C, bool P> DI fh<C, P> sqr(const fh<C, P> &a)
+{
+    return fh_of<C, P>(sqr_h(a.v, this_half()));
+}
+template <class C, bool P>
+DI void mul2(fh<C, P> &r0, const fh<C, P> &a0, const fh<C, P> &b0, fh<C, P> &r1, const fh<C, P> &a1,
+             const fh<C, P> &b1)
+{
+    if constexpr (P) {
+        mul2_h(r0.v, a0.v, b0.v, r1.v, a1.v, b1.v, this_half());
+    } else {
+        const fh<C, P> t = a0 * b0;
+        r1 = a1 * b1;
+        r0 = t;
+    }
+}
+template <class C, bool P>
+DI void sqr2(fh<C, P> &r0, const fh<C, P> &a, fh<C, P> &r1, const fh<C, P> &b)
+{
+    const fh<C, P> t = sqr(a);
+    r1 = sqr(b);
+    r0 = t;
+}
+template <class C, bool P, class S>
+DI void madd_tail(S &p, const fh<C, P> &R, const fh<C, P> &b, const fh<C, P> &ppp,
+                  const fh<C, P> &pp, const fh<C, P> &x3)
+{
+    madd_tail_pairs(p, R, b, ppp, pp, x3);
+}
+/* The parked sum's words (xyzz_park: N words a lane per coordinate). */
+template <int NT, class C, bool P>
+DI void sh_words_ld(fh<C, P> &r, const uint32_t (*s)[NT], int w0, int t)
+{
+    sh_words_ld<NT>(r.v, s, w0, t);
+}
+template <int NT, class C, bool P>
+DI void sh_words_st(const fh<C, P> &a, uint32_t (*s)[NT], int w0, int t)
+{
+    sh_words_st<NT>(a.v, s, w0, t);
+}
+
+/* This lane's coordinates of the point value v names (ld_pt_h) / of an affine Fp2 point. */
+template <class C, bool P>
+DI affine<fh<C, P>> ld_pt_fh(const affine<fe2<C>> *pts, uint32_t v, uint32_t h)
+{
+    const affine<fe<C>> a = ld_pt_h(pts, v, h);
+    affine<fh<C, P>> r;
+    r.x.v = a.x;
+    r.y.v = a.y;
+    return r;
+}
+/* A run's sum to its bucket or (the slice's first run continuing an earlier slice's) to the
+ * slice's carry, as flush_run: each lane its coordinates, lane 0 the carry's key. */
+template <class C, bool P>
+DI void flush_run_h(uint32_t key, const xyzz<fh<C, P>> &acc, bool &carry, size_t t,
+                    xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt, uint32_t h)
+{
+    fe<C> *d = (fe<C> *)(carry ? cpt + t : buckets + key);
+    if (carry && !h)
+        ckey[t] = key;
+    carry = false;
+    st16(d + h, acc.x.v);
+    st16(d + 2 + h, acc.y.v);
+    st16(d + 4 + h, acc.zz.v);
+    st16(d + 6 + h, acc.zzz.v);
+}
+
 #ifndef CUZK_GPU_BA_HALVES_MINB_64
 #define CUZK_GPU_BA_HALVES_MINB_64 8
 #endif
@@ -161,7 +289,7 @@ template <class C> constexpr int ba_halves_minb()
  * The same walk as ba_pair_sums's for G2 (no JOIN: a pair with a point at infinity puts the
  * other point, P == +-Q or x = 0 goes to spec) and k_ba_pairs's put (the quads). PAIR: the
  * pair's inverse and the next running inverse (independent) in one call, rows interleaved
- * (CUZK_GPU_BA_HALVES 2), else one after the other (1). */
+ * (CUZK_GPU_BA_HALVES bit 2), else one after the other. */
 template <class C, bool ALL_ZERO, bool PAIR>
 __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C>())
     k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
@@ -250,6 +378,102 @@ __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C>())
         masks[tl] = quad;
         masks[Tc + tl] = spec;
     }
+}
+
+/* k_ba_quads for F = fe2<C> (G2), two lanes a slice (2 Tc threads), after k_ba_pairs or
+ * k_ba_pairs_h: the quads' sums over their first pair's sums, then the slice's additions as
+ * ba_add_slice makes them (the XYZZ sum parked in shared memory, N words a lane per coordinate;
+ * curve.cuh's xyzz_madd over fh), buckets and carries as k_ba_quads writes them. */
+#ifndef CUZK_GPU_BA_HALVES_QUADS_MINB_64
+#define CUZK_GPU_BA_HALVES_QUADS_MINB_64 6
+#endif
+#ifndef CUZK_GPU_BA_HALVES_QUADS_MINB_96
+#define CUZK_GPU_BA_HALVES_QUADS_MINB_96 6
+#endif
+template <class C> constexpr int ba_halves_quads_minb()
+{
+    return C::N == 8 ? CUZK_GPU_BA_HALVES_QUADS_MINB_64 : CUZK_GPU_BA_HALVES_QUADS_MINB_96;
+}
+template <class C, bool ALL_ZERO, bool PAIR>
+__global__ void __launch_bounds__(ACC_THREADS, ba_halves_quads_minb<C>())
+    k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
+                 size_t Tc, const affine<fe2<C>> *pts, const fe2<C> *pre, const fe2<C> *inv_,
+                 const uint8_t *npre, affine<fe2<C>> *psum, const uint64_t *masks,
+                 xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt)
+{
+    typedef fh<C, PAIR> E;
+    typedef fe2<C> F;
+    __shared__ uint32_t park[4 * C::N][ACC_THREADS];
+    const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, tl = g >> 1;
+    if (tl >= Tc)
+        return;
+    const uint32_t h = (uint32_t)(g & 1);
+    const size_t t = t0 + tl, beg = t * L;
+    if (beg >= M)
+        return;
+    const size_t end = beg + L < M ? beg + L : M;
+    /* slice_start, its carry key cleared by lane 0 */
+    uint32_t cur = key_at<ALL_ZERO>(keys, beg);
+    bool carry = beg > 0 && cur != SENT && key_at<ALL_ZERO>(keys, beg - 1) == cur;
+    if (!h)
+        ckey[t] = SENT;
+    uint32_t live;
+    const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
+    const uint64_t quad = masks[tl], spec = masks[Tc + tl];
+    {
+        const uint32_t P = L / 2;
+        uint32_t k = npre[tl];
+        E iv = fh_of<C, PAIR>(ld_h(inv_ + tl, h));
+        for (uint64_t qq = quad; qq; qq &= qq - 1) {
+            const int pi = __ffsll((long long)qq) - 1;
+            affine<F> *const s1p = psum + (size_t)pi * Tc + tl;
+            const E x1 = fh_of<C, PAIR>(ld_h(&s1p->x, h)), x2 = fh_of<C, PAIR>(ld_h(&s1p[Tc].x, h));
+            k--;
+            E id = iv;
+            if (k)
+                mul2(id, iv, fh_of<C, PAIR>(ld_h(pre + (size_t)(P - k) * Tc + tl, h)), iv, iv,
+                     x2 - x1);
+            const E y1 = fh_of<C, PAIR>(ld_h(&s1p->y, h));
+            const E lam = (fh_of<C, PAIR>(ld_h(&s1p[Tc].y, h)) - y1) * id;
+            const affine<E> s = affine_from_lam(lam, x1, x2, y1);
+            st_h(&s1p->x, h, s.x.v);
+            st_h(&s1p->y, h, s.y.v);
+        }
+    }
+    /* ba_add_slice */
+    xyzz_park<E, ACC_THREADS> acc;
+    acc.s = park;
+    acc.t = threadIdx.x;
+    acc.set(xyzz<E>::inf());
+    int pi = 0;
+    for (uint32_t r = 0; r < live;) {
+        const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
+        if (k != cur) {
+            flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
+            acc.set(xyzz<E>::inf());
+            cur = k;
+        }
+        const bool pair = mask.at(r);
+        const bool qd = pair && ((quad >> pi) & 1);
+        const bool sp = pair && ((spec >> pi) & 1);
+        affine<E> a;
+        if (pair && !sp) {
+            const affine<F> *const sp_ = psum + (size_t)pi * Tc + tl;
+            a.x = fh_of<C, PAIR>(ld_h(&sp_->x, h));
+            a.y = fh_of<C, PAIR>(ld_h(&sp_->y, h));
+        } else {
+            a = ld_pt_fh<C, PAIR>(pts, vals[beg + r], h);
+        }
+        if (sp) {
+            xyzz_madd(acc, a);
+            a = ld_pt_fh<C, PAIR>(pts, vals[beg + r + 1], h);
+        }
+        xyzz_madd(acc, a);
+        pi += qd ? 2 : pair;
+        r += qd ? 4 : pair ? 2 : 1;
+    }
+    if (live)
+        flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
 }
 
 } // namespace cuzk_gpu

@@ -268,15 +268,15 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
         }
         ctx->inf_drop = idr[0] - '0';
     }
-    /* CUZK_GPU_BA_HALVES (A/B runs): G2's pair sums with two lanes a slice (ba_halves.cuh's
-     * k_ba_pairs_h) where k_ba_pairs runs: 1, 2 with the two inverses' products interleaved;
-     * 0 (the default) k_ba_pairs. */
+    /* CUZK_GPU_BA_HALVES (A/B runs): G2's quads kernels with two lanes a slice (ba_halves.cuh):
+     * bit 0 k_ba_pairs_h for k_ba_pairs, bit 1 k_ba_quads_h for k_ba_quads, bit 2 their Fp2
+     * products in interleaved pairs; 0 (the default) to 7. */
     const char *bh = getenv("CUZK_GPU_BA_HALVES");
     ctx->ba_halves = 0;
     if (bh && *bh) {
-        if (bh[1] || bh[0] < '0' || bh[0] > '2') {
+        if (bh[1] || bh[0] < '0' || bh[0] > '7') {
             r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                          "cuzk_gpu_open: CUZK_GPU_BA_HALVES=%s: expected 0, 1 or 2", bh);
+                          "cuzk_gpu_open: CUZK_GPU_BA_HALVES=%s: expected 0 to 7", bh);
             cuzk_gpu_close(ctx);
             return r;
         }

@@ -139,6 +139,10 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
          * with one inversion (two with quads). */
         static_assert(sizeof(affine<F>) == 2 * sizeof(F), "cuzk__gpu_ba_slices' pair sums");
         const bool quads = cuzk__gpu_ba_quads_on(ctx->ba_quads, sizeof(F) >= 64, M);
+        /* G2's quads kernels two lanes a slice (ba_halves.cuh), where CUZK_GPU_BA_HALVES asks:
+         * bit 0 k_ba_pairs_h, bit 1 k_ba_quads_h, bit 2 their products in interleaved pairs */
+        typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
+        const int hv = std::is_void<C2>::value || !quads ? 0 : ctx->ba_halves;
         const size_t pre_per = (size_t)(L1 / 2) * sizeof(F),
                      sums_per = (size_t)(L1 / 2) * sizeof(affine<F>);
         size_t Tc = cuzk__gpu_ba_slices(ctx->ba_chunk, L1, sizeof(F), quads, T);
@@ -148,13 +152,22 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
              * idle until it ends (BLS12-381 G2 2^24, chunks of 20.7, 20.7 and 5.2 waves ran as
              * 21 + 21 + 6 of ~4.8 ms each; 16 + 16 + 15 do the same work). */
             int nbk = 0;
-            if (quads)
+            size_t lanes = 1; /* threads a slice */
+            if constexpr (!std::is_void<C2>::value) {
+                if (hv & 2) {
+                    auto *const k = hv & 4 ? k_ba_quads_h<C2, ALL_ZERO, true>
+                                           : k_ba_quads_h<C2, ALL_ZERO, false>;
+                    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbk, k, ACC_THREADS, 0));
+                    lanes = 2;
+                }
+            }
+            if (lanes == 1 && quads)
                 CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                     &nbk, k_ba_quads<F, ALL_ZERO>, ACC_THREADS, 0));
-            else
+            else if (lanes == 1)
                 CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                     &nbk, k_ba_pass_b<F, ALL_ZERO>, ACC_THREADS, 0));
-            const size_t U = (size_t)(nbk > 0 ? nbk : 1) * ctx->sm_count * ACC_THREADS;
+            const size_t U = (size_t)(nbk > 0 ? nbk : 1) * ctx->sm_count * ACC_THREADS / lanes;
             if (Tc >= U) {
                 /* The fewest chunks whose even share, rounded up to whole waves, fits: rounding
                  * the share down to Tc instead left a last chunk of a part-filled wave (a split
@@ -189,26 +202,37 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             LAUNCHED("k_ba_pass_a");
             TRY(tree_inverse(ctx, tr, nodes, tc, eb));
             if (quads) {
-                typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
                 if constexpr (!std::is_void<C2>::value) {
-                    if (ctx->ba_halves) {
-                        auto *const k = ctx->ba_halves == 2 ? k_ba_pairs_h<C2, ALL_ZERO, true>
-                                                            : k_ba_pairs_h<C2, ALL_ZERO, false>;
+                    if (hv & 1) {
+                        auto *const k = hv & 4 ? k_ba_pairs_h<C2, ALL_ZERO, true>
+                                               : k_ba_pairs_h<C2, ALL_ZERO, false>;
                         k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                             keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks);
                         LAUNCHED("k_ba_pairs_h");
                     }
                 }
-                if (std::is_void<C2>::value || !ctx->ba_halves) {
+                if (!(hv & 1)) {
                     k_ba_pairs<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                         keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks);
                     LAUNCHED("k_ba_pairs");
                 }
                 TRY(tree_inverse(ctx, tr, nodes, tc, eb));
-                k_ba_quads<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
-                    keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets, ck0,
-                    cp0);
-                LAUNCHED("k_ba_quads");
+                if constexpr (!std::is_void<C2>::value) {
+                    if (hv & 2) {
+                        auto *const k = hv & 4 ? k_ba_quads_h<C2, ALL_ZERO, true>
+                                               : k_ba_quads_h<C2, ALL_ZERO, false>;
+                        k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                            keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets,
+                            ck0, cp0);
+                        LAUNCHED("k_ba_quads_h");
+                    }
+                }
+                if (!(hv & 2)) {
+                    k_ba_quads<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                        keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets,
+                        ck0, cp0);
+                    LAUNCHED("k_ba_quads");
+                }
             } else {
                 k_ba_pass_b<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                     keys, vals, M, L1, t0, tc, pts, pre, tr, npre, buckets, ck0, cp0);

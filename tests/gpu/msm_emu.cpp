@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <string>
+
 #include "ec/ec_params.h"
 #include "gpu/field.cuh"
 #include "gpu/ba_halves.cuh"
@@ -159,6 +161,37 @@ static void halves_check(const halves_out<F> &o, bool pair, const std::vector<F>
           t0);
 }
 
+/* G2's k_ba_quads_h (ba_halves.cuh; pair: its products interleaved) on copies of k_ba_quads's
+ * inputs and outputs, its lanes as coroutines; every word it writes must be k_ba_quads's (the
+ * quads' sums over the pair sums, the buckets, the carries). G1: nothing to run. */
+template <class F> struct quads_h_out {
+    bool ran = false;
+    std::vector<affine<F>> psum;
+    std::vector<xyzz<F>> b, c;
+    std::vector<uint32_t> k;
+};
+template <class F, bool ALL_ZERO>
+static quads_h_out<F>
+quads_h_run(bool pair, const uint32_t *kp, const std::vector<uint32_t> &vals, size_t M,
+            uint32_t L, size_t t0, size_t tc, const std::vector<affine<F>> &pts,
+            const std::vector<F> &pre, const std::vector<F> &tr, const std::vector<uint8_t> &npre,
+            const std::vector<affine<F>> &psum, const std::vector<uint64_t> &masks,
+            const std::vector<xyzz<F>> &b, const std::vector<uint32_t> &k,
+            const std::vector<xyzz<F>> &c)
+{
+    typedef typename fe2_base<F>::type C2;
+    quads_h_out<F> o;
+    if constexpr (!std::is_void<C2>::value) {
+        o = {true, psum, b, c, k};
+        launch_block((2 * tc + ACC_THREADS - 1) / ACC_THREADS, ACC_THREADS, [&] {
+            (pair ? k_ba_quads_h<C2, ALL_ZERO, true> : k_ba_quads_h<C2, ALL_ZERO, false>)(
+                kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(), tr.data(), npre.data(),
+                o.psum.data(), masks.data(), o.b.data(), o.k.data(), o.c.data());
+        });
+    }
+    return o;
+}
+
 /* One group: NP distinct multiples of the generator, then points at infinity, then copies. */
 template <class F, bool ALL_ZERO>
 static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, size_t chunk)
@@ -270,14 +303,27 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
                         halves_check(hv[v], v, pre, tr, npre, psum, masks, grp, L, t0);
                 }
             }
-            if (quads)
+            if (quads) {
+                /* G2: k_ba_quads_h on copies first (quads_h_run) */
+                quads_h_out<F> qh[2];
+                for (int v = 0; v < 2; v++)
+                    qh[v] = quads_h_run<F, ALL_ZERO>(v, kp, vals, M, L, t0, tc, pts, pre, tr,
+                                                     npre, psum, masks, b_ba, k_ba, c_ba);
                 launch(tc, [&] {
                     k_ba_quads<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(),
                                             pre.data(), tr.data(), npre.data(), psum.data(),
                                             masks.data(), b_ba.data(), k_ba.data(),
                                             c_ba.data());
                 });
-            else
+                for (int v = 0; v < 2; v++)
+                    if (qh[v].ran) {
+                        const std::string w = v ? "quads halves (pair): " : "quads halves: ";
+                        check(same_words(qh[v].psum, psum), (w + "sums").c_str(), grp, L, t0);
+                        check(same_words(qh[v].b, b_ba), (w + "buckets").c_str(), grp, L, t0);
+                        check(same_words(qh[v].k, k_ba), (w + "carry keys").c_str(), grp, L, t0);
+                        check(same_words(qh[v].c, c_ba), (w + "carry sums").c_str(), grp, L, t0);
+                    }
+            } else
                 launch(tc, [&] {
                     k_ba_pass_b<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(),
                                              pre.data(), tr.data(), npre.data(), b_ba.data(),
