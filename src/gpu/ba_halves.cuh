@@ -1,10 +1,12 @@
 /*
- * G2's quads kernels with each Fp2 element split over two lanes (CUZK_GPU_BA_HALVES, opt-in).
+ * G2's batch-affine kernels with each Fp2 element split over two lanes (CUZK_GPU_BA_HALVES,
+ * opt-in).
  *
- * k_ba_pairs and k_ba_quads (msm_kernels.cuh) give each slice one thread, which holds whole
- * Fp2 elements and makes each Fp2 product as two or three Fp products one after the other.
- * Their G2 instances sit at their register caps (BN254's k_ba_pairs at 128 registers, BLS12-381's
- * at 168, its k_ba_quads at 255: 2 warps per scheduler) and are bound by the latency of those
+ * k_ba_pairs, k_ba_quads and k_ba_pass_b (msm_kernels.cuh) give each slice one thread, which
+ * holds whole Fp2 elements and makes each Fp2 product as two or three Fp products one after the
+ * other. Their G2 instances sit at their register caps (BN254's k_ba_pairs at 128 registers,
+ * BLS12-381's at 168, its k_ba_quads and pass B at 250-255: 2 warps per scheduler) and are
+ * bound by the latency of those
  * dependent products, not by the multiply-adds (PERF-NOTES, twenty-third pass: a third of the
  * issue slots used). Here a slice has two adjacent lanes (lane ^ 1): lane h holds coordinate
  * c_h of every Fp2 value, so a lane holds half the words, and an Fp2 product is one Fp sum of
@@ -21,9 +23,11 @@
  * k_ba_pairs_h (CUZK_GPU_BA_HALVES bit 0) writes k_ba_pairs's outputs word for word (both make
  * canonical Fp values): the pair sums, the quads' prefix products, the slice's product, the
  * quad count and the two masks; k_ba_quads_h (bit 1) k_ba_quads's: the quads' sums, buckets
- * and carries, its mixed additions through curve.cuh's generic xyzz_madd over fh (a lane's
- * coordinate with Fp2's operations). Bit 2: mul2 and the pair's two inverses' products in one
- * call, rows interleaved (mul_dual_pair_call). tests/gpu/msm_emu.cpp runs each beside the
+ * and carries; k_ba_pass_b_h (bit 3) k_ba_pass_b's: buckets and carries. Their phases are
+ * pair_sums_h and add_slice_h (ba_pair_sums and ba_add_slice for G2), the mixed additions
+ * curve.cuh's generic xyzz_madd over fh (a lane's coordinate with Fp2's operations). Bit 2:
+ * mul2 and the pair's two inverses' products in one call, rows interleaved
+ * (mul_dual_pair_call). tests/gpu/msm_emu.cpp runs each beside the
  * one-lane kernel on the same chunks and compares every word; its host emulation runs the lanes
  * as coroutines that meet at each shuffle (tests/gpu/emu_cuda.h).
  */
@@ -32,8 +36,7 @@
 
 #include "gpu/msm_kernels.cuh"
 
-namespace cuzk_gpu
-{
+namespace cuzk_gpu {
 
 /* The C of fe2<C> (void for any other field). */
 template <class F> struct fe2_base {
@@ -285,16 +288,133 @@ template <class C> constexpr int ba_halves_minb()
     return C::N == 8 ? CUZK_GPU_BA_HALVES_MINB_64 : CUZK_GPU_BA_HALVES_MINB_96;
 }
 
+/* Pass B's phase 1 in halves (ba_pair_sums for G2, no JOIN): the slice's pairs (mask, beg)
+ * backwards, each pair's inverse from the running one (iv: this lane's coordinate of the
+ * inverse of the slice's product; j its prefix count, pre its prefixes at pre[i * Tc + tl]).
+ * put(pi, r, s) takes this lane's coordinates of pair pi's sum (entries r and r + 1): the
+ * affine sum, or for a pair with a point at infinity the other point. Returns the pairs added
+ * point by point (P == +-Q, or x = 0 finite; bit pi, put not called). PAIR: the pair's inverse
+ * and the next running inverse (independent) in one call, rows interleaved. */
+template <class C, bool PAIR, class Put>
+DI uint64_t pair_sums_h(const pmask &mask, size_t beg, const uint32_t *vals,
+                        const affine<fe2<C>> *pts, uint32_t j, fe<C> iv, const fe2<C> *pre,
+                        size_t Tc, size_t tl, const half_lane &hl, Put put)
+{
+    typedef fe<C> H;
+    const uint32_t h = hl.h;
+    uint64_t spec = 0;
+    pmask m = mask;
+    for (int pi = mask.count() - 1; pi >= 0; pi--) {
+        const int r = m.pop_high();
+        const affine<H> p = ld_pt_h(pts, vals[beg + r], h);
+        const affine<H> q = ld_pt_h(pts, vals[beg + r + 1], h);
+        affine<H> s;
+        if (zero_eq_h(p.x, q.x, hl)) { /* ba_special */
+            /* bit 0: p at infinity, bit 1: q (x and y zero in both lanes) */
+            const uint32_t inf = both_bits((uint32_t)(p.x.is_zero() && p.y.is_zero()) |
+                                               (uint32_t)(q.x.is_zero() && q.y.is_zero()) << 1,
+                                           hl);
+            if (!inf) {
+                spec |= 1ull << pi;
+                continue;
+            }
+            s = inf & 1 ? q : p;
+        } else {
+            j--;
+            H id = iv;
+            if (j) { /* the pair's inverse and the next running inverse */
+                const H pr = ld_h(pre + (size_t)(j - 1) * Tc + tl, h);
+                if (PAIR) {
+                    mul2_h(id, iv, pr, iv, iv, q.x - p.x, hl);
+                } else {
+                    id = mul_h(iv, pr, hl);
+                    iv = mul_h(iv, q.x - p.x, hl);
+                }
+            }
+            const H lam = mul_h(q.y - p.y, id, hl);
+            s.x = sqr_h(lam, hl) - p.x - q.x;
+            s.y = mul_h(lam, p.x - s.x, hl) - p.y;
+        }
+        put(pi, r, s);
+    }
+    return spec;
+}
+
+/* Pass B's phase 2 in halves (ba_add_slice for G2): the slice forwards, a pair being one
+ * addition of its sum (sum(pi): this lane's coordinates), a quad (QUADS: bit pi of quad) one
+ * addition of its sum, a pair of spec one addition per point; the XYZZ sum parked in shared
+ * memory (park: N words a lane per coordinate), curve.cuh's xyzz_madd over fh. Buckets and
+ * carries as ba_add_slice writes them. */
+template <class C, bool PAIR, bool ALL_ZERO, bool QUADS, class Sum>
+DI void add_slice_h(const uint32_t *keys, const uint32_t *vals, size_t beg, uint32_t live,
+                    size_t t, const pmask &mask, uint64_t spec, uint64_t quad,
+                    const affine<fe2<C>> *pts, uint32_t (*park)[ACC_THREADS],
+                    xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt, uint32_t cur,
+                    bool carry, uint32_t h, Sum sum)
+{
+    typedef fh<C, PAIR> E;
+    xyzz_park<E, ACC_THREADS> acc;
+    acc.s = park;
+    acc.t = threadIdx.x;
+    acc.set(xyzz<E>::inf());
+    int pi = 0;
+    for (uint32_t r = 0; r < live;) {
+        const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
+        if (k != cur) {
+            flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
+            acc.set(xyzz<E>::inf());
+            cur = k;
+        }
+        const bool pair = mask.at(r);
+        const bool qd = QUADS && pair && ((quad >> pi) & 1);
+        const bool sp = pair && ((spec >> pi) & 1);
+        affine<E> a;
+        if (pair && !sp) {
+            const affine<fe<C>> s = sum(pi);
+            a.x.v = s.x;
+            a.y.v = s.y;
+        } else {
+            a = ld_pt_fh<C, PAIR>(pts, vals[beg + r], h);
+        }
+        if (sp) {
+            xyzz_madd(acc, a);
+            a = ld_pt_fh<C, PAIR>(pts, vals[beg + r + 1], h);
+        }
+        xyzz_madd(acc, a);
+        pi += qd ? 2 : pair;
+        r += qd ? 4 : pair ? 2 : 1;
+    }
+    if (live)
+        flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
+}
+
+/* A slice of two lanes as pass B and k_ba_quads open it (BA_SLICE_OPEN): g the lane's index in
+ * the grid, tl = g / 2 the slice's in the chunk, t overall, beg its first entry; cur, carry as
+ * slice_start makes them, its carry key cleared by lane 0; mask, live as ba_pairs. The kernel
+ * returns when the pair has no slice (both lanes alike). */
+#define BA_SLICE_OPEN_H()                                                                      \
+    const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, tl = g >> 1;              \
+    if (tl >= Tc)                                                                              \
+        return;                                                                                \
+    const uint32_t h = (uint32_t)(g & 1);                                                      \
+    const size_t t = t0 + tl, beg = t * L;                                                     \
+    if (beg >= M)                                                                              \
+        return;                                                                                \
+    const size_t end = beg + L < M ? beg + L : M;                                              \
+    uint32_t cur = key_at<ALL_ZERO>(keys, beg);                                                \
+    const bool carry = beg > 0 && cur != SENT && key_at<ALL_ZERO>(keys, beg - 1) == cur;      \
+    if (!h)                                                                                    \
+        ckey[t] = SENT;                                                                        \
+    uint32_t live;                                                                             \
+    const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live)
+
 /* k_ba_pairs for F = fe2<C> (G2), two lanes a slice: 2 Tc threads for the chunk's Tc slices.
- * The same walk as ba_pair_sums's for G2 (no JOIN: a pair with a point at infinity puts the
- * other point, P == +-Q or x = 0 goes to spec) and k_ba_pairs's put (the quads). PAIR: the
- * pair's inverse and the next running inverse (independent) in one call, rows interleaved
- * (CUZK_GPU_BA_HALVES bit 2), else one after the other. */
+ * pair_sums_h's walk and k_ba_pairs's put (the quads). */
 template <class C, bool ALL_ZERO, bool PAIR>
 __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C>())
-    k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
-                 size_t Tc, const affine<fe2<C>> *pts, fe2<C> *pre, fe2<C> *prod, uint8_t *npre,
-                 affine<fe2<C>> *psum, uint64_t *masks)
+k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
+             size_t Tc, const affine<fe2<C>> *pts, fe2<C> *pre, fe2<C> *prod, uint8_t *npre,
+             affine<fe2<C>> *psum, uint64_t *masks)
 {
     typedef fe<C> H;
     typedef fe2<C> F;
@@ -312,63 +432,31 @@ __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C>())
         const size_t end = beg + L < M ? beg + L : M;
         uint32_t live;
         const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
-        uint32_t j = npre[tl];
-        H iv = ld_h(prod + tl, h); /* the inverse of the slice's product (the tree's) */
-        int open_r = -1;           /* the pair above the one being made, while in no quad */
-        H ox = H::zero();          /* its x */
-        pmask m = mask;
-        for (int pi = mask.count() - 1; pi >= 0; pi--) {
-            const int r = m.pop_high();
-            const affine<H> p = ld_pt_h(pts, vals[beg + r], h);
-            const affine<H> q = ld_pt_h(pts, vals[beg + r + 1], h);
-            affine<H> s;
-            if (zero_eq_h(p.x, q.x, hl)) { /* ba_special */
-                /* bit 0: p at infinity, bit 1: q (x and y zero in both lanes) */
-                const uint32_t inf = both_bits((uint32_t)(p.x.is_zero() && p.y.is_zero()) |
-                                                   (uint32_t)(q.x.is_zero() && q.y.is_zero()) << 1,
-                                               hl);
-                if (!inf) {
-                    spec |= 1ull << pi;
-                    continue;
-                }
-                s = inf & 1 ? q : p;
-            } else {
-                j--;
-                H id = iv;
-                if (j) { /* the pair's inverse and the next running inverse */
-                    const H pr = ld_h(pre + (size_t)(j - 1) * Tc + tl, h);
-                    if (PAIR) {
-                        mul2_h(id, iv, pr, iv, iv, q.x - p.x, hl);
-                    } else {
-                        id = mul_h(iv, pr, hl);
-                        iv = mul_h(iv, q.x - p.x, hl);
-                    }
-                }
-                const H lam = mul_h(q.y - p.y, id, hl);
-                s.x = sqr_h(lam, hl) - p.x - q.x;
-                s.y = mul_h(lam, p.x - s.x, hl) - p.y;
-            }
-            /* k_ba_pairs's put: the sum stored, a quad with the open pair above it if they
-             * are one run's and their sums' x differ (neither 0) */
-            {
+        int open_r = -1;  /* the pair above the one being made, while in no quad */
+        H ox = H::zero(); /* its x */
+        /* the running inverse: the inverse of the slice's product (the tree's) */
+        spec = pair_sums_h<C, PAIR>(
+            mask, beg, vals, pts, npre[tl], ld_h(prod + tl, h), pre, Tc, tl, hl,
+            [&](int pi, int r, const affine<H> &s) {
+                /* k_ba_pairs's put: the sum stored, a quad with the open pair above it if
+                 * they are one run's and their sums' x differ (neither 0) */
                 affine<F> *const d = psum + (size_t)pi * Tc + tl;
                 st_h(&d->x, h, s.x);
                 st_h(&d->y, h, s.y);
-            }
-            if (open_r == r + 2 &&
-                key_at<ALL_ZERO>(keys, beg + r) == key_at<ALL_ZERO>(keys, beg + r + 2) &&
-                !zero_eq_h(s.x, ox, hl)) {
-                const H dx = ox - s.x;
-                qacc = k ? mul_h(qacc, dx, hl) : dx;
-                st_h(pre + (size_t)(P - 1 - k) * Tc + tl, h, qacc);
-                k++;
-                quad |= 1ull << pi;
-                open_r = -1;
-            } else {
-                open_r = r;
-                ox = s.x;
-            }
-        }
+                if (open_r == r + 2 &&
+                    key_at<ALL_ZERO>(keys, beg + r) == key_at<ALL_ZERO>(keys, beg + r + 2) &&
+                    !zero_eq_h(s.x, ox, hl)) {
+                    const H dx = ox - s.x;
+                    qacc = k ? mul_h(qacc, dx, hl) : dx;
+                    st_h(pre + (size_t)(P - 1 - k) * Tc + tl, h, qacc);
+                    k++;
+                    quad |= 1ull << pi;
+                    open_r = -1;
+                } else {
+                    open_r = r;
+                    ox = s.x;
+                }
+            });
     }
     st_h(prod + tl, h, qacc);
     /* lane 1 has read npre[tl] (above) before lane 0 writes it */
@@ -381,9 +469,8 @@ __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C>())
 }
 
 /* k_ba_quads for F = fe2<C> (G2), two lanes a slice (2 Tc threads), after k_ba_pairs or
- * k_ba_pairs_h: the quads' sums over their first pair's sums, then the slice's additions as
- * ba_add_slice makes them (the XYZZ sum parked in shared memory, N words a lane per coordinate;
- * curve.cuh's xyzz_madd over fh), buckets and carries as k_ba_quads writes them. */
+ * k_ba_pairs_h: the quads' sums over their first pair's sums, then add_slice_h; buckets and
+ * carries as k_ba_quads writes them. */
 #ifndef CUZK_GPU_BA_HALVES_QUADS_MINB_64
 #define CUZK_GPU_BA_HALVES_QUADS_MINB_64 6
 #endif
@@ -396,29 +483,15 @@ template <class C> constexpr int ba_halves_quads_minb()
 }
 template <class C, bool ALL_ZERO, bool PAIR>
 __global__ void __launch_bounds__(ACC_THREADS, ba_halves_quads_minb<C>())
-    k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
-                 size_t Tc, const affine<fe2<C>> *pts, const fe2<C> *pre, const fe2<C> *inv_,
-                 const uint8_t *npre, affine<fe2<C>> *psum, const uint64_t *masks,
-                 xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt)
+k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
+             size_t Tc, const affine<fe2<C>> *pts, const fe2<C> *pre, const fe2<C> *inv_,
+             const uint8_t *npre, affine<fe2<C>> *psum, const uint64_t *masks,
+             xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt)
 {
     typedef fh<C, PAIR> E;
     typedef fe2<C> F;
     __shared__ uint32_t park[4 * C::N][ACC_THREADS];
-    const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, tl = g >> 1;
-    if (tl >= Tc)
-        return;
-    const uint32_t h = (uint32_t)(g & 1);
-    const size_t t = t0 + tl, beg = t * L;
-    if (beg >= M)
-        return;
-    const size_t end = beg + L < M ? beg + L : M;
-    /* slice_start, its carry key cleared by lane 0 */
-    uint32_t cur = key_at<ALL_ZERO>(keys, beg);
-    bool carry = beg > 0 && cur != SENT && key_at<ALL_ZERO>(keys, beg - 1) == cur;
-    if (!h)
-        ckey[t] = SENT;
-    uint32_t live;
-    const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
+    BA_SLICE_OPEN_H();
     const uint64_t quad = masks[tl], spec = masks[Tc + tl];
     {
         const uint32_t P = L / 2;
@@ -427,7 +500,8 @@ __global__ void __launch_bounds__(ACC_THREADS, ba_halves_quads_minb<C>())
         for (uint64_t qq = quad; qq; qq &= qq - 1) {
             const int pi = __ffsll((long long)qq) - 1;
             affine<F> *const s1p = psum + (size_t)pi * Tc + tl;
-            const E x1 = fh_of<C, PAIR>(ld_h(&s1p->x, h)), x2 = fh_of<C, PAIR>(ld_h(&s1p[Tc].x, h));
+            const E x1 = fh_of<C, PAIR>(ld_h(&s1p->x, h));
+            const E x2 = fh_of<C, PAIR>(ld_h(&s1p[Tc].x, h));
             k--;
             E id = iv;
             if (k)
@@ -440,40 +514,45 @@ __global__ void __launch_bounds__(ACC_THREADS, ba_halves_quads_minb<C>())
             st_h(&s1p->y, h, s.y.v);
         }
     }
-    /* ba_add_slice */
-    xyzz_park<E, ACC_THREADS> acc;
-    acc.s = park;
-    acc.t = threadIdx.x;
-    acc.set(xyzz<E>::inf());
-    int pi = 0;
-    for (uint32_t r = 0; r < live;) {
-        const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
-        if (k != cur) {
-            flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
-            acc.set(xyzz<E>::inf());
-            cur = k;
-        }
-        const bool pair = mask.at(r);
-        const bool qd = pair && ((quad >> pi) & 1);
-        const bool sp = pair && ((spec >> pi) & 1);
-        affine<E> a;
-        if (pair && !sp) {
-            const affine<F> *const sp_ = psum + (size_t)pi * Tc + tl;
-            a.x = fh_of<C, PAIR>(ld_h(&sp_->x, h));
-            a.y = fh_of<C, PAIR>(ld_h(&sp_->y, h));
-        } else {
-            a = ld_pt_fh<C, PAIR>(pts, vals[beg + r], h);
-        }
-        if (sp) {
-            xyzz_madd(acc, a);
-            a = ld_pt_fh<C, PAIR>(pts, vals[beg + r + 1], h);
-        }
-        xyzz_madd(acc, a);
-        pi += qd ? 2 : pair;
-        r += qd ? 4 : pair ? 2 : 1;
-    }
-    if (live)
-        flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
+    add_slice_h<C, PAIR, ALL_ZERO, true>(
+        keys, vals, beg, live, t, mask, spec, quad, pts, park, buckets, ckey, cpt, cur, carry, h,
+        [&](int pi) {
+            const affine<F> *const d = psum + (size_t)pi * Tc + tl;
+            affine<fe<C>> s;
+            s.x = ld_h(&d->x, h);
+            s.y = ld_h(&d->y, h);
+            return s;
+        });
+}
+
+/* k_ba_pass_b for F = fe2<C> (G2), two lanes a slice (2 Tc threads): pair_sums_h into a
+ * per-lane array (this lane's coordinates, local memory), then add_slice_h. */
+#ifndef CUZK_GPU_BA_HALVES_PASSB_MINB_64
+#define CUZK_GPU_BA_HALVES_PASSB_MINB_64 6
+#endif
+#ifndef CUZK_GPU_BA_HALVES_PASSB_MINB_96
+#define CUZK_GPU_BA_HALVES_PASSB_MINB_96 6
+#endif
+template <class C> constexpr int ba_halves_passb_minb()
+{
+    return C::N == 8 ? CUZK_GPU_BA_HALVES_PASSB_MINB_64 : CUZK_GPU_BA_HALVES_PASSB_MINB_96;
+}
+template <class C, bool ALL_ZERO, bool PAIR>
+__global__ void __launch_bounds__(ACC_THREADS, ba_halves_passb_minb<C>())
+k_ba_pass_b_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
+              size_t Tc, const affine<fe2<C>> *pts, const fe2<C> *pre, const fe2<C> *inv_,
+              const uint8_t *npre, xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt)
+{
+    __shared__ uint32_t park[4 * C::N][ACC_THREADS];
+    BA_SLICE_OPEN_H();
+    const half_lane hl = {3u << (threadIdx.x & 30), h};
+    affine<fe<C>> sums[BA_MAXP];
+    const uint64_t spec = pair_sums_h<C, PAIR>(
+        mask, beg, vals, pts, npre[tl], ld_h(inv_ + tl, h), pre, Tc, tl, hl,
+        [&](int pi, int, const affine<fe<C>> &s) { sums[pi] = s; });
+    add_slice_h<C, PAIR, ALL_ZERO, false>(keys, vals, beg, live, t, mask, spec, 0, pts, park,
+                                          buckets, ckey, cpt, cur, carry, h,
+                                          [&](int pi) { return sums[pi]; });
 }
 
 } // namespace cuzk_gpu

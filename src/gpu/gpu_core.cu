@@ -268,19 +268,22 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
         }
         ctx->inf_drop = idr[0] - '0';
     }
-    /* CUZK_GPU_BA_HALVES (A/B runs): G2's quads kernels with two lanes a slice (ba_halves.cuh):
-     * bit 0 k_ba_pairs_h for k_ba_pairs, bit 1 k_ba_quads_h for k_ba_quads, bit 2 their Fp2
-     * products in interleaved pairs; 0 (the default) to 7. */
+    /* CUZK_GPU_BA_HALVES (A/B runs): G2's batch-affine kernels with two lanes a slice
+     * (ba_halves.cuh): bit 0 k_ba_pairs_h for k_ba_pairs, bit 1 k_ba_quads_h for k_ba_quads,
+     * bit 3 k_ba_pass_b_h for k_ba_pass_b, bit 2 their Fp2 products in interleaved pairs; 0
+     * (the default) to 15. */
     const char *bh = getenv("CUZK_GPU_BA_HALVES");
     ctx->ba_halves = 0;
     if (bh && *bh) {
-        if (bh[1] || bh[0] < '0' || bh[0] > '7') {
+        char *e = NULL;
+        const long v = strtol(bh, &e, 10);
+        if (*e || v < 0 || v > 15) {
             r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                          "cuzk_gpu_open: CUZK_GPU_BA_HALVES=%s: expected 0 to 7", bh);
+                          "cuzk_gpu_open: CUZK_GPU_BA_HALVES=%s: expected 0 to 15", bh);
             cuzk_gpu_close(ctx);
             return r;
         }
-        ctx->ba_halves = bh[0] - '0';
+        ctx->ba_halves = (int)v;
     }
     /* CUZK_GPU_MSM_SPLIT: the smallest MSM (scalars) that CUZK_GPU_SCALARS_ONCE splits, in
      * every group once set (unset: from 2^21, not BLS12-381 G2), 0 for none (A/B runs; tests

@@ -139,10 +139,11 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
          * with one inversion (two with quads). */
         static_assert(sizeof(affine<F>) == 2 * sizeof(F), "cuzk__gpu_ba_slices' pair sums");
         const bool quads = cuzk__gpu_ba_quads_on(ctx->ba_quads, sizeof(F) >= 64, M);
-        /* G2's quads kernels two lanes a slice (ba_halves.cuh), where CUZK_GPU_BA_HALVES asks:
-         * bit 0 k_ba_pairs_h, bit 1 k_ba_quads_h, bit 2 their products in interleaved pairs */
+        /* G2's kernels two lanes a slice (ba_halves.cuh), where CUZK_GPU_BA_HALVES asks: bit 0
+         * k_ba_pairs_h, bit 1 k_ba_quads_h, bit 3 k_ba_pass_b_h, bit 2 their products in
+         * interleaved pairs */
         typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
-        const int hv = std::is_void<C2>::value || !quads ? 0 : ctx->ba_halves;
+        const int hv = std::is_void<C2>::value ? 0 : ctx->ba_halves;
         const size_t pre_per = (size_t)(L1 / 2) * sizeof(F),
                      sums_per = (size_t)(L1 / 2) * sizeof(affine<F>);
         size_t Tc = cuzk__gpu_ba_slices(ctx->ba_chunk, L1, sizeof(F), quads, T);
@@ -154,9 +155,14 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             int nbk = 0;
             size_t lanes = 1; /* threads a slice */
             if constexpr (!std::is_void<C2>::value) {
-                if (hv & 2) {
+                if (quads && (hv & 2)) {
                     auto *const k = hv & 4 ? k_ba_quads_h<C2, ALL_ZERO, true>
                                            : k_ba_quads_h<C2, ALL_ZERO, false>;
+                    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbk, k, ACC_THREADS, 0));
+                    lanes = 2;
+                } else if (!quads && (hv & 8)) {
+                    auto *const k = hv & 4 ? k_ba_pass_b_h<C2, ALL_ZERO, true>
+                                           : k_ba_pass_b_h<C2, ALL_ZERO, false>;
                     CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbk, k, ACC_THREADS, 0));
                     lanes = 2;
                 }
@@ -234,9 +240,20 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
                     LAUNCHED("k_ba_quads");
                 }
             } else {
-                k_ba_pass_b<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
-                    keys, vals, M, L1, t0, tc, pts, pre, tr, npre, buckets, ck0, cp0);
-                LAUNCHED("k_ba_pass_b");
+                if constexpr (!std::is_void<C2>::value) {
+                    if (hv & 8) {
+                        auto *const k = hv & 4 ? k_ba_pass_b_h<C2, ALL_ZERO, true>
+                                               : k_ba_pass_b_h<C2, ALL_ZERO, false>;
+                        k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                            keys, vals, M, L1, t0, tc, pts, pre, tr, npre, buckets, ck0, cp0);
+                        LAUNCHED("k_ba_pass_b_h");
+                    }
+                }
+                if (!(hv & 8)) {
+                    k_ba_pass_b<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                        keys, vals, M, L1, t0, tc, pts, pre, tr, npre, buckets, ck0, cp0);
+                    LAUNCHED("k_ba_pass_b");
+                }
             }
         }
     } else {

@@ -161,9 +161,10 @@ static void halves_check(const halves_out<F> &o, bool pair, const std::vector<F>
           t0);
 }
 
-/* G2's k_ba_quads_h (ba_halves.cuh; pair: its products interleaved) on copies of k_ba_quads's
- * inputs and outputs, its lanes as coroutines; every word it writes must be k_ba_quads's (the
- * quads' sums over the pair sums, the buckets, the carries). G1: nothing to run. */
+/* G2's k_ba_quads_h (ba_halves.cuh; pair: its products interleaved), or with passb its
+ * k_ba_pass_b_h, on copies of the one-lane kernel's inputs and outputs, its lanes as coroutines;
+ * every word it writes must be that kernel's (the quads' sums over the pair sums, the buckets,
+ * the carries). G1: nothing to run. */
 template <class F> struct quads_h_out {
     bool ran = false;
     std::vector<affine<F>> psum;
@@ -177,16 +178,22 @@ quads_h_run(bool pair, const uint32_t *kp, const std::vector<uint32_t> &vals, si
             const std::vector<F> &pre, const std::vector<F> &tr, const std::vector<uint8_t> &npre,
             const std::vector<affine<F>> &psum, const std::vector<uint64_t> &masks,
             const std::vector<xyzz<F>> &b, const std::vector<uint32_t> &k,
-            const std::vector<xyzz<F>> &c)
+            const std::vector<xyzz<F>> &c, bool passb = false)
 {
     typedef typename fe2_base<F>::type C2;
     quads_h_out<F> o;
     if constexpr (!std::is_void<C2>::value) {
         o = {true, psum, b, c, k};
         launch_block((2 * tc + ACC_THREADS - 1) / ACC_THREADS, ACC_THREADS, [&] {
-            (pair ? k_ba_quads_h<C2, ALL_ZERO, true> : k_ba_quads_h<C2, ALL_ZERO, false>)(
-                kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(), tr.data(), npre.data(),
-                o.psum.data(), masks.data(), o.b.data(), o.k.data(), o.c.data());
+            if (passb)
+                (pair ? k_ba_pass_b_h<C2, ALL_ZERO, true> : k_ba_pass_b_h<C2, ALL_ZERO, false>)(
+                    kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(), tr.data(),
+                    npre.data(), o.b.data(), o.k.data(), o.c.data());
+            else
+                (pair ? k_ba_quads_h<C2, ALL_ZERO, true> : k_ba_quads_h<C2, ALL_ZERO, false>)(
+                    kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(), tr.data(),
+                    npre.data(), o.psum.data(), masks.data(), o.b.data(), o.k.data(),
+                    o.c.data());
         });
     }
     return o;
@@ -323,12 +330,25 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
                         check(same_words(qh[v].k, k_ba), (w + "carry keys").c_str(), grp, L, t0);
                         check(same_words(qh[v].c, c_ba), (w + "carry sums").c_str(), grp, L, t0);
                     }
-            } else
+            } else {
+                /* G2: k_ba_pass_b_h on copies first (quads_h_run's passb) */
+                quads_h_out<F> qh[2];
+                for (int v = 0; v < 2; v++)
+                    qh[v] = quads_h_run<F, ALL_ZERO>(v, kp, vals, M, L, t0, tc, pts, pre, tr,
+                                                     npre, psum, masks, b_ba, k_ba, c_ba, true);
                 launch(tc, [&] {
                     k_ba_pass_b<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(),
                                              pre.data(), tr.data(), npre.data(), b_ba.data(),
                                              k_ba.data(), c_ba.data());
                 });
+                for (int v = 0; v < 2; v++)
+                    if (qh[v].ran) {
+                        const std::string w = v ? "pass B halves (pair): " : "pass B halves: ";
+                        check(same_words(qh[v].b, b_ba), (w + "buckets").c_str(), grp, L, t0);
+                        check(same_words(qh[v].k, k_ba), (w + "carry keys").c_str(), grp, L, t0);
+                        check(same_words(qh[v].c, c_ba), (w + "carry sums").c_str(), grp, L, t0);
+                    }
+            }
         }
         const char *what = quads ? "quads" : "pairs";
         for (uint32_t k = 0; k < nb; k++)
