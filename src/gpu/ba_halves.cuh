@@ -277,15 +277,35 @@ DI void flush_run_h(uint32_t key, const xyzz<fh<C, P>> &acc, bool &carry, size_t
     st16(d + 6 + h, acc.zzz.v);
 }
 
+/* The kernels' launch bounds (blocks of 64 threads per SM) per field size, for A/B runs:
+ * CUZK_GPU_BA_HALVES_MINB_<bytes> (k_ba_pairs_h), _QUADS_MINB_<bytes> (k_ba_quads_h),
+ * _PASSB_MINB_<bytes> (k_ba_pass_b_h). 8 blocks: 128 registers, 6: 168, 4: 255. */
 #ifndef CUZK_GPU_BA_HALVES_MINB_64
 #define CUZK_GPU_BA_HALVES_MINB_64 8
 #endif
 #ifndef CUZK_GPU_BA_HALVES_MINB_96
 #define CUZK_GPU_BA_HALVES_MINB_96 6
 #endif
-template <class C> constexpr int ba_halves_minb()
+#ifndef CUZK_GPU_BA_HALVES_QUADS_MINB_64
+#define CUZK_GPU_BA_HALVES_QUADS_MINB_64 6
+#endif
+#ifndef CUZK_GPU_BA_HALVES_QUADS_MINB_96
+#define CUZK_GPU_BA_HALVES_QUADS_MINB_96 6
+#endif
+#ifndef CUZK_GPU_BA_HALVES_PASSB_MINB_64
+#define CUZK_GPU_BA_HALVES_PASSB_MINB_64 6
+#endif
+#ifndef CUZK_GPU_BA_HALVES_PASSB_MINB_96
+#define CUZK_GPU_BA_HALVES_PASSB_MINB_96 6
+#endif
+enum { HV_PAIRS, HV_QUADS, HV_PASSB };
+template <class C, int K> constexpr int ba_halves_minb()
 {
-    return C::N == 8 ? CUZK_GPU_BA_HALVES_MINB_64 : CUZK_GPU_BA_HALVES_MINB_96;
+    return K == HV_PAIRS   ? (C::N == 8 ? CUZK_GPU_BA_HALVES_MINB_64 : CUZK_GPU_BA_HALVES_MINB_96)
+           : K == HV_QUADS ? (C::N == 8 ? CUZK_GPU_BA_HALVES_QUADS_MINB_64
+                                        : CUZK_GPU_BA_HALVES_QUADS_MINB_96)
+                           : (C::N == 8 ? CUZK_GPU_BA_HALVES_PASSB_MINB_64
+                                        : CUZK_GPU_BA_HALVES_PASSB_MINB_96);
 }
 
 /* Pass B's phase 1 in halves (ba_pair_sums for G2, no JOIN): the slice's pairs (mask, beg)
@@ -411,7 +431,7 @@ DI void add_slice_h(const uint32_t *keys, const uint32_t *vals, size_t beg, uint
 /* k_ba_pairs for F = fe2<C> (G2), two lanes a slice: 2 Tc threads for the chunk's Tc slices.
  * pair_sums_h's walk and k_ba_pairs's put (the quads). */
 template <class C, bool ALL_ZERO, bool PAIR>
-__global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C>())
+__global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_PAIRS>())
 k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
              size_t Tc, const affine<fe2<C>> *pts, fe2<C> *pre, fe2<C> *prod, uint8_t *npre,
              affine<fe2<C>> *psum, uint64_t *masks)
@@ -471,18 +491,8 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
 /* k_ba_quads for F = fe2<C> (G2), two lanes a slice (2 Tc threads), after k_ba_pairs or
  * k_ba_pairs_h: the quads' sums over their first pair's sums, then add_slice_h; buckets and
  * carries as k_ba_quads writes them. */
-#ifndef CUZK_GPU_BA_HALVES_QUADS_MINB_64
-#define CUZK_GPU_BA_HALVES_QUADS_MINB_64 6
-#endif
-#ifndef CUZK_GPU_BA_HALVES_QUADS_MINB_96
-#define CUZK_GPU_BA_HALVES_QUADS_MINB_96 6
-#endif
-template <class C> constexpr int ba_halves_quads_minb()
-{
-    return C::N == 8 ? CUZK_GPU_BA_HALVES_QUADS_MINB_64 : CUZK_GPU_BA_HALVES_QUADS_MINB_96;
-}
 template <class C, bool ALL_ZERO, bool PAIR>
-__global__ void __launch_bounds__(ACC_THREADS, ba_halves_quads_minb<C>())
+__global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_QUADS>())
 k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
              size_t Tc, const affine<fe2<C>> *pts, const fe2<C> *pre, const fe2<C> *inv_,
              const uint8_t *npre, affine<fe2<C>> *psum, const uint64_t *masks,
@@ -527,18 +537,8 @@ k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
 
 /* k_ba_pass_b for F = fe2<C> (G2), two lanes a slice (2 Tc threads): pair_sums_h into a
  * per-lane array (this lane's coordinates, local memory), then add_slice_h. */
-#ifndef CUZK_GPU_BA_HALVES_PASSB_MINB_64
-#define CUZK_GPU_BA_HALVES_PASSB_MINB_64 6
-#endif
-#ifndef CUZK_GPU_BA_HALVES_PASSB_MINB_96
-#define CUZK_GPU_BA_HALVES_PASSB_MINB_96 6
-#endif
-template <class C> constexpr int ba_halves_passb_minb()
-{
-    return C::N == 8 ? CUZK_GPU_BA_HALVES_PASSB_MINB_64 : CUZK_GPU_BA_HALVES_PASSB_MINB_96;
-}
 template <class C, bool ALL_ZERO, bool PAIR>
-__global__ void __launch_bounds__(ACC_THREADS, ba_halves_passb_minb<C>())
+__global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_PASSB>())
 k_ba_pass_b_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
               size_t Tc, const affine<fe2<C>> *pts, const fe2<C> *pre, const fe2<C> *inv_,
               const uint8_t *npre, xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt)
