@@ -105,10 +105,17 @@ static void emu_need_block(const char *what)
 static inline uint32_t __shfl_xor_sync(unsigned, uint32_t v, int lane_mask)
 {
     emu_need_block("__shfl_xor_sync");
-    const unsigned t = threadIdx.x, b = emu_shfl_cnt[t]++ & 1;
-    emu_shfl_val[b][t] = v;
+    const unsigned t = threadIdx.x, u = t ^ (unsigned)lane_mask, n = emu_shfl_cnt[t]++;
+    emu_shfl_val[n & 1][t] = v;
     emu_sync();
-    return emu_shfl_val[b][t ^ (unsigned)lane_mask];
+    /* the partner stored its word of this shuffle (and may be at its next one already): a
+     * partner that returned or skipped a shuffle would be undefined on the device */
+    if (emu_shfl_cnt[u] != n + 1 && emu_shfl_cnt[u] != n + 2) {
+        fprintf(stderr, "emu_cuda.h: lane %u's shuffle %u has no partner (lane %u at %u)\n", t,
+                n, u, emu_shfl_cnt[u]);
+        abort();
+    }
+    return emu_shfl_val[n & 1][u];
 }
 static inline void __syncwarp(unsigned)
 {
