@@ -11,13 +11,14 @@
 # 20,22,24). Run from the repository root on the GPU machine after scripts/device-pack here
 # (device tool: run "bash scripts/device/ba-halves.sh", carry ["build-device"]). SKIP_TEST=1
 # skips the tests; CUZK_PACK a variant tarball of build-variants.sh (with SKIP_TEST=1). Writes
-# $OUT/ba-halves.txt.
+# $OUT/ba-halves.txt (ba-halves-NAME.txt for a variant build-v-NAME).
 set -u
 O=${OUT:-/tmp/ba-halves-out}
 mkdir -p "$O"
 . scripts/device/common.sh
 dev_unpack /tmp/czk || { echo "ba-halves: cannot unpack ${CUZK_PACK:-the pack}" >&2; exit 2; }
 NB=$CUZK_BIN_DIR/cuzk-bench-gpu
+F=$O/ba-halves${CUZK_PACK:+-$(basename "$(dirname "$CUZK_PACK")" | sed 's/^build-v-//')}.txt
 LOGS=${LOGS:-20,22,24}
 MAXLOG=$(echo "$LOGS" | tr ',' '\n' | sort -n | tail -1)
 {
@@ -37,5 +38,5 @@ for round in $(seq 1 "${ROUNDS:-2}"); do
   done
 done
 echo "== end $(date -u '+%T')"
-} > "$O/ba-halves.txt" 2>&1
-cat "$O/ba-halves.txt"
+} > "$F" 2>&1
+cat "$F"
