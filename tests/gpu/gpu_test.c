@@ -1096,6 +1096,49 @@ int main(void)
             env_refused(names, 2, vals[0], refused[i].k, refused[i].bad, refused[i].msg);
         env_restore(names, 2, keep);
     }
+    /* G2's batch-affine kernels two lanes a slice (CUZK_GPU_BA_HALVES, ba_halves.cuh; read when
+     * a context opens): every G2 MSM batch-affine in small chunks (CUZK_GPU_BATCH_AFFINE=2,
+     * CUZK_GPU_BA_CHUNK_BYTES=20000), with quads (k_ba_pairs_h, k_ba_quads_h) and without
+     * (k_ba_pass_b_h), their products one after the other (11) and in interleaved pairs (15);
+     * values outside 0-15 refused, naming the variable. */
+    {
+        static const char *const names[4] = {"CUZK_GPU_BA_HALVES", "CUZK_GPU_BATCH_AFFINE",
+                                             "CUZK_GPU_BA_CHUNK_BYTES", "CUZK_GPU_BA_QUADS"};
+        static const char *const vals[4][4] = {{"11", "2", "20000", "2"},
+                                               {"15", "2", "20000", "2"},
+                                               {"11", "2", "20000", "0"},
+                                               {"15", "2", "20000", "0"}};
+        char *keep[4];
+        env_save(names, 4, keep);
+        cuzk_gpu_ctx *c0 = ctx, *c1 = NULL;
+        for (int v = 0; v < 4; v++) {
+            for (int k = 0; k < 4; k++)
+                setenv(names[k], vals[v][k], 1);
+            c1 = NULL;
+            e = cuzk_gpu_open(&c1, 0, &eb);
+            CHECK_MSG(e == CUZK_OK, "open (CUZK_GPU_BA_HALVES=%s): %s", vals[v][0], eb.msg);
+            if (e)
+                continue;
+            printf("  G2 MSMs two lanes a slice (CUZK_GPU_BA_HALVES=%s, quads %s):\n",
+                   vals[v][0], vals[v][3]);
+            ctx = c1;
+            bn254_g2_test_msm(5000, SC_RANDOM, 0, 1);
+            bn254_g2_test_msm(3000, SC_EQUAL, 0, 1);
+            bn254_g2_test_msm(4000, SC_EDGE, 0, 1);
+            bls12_381_g2_test_msm(2048, SC_RANDOM, 0, 1);
+            bls12_381_g2_test_msm(1500, SC_SPARSE, 0, 1);
+            bls12_381_g2_test_msm(1000, SC_EDGE, 0, 1);
+            ctx = c0;
+            cuzk_gpu_close(c1);
+        }
+        static const struct {
+            int k;
+            const char *bad, *msg;
+        } refused[2] = {{0, "16", "CUZK_GPU_BA_HALVES=16"}, {0, "3x", "CUZK_GPU_BA_HALVES=3x"}};
+        for (int i = 0; i < 2; i++)
+            env_refused(names, 4, vals[0], refused[i].k, refused[i].bad, refused[i].msg);
+        env_restore(names, 4, keep);
+    }
     test_split("2");
     test_split("3");
     static const int hl[] = {1, 4, 9, 12, 16};
