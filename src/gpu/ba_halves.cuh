@@ -6,9 +6,8 @@
  * holds whole Fp2 elements and makes each Fp2 product as two or three Fp products one after the
  * other. Their G2 instances sit at their register caps (BN254's k_ba_pairs at 128 registers,
  * BLS12-381's at 168, its k_ba_quads and pass B at 250-255: 2 warps per scheduler) and are
- * bound by the latency of those
- * dependent products, not by the multiply-adds (PERF-NOTES, twenty-third pass: a third of the
- * issue slots used). Here a slice has two adjacent lanes (lane ^ 1): lane h holds coordinate
+ * bound by the latency of those dependent products, not by the multiply-adds (PERF-NOTES,
+ * twenty-third pass: a third of the issue slots used). Here a slice has two adjacent lanes (lane ^ 1): lane h holds coordinate
  * c_h of every Fp2 value, so a lane holds half the words, and an Fp2 product is one Fp sum of
  * two products per lane, with one reduction (field.cuh's mul_add_call), the partner's
  * coordinates fetched by warp shuffles:
@@ -27,9 +26,9 @@
  * pair_sums_h and add_slice_h (ba_pair_sums and ba_add_slice for G2), the mixed additions
  * curve.cuh's generic xyzz_madd over fh (a lane's coordinate with Fp2's operations). Bit 2:
  * mul2 and the pair's two inverses' products in one call, rows interleaved
- * (mul_dual_pair_call). tests/gpu/msm_emu.cpp runs each beside the
- * one-lane kernel on the same chunks and compares every word; its host emulation runs the lanes
- * as coroutines that meet at each shuffle (tests/gpu/emu_cuda.h).
+ * (mul_dual_pair_call). tests/gpu/msm_emu.cpp runs each beside the one-lane kernel on the same
+ * chunks and compares every word; its host emulation runs the lanes as coroutines that meet at
+ * each shuffle (tests/gpu/emu_cuda.h). gpu_test runs G2 MSMs through them on a device.
  */
 #ifndef CUZK_GPU_BA_HALVES_CUH
 #define CUZK_GPU_BA_HALVES_CUH
