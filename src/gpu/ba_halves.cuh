@@ -7,10 +7,10 @@
  * other. Their G2 instances sit at their register caps (BN254's k_ba_pairs at 128 registers,
  * BLS12-381's at 168, its k_ba_quads and pass B at 250-255: 2 warps per scheduler) and are
  * bound by the latency of those dependent products, not by the multiply-adds (PERF-NOTES,
- * twenty-third pass: a third of the issue slots used). Here a slice has two adjacent lanes (lane ^ 1): lane h holds coordinate
- * c_h of every Fp2 value, so a lane holds half the words, and an Fp2 product is one Fp sum of
- * two products per lane, with one reduction (field.cuh's mul_add_call), the partner's
- * coordinates fetched by warp shuffles:
+ * twenty-third pass: a third of the issue slots used). Here a slice has two adjacent lanes
+ * (lane ^ 1): lane h holds coordinate c_h of every Fp2 value, so a lane holds half the words,
+ * and an Fp2 product is one Fp sum of two products per lane, with one reduction (field.cuh's
+ * mul_add_call), the partner's coordinates fetched by warp shuffles:
  *   lane 0: c0 = a0 b0 - a1 b1 = a0 b0 + a1 (p - b1)
  *   lane 1: c1 = a0 b1 + a1 b0
  * Both lanes run the same instructions (the operands selected by h), and every predicate
@@ -84,27 +84,6 @@ template <class C> DI fe<C> mul_h(const fe<C> &a, const fe<C> &b, const half_lan
     const fe<C> nb = mod_minus<C, false>(bp);
     return mul_add_call(a, sel_fe(hl.h, bp, b), ap, sel_fe(hl.h, b, nb));
 }
-/* a b + c d' and e f + g h' (d', h' up to p) with one reduction each, their rows interleaved:
- * four carry chains in flight instead of two (field.cuh's mul_pair_call for two sums). */
-template <class C>
-__device__ __noinline__ fe_pair<C> mul_dual_pair_call(const fe<C> a, const fe<C> b, const fe<C> c,
-                                                      const fe<C> d, const fe<C> e, const fe<C> f,
-                                                      const fe<C> g, const fe<C> h)
-{
-    constexpr int N = C::N;
-    uint32_t e0[N], o0[N], e1[N], o1[N];
-#pragma unroll
-    for (int i = 0; i < N; i += 2) {
-        mont_row_sub<C>(e0, o0, a, b.v[i], c, d.v[i], i == 0);
-        mont_row_sub<C>(e1, o1, e, f.v[i], g, h.v[i], i == 0);
-        mont_row_sub<C>(o0, e0, a, b.v[i + 1], c, d.v[i + 1], false);
-        mont_row_sub<C>(o1, e1, e, f.v[i + 1], g, h.v[i + 1], false);
-    }
-    fe_pair<C> r;
-    r.r0 = mont_fin<C, true>(e0, o0);
-    r.r1 = mont_fin<C, true>(e1, o1);
-    return r;
-}
 /* Coordinate h of the Fp2 products a0 b0 and a1 b1, made together (mul_dual_pair_call). */
 template <class C>
 DI void mul2_h(fe<C> &r0, const fe<C> &a0, const fe<C> &b0, fe<C> &r1, const fe<C> &a1,
@@ -174,7 +153,7 @@ template <class C, bool PAIR> struct fh {
     static DI fh one() /* Fp2's one: (1, 0) */
     {
         fh r;
-        r.v = threadIdx.x & 1 ? fe<C>::zero() : fe<C>::one();
+        r.v = this_half().h ? fe<C>::zero() : fe<C>::one();
         return r;
     }
     DI bool is_zero() const { return both_bits(v.is_zero(), this_half()) != 0; }
@@ -443,7 +422,7 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
     const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, tl = g >> 1;
     if (tl >= Tc)
         return; /* both lanes of a pair (Tc counts pairs) */
-    const half_lane hl = {3u << (threadIdx.x & 30), (uint32_t)(g & 1)};
+    const half_lane hl = this_half();
     const uint32_t h = hl.h;
     const size_t beg = (t0 + tl) * L;
     const uint32_t P = L / 2;
@@ -547,7 +526,7 @@ k_ba_pass_b_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, 
 {
     __shared__ uint32_t park[4 * C::N][ACC_THREADS];
     BA_SLICE_OPEN_H();
-    const half_lane hl = {3u << (threadIdx.x & 30), h};
+    const half_lane hl = this_half();
     affine<fe<C>> sums[BA_MAXP];
     const uint64_t spec = pair_sums_h<C, PAIR>(
         mask, beg, vals, pts, npre[tl], ld_h(inv_ + tl, h), pre, Tc, tl, hl,
@@ -556,6 +535,21 @@ k_ba_pass_b_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, 
                                           buckets, ckey, cpt, cur, carry, h,
                                           [&](int pi) { return sums[pi]; });
 }
+
+/* CUZK_GPU_BA_HALVES's bits (gpu_impl.cuh's accumulate) and the kernels its bit 2 picks. */
+enum { HALVES_PAIRS = 1, HALVES_QUADS = 2, HALVES_PAIRED = 4, HALVES_PASS_B = 8 };
+template <class C, bool ALL_ZERO> struct ba_halves_kernels {
+    decltype(&k_ba_pairs_h<C, ALL_ZERO, false>) pairs;
+    decltype(&k_ba_quads_h<C, ALL_ZERO, false>) quads;
+    decltype(&k_ba_pass_b_h<C, ALL_ZERO, false>) pass_b;
+    explicit ba_halves_kernels(int hv)
+    {
+        const bool p = hv & HALVES_PAIRED;
+        pairs = p ? k_ba_pairs_h<C, ALL_ZERO, true> : k_ba_pairs_h<C, ALL_ZERO, false>;
+        quads = p ? k_ba_quads_h<C, ALL_ZERO, true> : k_ba_quads_h<C, ALL_ZERO, false>;
+        pass_b = p ? k_ba_pass_b_h<C, ALL_ZERO, true> : k_ba_pass_b_h<C, ALL_ZERO, false>;
+    }
+};
 
 } // namespace cuzk_gpu
 

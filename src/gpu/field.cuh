@@ -736,6 +736,28 @@ __device__ __noinline__ fe_pair<C> mul_sub_pair_call(const fe<C> a, const fe<C> 
     return r;
 }
 
+/* a b + c d' and e f + g h' (d', h' up to p) with one reduction each, their rows interleaved:
+ * four carry chains in flight instead of two (as mul_pair_call for two products; ba_halves.cuh's
+ * Fp2 products in halves). */
+template <class C>
+__device__ __noinline__ fe_pair<C> mul_dual_pair_call(const fe<C> a, const fe<C> b, const fe<C> c,
+                                                      const fe<C> d, const fe<C> e, const fe<C> f,
+                                                      const fe<C> g, const fe<C> h)
+{
+    constexpr int N = C::N;
+    uint32_t e0[N], o0[N], e1[N], o1[N];
+#pragma unroll
+    for (int i = 0; i < N; i += 2) {
+        mont_row_sub<C>(e0, o0, a, b.v[i], c, d.v[i], i == 0);
+        mont_row_sub<C>(e1, o1, e, f.v[i], g, h.v[i], i == 0);
+        mont_row_sub<C>(o0, e0, a, b.v[i + 1], c, d.v[i + 1], false);
+        mont_row_sub<C>(o1, e1, e, f.v[i + 1], g, h.v[i + 1], false);
+    }
+    fe_pair<C> r;
+    r.r0 = mont_fin<C, true>(e0, o0);
+    r.r1 = mont_fin<C, true>(e1, o1);
+    return r;
+}
 /* a^-1 = a^(p-2) (Fermat; 0 -> 0), in Montgomery form as everything else: left-to-right
  * square-and-multiply over the bits of p - 2, about 32N squarings and 16N multiplications.
  * One thread; the batch-affine MSM runs one per chunk of its pairs (gpu_impl.cuh). */

@@ -155,15 +155,14 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             int nbk = 0;
             size_t lanes = 1; /* threads a slice */
             if constexpr (!std::is_void<C2>::value) {
-                if (quads && (hv & 2)) {
-                    auto *const k = hv & 4 ? k_ba_quads_h<C2, ALL_ZERO, true>
-                                           : k_ba_quads_h<C2, ALL_ZERO, false>;
-                    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbk, k, ACC_THREADS, 0));
+                const ba_halves_kernels<C2, ALL_ZERO> hk(hv);
+                if (quads && (hv & HALVES_QUADS)) {
+                    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbk, hk.quads, ACC_THREADS,
+                                                                     0));
                     lanes = 2;
-                } else if (!quads && (hv & 8)) {
-                    auto *const k = hv & 4 ? k_ba_pass_b_h<C2, ALL_ZERO, true>
-                                           : k_ba_pass_b_h<C2, ALL_ZERO, false>;
-                    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbk, k, ACC_THREADS, 0));
+                } else if (!quads && (hv & HALVES_PASS_B)) {
+                    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbk, hk.pass_b,
+                                                                     ACC_THREADS, 0));
                     lanes = 2;
                 }
             }
@@ -209,31 +208,29 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             TRY(tree_inverse(ctx, tr, nodes, tc, eb));
             if (quads) {
                 if constexpr (!std::is_void<C2>::value) {
-                    if (hv & 1) {
-                        auto *const k = hv & 4 ? k_ba_pairs_h<C2, ALL_ZERO, true>
-                                               : k_ba_pairs_h<C2, ALL_ZERO, false>;
+                    if (hv & HALVES_PAIRS) {
+                        const auto k = ba_halves_kernels<C2, ALL_ZERO>(hv).pairs;
                         k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                             keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks);
                         LAUNCHED("k_ba_pairs_h");
                     }
                 }
-                if (!(hv & 1)) {
+                if (!(hv & HALVES_PAIRS)) {
                     k_ba_pairs<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                         keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks);
                     LAUNCHED("k_ba_pairs");
                 }
                 TRY(tree_inverse(ctx, tr, nodes, tc, eb));
                 if constexpr (!std::is_void<C2>::value) {
-                    if (hv & 2) {
-                        auto *const k = hv & 4 ? k_ba_quads_h<C2, ALL_ZERO, true>
-                                               : k_ba_quads_h<C2, ALL_ZERO, false>;
+                    if (hv & HALVES_QUADS) {
+                        const auto k = ba_halves_kernels<C2, ALL_ZERO>(hv).quads;
                         k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                             keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets,
                             ck0, cp0);
                         LAUNCHED("k_ba_quads_h");
                     }
                 }
-                if (!(hv & 2)) {
+                if (!(hv & HALVES_QUADS)) {
                     k_ba_quads<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                         keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets,
                         ck0, cp0);
@@ -241,15 +238,14 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
                 }
             } else {
                 if constexpr (!std::is_void<C2>::value) {
-                    if (hv & 8) {
-                        auto *const k = hv & 4 ? k_ba_pass_b_h<C2, ALL_ZERO, true>
-                                               : k_ba_pass_b_h<C2, ALL_ZERO, false>;
+                    if (hv & HALVES_PASS_B) {
+                        const auto k = ba_halves_kernels<C2, ALL_ZERO>(hv).pass_b;
                         k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                             keys, vals, M, L1, t0, tc, pts, pre, tr, npre, buckets, ck0, cp0);
                         LAUNCHED("k_ba_pass_b_h");
                     }
                 }
-                if (!(hv & 8)) {
+                if (!(hv & HALVES_PASS_B)) {
                     k_ba_pass_b<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                         keys, vals, M, L1, t0, tc, pts, pre, tr, npre, buckets, ck0, cp0);
                     LAUNCHED("k_ba_pass_b");
