@@ -258,7 +258,7 @@ DI void flush_run_h(uint32_t key, const xyzz<fh<C, P>> &acc, bool &carry, size_t
 /* The kernels' launch bounds (blocks of 64 threads per SM) per field size, for A/B runs:
  * CUZK_GPU_BA_HALVES_MINB_<bytes> (k_ba_pairs_h), _QUADS_MINB_<bytes> (k_ba_quads_h),
  * _PASSB_MINB_<bytes> (k_ba_pass_b_h). 8 blocks: 128 registers, 6: 168, 4: 255. BN254's at 8
- * (4 warps per scheduler; ptxas, products one after the other: k_ba_pairs_h 124 / 112 bytes
+ * (4 warps per scheduler; ptxas, products one after the other: k_ba_pairs_h 108 / 80 bytes
  * of spills, k_ba_quads_h 16 / 16, k_ba_pass_b_h none; the one-lane k_ba_pairs ran faster at 8
  * with spills than at 6 without, PERF-NOTES twenty-fifth pass), BLS12-381's at 6 (3 warps). */
 #ifndef CUZK_GPU_BA_HALVES_MINB_64
