@@ -268,12 +268,13 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
         }
         ctx->inf_drop = idr[0] - '0';
     }
-    /* CUZK_GPU_BA_HALVES (A/B runs): G2's batch-affine kernels with two lanes a slice
-     * (ba_halves.cuh): bit 0 k_ba_pairs_h for k_ba_pairs, bit 1 k_ba_quads_h for k_ba_quads,
-     * bit 3 k_ba_pass_b_h for k_ba_pass_b, bit 2 their Fp2 products in interleaved pairs; 0
-     * (the default) to 15. */
+    /* CUZK_GPU_BA_HALVES: G2's batch-affine kernels with two lanes a slice (ba_halves.cuh):
+     * bit 0 k_ba_pairs_h for k_ba_pairs, bit 1 k_ba_quads_h for k_ba_quads, bit 3
+     * k_ba_pass_b_h for k_ba_pass_b, bit 2 their Fp2 products in interleaved pairs; 0 to 15,
+     * CUZK_GPU_BA_HALVES_DEFAULT (11: the three kernels, products one after the other) unset.
+     * 0 keeps the one-lane kernels (A/B runs). */
     const char *bh = getenv("CUZK_GPU_BA_HALVES");
-    ctx->ba_halves = 0;
+    ctx->ba_halves = CUZK_GPU_BA_HALVES_DEFAULT;
     if (bh && *bh) {
         char *e = NULL;
         const long v = strtol(bh, &e, 10);

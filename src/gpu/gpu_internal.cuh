@@ -109,6 +109,13 @@ struct cuzk__gpu_part {
 #ifndef CUZK_GPU_NTT_R4
 #define CUZK_GPU_NTT_R4 3
 #endif
+/* G2's batch-affine kernels two lanes a slice (ba_halves.cuh; CUZK_GPU_BA_HALVES's bits): 11,
+ * k_ba_pairs_h, k_ba_quads_h and k_ba_pass_b_h with their products one after the other (H200,
+ * 2^24 G2 MSMs with tables: BN254 115.0 -> 112.7 ms, BLS12-381 238.9 -> 231.5; 15, the products
+ * in interleaved pairs, was slower: src/gpu/PERF-NOTES.md, session 32). */
+#ifndef CUZK_GPU_BA_HALVES_DEFAULT
+#define CUZK_GPU_BA_HALVES_DEFAULT 11
+#endif
 
 struct cuzk_gpu_ctx {
     int device;
@@ -165,7 +172,8 @@ struct cuzk_gpu_ctx {
     int ba_quads;     /* pairs of pair sums in affine too: CUZK_GPU_BA_QUADS (1 G1, 2 G2 too) or
                        * cuzk_gpu_ba_fit's 3 (large G1 MSMs) */
     int ba_halves;    /* CUZK_GPU_BA_HALVES: G2's batch-affine kernels two lanes a slice (bits:
-                       * 1 k_ba_pairs_h, 2 k_ba_quads_h, 8 k_ba_pass_b_h, 4 interleaved products) */
+                       * 1 k_ba_pairs_h, 2 k_ba_quads_h, 8 k_ba_pass_b_h, 4 interleaved products;
+                       * CUZK_GPU_BA_HALVES_DEFAULT, 11, unset) */
     uint32_t red_chunk; /* CUZK_GPU_REDUCE_CHUNK: the bucket reduction's largest chunk (32) */
     uint32_t carry_lk;  /* CUZK_GPU_CARRY_SLICE: carries per thread at levels >= 2 (4) */
     int inf_drop;       /* CUZK_GPU_INF_DROP (gpu.h): 0, 1 or 2 */

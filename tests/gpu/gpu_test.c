@@ -1099,19 +1099,19 @@ int main(void)
     /* G2's batch-affine kernels two lanes a slice (CUZK_GPU_BA_HALVES, ba_halves.cuh; read when
      * a context opens): every G2 MSM batch-affine in small chunks (CUZK_GPU_BATCH_AFFINE=2,
      * CUZK_GPU_BA_CHUNK_BYTES=20000), with quads (k_ba_pairs_h, k_ba_quads_h) and without
-     * (k_ba_pass_b_h), their products one after the other (11) and in interleaved pairs (15);
-     * values outside 0-15 refused, naming the variable. */
+     * (k_ba_pass_b_h), their products one after the other (11, the default) and in interleaved
+     * pairs (15), and the one-lane kernels (0); values outside 0-15 refused, naming the
+     * variable. */
     {
         static const char *const names[4] = {"CUZK_GPU_BA_HALVES", "CUZK_GPU_BATCH_AFFINE",
                                              "CUZK_GPU_BA_CHUNK_BYTES", "CUZK_GPU_BA_QUADS"};
-        static const char *const vals[4][4] = {{"11", "2", "20000", "2"},
-                                               {"15", "2", "20000", "2"},
-                                               {"11", "2", "20000", "0"},
-                                               {"15", "2", "20000", "0"}};
+        static const char *const vals[6][4] = {
+            {"11", "2", "20000", "2"}, {"15", "2", "20000", "2"}, {"0", "2", "20000", "2"},
+            {"11", "2", "20000", "0"}, {"15", "2", "20000", "0"}, {"0", "2", "20000", "0"}};
         char *keep[4];
         env_save(names, 4, keep);
         cuzk_gpu_ctx *c0 = ctx, *c1 = NULL;
-        for (int v = 0; v < 4; v++) {
+        for (int v = 0; v < 6; v++) {
             for (int k = 0; k < 4; k++)
                 setenv(names[k], vals[v][k], 1);
             c1 = NULL;
