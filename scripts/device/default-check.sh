@@ -5,10 +5,10 @@
 # then the G1 and G2 MSM rows with tables (cuzk-bench-gpu --only g1,g2 --logs $LOGS --tables 0
 # --reps 3; LOGS default 24), ROUNDS rounds (default 2), so that G2 / G1 comes from one call;
 # then the dense 2^24 proofs (ba-proof.sh without ncu, REPEAT 3) for each of CURVES (default
-# none; e.g. "bn128 bls12381"). SKIP_TEST=1 skips the tests. Run from the repository root on
-# the GPU machine after scripts/device-pack here (device tool: run
-# "bash scripts/device/default-check.sh", carry ["build-device/cuzk-device.tar.xz"]). Writes
-# $OUT/default-check.txt and the tests' logs.
+# none; e.g. "bn128 bls12381"). SKIP_TEST=1 skips the tests, BA_TEST=0 the batch-affine run.
+# Run from the repository root on the GPU machine after scripts/device-pack here (device tool:
+# run "bash scripts/device/default-check.sh", carry ["build-device/cuzk-device.tar.xz"]).
+# Writes $OUT/default-check.txt and the tests' logs.
 set -u
 O=${OUT:-/tmp/default-check-out}
 mkdir -p "$O"
@@ -20,8 +20,8 @@ MAXLOG=$(echo "$LOGS" | tr ',' '\n' | sort -n | tail -1)
 dev_header
 if [ -z "${SKIP_TEST:-}" ]; then
   dev_gpu_test "$O/gpu_test.log"
-  dev_gpu_test "$O/gpu_test-ba-quads.log" CUZK_GPU_BATCH_AFFINE=2 CUZK_GPU_BA_CHUNK_BYTES=20000 \
-    CUZK_GPU_BA_QUADS=2
+  [ "${BA_TEST:-1}" = 0 ] || dev_gpu_test "$O/gpu_test-ba-quads.log" CUZK_GPU_BATCH_AFFINE=2 \
+    CUZK_GPU_BA_CHUNK_BYTES=20000 CUZK_GPU_BA_QUADS=2
   t0=$(date +%s)
   timeout 150 "$CUZK_BIN_DIR/staged_test" > "$O/staged.log" 2>&1
   echo "staged_test rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 "$O/staged.log")"
