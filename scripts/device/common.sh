@@ -9,6 +9,7 @@
 #   dev_gpu_test LOG [ENV=VALUE...]
 #                        gpu_test --quick with the given environment, its result on one line
 #                        and its first failures
+#   dev_staged_test LOG  staged_test (the engine's stages on the device), its result on one line
 #   dev_prove_test LOG   tests/gpu/gpu_prove_test.sh (GPU proofs byte-identical to the CPU's
 #                        at r = s = 0, snarkjs on blinded ones where node is present)
 #   dev_ncu_stalls FILE LOGN [ENV=VALUE...]
@@ -49,6 +50,12 @@ dev_ncu_stalls() {
   echo "ncu rc=$rc"
   awk '/k_ntt_pass/ {print "  " substr($0, 1, 60)} /duration|pct_of_peak|stalled/ && $NF+0 >= 0.3 {print "    " $1, $NF}' \
     "$f" | head -60
+}
+dev_staged_test() {
+  local t0
+  t0=$(date +%s)
+  timeout 150 "$CUZK_BIN_DIR/staged_test" > "$1" 2>&1
+  echo "staged_test rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 "$1")"
 }
 dev_prove_test() {
   local t0 rc

@@ -22,9 +22,7 @@ if [ -z "${SKIP_TEST:-}" ]; then
   dev_gpu_test "$O/gpu_test.log"
   [ "${BA_TEST:-1}" = 0 ] || dev_gpu_test "$O/gpu_test-ba-quads.log" CUZK_GPU_BATCH_AFFINE=2 \
     CUZK_GPU_BA_CHUNK_BYTES=20000 CUZK_GPU_BA_QUADS=2
-  t0=$(date +%s)
-  timeout 150 "$CUZK_BIN_DIR/staged_test" > "$O/staged.log" 2>&1
-  echo "staged_test rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 "$O/staged.log")"
+  dev_staged_test "$O/staged.log"
   dev_prove_test "$O/gpu_prove_test.log"
 fi
 for round in $(seq 1 "${ROUNDS:-2}"); do

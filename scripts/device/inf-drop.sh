@@ -25,9 +25,7 @@ if [ "${TESTS:-1}" != 0 ]; then
     dev_gpu_test "$O/gpu_test-drop1.log" CUZK_GPU_INF_DROP=1
     dev_gpu_test "$O/gpu_test-ba.log" CUZK_GPU_BATCH_AFFINE=2 CUZK_GPU_BA_CHUNK_BYTES=20000
   fi
-  t0=$(date +%s)
-  timeout 150 "$CUZK_BIN_DIR/staged_test" > "$O/staged.log" 2>&1
-  echo "staged_test rc=$? ($(( $(date +%s) - t0 )) s): $(tail -1 "$O/staged.log")"
+  dev_staged_test "$O/staged.log"
   dev_prove_test "$O/gpu_prove_test.log"
 fi
 if [ "${BENCH:-1}" != 0 ]; then
