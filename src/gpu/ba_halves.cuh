@@ -343,10 +343,11 @@ DI uint64_t pair_sums_h(const pmask &mask, size_t beg, const uint32_t *vals,
 
 /* Pass B's phase 2 in halves (ba_add_slice for G2): the slice forwards, a pair being one
  * addition of its sum (sum(pi): this lane's coordinates), a quad (QUADS: bit pi of quad) one
+ * addition of its sum, an oct (OCTS: quads pi and pi + 2, bit pi + 1 of quad set too) one
  * addition of its sum, a pair of spec one addition per point; the XYZZ sum parked in shared
  * memory (park: N words a lane per coordinate), curve.cuh's xyzz_madd over fh. Buckets and
  * carries as ba_add_slice writes them. */
-template <class C, bool PAIR, bool ALL_ZERO, bool QUADS, class Sum>
+template <class C, bool PAIR, bool ALL_ZERO, bool QUADS, bool OCTS = false, class Sum>
 DI void add_slice_h(const uint32_t *keys, const uint32_t *vals, size_t beg, uint32_t live,
                     size_t t, const pmask &mask, uint64_t spec, uint64_t quad,
                     const affine<fe2<C>> *pts, uint32_t (*park)[ACC_THREADS],
@@ -368,6 +369,8 @@ DI void add_slice_h(const uint32_t *keys, const uint32_t *vals, size_t beg, uint
         }
         const bool pair = mask.at(r);
         const bool qd = QUADS && pair && ((quad >> pi) & 1);
+        /* OCTS: an oct's is bit pi + 1 of quad too (its first quad's second pair) */
+        const bool oc = OCTS && qd && ((quad >> (pi + 1)) & 1);
         const bool sp = pair && ((spec >> pi) & 1);
         affine<E> a;
         if (pair && !sp) {
@@ -382,8 +385,8 @@ DI void add_slice_h(const uint32_t *keys, const uint32_t *vals, size_t beg, uint
             a = ld_pt_fh<C, PAIR>(pts, vals[beg + r + 1], h);
         }
         xyzz_madd(acc, a);
-        pi += qd ? 2 : pair;
-        r += qd ? 4 : pair ? 2 : 1;
+        pi += oc ? 4 : qd ? 2 : pair;
+        r += oc ? 8 : qd ? 4 : pair ? 2 : 1;
     }
     if (live)
         flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
@@ -469,6 +472,33 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
     }
 }
 
+/* k_ba_quads_h's sums through sum_over_h (1) or written out (0, as measured): through it ptxas
+ * spills less there (BN254 16 / 16 -> 4 / 8 bytes, BLS12-381 84 / 148 -> 60 / 100), not yet
+ * measured (a compile-time variant: scripts/device/build-variants.sh). */
+#ifndef CUZK_GPU_BA_QUADS_H_SUM
+#define CUZK_GPU_BA_QUADS_H_SUM 0
+#endif
+/* The affine sum of two sums of one run, a and b (this lane's coordinates), stored over a and
+ * returned: its inverse from the running one (iv, stepped past it; k the prefixes below it, pre()
+ * the address of the one just below when k > 0), as k_ba_quads's. */
+template <class C, bool PAIR, class Pre>
+DI affine<fh<C, PAIR>> sum_over_h(affine<fe2<C>> *a, const affine<fe2<C>> *b, fh<C, PAIR> &iv,
+                                  uint32_t k, Pre pre, uint32_t h)
+{
+    typedef fh<C, PAIR> E;
+    const E x1 = fh_of<C, PAIR>(ld_h(&a->x, h));
+    const E x2 = fh_of<C, PAIR>(ld_h(&b->x, h));
+    E id = iv;
+    if (k)
+        mul2(id, iv, fh_of<C, PAIR>(ld_h(pre(), h)), iv, iv, x2 - x1);
+    const E y1 = fh_of<C, PAIR>(ld_h(&a->y, h));
+    const E lam = (fh_of<C, PAIR>(ld_h(&b->y, h)) - y1) * id;
+    const affine<E> s = affine_from_lam(lam, x1, x2, y1);
+    st_h(&a->x, h, s.x.v);
+    st_h(&a->y, h, s.y.v);
+    return s;
+}
+
 /* k_ba_quads for F = fe2<C> (G2), two lanes a slice (2 Tc threads), after k_ba_pairs or
  * k_ba_pairs_h: the quads' sums over their first pair's sums, then add_slice_h; buckets and
  * carries as k_ba_quads writes them. */
@@ -491,6 +521,12 @@ k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
         for (uint64_t qq = quad; qq; qq &= qq - 1) {
             const int pi = __ffsll((long long)qq) - 1;
             affine<F> *const s1p = psum + (size_t)pi * Tc + tl;
+            if (CUZK_GPU_BA_QUADS_H_SUM) {
+                k--;
+                sum_over_h(s1p, s1p + Tc, iv, k,
+                           [&] { return pre + (size_t)(P - k) * Tc + tl; }, h);
+                continue;
+            }
             const E x1 = fh_of<C, PAIR>(ld_h(&s1p->x, h));
             const E x2 = fh_of<C, PAIR>(ld_h(&s1p[Tc].x, h));
             k--;
@@ -506,6 +542,156 @@ k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
         }
     }
     add_slice_h<C, PAIR, ALL_ZERO, true>(
+        keys, vals, beg, live, t, mask, spec, quad, pts, park, buckets, ckey, cpt, cur, carry, h,
+        [&](int pi) {
+            const affine<F> *const d = psum + (size_t)pi * Tc + tl;
+            affine<fe<C>> s;
+            s.x = ld_h(&d->x, h);
+            s.y = ld_h(&d->y, h);
+            return s;
+        });
+}
+
+/* ---- Octs: pairs of quad sums, added in affine too (CUZK_GPU_BA_HALVES bit 4, with bit 1).
+ *
+ * Two quads of one run, the second starting four entries after the first (pairs pi, pi + 1 and
+ * pi + 2, pi + 3), whose sums Q1, Q2 have x1 != x2 (neither 0) are an oct: Q1 + Q2 by the same
+ * affine addition, its inverse shared with the chunk's other octs by a third product tree. In
+ * the quads' count (msm_kernels.cuh) an oct takes 2 x (2 x 7 + 7) + 7 + 10 = 59 multiplications
+ * against 2 x 31 = 62 for its two quads (an affine sum instead of a mixed addition), for the
+ * quads' sums' trip through device memory and one more kernel and tree per chunk. Instead of
+ * k_ba_quads_h:
+ *   k_ba_quads_oh: the quads forwards (as k_ba_quads_h), each quad's sum stored over its first
+ *     pair's; each paired with the open quad below it when they make an oct (greedily from the
+ *     slice's start), the octs' denominators x2 - x1 multiplied into prefix products (oct k's
+ *     in slot k: the quads' prefixes, still read, sit in slots P - nq .. P - 1 and k < nq / 2 <=
+ *     P - nq), the slice's product into prod (the tree's leaf, read by this thread already),
+ *     the oct count into npre, an oct of quads pi and pi + 2 into the quad mask as bit pi + 1
+ *     set (pair pi + 1 is its first quad's second pair, a bit no quad uses) and bit pi + 2
+ *     cleared (so oct_starts needs no loop; add_slice_h steps over the second quad);
+ *   the product tree over prod;
+ *   k_ba_octs_h: the octs backwards (the reverse of their prefix order), each oct's sum over
+ *     its first quad's, then add_slice_h with octs (one addition an oct).
+ * G2 in halves only (the kernels the default runs). */
+
+/* The octs' first quads (bit pi) of a quad mask with octs: an oct of quads pi and pi + 2 has
+ * bits pi and pi + 1 set and pi + 2, pi + 3 clear; any other quad bit pi + 1 clear. */
+DI uint64_t oct_starts(uint64_t quad) { return quad & (quad >> 1); }
+
+/* k_ba_quads_h's quad sums (2 Tc threads, after k_ba_pairs or k_ba_pairs_h and the quads' tree:
+ * inv_ the inverse of the slice's quad product) with the octs' prefix products, as described
+ * above; no bucket written. */
+template <class C, bool ALL_ZERO, bool PAIR>
+__global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_QUADS>())
+k_ba_quads_oh(const uint32_t *keys, size_t M, uint32_t L, size_t t0, size_t Tc, fe2<C> *pre,
+              fe2<C> *prod, uint8_t *npre, affine<fe2<C>> *psum, uint64_t *masks)
+{
+    typedef fh<C, PAIR> E;
+    typedef fe<C> H;
+    typedef fe2<C> F;
+    /* The octs' prefix product (this lane's coordinate, words 0 .. N - 1) and the open quad's
+     * x (N .. 2N - 1) wait in shared memory while the quads' sums use the registers (in
+     * registers ptxas spilled 72 / 84 bytes in BN254's kernel). */
+    __shared__ uint32_t os[2 * C::N][ACC_THREADS];
+    const int th = threadIdx.x;
+    const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, tl = g >> 1;
+    if (tl >= Tc)
+        return; /* both lanes of a pair */
+    const half_lane hl = this_half();
+    const uint32_t h = hl.h;
+    const size_t beg = (t0 + tl) * L;
+    uint32_t ko = 0;
+    uint64_t quad = 0;
+    sh_words_st<ACC_THREADS>(h ? H::zero() : H::one(), os, 0, th); /* F::one() */
+    if (beg < M) {
+        const size_t end = beg + L < M ? beg + L : M;
+        uint32_t live;
+        pmask m = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
+        const uint32_t P = L / 2;
+        uint32_t k = npre[tl];
+        quad = masks[tl];
+        E iv = fh_of<C, PAIR>(ld_h(prod + tl, h));
+        int pn = 0, r = 0;   /* pairs popped from m; the last one's entry */
+        int open_pi = -1;    /* the quad below the one being made, while in no oct */
+        int open_r = 0;      /* its first entry */
+        uint64_t flags = 0, second = 0; /* the octs' bits pi + 1 and pi + 2 */
+        for (uint64_t qq = quad; qq; qq &= qq - 1) {
+            const int pi = __ffsll((long long)qq) - 1;
+            while (pn <= pi) { /* the entry of pair pi */
+                r = m.pop_low();
+                pn++;
+            }
+            affine<F> *const s1p = psum + (size_t)pi * Tc + tl;
+            k--;
+            const affine<E> s = sum_over_h(
+                s1p, s1p + Tc, iv, k, [&] { return pre + (size_t)(P - k) * Tc + tl; }, h);
+            bool oct = false;
+            if (open_pi == pi - 2 && r == open_r + 4 &&
+                key_at<ALL_ZERO>(keys, beg + r) == key_at<ALL_ZERO>(keys, beg + open_r)) {
+                H ox;
+                sh_words_ld<ACC_THREADS>(ox, os, C::N, th);
+                oct = !zero_eq_h(s.x.v, ox, hl);
+                if (oct) {
+                    H oacc = s.x.v - ox;
+                    if (ko) {
+                        H a;
+                        sh_words_ld<ACC_THREADS>(a, os, 0, th);
+                        oacc = mul_h(a, oacc, hl);
+                    }
+                    sh_words_st<ACC_THREADS>(oacc, os, 0, th);
+                    st_h(pre + (size_t)ko * Tc + tl, h, oacc);
+                    ko++;
+                    flags |= 1ull << (open_pi + 1);
+                    second |= 1ull << pi;
+                    open_pi = -1;
+                }
+            }
+            if (!oct) {
+                open_pi = pi;
+                open_r = r;
+                sh_words_st<ACC_THREADS>(s.x.v, os, C::N, th);
+            }
+        }
+        quad = (quad | flags) & ~second;
+    }
+    H oacc;
+    sh_words_ld<ACC_THREADS>(oacc, os, 0, th);
+    st_h(prod + tl, h, oacc);
+    /* lane 1 has read npre[tl] and masks[tl] (above) before lane 0 writes them */
+    __syncwarp(hl.mask);
+    if (!h) {
+        npre[tl] = (uint8_t)ko;
+        masks[tl] = quad;
+    }
+}
+
+/* The octs of k_ba_quads_oh summed (inv_[tl], the inverse of its prod[tl]; 2 Tc threads), then
+ * add_slice_h with octs: buckets and carries as k_ba_quads_h writes them, up to the grouping of
+ * each run's additions (the same points, XYZZ coordinates of the same sums). */
+template <class C, bool ALL_ZERO, bool PAIR>
+__global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_QUADS>())
+k_ba_octs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
+            size_t Tc, const affine<fe2<C>> *pts, const fe2<C> *pre, const fe2<C> *inv_,
+            const uint8_t *npre, affine<fe2<C>> *psum, const uint64_t *masks,
+            xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt)
+{
+    typedef fh<C, PAIR> E;
+    typedef fe2<C> F;
+    __shared__ uint32_t park[4 * C::N][ACC_THREADS];
+    BA_SLICE_OPEN_H();
+    const uint64_t quad = masks[tl], spec = masks[Tc + tl];
+    {
+        uint32_t k = npre[tl];
+        E iv = fh_of<C, PAIR>(ld_h(inv_ + tl, h));
+        for (uint64_t oo = oct_starts(quad); oo; oo &= ~(1ull << (63 - __clzll((long long)oo)))) {
+            const int pi = 63 - __clzll((long long)oo); /* the last made first */
+            affine<F> *const s1p = psum + (size_t)pi * Tc + tl;
+            k--;
+            sum_over_h(s1p, s1p + 2 * Tc, iv, k, [&] { return pre + (size_t)(k - 1) * Tc + tl; },
+                       h);
+        }
+    }
+    add_slice_h<C, PAIR, ALL_ZERO, true, true>(
         keys, vals, beg, live, t, mask, spec, quad, pts, park, buckets, ckey, cpt, cur, carry, h,
         [&](int pi) {
             const affine<F> *const d = psum + (size_t)pi * Tc + tl;
@@ -537,17 +723,27 @@ k_ba_pass_b_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, 
 }
 
 /* CUZK_GPU_BA_HALVES's bits (gpu_impl.cuh's accumulate) and the kernels its bit 2 picks. */
-enum { HALVES_PAIRS = 1, HALVES_QUADS = 2, HALVES_PAIRED = 4, HALVES_PASS_B = 8 };
+enum {
+    HALVES_PAIRS = 1,
+    HALVES_QUADS = 2,
+    HALVES_PAIRED = 4,
+    HALVES_PASS_B = 8,
+    HALVES_OCTS = 16
+};
 template <class C, bool ALL_ZERO> struct ba_halves_kernels {
     decltype(&k_ba_pairs_h<C, ALL_ZERO, false>) pairs;
     decltype(&k_ba_quads_h<C, ALL_ZERO, false>) quads;
     decltype(&k_ba_pass_b_h<C, ALL_ZERO, false>) pass_b;
+    decltype(&k_ba_quads_oh<C, ALL_ZERO, false>) quads_o;
+    decltype(&k_ba_octs_h<C, ALL_ZERO, false>) octs;
     explicit ba_halves_kernels(int hv)
     {
         const bool p = hv & HALVES_PAIRED;
         pairs = p ? k_ba_pairs_h<C, ALL_ZERO, true> : k_ba_pairs_h<C, ALL_ZERO, false>;
         quads = p ? k_ba_quads_h<C, ALL_ZERO, true> : k_ba_quads_h<C, ALL_ZERO, false>;
         pass_b = p ? k_ba_pass_b_h<C, ALL_ZERO, true> : k_ba_pass_b_h<C, ALL_ZERO, false>;
+        quads_o = p ? k_ba_quads_oh<C, ALL_ZERO, true> : k_ba_quads_oh<C, ALL_ZERO, false>;
+        octs = p ? k_ba_octs_h<C, ALL_ZERO, true> : k_ba_octs_h<C, ALL_ZERO, false>;
     }
 };
 

@@ -270,17 +270,20 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     }
     /* CUZK_GPU_BA_HALVES: G2's batch-affine kernels with two lanes a slice (ba_halves.cuh):
      * bit 0 k_ba_pairs_h for k_ba_pairs, bit 1 k_ba_quads_h for k_ba_quads, bit 3
-     * k_ba_pass_b_h for k_ba_pass_b, bit 2 their Fp2 products in interleaved pairs; 0 to 15,
-     * CUZK_GPU_BA_HALVES_DEFAULT (11: the three kernels, products one after the other) unset.
-     * 0 keeps the one-lane kernels (A/B runs). */
+     * k_ba_pass_b_h for k_ba_pass_b, bit 2 their Fp2 products in interleaved pairs, bit 4
+     * (only with bit 1) octs, pairs of quads' sums added in affine too (k_ba_quads_oh and
+     * k_ba_octs_h); 0 to 31, CUZK_GPU_BA_HALVES_DEFAULT (11: the three kernels, products one
+     * after the other) unset. 0 keeps the one-lane kernels (A/B runs). */
     const char *bh = getenv("CUZK_GPU_BA_HALVES");
     ctx->ba_halves = CUZK_GPU_BA_HALVES_DEFAULT;
     if (bh && *bh) {
         char *e = NULL;
         const long v = strtol(bh, &e, 10);
-        if (*e || v < 0 || v > 15) {
+        if (*e || v < 0 || v > 31 || ((v & 16) && !(v & 2))) {
             r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                          "cuzk_gpu_open: CUZK_GPU_BA_HALVES=%s: expected 0 to 15", bh);
+                          "cuzk_gpu_open: CUZK_GPU_BA_HALVES=%s: expected 0 to 31 (bit 4, the "
+                          "octs, only with bit 1, the quads)",
+                          bh);
             cuzk_gpu_close(ctx);
             return r;
         }

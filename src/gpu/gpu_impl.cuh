@@ -141,7 +141,8 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
         const bool quads = cuzk__gpu_ba_quads_on(ctx->ba_quads, sizeof(F) >= 64, M);
         /* G2's kernels two lanes a slice (ba_halves.cuh), where CUZK_GPU_BA_HALVES asks: bit 0
          * k_ba_pairs_h, bit 1 k_ba_quads_h, bit 3 k_ba_pass_b_h, bit 2 their products in
-         * interleaved pairs */
+         * interleaved pairs, bit 4 (with bit 1) octs: k_ba_quads_oh, a third tree and
+         * k_ba_octs_h instead of k_ba_quads_h */
         typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
         const int hv = std::is_void<C2>::value ? 0 : ctx->ba_halves;
         const size_t pre_per = (size_t)(L1 / 2) * sizeof(F),
@@ -156,7 +157,11 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             size_t lanes = 1; /* threads a slice */
             if constexpr (!std::is_void<C2>::value) {
                 const ba_halves_kernels<C2, ALL_ZERO> hk(hv);
-                if (quads && (hv & HALVES_QUADS)) {
+                if (quads && (hv & HALVES_OCTS)) {
+                    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbk, hk.octs, ACC_THREADS,
+                                                                     0));
+                    lanes = 2;
+                } else if (quads && (hv & HALVES_QUADS)) {
                     CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbk, hk.quads, ACC_THREADS,
                                                                      0));
                     lanes = 2;
@@ -222,7 +227,17 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
                 }
                 TRY(tree_inverse(ctx, tr, nodes, tc, eb));
                 if constexpr (!std::is_void<C2>::value) {
-                    if (hv & HALVES_QUADS) {
+                    if (hv & HALVES_OCTS) { /* bit 4 comes with bit 1 (cuzk_gpu_open) */
+                        const ba_halves_kernels<C2, ALL_ZERO> hk(hv);
+                        hk.quads_o<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                            keys, M, L1, t0, tc, pre, tr, npre, psum, masks);
+                        LAUNCHED("k_ba_quads_oh");
+                        TRY(tree_inverse(ctx, tr, nodes, tc, eb));
+                        hk.octs<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                            keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets,
+                            ck0, cp0);
+                        LAUNCHED("k_ba_octs_h");
+                    } else if (hv & HALVES_QUADS) {
                         const auto k = ba_halves_kernels<C2, ALL_ZERO>(hv).quads;
                         k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                             keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets,

@@ -172,8 +172,8 @@ struct cuzk_gpu_ctx {
     int ba_quads;     /* pairs of pair sums in affine too: CUZK_GPU_BA_QUADS (1 G1, 2 G2 too) or
                        * cuzk_gpu_ba_fit's 3 (large G1 MSMs) */
     int ba_halves;    /* CUZK_GPU_BA_HALVES: G2's batch-affine kernels two lanes a slice (bits:
-                       * 1 k_ba_pairs_h, 2 k_ba_quads_h, 8 k_ba_pass_b_h, 4 interleaved products;
-                       * CUZK_GPU_BA_HALVES_DEFAULT, 11, unset) */
+                       * 1 k_ba_pairs_h, 2 k_ba_quads_h, 8 k_ba_pass_b_h, 4 interleaved products,
+                       * 16 octs with 2; CUZK_GPU_BA_HALVES_DEFAULT, 11, unset) */
     uint32_t red_chunk; /* CUZK_GPU_REDUCE_CHUNK: the bucket reduction's largest chunk (32) */
     uint32_t carry_lk;  /* CUZK_GPU_CARRY_SLICE: carries per thread at levels >= 2 (4) */
     int inf_drop;       /* CUZK_GPU_INF_DROP (gpu.h): 0, 1 or 2 */

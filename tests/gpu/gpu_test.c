@@ -1100,18 +1100,19 @@ int main(void)
      * a context opens): every G2 MSM batch-affine in small chunks (CUZK_GPU_BATCH_AFFINE=2,
      * CUZK_GPU_BA_CHUNK_BYTES=20000), with quads (k_ba_pairs_h, k_ba_quads_h) and without
      * (k_ba_pass_b_h), their products one after the other (11, the default) and in interleaved
-     * pairs (15), and the one-lane kernels (0); values outside 0-15 refused, naming the
-     * variable. */
+     * pairs (15), with octs (27, 31: k_ba_quads_oh, k_ba_octs_h), and the one-lane kernels (0);
+     * values outside 0-31, or with bit 4 and not bit 1, refused, naming the variable. */
     {
         static const char *const names[4] = {"CUZK_GPU_BA_HALVES", "CUZK_GPU_BATCH_AFFINE",
                                              "CUZK_GPU_BA_CHUNK_BYTES", "CUZK_GPU_BA_QUADS"};
-        static const char *const vals[6][4] = {
+        static const char *const vals[8][4] = {
             {"11", "2", "20000", "2"}, {"15", "2", "20000", "2"}, {"0", "2", "20000", "2"},
-            {"11", "2", "20000", "0"}, {"15", "2", "20000", "0"}, {"0", "2", "20000", "0"}};
+            {"27", "2", "20000", "2"}, {"31", "2", "20000", "2"}, {"11", "2", "20000", "0"},
+            {"15", "2", "20000", "0"}, {"0", "2", "20000", "0"}};
         char *keep[4];
         env_save(names, 4, keep);
         cuzk_gpu_ctx *c0 = ctx, *c1 = NULL;
-        for (int v = 0; v < 6; v++) {
+        for (int v = 0; v < 8; v++) {
             for (int k = 0; k < 4; k++)
                 setenv(names[k], vals[v][k], 1);
             c1 = NULL;
@@ -1134,8 +1135,11 @@ int main(void)
         static const struct {
             int k;
             const char *bad, *msg;
-        } refused[2] = {{0, "16", "CUZK_GPU_BA_HALVES=16"}, {0, "3x", "CUZK_GPU_BA_HALVES=3x"}};
-        for (int i = 0; i < 2; i++)
+        } refused[4] = {{0, "32", "CUZK_GPU_BA_HALVES=32"},
+                        {0, "3x", "CUZK_GPU_BA_HALVES=3x"},
+                        {0, "16", "CUZK_GPU_BA_HALVES=16"},
+                        {0, "25", "CUZK_GPU_BA_HALVES=25"}};
+        for (int i = 0; i < 4; i++)
             env_refused(names, 4, vals[0], refused[i].k, refused[i].bad, refused[i].msg);
         env_restore(names, 4, keep);
     }

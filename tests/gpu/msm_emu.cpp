@@ -246,14 +246,22 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
      * block's threads as coroutines), the root inverted (the host's src/ff there, field.cuh's
      * inv here), down. With pairs (k_ba_pass_b) and with quads (k_ba_pairs, a second tree over
      * the quads' products, k_ba_quads); side 0 of bs / cs / ks is k_accum1's. */
-    std::vector<xyzz<F>> bs[3] = {b_ref, std::vector<xyzz<F>>(nb, xyzz<F>::inf()),
-                                  std::vector<xyzz<F>>(nb, xyzz<F>::inf())};
-    std::vector<xyzz<F>> cs[3] = {c_ref, std::vector<xyzz<F>>(T), std::vector<xyzz<F>>(T)};
-    std::vector<uint32_t> ks[3] = {k_ref, std::vector<uint32_t>(T), std::vector<uint32_t>(T)};
-    size_t nquads = 0;
-    for (int quads = 0; quads < 2; quads++) {
-        std::vector<xyzz<F>> &b_ba = bs[1 + quads], &c_ba = cs[1 + quads];
-        std::vector<uint32_t> &k_ba = ks[1 + quads];
+    typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
+    constexpr bool G2 = !std::is_void<C2>::value;
+    const std::vector<xyzz<F>> b_inf(nb, xyzz<F>::inf());
+    std::vector<xyzz<F>> bs[4] = {b_ref, b_inf, b_inf, b_inf};
+    std::vector<xyzz<F>> cs[4] = {c_ref, std::vector<xyzz<F>>(T), std::vector<xyzz<F>>(T),
+                                  std::vector<xyzz<F>>(T)};
+    std::vector<uint32_t> ks[4] = {k_ref, std::vector<uint32_t>(T), std::vector<uint32_t>(T),
+                                   std::vector<uint32_t>(T)};
+    size_t nquads = 0, nocts = 0;
+    /* mode 0 pairs (pass B), 1 quads, 2 (G2) octs: after k_ba_pairs and the quads' tree,
+     * k_ba_quads_oh, a third tree and k_ba_octs_h (ba_halves.cuh), its lanes as coroutines */
+    for (int mode = 0; mode < (G2 ? 3 : 2); mode++) {
+        const int quads = mode >= 1;
+        const bool octs = mode == 2;
+        std::vector<xyzz<F>> &b_ba = bs[1 + mode], &c_ba = cs[1 + mode];
+        std::vector<uint32_t> &k_ba = ks[1 + mode];
         for (size_t t0 = 0; t0 < T; t0 += chunk) {
             const size_t tc = T - t0 < chunk ? T - t0 : chunk;
             std::vector<F> pre(tc * (L / 2)), tr(tree_elems(tc)), nodes(tree_nodes(tc)), prod;
@@ -264,7 +272,8 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
                 k_ba_pass_a<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(),
                                          tr.data(), npre.data());
             });
-            for (int level = 0; level < 1 + quads; level++) {
+            /* The chunk's product tree over tr (what: its check's name) */
+            auto tree = [&](const char *what) {
                 prod.assign(tr.begin(), tr.begin() + tc);
                 F *lv[16];
                 size_t ln[16];
@@ -286,13 +295,15 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
                     launch_block(ln[l + 1], BA_TREE,
                                  [&] { k_tree_down<F>(lv[l], ln[l], lv[l + 1], nd[l]); });
                 for (size_t i = 0; i < tc; i++)
-                    check(prod[i].is_zero() || prod[i] * tr[i] == F::one(),
-                          level ? "quad product tree inverse" : "product tree inverse", grp, L,
+                    check(prod[i].is_zero() || prod[i] * tr[i] == F::one(), what, grp, L,
                           t0 + i);
+            };
+            for (int level = 0; level < 1 + quads; level++) {
+                tree(level ? "quad product tree inverse" : "product tree inverse");
                 if (quads && level == 0) {
                     /* G2: k_ba_pairs_h on copies of the inputs first (halves_run) */
                     halves_out<F> hv[2];
-                    for (int v = 0; v < 2; v++)
+                    for (int v = 0; v < (octs ? 0 : 2); v++) /* once, with quads */
                         hv[v] = halves_run<F, ALL_ZERO>(v, kp, vals, M, L, t0, tc, pts, pre, tr,
                                                         npre, psum, masks);
                     launch(tc, [&] {
@@ -304,13 +315,45 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
                         check(__popcll(masks[i]) == npre[i], "quad count", grp, L, t0 + i);
                         check(!(masks[i] & masks[tc + i]), "quad of a point-by-point pair", grp,
                               L, t0 + i);
-                        nquads += npre[i];
+                        nquads += octs ? 0 : npre[i];
                     }
-                    for (int v = 0; v < 2; v++)
+                    for (int v = 0; v < (octs ? 0 : 2); v++)
                         halves_check(hv[v], v, pre, tr, npre, psum, masks, grp, L, t0);
                 }
             }
-            if (quads) {
+            if (octs) {
+                if constexpr (G2) {
+                    /* k_ba_quads_oh (products interleaved in odd chunks, as in HALVES bit 2):
+                     * the quads' sums, the octs' prefixes, count and mask bits (bit pi + 1
+                     * set, pi + 2 cleared for the oct of quads pi and pi + 2) */
+                    const bool pair = chunk % 2;
+                    const std::vector<uint64_t> qm(masks.begin(), masks.begin() + tc);
+                    const std::vector<uint8_t> nq = npre;
+                    launch_block((2 * tc + ACC_THREADS - 1) / ACC_THREADS, ACC_THREADS, [&] {
+                        (pair ? k_ba_quads_oh<C2, ALL_ZERO, true>
+                              : k_ba_quads_oh<C2, ALL_ZERO, false>)(kp, M, L, t0, tc, pre.data(),
+                                                                    tr.data(), npre.data(),
+                                                                    psum.data(), masks.data());
+                    });
+                    for (size_t i = 0; i < tc; i++) {
+                        const uint64_t os = oct_starts(masks[i]);
+                        check(masks[i] == ((qm[i] | os << 1) & ~(os << 2)),
+                              "octs: the quads and the octs' bits", grp, L, t0 + i);
+                        check((os & qm[i]) == os && ((os << 2) & qm[i]) == os << 2,
+                              "octs: two quads each", grp, L, t0 + i);
+                        check(__popcll(os) == npre[i] && 2 * npre[i] <= nq[i], "oct count", grp,
+                              L, t0 + i);
+                        nocts += npre[i];
+                    }
+                    tree("oct product tree inverse");
+                    launch_block((2 * tc + ACC_THREADS - 1) / ACC_THREADS, ACC_THREADS, [&] {
+                        (pair ? k_ba_octs_h<C2, ALL_ZERO, true> : k_ba_octs_h<C2, ALL_ZERO, false>)(
+                            kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(), tr.data(),
+                            npre.data(), psum.data(), masks.data(), b_ba.data(), k_ba.data(),
+                            c_ba.data());
+                    });
+                }
+            } else if (quads) {
                 /* G2: k_ba_quads_h on copies first (quads_h_run) */
                 quads_h_out<F> qh[2];
                 for (int v = 0; v < 2; v++)
@@ -350,7 +393,7 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
                     }
             }
         }
-        const char *what = quads ? "quads" : "pairs";
+        const char *what = octs ? "octs" : quads ? "quads" : "pairs";
         for (uint32_t k = 0; k < nb; k++)
             check(same_point(b_ref[k], b_ba[k]), what, grp, L, k);
         for (size_t t = 0; t < T; t++) {
@@ -361,12 +404,14 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
     }
     /* Slices of 8 and more entries hold runs long enough for quads. */
     check(L < 8 || nquads > 0, "no quads made", grp, L, 0);
+    /* and of 16 and more for octs (G2) */
+    check(!G2 || L < 16 || nocts > 0, "no octs made", grp, L, 0);
     /* Then the carry levels (k_accumk, as gpu_impl.cuh's accumulate runs them) over both,
      * against each bucket summed plainly, entry by entry. */
     std::vector<xyzz<F>> naive(nb, xyzz<F>::inf());
     for (size_t i = 0; i < M && keys[i] != SENT; i++)
         xyzz_add_affine(naive[ALL_ZERO ? 0 : keys[i]], ld_pt(pts.data(), vals[i]));
-    for (int side = 0; side < 3; side++) {
+    for (int side = 0; side < (G2 ? 4 : 3); side++) {
         std::vector<xyzz<F>> &b = bs[side];
         std::vector<uint32_t> ck0 = ks[side], ck1;
         std::vector<xyzz<F>> cp0 = cs[side], cp1;
@@ -384,7 +429,8 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
         }
         for (uint32_t k = 0; k < nb; k++)
             check(same_point(b[k], naive[k]),
-                  side == 2   ? "batch-affine quads + carries vs plain sum"
+                  side == 3   ? "batch-affine octs + carries vs plain sum"
+                  : side == 2 ? "batch-affine quads + carries vs plain sum"
                   : side == 1 ? "batch-affine + carries vs plain sum"
                               : "k_accum1 + carries vs plain sum",
                   grp, L, k);
