@@ -12,7 +12,8 @@
 # (default g2), LOGS (default 20,22,24). Run from the repository root on the GPU machine after
 # scripts/device-pack here (device tool: run "bash scripts/device/ba-octs.sh", carry
 # ["build-device/cuzk-device.tar.xz"]). SKIP_TEST=1 skips the tests (tests and rows together
-# take ~9 min of a call's 10: split them over two calls if a start was slow). Writes
+# take ~7 min by session 32's ba-halves.sh, which ran four tests in 9: split them over two calls
+# if time is short). Writes
 # $OUT/ba-octs.txt.
 set -u
 O=${OUT:-/tmp/ba-octs-out}
