@@ -1,0 +1,323 @@
+/*
+ * cuzk-bench-fp52: Montgomery products per second on the GPU, the backend's IMAD
+ * multiplication (field.cuh's mul_inl, BN254's r kept below 2r as the NTT keeps it) against
+ * the FP64-pipe one (src/gpu/fp52.cuh, 52-bit limbs in doubles), and both in one thread (do
+ * the two pipes add up?). An experiment for the NTT's and MSMs' field products; not part of
+ * any proof.
+ *
+ *   cuzk-bench-fp52 [--iters N] [--blocks-per-sm B] [--reps R]
+ *
+ * Each thread runs independent chains x <- x y (each product the next one's operand) for N
+ * iterations (default 2000) over B blocks of 256 threads per SM (default 8); rows:
+ *   imad CH     CH chains of field.cuh's product (words)
+ *   fp52 CH     CH chains of fp52's product, operands and results kept as doubles
+ *   fp52w CH    CH chains, operand kept in field.cuh's eight words and converted every
+ *               product (from_words, the product, to_words: the NTT's case, twiddle in doubles)
+ *   mix I+F     I imad chains and F fp52 chains in each thread
+ * and prints the best of R runs (default 5): ms, products per second, products per SM per
+ * clock (the device's reported clock), and for imad, the IMAD rate that is (264 per product).
+ *
+ * Check: every chain of every row starts from the same x and y (y scaled by 2^4 for fp52,
+ * whose R is 2^260, so that both compute x y^N 2^(-256 N)); the last results of all chains are
+ * compared with the imad row's, reduced below r: any difference fails the run (exit 1).
+ */
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ff/ff_params.h"
+#include "gpu/field.cuh"
+#include "gpu/fp52.cuh"
+
+using namespace cuzk_gpu;
+namespace f52 = cuzk_fp52;
+
+__constant__ uint64_t fr_p[4] = BN254_FR_P;
+constexpr uint64_t fr_h[4] = BN254_FR_P;
+__constant__ uint64_t fr_p2[4] = {fr_h[0] << 1, (fr_h[1] << 1) | (fr_h[0] >> 63),
+                                  (fr_h[2] << 1) | (fr_h[1] >> 63),
+                                  (fr_h[3] << 1) | (fr_h[2] >> 63)}; /* 2r */
+__constant__ uint64_t fr_one[4] = BN254_FR_ONE;
+#define W32(arr, i) ((uint32_t)((arr)[(i) >> 1] >> (((i)&1) * 32)))
+struct FR {
+    static constexpr int N = 8;
+    static constexpr uint32_t n0 = (uint32_t)BN254_FR_N0;
+    static constexpr bool p5_fits = true;
+    static __device__ __forceinline__ uint32_t p(int i) { return W32(fr_p, i); }
+    static __device__ __forceinline__ uint32_t one(int i) { return W32(fr_one, i); }
+};
+struct FRL : FR {
+    static constexpr bool lazy = true;
+    static __device__ __forceinline__ uint32_t p2(int i) { return W32(fr_p2, i); }
+};
+typedef f52::modulus<fr_h[0], fr_h[1], fr_h[2], fr_h[3]> P52;
+
+#define CHECK(x)                                                                              \
+    do {                                                                                      \
+        cudaError_t e_ = (x);                                                                 \
+        if (e_ != cudaSuccess) {                                                              \
+            fprintf(stderr, "cuzk-bench-fp52: %s: %s\n", #x, cudaGetErrorString(e_));         \
+            exit(2);                                                                          \
+        }                                                                                     \
+    } while (0)
+
+/* Thread t's chain c starts from x (below 2^252 < r) and multiplies by y: hashes of t, c. */
+__device__ uint32_t hash32(uint32_t a)
+{
+    a ^= a >> 16;
+    a *= 0x7feb352d;
+    a ^= a >> 15;
+    a *= 0x846ca68b;
+    a ^= a >> 16;
+    return a;
+}
+__device__ fe<FRL> start(uint32_t t, uint32_t c, uint32_t salt)
+{
+    fe<FRL> x;
+    for (int i = 0; i < 8; i++)
+        x.v[i] = hash32(t * 131u + c * 17u + i * 0x9e3779b9u + salt);
+    x.v[7] &= 0x0fffffffu;
+    return x;
+}
+__device__ fe<FRL> y_of(uint32_t t) { return start(t, 99, 0x51ed27u); }
+__device__ fe<FR> canon_of(const fe<FRL> &x)
+{
+    fe<FRL> c = canon(x);
+    fe<FR> r;
+    for (int i = 0; i < 8; i++)
+        r.v[i] = c.v[i];
+    return r;
+}
+/* y 2^4 mod r: fp52's product x y' 2^-260 is then x y 2^-256. */
+__device__ fe<FR> y16(uint32_t t)
+{
+    fe<FR> r = canon_of(y_of(t));
+    for (int i = 0; i < 4; i++)
+        r = r + r;
+    return r;
+}
+__device__ void to_d(const fe<FR> &a, double *d)
+{
+    uint64_t l[f52::L];
+    f52::from_words(a.v, l);
+    for (int k = 0; k < f52::L; k++)
+        d[k] = (double)l[k];
+}
+__device__ fe<FR> from_d(const double *d)
+{
+    uint64_t l[f52::L];
+    for (int k = 0; k < f52::L; k++)
+        l[k] = (uint64_t)d[k];
+    fe<FRL> x;
+    f52::to_words(l, x.v);
+    return canon_of(x);
+}
+
+/* out[(t * CH + c) * 8 ..]: each chain's last result, reduced below r. */
+__device__ void put(uint32_t *out, uint32_t t, int c, int ch, const fe<FR> &x)
+{
+    for (int i = 0; i < 8; i++)
+        out[((size_t)t * ch + c) * 8 + i] = x.v[i];
+}
+
+template <int CH> __global__ void k_imad(uint32_t *out, int iters)
+{
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    fe<FRL> x[CH];
+    const fe<FRL> y = y_of(t);
+#pragma unroll
+    for (int c = 0; c < CH; c++)
+        x[c] = start(t, c, 0);
+    for (int n = 0; n < iters; n++)
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            x[c] = mul_inl(x[c], y);
+#pragma unroll
+    for (int c = 0; c < CH; c++)
+        put(out, t, c, CH, canon_of(x[c]));
+}
+
+template <int CH> __global__ void k_fp52(uint32_t *out, int iters)
+{
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    double x[CH][f52::L], y[f52::L];
+    to_d(y16(t), y);
+#pragma unroll
+    for (int c = 0; c < CH; c++)
+        to_d(canon_of(start(t, c, 0)), x[c]);
+    for (int n = 0; n < iters; n++)
+#pragma unroll
+        for (int c = 0; c < CH; c++)
+            f52::mont_mul<P52>(x[c], y, x[c]);
+#pragma unroll
+    for (int c = 0; c < CH; c++)
+        put(out, t, c, CH, from_d(x[c]));
+}
+
+template <int CH> __global__ void k_fp52w(uint32_t *out, int iters)
+{
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    double y[f52::L];
+    to_d(y16(t), y);
+    uint32_t x[CH][8];
+#pragma unroll
+    for (int c = 0; c < CH; c++) {
+        const fe<FR> s = canon_of(start(t, c, 0));
+        for (int i = 0; i < 8; i++)
+            x[c][i] = s.v[i];
+    }
+    for (int n = 0; n < iters; n++)
+#pragma unroll
+        for (int c = 0; c < CH; c++) {
+            uint64_t l[f52::L];
+            double d[f52::L];
+            f52::from_words(x[c], l);
+#pragma unroll
+            for (int k = 0; k < f52::L; k++)
+                d[k] = f52::to_d(l[k]);
+            f52::mont_mul<P52>(d, y, l);
+            f52::to_words(l, x[c]);
+        }
+#pragma unroll
+    for (int c = 0; c < CH; c++) {
+        fe<FRL> v;
+        for (int i = 0; i < 8; i++)
+            v.v[i] = x[c][i];
+        put(out, t, c, CH, canon_of(v));
+    }
+}
+
+template <int CI, int CF> __global__ void k_mix(uint32_t *out, int iters)
+{
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    fe<FRL> xi[CI];
+    const fe<FRL> yi = y_of(t);
+    double xf[CF][f52::L], yf[f52::L];
+    to_d(y16(t), yf);
+#pragma unroll
+    for (int c = 0; c < CI; c++)
+        xi[c] = start(t, c, 0);
+#pragma unroll
+    for (int c = 0; c < CF; c++)
+        to_d(canon_of(start(t, CI + c, 0)), xf[c]);
+    for (int n = 0; n < iters; n++) {
+#pragma unroll
+        for (int c = 0; c < CI; c++)
+            xi[c] = mul_inl(xi[c], yi);
+#pragma unroll
+        for (int c = 0; c < CF; c++)
+            f52::mont_mul<P52>(xf[c], yf, xf[c]);
+    }
+#pragma unroll
+    for (int c = 0; c < CI; c++)
+        put(out, t, c, CI + CF, canon_of(xi[c]));
+#pragma unroll
+    for (int c = 0; c < CF; c++)
+        put(out, t, CI + c, CI + CF, from_d(xf[c]));
+}
+
+typedef void (*kern)(uint32_t *, int);
+struct row {
+    const char *name;
+    kern k;
+    int ch; /* chains per thread */
+};
+
+int main(int argc, char **argv)
+{
+    int iters = 2000, bps = 8, reps = 5;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--iters") && i + 1 < argc)
+            iters = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--blocks-per-sm") && i + 1 < argc)
+            bps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: cuzk-bench-fp52 [--iters N] [--blocks-per-sm B] [--reps R]\n"
+                            "  Montgomery products per second: field.cuh's IMAD product "
+                            "against fp52.cuh's FP64 one (BN254 r)\n");
+            return strcmp(argv[i], "--help") ? 2 : 0;
+        }
+    }
+    if (iters < 1 || bps < 1 || reps < 1) {
+        fprintf(stderr, "cuzk-bench-fp52: --iters, --blocks-per-sm and --reps must be >= 1\n");
+        return 2;
+    }
+    int dev = 0, sms = 0, khz = 0;
+    if (cudaGetDeviceCount(&dev) != cudaSuccess || dev == 0) {
+        fprintf(stderr, "cuzk-bench-fp52: no CUDA device\n");
+        return 2;
+    }
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, 0));
+    CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+    const int threads = 256, blocks = sms * bps;
+    const size_t nthr = (size_t)threads * blocks;
+    const row rows[] = {
+        {"imad 4", k_imad<4>, 4},    {"imad 2", k_imad<2>, 2},    {"fp52 1", k_fp52<1>, 1},
+        {"fp52 2", k_fp52<2>, 2},    {"fp52 4", k_fp52<4>, 4},    {"fp52w 2", k_fp52w<2>, 2},
+        {"fp52w 4", k_fp52w<4>, 4},  {"mix 1+1", k_mix<1, 1>, 2}, {"mix 2+2", k_mix<2, 2>, 4},
+        {"mix 2+1", k_mix<2, 1>, 3}, {"mix 1+2", k_mix<1, 2>, 3},
+    };
+    const int nrows = (int)(sizeof rows / sizeof rows[0]);
+    uint32_t *d_out, *ref = NULL, *h_out;
+    CHECK(cudaMalloc(&d_out, nthr * 4 * 8 * 4));
+    h_out = (uint32_t *)malloc(nthr * 4 * 8 * 4);
+    ref = (uint32_t *)malloc(nthr * 4 * 8 * 4);
+    cudaEvent_t e0, e1;
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&e1));
+    printf("# cuzk-bench-fp52: %s, %d SMs, %.0f MHz reported; %d blocks x %d threads, %d "
+           "iterations, best of %d\n",
+           prop.name, sms, khz / 1e3, blocks, threads, iters, reps);
+    printf("| kernel | regs | ms | Gmul/s | mul / SM / clock | check |\n| --- | --- | --- | --- | "
+           "--- | --- |\n");
+    int bad = 0;
+    for (int r = 0; r < nrows; r++) {
+        cudaFuncAttributes fa;
+        CHECK(cudaFuncGetAttributes(&fa, (const void *)rows[r].k));
+        float best = 1e30f;
+        for (int k = 0; k < reps; k++) {
+            CHECK(cudaEventRecord(e0));
+            rows[r].k<<<blocks, threads>>>(d_out, iters);
+            CHECK(cudaGetLastError());
+            CHECK(cudaEventRecord(e1));
+            CHECK(cudaEventSynchronize(e1));
+            float ms;
+            CHECK(cudaEventElapsedTime(&ms, e0, e1));
+            if (ms < best)
+                best = ms;
+        }
+        const int ch = rows[r].ch;
+        CHECK(cudaMemcpy(h_out, d_out, nthr * ch * 32, cudaMemcpyDeviceToHost));
+        /* Reference: imad 4's chains (the first row; the chain index is part of the start
+         * value, so rows compare chain for chain up to their own count). */
+        const char *ck = "ref";
+        if (r == 0)
+            memcpy(ref, h_out, nthr * 4 * 32);
+        else {
+            size_t diff = 0;
+            for (size_t t = 0; t < nthr; t++)
+                diff += memcmp(h_out + t * ch * 8, ref + t * 4 * 8, (size_t)ch * 32) != 0;
+            ck = diff ? "FAIL" : "ok";
+            if (diff) {
+                fprintf(stderr, "cuzk-bench-fp52: %s: %zu of %zu threads differ from imad 4\n",
+                        rows[r].name, diff, nthr);
+                bad = 1;
+            }
+        }
+        const double muls = (double)nthr * ch * iters;
+        printf("| %s | %d | %.3f | %.1f | %.4f | %s |\n", rows[r].name, fa.numRegs, best,
+               muls / best / 1e6, muls / (best * 1e-3) / sms / (khz * 1e3), ck);
+        fflush(stdout);
+    }
+    if (bad)
+        return 1;
+    cudaFree(d_out);
+    free(h_out);
+    free(ref);
+    return 0;
+}
