@@ -14,12 +14,16 @@
  *   fp52w CH    CH chains, operand kept in field.cuh's eight words and converted every
  *               product (from_words, the product, to_words: the NTT's case, twiddle in doubles)
  *   mix I+F     I imad chains and F fp52 chains in each thread
+ *   trip ...    an NTT pass's trips (elements and twiddles in shared memory, four elements
+ *               and two stages a trip, sums and differences modulo 2r) through either
+ *               product, under the NTT passes' 40-register cap, 64 (fp52) and uncapped
  * and prints the best of R runs (default 5): ms, products per second, products per SM per
  * clock (the device's reported clock), and for imad, the IMAD rate that is (264 per product).
  *
  * Check: every chain of every row starts from the same x and y (y scaled by 2^4 for fp52,
  * whose R is 2^260, so that both compute x y^N 2^(-256 N)); the last results of all chains are
- * compared with the imad row's, reduced below r: any difference fails the run (exit 1).
+ * compared with the imad row's, reduced below r, the trips' elements with the first trip row's:
+ * any difference fails the run (exit 1).
  */
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -89,14 +93,14 @@ __device__ fe<FR> canon_of(const fe<FRL> &x)
         r.v[i] = c.v[i];
     return r;
 }
-/* y 2^4 mod r: fp52's product x y' 2^-260 is then x y 2^-256. */
-__device__ fe<FR> y16(uint32_t t)
+/* w 2^4 mod r (w canonical): fp52's product x w' 2^-260 is then x w 2^-256. */
+__device__ fe<FR> times16(fe<FR> r)
 {
-    fe<FR> r = canon_of(y_of(t));
     for (int i = 0; i < 4; i++)
         r = r + r;
     return r;
 }
+__device__ fe<FR> y16(uint32_t t) { return times16(canon_of(y_of(t))); }
 __device__ void to_d(const fe<FR> &a, double *d)
 {
     uint64_t l[f52::L];
@@ -217,11 +221,95 @@ template <int CI, int CF> __global__ void k_mix(uint32_t *out, int iters)
         put(out, t, CI + c, CI + CF, from_d(xf[c]));
 }
 
+/* One NTT pass's trips, as ntt_kernels.cuh's two-stages-per-trip kernel makes them: a block's
+ * 1024 elements limb-major in shared memory, each thread's trip four elements read, two stages
+ * of two butterflies (u + t, u - t modulo 2r, t = w v with w canonical and v below 2r) with
+ * three twiddles read from a 64-entry table in shared memory, four elements stored; t by
+ * field.cuh's product or fp52's (twiddle and v from words to limbs, t back to words; the
+ * table's twiddles scaled by 2^4 for it). MINB: the launch bounds' blocks of 256 per SM (6:
+ * 40 registers, as the NTT passes' 3 x 512; 4: 64). */
+__device__ fe<FRL> sh_get(const uint32_t (*sh)[1024], int e)
+{
+    fe<FRL> x;
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        x.v[i] = sh[i][e];
+    return x;
+}
+__device__ void sh_put(uint32_t (*sh)[1024], int e, const fe<FRL> &x)
+{
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        sh[i][e] = x.v[i];
+}
+template <bool USE52> __device__ fe<FRL> tw_mul(const uint32_t (*sw)[64], int j, const fe<FRL> &v)
+{
+    fe<FRL> w, r;
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+        w.v[i] = sw[i][j & 63];
+    if (!USE52)
+        return mul_inl(w, v);
+    uint64_t l[f52::L];
+    double wd[f52::L], vd[f52::L];
+    f52::from_words(w.v, l);
+#pragma unroll
+    for (int k = 0; k < f52::L; k++)
+        wd[k] = f52::to_d(l[k]);
+    f52::from_words(v.v, l);
+#pragma unroll
+    for (int k = 0; k < f52::L; k++)
+        vd[k] = f52::to_d(l[k]);
+    f52::mont_mul<P52>(wd, vd, l);
+    f52::to_words(l, r.v);
+    return r;
+}
+template <bool USE52, int MINB> __global__ void __launch_bounds__(256, MINB)
+k_trip(uint32_t *out, int iters)
+{
+    __shared__ uint32_t se[8][1024], sw[8][64];
+    const uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    const int e0 = threadIdx.x, d = 256;
+#pragma unroll 1
+    for (int c = 0; c < 4; c++)
+        sh_put(se, e0 + c * d, start(t, c, 0));
+    if (threadIdx.x < 64) {
+        fe<FR> w = canon_of(start(blockIdx.x, 200 + threadIdx.x, 0x2545f491u));
+        if (USE52)
+            w = times16(w);
+#pragma unroll
+        for (int i = 0; i < 8; i++)
+            sw[i][threadIdx.x] = w.v[i];
+    }
+    __syncthreads();
+    for (int n = 0; n < iters; n++) {
+        fe<FRL> x0 = sh_get(se, e0);
+        fe<FRL> tt = tw_mul<USE52>(sw, e0, sh_get(se, e0 + d));
+        fe<FRL> a1 = x0 - tt;
+        x0 = x0 + tt;
+        fe<FRL> x2 = sh_get(se, e0 + 2 * d);
+        tt = tw_mul<USE52>(sw, e0, sh_get(se, e0 + 3 * d));
+        fe<FRL> a3 = x2 - tt;
+        x2 = x2 + tt;
+        tt = tw_mul<USE52>(sw, e0 + 1, x2);
+        sh_put(se, e0, x0 + tt);
+        sh_put(se, e0 + 2 * d, x0 - tt);
+        tt = tw_mul<USE52>(sw, e0 + 2, a3);
+        sh_put(se, e0 + d, a1 + tt);
+        sh_put(se, e0 + 3 * d, a1 - tt);
+    }
+#pragma unroll 1
+    for (int c = 0; c < 4; c++)
+        put(out, t, c, 4, canon_of(sh_get(se, e0 + c * d)));
+}
+
 typedef void (*kern)(uint32_t *, int);
 struct row {
     const char *name;
     kern k;
-    int ch; /* chains per thread */
+    int ch;   /* outputs per thread */
+    int muls; /* products per thread per iteration */
+    int grp;  /* 0: checked against imad 4's chains; 1: against the first trip row's */
 };
 
 int main(int argc, char **argv)
@@ -257,16 +345,33 @@ int main(int argc, char **argv)
     const int threads = 256, blocks = sms * bps;
     const size_t nthr = (size_t)threads * blocks;
     const row rows[] = {
-        {"imad 4", k_imad<4>, 4},    {"imad 2", k_imad<2>, 2},    {"fp52 1", k_fp52<1>, 1},
-        {"fp52 2", k_fp52<2>, 2},    {"fp52 4", k_fp52<4>, 4},    {"fp52w 2", k_fp52w<2>, 2},
-        {"fp52w 4", k_fp52w<4>, 4},  {"mix 1+1", k_mix<1, 1>, 2}, {"mix 2+2", k_mix<2, 2>, 4},
-        {"mix 2+1", k_mix<2, 1>, 3}, {"mix 1+2", k_mix<1, 2>, 3},
+        {"imad 4", k_imad<4>, 4, 4, 0},
+        {"imad 2", k_imad<2>, 2, 2, 0},
+        {"fp52 1", k_fp52<1>, 1, 1, 0},
+        {"fp52 2", k_fp52<2>, 2, 2, 0},
+        {"fp52 4", k_fp52<4>, 4, 4, 0},
+        {"fp52w 2", k_fp52w<2>, 2, 2, 0},
+        {"fp52w 4", k_fp52w<4>, 4, 4, 0},
+        {"mix 1+1", k_mix<1, 1>, 2, 2, 0},
+        {"mix 2+2", k_mix<2, 2>, 4, 4, 0},
+        {"mix 2+1", k_mix<2, 1>, 3, 3, 0},
+        {"mix 1+2", k_mix<1, 2>, 3, 3, 0},
+        {"trip imad 40 regs", k_trip<false, 6>, 4, 4, 1},
+        {"trip imad", k_trip<false, 1>, 4, 4, 1},
+        {"trip fp52 40 regs", k_trip<true, 6>, 4, 4, 1},
+        {"trip fp52 64 regs", k_trip<true, 4>, 4, 4, 1},
+        {"trip fp52", k_trip<true, 1>, 4, 4, 1},
     };
     const int nrows = (int)(sizeof rows / sizeof rows[0]);
-    uint32_t *d_out, *ref = NULL, *h_out;
+    uint32_t *d_out, *ref[2], *h_out;
     CHECK(cudaMalloc(&d_out, nthr * 4 * 8 * 4));
     h_out = (uint32_t *)malloc(nthr * 4 * 8 * 4);
-    ref = (uint32_t *)malloc(nthr * 4 * 8 * 4);
+    ref[0] = (uint32_t *)malloc(nthr * 4 * 8 * 4);
+    ref[1] = (uint32_t *)malloc(nthr * 4 * 8 * 4);
+    if (!h_out || !ref[0] || !ref[1]) {
+        fprintf(stderr, "cuzk-bench-fp52: out of host memory\n");
+        return 2;
+    }
     cudaEvent_t e0, e1;
     CHECK(cudaEventCreate(&e0));
     CHECK(cudaEventCreate(&e1));
@@ -293,23 +398,25 @@ int main(int argc, char **argv)
         }
         const int ch = rows[r].ch;
         CHECK(cudaMemcpy(h_out, d_out, nthr * ch * 32, cudaMemcpyDeviceToHost));
-        /* Reference: imad 4's chains (the first row; the chain index is part of the start
-         * value, so rows compare chain for chain up to their own count). */
+        /* Reference: the group's first row (imad 4's chains: the chain index is part of the
+         * start value, so rows compare chain for chain up to their own count; the first trip
+         * row's elements). */
         const char *ck = "ref";
-        if (r == 0)
-            memcpy(ref, h_out, nthr * 4 * 32);
+        const int g = rows[r].grp;
+        if (r == 0 || (g == 1 && rows[r - 1].grp == 0))
+            memcpy(ref[g], h_out, nthr * 4 * 32);
         else {
             size_t diff = 0;
             for (size_t t = 0; t < nthr; t++)
-                diff += memcmp(h_out + t * ch * 8, ref + t * 4 * 8, (size_t)ch * 32) != 0;
+                diff += memcmp(h_out + t * ch * 8, ref[g] + t * 4 * 8, (size_t)ch * 32) != 0;
             ck = diff ? "FAIL" : "ok";
             if (diff) {
-                fprintf(stderr, "cuzk-bench-fp52: %s: %zu of %zu threads differ from imad 4\n",
-                        rows[r].name, diff, nthr);
+                fprintf(stderr, "cuzk-bench-fp52: %s: %zu of %zu threads differ from %s\n",
+                        rows[r].name, diff, nthr, g ? "trip imad 40 regs" : "imad 4");
                 bad = 1;
             }
         }
-        const double muls = (double)nthr * ch * iters;
+        const double muls = (double)nthr * rows[r].muls * iters;
         printf("| %s | %d | %.3f | %.1f | %.4f | %s |\n", rows[r].name, fa.numRegs, best,
                muls / best / 1e6, muls / (best * 1e-3) / sms / (khz * 1e3), ck);
         fflush(stdout);
@@ -318,6 +425,7 @@ int main(int argc, char **argv)
         return 1;
     cudaFree(d_out);
     free(h_out);
-    free(ref);
+    free(ref[0]);
+    free(ref[1]);
     return 0;
 }

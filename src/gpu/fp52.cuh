@@ -49,9 +49,9 @@
 namespace cuzk_fp52 {
 
 #ifdef CUZK_GPU_HOST_EMU
-#define F52 static inline
-#define F52C constexpr
-F52 double fma_rz(double a, double b, double c)
+#define FP52_DI static inline
+#define FP52_CX constexpr
+FP52_DI double fma_rz(double a, double b, double c)
 {
     const int mode = std::fegetround();
     std::fesetround(FE_TOWARDZERO);
@@ -59,24 +59,24 @@ F52 double fma_rz(double a, double b, double c)
     std::fesetround(mode);
     return r;
 }
-F52 uint64_t d2u(double d)
+FP52_DI uint64_t d2u(double d)
 {
     uint64_t u;
     std::memcpy(&u, &d, 8);
     return u;
 }
-F52 double u2d(uint64_t u)
+FP52_DI double u2d(uint64_t u)
 {
     double d;
     std::memcpy(&d, &u, 8);
     return d;
 }
 #else
-#define F52 __device__ __forceinline__
-#define F52C constexpr __host__ __device__
-F52 double fma_rz(double a, double b, double c) { return __fma_rz(a, b, c); }
-F52 uint64_t d2u(double d) { return (uint64_t)__double_as_longlong(d); }
-F52 double u2d(uint64_t u) { return __longlong_as_double((long long)u); }
+#define FP52_DI __device__ __forceinline__
+#define FP52_CX constexpr __host__ __device__
+FP52_DI double fma_rz(double a, double b, double c) { return __fma_rz(a, b, c); }
+FP52_DI uint64_t d2u(double d) { return (uint64_t)__double_as_longlong(d); }
+FP52_DI double u2d(uint64_t u) { return __longlong_as_double((long long)u); }
 #endif
 
 constexpr int L = 5;                         /* limbs of 52 bits: R = 2^260 */
@@ -90,8 +90,8 @@ constexpr uint64_t E104 = 0x4670000000000000ull; /* of 2^104 */
 /* A modulus p < 2^255 (four 64-bit words, low first) as the multiplication needs it: a type,
  * so that device code reads its limbs as constants. */
 template <uint64_t W0, uint64_t W1, uint64_t W2, uint64_t W3> struct modulus {
-    static F52C uint64_t word(int q) { return q == 0 ? W0 : q == 1 ? W1 : q == 2 ? W2 : W3; }
-    static F52C uint64_t limb(int k) /* bits 52k .. 52k + 51 */
+    static FP52_CX uint64_t word(int q) { return q == 0 ? W0 : q == 1 ? W1 : q == 2 ? W2 : W3; }
+    static FP52_CX uint64_t limb(int k) /* bits 52k .. 52k + 51 */
     {
         const int b = 52 * k, q = b / 64, s = b % 64;
         uint64_t v = word(q) >> s;
@@ -99,7 +99,7 @@ template <uint64_t W0, uint64_t W1, uint64_t W2, uint64_t W3> struct modulus {
             v |= word(q + 1) << (64 - s);
         return v & M52;
     }
-    static F52C uint64_t inv64() /* p^-1 mod 2^64, Newton (p odd) */
+    static FP52_CX uint64_t inv64() /* p^-1 mod 2^64, Newton (p odd) */
     {
         uint64_t x = 1;
         for (int i = 0; i < 6; i++)
@@ -114,7 +114,7 @@ template <uint64_t W0, uint64_t W1, uint64_t W2, uint64_t W3> struct modulus {
 /* The exponents' share of column k, taken off before the sums: column k gets the low halves of
  * the limb products a_i b_j with i + j = k and the reduction's m_i p_j with i + j = k, j > 0,
  * and the high halves of those with i + j = k - 1 (m_i p_0's too). */
-F52C uint64_t bias(int k)
+FP52_CX uint64_t bias(int k)
 {
     uint64_t b = 0;
     for (int i = 0; i < L; i++)
@@ -128,7 +128,7 @@ F52C uint64_t bias(int k)
 }
 
 /* c[k] += the low half of a b, c[k + 1] += its high half (bit patterns, see above). */
-F52 void mac(uint64_t *c, int k, double a, double b)
+FP52_DI void mac(uint64_t *c, int k, double a, double b)
 {
     const double h = fma_rz(a, b, TWO104);
     const double l = fma_rz(a, b, C2 - h);
@@ -137,10 +137,10 @@ F52 void mac(uint64_t *c, int k, double a, double b)
 }
 
 /* A limb below 2^52 (an integer held in a uint64) as a double, exactly. */
-F52 double to_d(uint64_t v) { return u2d(v | E52) - TWO52; }
+FP52_DI double to_d(uint64_t v) { return u2d(v | E52) - TWO52; }
 
 /* r = a b 2^-260 mod p, in [0, 2p) for a, b < 2^256: five normalized 52-bit limbs. */
-template <class P> F52 void mont_mul(const double *a, const double *b, uint64_t *r)
+template <class P> FP52_DI void mont_mul(const double *a, const double *b, uint64_t *r)
 {
     uint64_t c[2 * L];
 #pragma unroll
@@ -169,7 +169,7 @@ template <class P> F52 void mont_mul(const double *a, const double *b, uint64_t 
     r[L - 1] = c[2 * L - 1];
 }
 
-template <class P> F52 void mont_mul(const double *a, const double *b, double *r)
+template <class P> FP52_DI void mont_mul(const double *a, const double *b, double *r)
 {
     uint64_t t[L];
     mont_mul<P>(a, b, t);
@@ -179,7 +179,7 @@ template <class P> F52 void mont_mul(const double *a, const double *b, double *r
 }
 
 /* Eight 32-bit words (field.cuh's layout, low first; a value below 2^256) as five limbs. */
-F52 void from_words(const uint32_t *v, uint64_t *r)
+FP52_DI void from_words(const uint32_t *v, uint64_t *r)
 {
 #pragma unroll
     for (int k = 0; k < L; k++) {
@@ -194,7 +194,7 @@ F52 void from_words(const uint32_t *v, uint64_t *r)
 }
 
 /* Five normalized limbs (a value below 2^256) as eight 32-bit words. */
-F52 void to_words(const uint64_t *t, uint32_t *v)
+FP52_DI void to_words(const uint64_t *t, uint32_t *v)
 {
 #pragma unroll
     for (int i = 0; i < 8; i++) {
