@@ -16,7 +16,8 @@
  *   mix I+F     I imad chains and F fp52 chains in each thread
  *   trip ...    an NTT pass's trips (elements and twiddles in shared memory, four elements
  *               and two stages a trip, sums and differences modulo 2r) through either
- *               product, under the NTT passes' 40-register cap, 64 (fp52) and uncapped
+ *               product, under the NTT passes' 40-register cap, 64 (fp52) and uncapped;
+ *               fp52ps: fp52's product in product-scanning order (mont_mul_ps)
  * and prints the best of R runs (default 5): ms, products per second, products per SM per
  * clock (the device's reported clock), and for imad, the IMAD rate that is (264 per product).
  *
@@ -242,7 +243,7 @@ __device__ void sh_put(uint32_t (*sh)[1024], int e, const fe<FRL> &x)
     for (int i = 0; i < 8; i++)
         sh[i][e] = x.v[i];
 }
-template <bool USE52> __device__ fe<FRL> tw_mul(const uint32_t (*sw)[64], int j, const fe<FRL> &v)
+template <int USE52> __device__ fe<FRL> tw_mul(const uint32_t (*sw)[64], int j, const fe<FRL> &v)
 {
     fe<FRL> w, r;
 #pragma unroll
@@ -260,11 +261,14 @@ template <bool USE52> __device__ fe<FRL> tw_mul(const uint32_t (*sw)[64], int j,
 #pragma unroll
     for (int k = 0; k < f52::L; k++)
         vd[k] = f52::to_d(l[k]);
-    f52::mont_mul<P52>(wd, vd, l);
+    if (USE52 == 2)
+        f52::mont_mul_ps<P52>(wd, vd, l);
+    else
+        f52::mont_mul<P52>(wd, vd, l);
     f52::to_words(l, r.v);
     return r;
 }
-template <bool USE52, int MINB> __global__ void __launch_bounds__(256, MINB)
+template <int USE52, int MINB> __global__ void __launch_bounds__(256, MINB)
 k_trip(uint32_t *out, int iters)
 {
     __shared__ uint32_t se[8][1024], sw[8][64];
@@ -356,11 +360,14 @@ int main(int argc, char **argv)
         {"mix 2+2", k_mix<2, 2>, 4, 4, 0},
         {"mix 2+1", k_mix<2, 1>, 3, 3, 0},
         {"mix 1+2", k_mix<1, 2>, 3, 3, 0},
-        {"trip imad 40 regs", k_trip<false, 6>, 4, 4, 1},
-        {"trip imad", k_trip<false, 1>, 4, 4, 1},
-        {"trip fp52 40 regs", k_trip<true, 6>, 4, 4, 1},
-        {"trip fp52 64 regs", k_trip<true, 4>, 4, 4, 1},
-        {"trip fp52", k_trip<true, 1>, 4, 4, 1},
+        {"trip imad 40 regs", k_trip<0, 6>, 4, 4, 1},
+        {"trip imad", k_trip<0, 1>, 4, 4, 1},
+        {"trip fp52 40 regs", k_trip<1, 6>, 4, 4, 1},
+        {"trip fp52 64 regs", k_trip<1, 4>, 4, 4, 1},
+        {"trip fp52", k_trip<1, 1>, 4, 4, 1},
+        {"trip fp52ps 40 regs", k_trip<2, 6>, 4, 4, 1},
+        {"trip fp52ps 64 regs", k_trip<2, 4>, 4, 4, 1},
+        {"trip fp52ps", k_trip<2, 1>, 4, 4, 1},
     };
     const int nrows = (int)(sizeof rows / sizeof rows[0]);
     uint32_t *d_out, *ref[2], *h_out;

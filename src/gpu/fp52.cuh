@@ -127,14 +127,15 @@ FP52_CX uint64_t bias(int k)
     return 0 - b;
 }
 
-/* c[k] += the low half of a b, c[k + 1] += its high half (bit patterns, see above). */
-FP52_DI void mac(uint64_t *c, int k, double a, double b)
+/* lo += the low half of a b, hi += its high half (bit patterns, see above). */
+FP52_DI void mac2(uint64_t &lo, uint64_t &hi, double a, double b)
 {
     const double h = fma_rz(a, b, TWO104);
     const double l = fma_rz(a, b, C2 - h);
-    c[k] += d2u(l);
-    c[k + 1] += d2u(h);
+    lo += d2u(l);
+    hi += d2u(h);
 }
+FP52_DI void mac(uint64_t *c, int k, double a, double b) { mac2(c[k], c[k + 1], a, b); }
 
 /* A limb below 2^52 (an integer held in a uint64) as a double, exactly. */
 FP52_DI double to_d(uint64_t v) { return u2d(v | E52) - TWO52; }
@@ -167,6 +168,34 @@ template <class P> FP52_DI void mont_mul(const double *a, const double *b, uint6
         c[k + 1] += c[k] >> 52;
     }
     r[L - 1] = c[2 * L - 1];
+}
+
+/* The same product in product-scanning order (Comba; the reduction's m_i made as soon as
+ * column i is complete): two column sums live instead of ten, and a, b, m dying column by
+ * column, for kernels under a register cap; the same result. */
+template <class P> FP52_DI void mont_mul_ps(const double *a, const double *b, uint64_t *r)
+{
+    double m[L];
+    uint64_t cur = bias(0), nxt = bias(1);
+#pragma unroll
+    for (int k = 0; k < 2 * L - 1; k++) {
+#pragma unroll
+        for (int i = (k < L ? 0 : k - L + 1); i <= (k < L ? k : L - 1); i++)
+            mac2(cur, nxt, a[i], b[k - i]);
+#pragma unroll
+        for (int i = (k < L ? 0 : k - L + 1); i < (k < L ? k : L); i++)
+            mac2(cur, nxt, m[i], (double)P::limb(k - i));
+        if (k < L) {
+            m[k] = to_d((cur * P::pinv) & M52);
+            nxt += ((cur + M52) >> 52) + d2u(fma_rz(m[k], (double)P::limb(0), TWO104));
+        } else {
+            r[k - L] = cur & M52;
+            nxt += cur >> 52;
+        }
+        cur = nxt;
+        nxt = bias(k + 2);
+    }
+    r[L - 1] = cur;
 }
 
 template <class P> FP52_DI void mont_mul(const double *a, const double *b, double *r)

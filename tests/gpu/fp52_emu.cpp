@@ -2,7 +2,8 @@
  * The FP64-pipe Montgomery multiplication (src/gpu/fp52.cuh) on the host, against GMP: the
  * fused multiply-adds rounding toward zero (the C library's fma under FE_TOWARDZERO, as the
  * device's __fma_rz) split every limb product into the high and low halves __int128 says, and
- * mont_mul gives a b 2^-260 mod p, below 2p with limbs below 2^52, for BN254's r and p and
+ * mont_mul gives a b 2^-260 mod p, below 2p with limbs below 2^52 (mont_mul_ps, the
+ * product-scanning order, the same limbs), for BN254's r and p and
  * BLS12-381's r, on random inputs below 2^256 and below 2p, the edge values (0, 1, p - 1, p,
  * 2p - 1, 2^256 - 1) and chains of products (each output the next input); from_words / to_words
  * move field.cuh's eight words to limbs and back. Built with -frounding-math by
@@ -97,15 +98,19 @@ static void one(field &f, const uint32_t *v, const uint32_t *u, uint32_t *out)
         ad[k] = (double)a[k];
         bd[k] = (double)b[k];
     }
+    uint64_t rp[L];
     mont_mul<P>(ad, bd, r);
     mont_mul<P>(ad, bd, rd);
-    bool limbs = true, same = true;
+    mont_mul_ps<P>(ad, bd, rp);
+    bool limbs = true, same = true, ps = true;
     for (int k = 0; k < L; k++) {
         limbs &= r[k] <= M52;
         same &= rd[k] == (double)r[k];
+        ps &= rp[k] == r[k];
     }
     check(limbs, "a limb above 2^52", f.name);
     check(same, "the doubles' result", f.name);
+    check(ps, "the product-scanning order's result", f.name);
     to_words(r, out);
     mpz_t x, y, z, e;
     mpz_inits(x, y, z, e, NULL);
