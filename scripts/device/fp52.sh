@@ -5,12 +5,18 @@
 # how many 64-bit adds ptxas made of three-input IADD3s). Build here first:
 #   cmake --build build-device --target cuzk-bench-fp52
 # then (device tool) run "bash scripts/device/fp52.sh", carry
-# ["build-device/bin/cuzk-bench-fp52"]. BIN overrides the binary, ARGS its arguments. Writes
+# ["build-device/bin/cuzk-bench-fp52"] (or the pack, which has it since session 34). BIN
+# overrides the binary, ARGS its arguments. Writes
 # $OUT/fp52.txt (and $OUT/fp52.sass.txt). ~1 min.
 set -u
 O=${OUT:-/tmp/fp52-out}
 mkdir -p "$O"
 B=${BIN:-build-device/bin/cuzk-bench-fp52}
+if [ ! -x "$B" ]; then # not carried alone: the pack's (scripts/device-pack)
+  . scripts/device/common.sh
+  dev_unpack /tmp/czk || { echo "fp52: no $B and no pack" >&2; exit 2; }
+  B=$CUZK_BIN_DIR/cuzk-bench-fp52
+fi
 F=$O/fp52.txt
 {
 echo "== $(date -u '+%F %T') $(nvidia-smi --query-gpu=name,clocks.max.sm,driver_version \
