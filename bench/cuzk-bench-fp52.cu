@@ -31,32 +31,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ff/ff_params.h"
-#include "gpu/field.cuh"
 #include "gpu/fp52.cuh"
+#include "gpu/gpu_bn254.cuh" /* FR, FRL: the backend's BN254 r configurations */
 
 using namespace cuzk_gpu;
 namespace f52 = cuzk_fp52;
 
-__constant__ uint64_t fr_p[4] = BN254_FR_P;
-constexpr uint64_t fr_h[4] = BN254_FR_P;
-__constant__ uint64_t fr_p2[4] = {fr_h[0] << 1, (fr_h[1] << 1) | (fr_h[0] >> 63),
-                                  (fr_h[2] << 1) | (fr_h[1] >> 63),
-                                  (fr_h[3] << 1) | (fr_h[2] >> 63)}; /* 2r */
-__constant__ uint64_t fr_one[4] = BN254_FR_ONE;
-#define W32(arr, i) ((uint32_t)((arr)[(i) >> 1] >> (((i)&1) * 32)))
-struct FR {
-    static constexpr int N = 8;
-    static constexpr uint32_t n0 = (uint32_t)BN254_FR_N0;
-    static constexpr bool p5_fits = true;
-    static __device__ __forceinline__ uint32_t p(int i) { return W32(fr_p, i); }
-    static __device__ __forceinline__ uint32_t one(int i) { return W32(fr_one, i); }
-};
-struct FRL : FR {
-    static constexpr bool lazy = true;
-    static __device__ __forceinline__ uint32_t p2(int i) { return W32(fr_p2, i); }
-};
-typedef f52::modulus<fr_h[0], fr_h[1], fr_h[2], fr_h[3]> P52;
+typedef f52::modulus<fr_p_h[0], fr_p_h[1], fr_p_h[2], fr_p_h[3]> P52;
 
 #define CHECK(x)                                                                              \
     do {                                                                                      \
