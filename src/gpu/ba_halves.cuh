@@ -303,7 +303,9 @@ template <class C, int K> constexpr int ba_halves_minb()
 /* pair_sums_h loads a pair's y coordinates after the inverses' products (1), and with 2 reads
  * its x coordinates again for x3 and y3, so that neither is held across those products (as
  * ba_late_y does for the one-lane kernels); 0 (the default, as measured): both points at once.
- * A compile-time variant for A/B runs (scripts/device/build-variants.sh); not yet measured. */
+ * A compile-time variant for A/B runs (scripts/device/build-variants.sh). 2 measured on an
+ * H100 (2026-12-05, PERF-NOTES session 35): G2 2^24 BN254 117.1 -> 118.4 ms, BLS12-381 236.3 ->
+ * 235.3-235.8: not kept. */
 #ifndef CUZK_GPU_BA_HALVES_LATE_Y
 #define CUZK_GPU_BA_HALVES_LATE_Y 0
 #endif
@@ -534,8 +536,9 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
 }
 
 /* k_ba_quads_h's sums through sum_over_h (1) or written out (0, as measured): through it ptxas
- * spills less there (BN254 16 / 16 -> 4 / 8 bytes, BLS12-381 84 / 148 -> 60 / 100), not yet
- * measured (a compile-time variant: scripts/device/build-variants.sh). */
+ * spills less there (BN254 16 / 16 -> 4 / 8 bytes, BLS12-381 84 / 148 -> 60 / 100), yet on an
+ * H100 (2026-12-05, PERF-NOTES session 35) G2 2^24 ran slower with it (BN254 117.1 -> 117.8
+ * ms, BLS12-381 236.3 -> 236.6-236.9): a compile-time variant (build-variants.sh), off. */
 #ifndef CUZK_GPU_BA_QUADS_H_SUM
 #define CUZK_GPU_BA_QUADS_H_SUM 0
 #endif
@@ -633,7 +636,10 @@ k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
  *   the product tree over prod;
  *   k_ba_octs_h: the octs backwards (the reverse of their prefix order), each oct's sum over
  *     its first quad's, then add_slice_h with octs (one addition an oct).
- * G2 in halves only (the kernels the default runs). */
+ * G2 in halves only (the kernels the default runs). Off by default: on an H100 (2026-12-05,
+ * PERF-NOTES session 35) G2 2^24 took BN254 117.2-117.6 -> 117.8-118.9 ms, BLS12-381
+ * 236.2-237.1 -> 235.4-236.7, the quads' saved products eaten by the third tree and the sums'
+ * trip through memory. */
 
 /* The octs' first quads (bit pi) of a quad mask with octs: an oct of quads pi and pi + 2 has
  * bits pi and pi + 1 set and pi + 2, pi + 3 clear; any other quad bit pi + 1 clear. */
