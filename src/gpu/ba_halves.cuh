@@ -636,10 +636,11 @@ k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
  *   the product tree over prod;
  *   k_ba_octs_h: the octs backwards (the reverse of their prefix order), each oct's sum over
  *     its first quad's, then add_slice_h with octs (one addition an oct).
- * G2 in halves only (the kernels the default runs). Off by default: on an H100 (2026-12-05,
- * PERF-NOTES session 35) G2 2^24 took BN254 117.2-117.6 -> 117.8-118.9 ms, BLS12-381
- * 236.2-237.1 -> 235.4-236.7, the quads' saved products eaten by the third tree and the sums'
- * trip through memory. */
+ * G2 in halves only (the kernels the default runs). BLS12-381's default, not BN254's
+ * (CUZK_GPU_BA_HALVES_DEFAULT_96 / _64, gpu_internal.cuh): G2 2^24 BLS12-381 232.3-232.5 ->
+ * 230.9-231.0 ms on an H200 (235.4-236.7 against 236.2-237.1 on an H100), BN254 112.56 ->
+ * 112.69-112.74 (117.2-117.6 -> 117.8-118.9), the quads' saved products eaten by the third tree
+ * and the sums' trip through memory (PERF-NOTES, session 35). */
 
 /* The octs' first quads (bit pi) of a quad mask with octs: an oct of quads pi and pi + 2 has
  * bits pi and pi + 1 set and pi + 2, pi + 3 clear; any other quad bit pi + 1 clear. */

@@ -272,10 +272,11 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
      * bit 0 k_ba_pairs_h for k_ba_pairs, bit 1 k_ba_quads_h for k_ba_quads, bit 3
      * k_ba_pass_b_h for k_ba_pass_b, bit 2 their Fp2 products in interleaved pairs, bit 4
      * (only with bit 1) octs, pairs of quads' sums added in affine too (k_ba_quads_oh and
-     * k_ba_octs_h); 0 to 31, CUZK_GPU_BA_HALVES_DEFAULT (11: the three kernels, products one
-     * after the other) unset. 0 keeps the one-lane kernels (A/B runs). */
+     * k_ba_octs_h); 0 to 31; unset, -1: by G2's Fp2 size, CUZK_GPU_BA_HALVES_DEFAULT_64 (11,
+     * the three kernels, products one after the other: BN254) or _96 (27, with the octs:
+     * BLS12-381). 0 keeps the one-lane kernels (A/B runs). */
     const char *bh = getenv("CUZK_GPU_BA_HALVES");
-    ctx->ba_halves = CUZK_GPU_BA_HALVES_DEFAULT;
+    ctx->ba_halves = -1;
     if (bh && *bh) {
         char *e = NULL;
         const long v = strtol(bh, &e, 10);

@@ -142,9 +142,12 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
         /* G2's kernels two lanes a slice (ba_halves.cuh), where CUZK_GPU_BA_HALVES asks: bit 0
          * k_ba_pairs_h, bit 1 k_ba_quads_h, bit 3 k_ba_pass_b_h, bit 2 their products in
          * interleaved pairs, bit 4 (with bit 1) octs: k_ba_quads_oh, a third tree and
-         * k_ba_octs_h instead of k_ba_quads_h */
+         * k_ba_octs_h instead of k_ba_quads_h; unset, by the Fp2 size (gpu_internal.cuh) */
         typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
-        const int hv = std::is_void<C2>::value ? 0 : ctx->ba_halves;
+        const int hv = std::is_void<C2>::value ? 0
+                       : ctx->ba_halves >= 0   ? ctx->ba_halves
+                       : sizeof(F) >= 96       ? CUZK_GPU_BA_HALVES_DEFAULT_96
+                                               : CUZK_GPU_BA_HALVES_DEFAULT_64;
         const size_t pre_per = (size_t)(L1 / 2) * sizeof(F),
                      sums_per = (size_t)(L1 / 2) * sizeof(affine<F>);
         size_t Tc = cuzk__gpu_ba_slices(ctx->ba_chunk, L1, sizeof(F), quads, T);

@@ -109,12 +109,18 @@ struct cuzk__gpu_part {
 #ifndef CUZK_GPU_NTT_R4
 #define CUZK_GPU_NTT_R4 3
 #endif
-/* G2's batch-affine kernels two lanes a slice (ba_halves.cuh; CUZK_GPU_BA_HALVES's bits): 11,
- * k_ba_pairs_h, k_ba_quads_h and k_ba_pass_b_h with their products one after the other (H200,
- * 2^24 G2 MSMs with tables: BN254 115.0 -> 112.7 ms, BLS12-381 238.9 -> 231.5; 15, the products
- * in interleaved pairs, was slower: src/gpu/PERF-NOTES.md, session 32). */
-#ifndef CUZK_GPU_BA_HALVES_DEFAULT
-#define CUZK_GPU_BA_HALVES_DEFAULT 11
+/* G2's batch-affine kernels two lanes a slice (ba_halves.cuh; CUZK_GPU_BA_HALVES's bits), by
+ * G2's Fp2 size when the variable is unset. 11, k_ba_pairs_h, k_ba_quads_h and k_ba_pass_b_h
+ * with their products one after the other (H200, 2^24 G2 MSMs with tables: BN254 115.0 -> 112.7
+ * ms, BLS12-381 238.9 -> 231.5; 15, the products in interleaved pairs, was slower:
+ * src/gpu/PERF-NOTES.md, session 32), for BN254 (64 bytes); 27, 11 with the octs (bit 16), for
+ * BLS12-381 (96 bytes): its 2^24 G2 MSM 232.3-232.5 -> 230.9-231.0 ms on an H200, 236.2-237.1 ->
+ * 235.4-236.7 on an H100, where BN254's was 0.1-0.5% slower with them (session 35). */
+#ifndef CUZK_GPU_BA_HALVES_DEFAULT_64
+#define CUZK_GPU_BA_HALVES_DEFAULT_64 11
+#endif
+#ifndef CUZK_GPU_BA_HALVES_DEFAULT_96
+#define CUZK_GPU_BA_HALVES_DEFAULT_96 27
 #endif
 
 struct cuzk_gpu_ctx {
@@ -173,7 +179,8 @@ struct cuzk_gpu_ctx {
                        * cuzk_gpu_ba_fit's 3 (large G1 MSMs) */
     int ba_halves;    /* CUZK_GPU_BA_HALVES: G2's batch-affine kernels two lanes a slice (bits:
                        * 1 k_ba_pairs_h, 2 k_ba_quads_h, 8 k_ba_pass_b_h, 4 interleaved products,
-                       * 16 octs with 2; CUZK_GPU_BA_HALVES_DEFAULT, 11, unset) */
+                       * 16 octs with 2; -1 unset: CUZK_GPU_BA_HALVES_DEFAULT_64 / _96 by
+                       * G2's Fp2 size, in gpu_impl.cuh's accumulate) */
     uint32_t red_chunk; /* CUZK_GPU_REDUCE_CHUNK: the bucket reduction's largest chunk (32) */
     uint32_t carry_lk;  /* CUZK_GPU_CARRY_SLICE: carries per thread at levels >= 2 (4) */
     int inf_drop;       /* CUZK_GPU_INF_DROP (gpu.h): 0, 1 or 2 */

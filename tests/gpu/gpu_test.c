@@ -1099,9 +1099,10 @@ int main(void)
     /* G2's batch-affine kernels two lanes a slice (CUZK_GPU_BA_HALVES, ba_halves.cuh; read when
      * a context opens): every G2 MSM batch-affine in small chunks (CUZK_GPU_BATCH_AFFINE=2,
      * CUZK_GPU_BA_CHUNK_BYTES=20000), with quads (k_ba_pairs_h, k_ba_quads_h) and without
-     * (k_ba_pass_b_h), their products one after the other (11, the default) and in interleaved
-     * pairs (15), with octs (27, 31: k_ba_quads_oh, k_ba_octs_h), and the one-lane kernels (0);
-     * values outside 0-31, or with bit 4 and not bit 1, refused, naming the variable. */
+     * (k_ba_pass_b_h), their products one after the other (11, BN254's default) and in interleaved
+     * pairs (15), with octs (27, BLS12-381's default, and 31: k_ba_quads_oh, k_ba_octs_h), and
+     * the one-lane kernels (0); values outside 0-31, or with bit 4 and not bit 1, refused,
+     * naming the variable. */
     {
         static const char *const names[4] = {"CUZK_GPU_BA_HALVES", "CUZK_GPU_BATCH_AFFINE",
                                              "CUZK_GPU_BA_CHUNK_BYTES", "CUZK_GPU_BA_QUADS"};
