@@ -113,7 +113,7 @@ struct cuzk__gpu_part {
  * G2's Fp2 size when the variable is unset. 11, k_ba_pairs_h, k_ba_quads_h and k_ba_pass_b_h
  * with their products one after the other (H200, 2^24 G2 MSMs with tables: BN254 115.0 -> 112.7
  * ms, BLS12-381 238.9 -> 231.5; 15, the products in interleaved pairs, was slower:
- * src/gpu/PERF-NOTES.md, session 32), for BN254 (64 bytes); 27, 11 with the octs (bit 16), for
+ * src/gpu/PERF-NOTES.md, session 32), for BN254 (64 bytes); 27, 11 with the octs (bit 4), for
  * BLS12-381 (96 bytes): its 2^24 G2 MSM 232.3-232.5 -> 230.9-231.0 ms on an H200, 236.2-237.1 ->
  * 235.4-236.7 on an H100, where BN254's was 0.1-0.5% slower with them (session 35). */
 #ifndef CUZK_GPU_BA_HALVES_DEFAULT_64
@@ -122,6 +122,13 @@ struct cuzk__gpu_part {
 #ifndef CUZK_GPU_BA_HALVES_DEFAULT_96
 #define CUZK_GPU_BA_HALVES_DEFAULT_96 27
 #endif
+/* What cuzk_gpu_open refuses from the variable: above 31, or the octs (16) without quads (2). */
+static_assert(CUZK_GPU_BA_HALVES_DEFAULT_64 >= 0 && CUZK_GPU_BA_HALVES_DEFAULT_64 <= 31 &&
+                  (!(CUZK_GPU_BA_HALVES_DEFAULT_64 & 16) || (CUZK_GPU_BA_HALVES_DEFAULT_64 & 2)),
+              "CUZK_GPU_BA_HALVES_DEFAULT_64: 0 to 31, bit 4 only with bit 1");
+static_assert(CUZK_GPU_BA_HALVES_DEFAULT_96 >= 0 && CUZK_GPU_BA_HALVES_DEFAULT_96 <= 31 &&
+                  (!(CUZK_GPU_BA_HALVES_DEFAULT_96 & 16) || (CUZK_GPU_BA_HALVES_DEFAULT_96 & 2)),
+              "CUZK_GPU_BA_HALVES_DEFAULT_96: 0 to 31, bit 4 only with bit 1");
 
 struct cuzk_gpu_ctx {
     int device;
