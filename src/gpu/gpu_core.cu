@@ -280,7 +280,7 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     if (bh && *bh) {
         char *e = NULL;
         const long v = strtol(bh, &e, 10);
-        if (*e || v < 0 || v > 31 || ((v & 16) && !(v & 2))) {
+        if (*e || !cuzk__gpu_ba_halves_ok(v)) {
             r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
                           "cuzk_gpu_open: CUZK_GPU_BA_HALVES=%s: expected 0 to 31 (bit 4, the "
                           "octs, only with bit 1, the quads)",

@@ -122,12 +122,15 @@ struct cuzk__gpu_part {
 #ifndef CUZK_GPU_BA_HALVES_DEFAULT_96
 #define CUZK_GPU_BA_HALVES_DEFAULT_96 27
 #endif
-/* What cuzk_gpu_open refuses from the variable: above 31, or the octs (16) without quads (2). */
-static_assert(CUZK_GPU_BA_HALVES_DEFAULT_64 >= 0 && CUZK_GPU_BA_HALVES_DEFAULT_64 <= 31 &&
-                  (!(CUZK_GPU_BA_HALVES_DEFAULT_64 & 16) || (CUZK_GPU_BA_HALVES_DEFAULT_64 & 2)),
+/* A CUZK_GPU_BA_HALVES value the kernels can run: 0 to 31, the octs (16) only with the quads
+ * (2). cuzk_gpu_open refuses any other from the variable; the defaults are checked here. */
+constexpr bool cuzk__gpu_ba_halves_ok(long v)
+{
+    return v >= 0 && v <= 31 && (!(v & 16) || (v & 2));
+}
+static_assert(cuzk__gpu_ba_halves_ok(CUZK_GPU_BA_HALVES_DEFAULT_64),
               "CUZK_GPU_BA_HALVES_DEFAULT_64: 0 to 31, bit 4 only with bit 1");
-static_assert(CUZK_GPU_BA_HALVES_DEFAULT_96 >= 0 && CUZK_GPU_BA_HALVES_DEFAULT_96 <= 31 &&
-                  (!(CUZK_GPU_BA_HALVES_DEFAULT_96 & 16) || (CUZK_GPU_BA_HALVES_DEFAULT_96 & 2)),
+static_assert(cuzk__gpu_ba_halves_ok(CUZK_GPU_BA_HALVES_DEFAULT_96),
               "CUZK_GPU_BA_HALVES_DEFAULT_96: 0 to 31, bit 4 only with bit 1");
 
 struct cuzk_gpu_ctx {
