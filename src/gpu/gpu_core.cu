@@ -256,6 +256,35 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     }
     ctx->red_chunk = (uint32_t)rcv;
     ctx->carry_lk = (uint32_t)csv;
+    /* CUZK_GPU_SLICE_MIN: a floor on the accumulation's slice length (cuzk__gpu_slice_len's,
+     * by the MSM's entries), for A/B runs: a power of two, 4 to 128 (a batch-affine slice holds
+     * at most BA_MAXP pairs); unset or 0, none. A longer slice only means fewer slices, so
+     * gpu_plan.c's scratch estimate still holds. */
+    const char *sm = getenv("CUZK_GPU_SLICE_MIN");
+    const unsigned long smv = sm && *sm ? strtoul(sm, NULL, 10) : 0;
+    if (smv && (smv < 4 || smv > 128 || (smv & (smv - 1)))) {
+        r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                      "cuzk_gpu_open: CUZK_GPU_SLICE_MIN=%s: expected 0 or a power of two, 4 to "
+                      "128",
+                      sm);
+        cuzk_gpu_close(ctx);
+        return r;
+    }
+    ctx->slice_min = (uint32_t)smv;
+    /* CUZK_GPU_BA_LONG_SLICES: 1 (the default) batch-affine slices as long as the SMs allow
+     * (gpu_plan.c cuzk__gpu_ba_slice_len), 0 cuzk__gpu_slice_len's by entries alone (as before
+     * session 36), for A/B runs. */
+    const char *bl = getenv("CUZK_GPU_BA_LONG_SLICES");
+    ctx->ba_long = 1;
+    if (bl && *bl) {
+        if (bl[1] || (bl[0] != '0' && bl[0] != '1')) {
+            r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                          "cuzk_gpu_open: CUZK_GPU_BA_LONG_SLICES=%s: expected 0 or 1", bl);
+            cuzk_gpu_close(ctx);
+            return r;
+        }
+        ctx->ba_long = bl[0] - '0';
+    }
     /* CUZK_GPU_INF_DROP (gpu.h): 0, 1 or 2. */
     const char *idr = getenv("CUZK_GPU_INF_DROP");
     ctx->inf_drop = CUZK_GPU_INF_DROP_DEFAULT;

@@ -123,7 +123,14 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
     cudaStream_t st = ctx->stream;
     /* G2 is the group of 64- and 96-byte coordinates. */
     const bool ba = cuzk__gpu_ba_on(ctx->ba_mode, sizeof(F) >= 64, ba_g1, M);
-    const uint32_t L1 = cuzk__gpu_slice_len(M);
+    /* Batch-affine slices as long as the device's SMs allow (G2's kernels two lanes a slice
+     * unless CUZK_GPU_BA_HALVES=0; CUZK_GPU_BA_LONG_SLICES=0: by M alone); CUZK_GPU_SLICE_MIN's
+     * floor for A/B runs. */
+    typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
+    const int lanes = !std::is_void<C2>::value && ctx->ba_halves != 0 ? 2 : 1;
+    const uint32_t L0 = ba && ctx->ba_long ? cuzk__gpu_ba_slice_len(M, ctx->sm_count, lanes)
+                                           : cuzk__gpu_slice_len(M);
+    const uint32_t L1 = L0 < ctx->slice_min ? ctx->slice_min : L0;
     const uint32_t LK = ctx->carry_lk; /* 4 unless CUZK_GPU_CARRY_SLICE */
     size_t T = (M + L1 - 1) / L1;
     uint32_t *ck0, *ck1;
@@ -138,12 +145,11 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
          * with quads the pair sums and the slices' masks) fit ctx->ba_chunk bytes, each chunk
          * with one inversion (two with quads). */
         static_assert(sizeof(affine<F>) == 2 * sizeof(F), "cuzk__gpu_ba_slices' pair sums");
-        const bool quads = cuzk__gpu_ba_quads_on(ctx->ba_quads, sizeof(F) >= 64, M);
+        const bool quads = cuzk__gpu_ba_quads_on(ctx->ba_quads, sizeof(F) >= 64, M, L1);
         /* G2's kernels two lanes a slice (ba_halves.cuh), where CUZK_GPU_BA_HALVES asks: bit 0
          * k_ba_pairs_h, bit 1 k_ba_quads_h, bit 3 k_ba_pass_b_h, bit 2 their products in
          * interleaved pairs, bit 4 (with bit 1) octs: k_ba_quads_oh, a third tree and
          * k_ba_octs_h instead of k_ba_quads_h; unset, by the Fp2 size (gpu_internal.cuh) */
-        typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
         const int hv = std::is_void<C2>::value ? 0
                        : ctx->ba_halves >= 0   ? ctx->ba_halves
                        : sizeof(F) >= 96       ? CUZK_GPU_BA_HALVES_DEFAULT_96

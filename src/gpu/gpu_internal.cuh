@@ -193,6 +193,8 @@ struct cuzk_gpu_ctx {
                        * G2's Fp2 size, in gpu_impl.cuh's accumulate) */
     uint32_t red_chunk; /* CUZK_GPU_REDUCE_CHUNK: the bucket reduction's largest chunk (32) */
     uint32_t carry_lk;  /* CUZK_GPU_CARRY_SLICE: carries per thread at levels >= 2 (4) */
+    uint32_t slice_min; /* CUZK_GPU_SLICE_MIN: a floor on the level-1 slice length (0: none) */
+    int ba_long;        /* CUZK_GPU_BA_LONG_SLICES: batch-affine slices by the SMs (1) */
     int inf_drop;       /* CUZK_GPU_INF_DROP (gpu.h): 0, 1 or 2 */
     int ntt_log_sh;   /* CUZK_GPU_NTT_BLOCK: elements per NTT pass block, log2 (10 or 11) */
     int ntt_lob;      /* CUZK_GPU_NTT_TILE: tile after pass 1, log2 elements (0: by size) */

@@ -139,6 +139,24 @@ uint32_t cuzk__gpu_slice_len(size_t M)
                                     : 4;
 }
 
+/* A batch-affine MSM's slice length: the longest of 128 and 64 whose slices, `lanes` threads
+ * each, still give the device's sm_count SMs CUZK_GPU_BA_SLICE_WAVES_X2 / 2 times 512 threads,
+ * else cuzk__gpu_slice_len's. Longer slices pair more of their entries and make more quads,
+ * with fewer carries, tree leaves and chunks; too few slices leave the SMs idle. H200, 2026-12-05
+ * (src/gpu/PERF-NOTES.md, session 36), MSMs with tables: G2 2^22 BN254 35.07 -> 32.64 ms,
+ * BLS12-381 75.88 -> 64.76 (slices of 128 and quads, where they were 32 without); G1
+ * BLS12-381 2^20 8.73 -> 8.53 with 64, 9.08-9.17 with 128 (1.8 waves of one-lane slices). */
+uint32_t cuzk__gpu_ba_slice_len(size_t M, int sm_count, int lanes)
+{
+    const uint32_t L = cuzk__gpu_slice_len(M);
+    const size_t want =
+        (size_t)(sm_count > 0 ? sm_count : 1) * 512 * CUZK_GPU_BA_SLICE_WAVES_X2 / 2;
+    for (uint32_t l = 128; l > L; l >>= 1)
+        if (M / l * (size_t)(lanes > 1 ? lanes : 1) >= want)
+            return l;
+    return L;
+}
+
 /* Whether an MSM of M sorted entries sums its buckets by batch-affine pairs: by default for G2
  * from CUZK_GPU_BA_MIN entries, where it measured faster (src/gpu/PERF-NOTES.md, third pass),
  * and for a G1 set that asks for it (g1_pref: BLS12-381 sets with almost no points at
@@ -173,9 +191,9 @@ void cuzk__gpu_ba_env(size_t *chunk, int *quads)
     *quads = q < 0 ? 0 : q;
 }
 
-int cuzk__gpu_ba_quads_on(int q, int g2, size_t M)
+int cuzk__gpu_ba_quads_on(int q, int g2, size_t M, uint32_t L1)
 {
-    return q == 2 || (q == 1 && !g2) || (q == 3 && M >= CUZK_GPU_BA_QUADS_MIN);
+    return q == 2 || (q == 1 && !g2) || (q == 3 && (M >= CUZK_GPU_BA_QUADS_MIN || L1 >= 64));
 }
 
 size_t cuzk__gpu_ba_slices(size_t chunk, uint32_t L1, size_t f, int quads, size_t T)
@@ -270,16 +288,22 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int ta
         /* The chunk as a context sizes it (gpu_impl.cuh's accumulate): with quads its budget
          * also holds the pair sums (an affine point per prefix, in the prefixes' slot) and two
          * mask words per slice. */
-        const int quads = cuzk__gpu_ba_quads_on(q, g2, M);
+        /* accumulate may take longer slices (cuzk__gpu_ba_slice_len, by the device's SMs):
+         * fewer of them, so T and L1 here bound what it needs, and quads with or without
+         * (by its slice length, setting 3), so both are counted. */
+        const int quads = cuzk__gpu_ba_quads_on(q, g2, M, 128);
         const uint64_t pre_per = L1 / 2 * f, sums_per = L1 / 2 * 2 * f;
-        const uint64_t tc = cuzk__gpu_ba_slices(chunk, (uint32_t)L1, f, quads, T);
-        slot[P_BA_PRE] = max64(slot[P_BA_PRE], tc * (pre_per + (quads ? sums_per : 0)));
-        if (quads)
-            slot[P_BA_MASK] = max64(slot[P_BA_MASK], tc * 16);
-        /* The product tree's levels and their node trees (msm_reduce.cuh's tree_elems and
-         * tree_nodes: each at most tc + tc / 64 + 64 elements, the nodes up to 128 more per
-         * level), and the prefix counts. */
-        slot[P_BA_TREE] = max64(slot[P_BA_TREE], (2 * (tc + tc / 64 + 64) + 16 * 128) * f + tc);
+        for (int qd = 0; qd <= quads; qd++) {
+            const uint64_t tc = cuzk__gpu_ba_slices(chunk, (uint32_t)L1, f, qd, T);
+            slot[P_BA_PRE] = max64(slot[P_BA_PRE], tc * (pre_per + (qd ? sums_per : 0)));
+            if (qd)
+                slot[P_BA_MASK] = max64(slot[P_BA_MASK], tc * 16);
+            /* The product tree's levels and their node trees (msm_reduce.cuh's tree_elems and
+             * tree_nodes: each at most tc + tc / 64 + 64 elements, the nodes up to 128 more
+             * per level), and the prefix counts. */
+            slot[P_BA_TREE] =
+                max64(slot[P_BA_TREE], (2 * (tc + tc / 64 + 64) + 16 * 128) * f + tc);
+        }
     }
 }
 

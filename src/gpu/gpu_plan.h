@@ -15,6 +15,11 @@ extern "C" {
 
 int cuzk__gpu_choose_c(size_t n, int nbits);
 uint32_t cuzk__gpu_slice_len(size_t M);
+/* A batch-affine MSM's slice length (gpu_plan.c): 128 or 64 where M / L slices of `lanes`
+ * threads (2: G2's kernels two lanes a slice) still fill sm_count SMs, else
+ * cuzk__gpu_slice_len(M); never shorter than that. */
+#define CUZK_GPU_BA_SLICE_WAVES_X2 5 /* 2.5 times 512 threads per SM */
+uint32_t cuzk__gpu_ba_slice_len(size_t M, int sm_count, int lanes);
 int cuzk__gpu_ba_on(int mode, int g2, int g1_pref, size_t M);
 /* The batch-affine chunk's bytes and whether it sums quads, from the environment
  * (CUZK_GPU_BA_CHUNK_BYTES, CUZK_GPU_BA_QUADS; gpu.h), as every context and
@@ -25,10 +30,10 @@ int cuzk__gpu_ba_quads(void);
 /* The environment's (or default) chunk and quads setting, a value not understood as 0 (what a
  * context opens with; cuzk_gpu_scratch_estimate's and cuzk_gpu_ba_reset's setting). */
 void cuzk__gpu_ba_env(size_t *chunk, int *quads);
-/* Whether an MSM of G2 (g2) or G1 with M sorted entries sums quads under setting q
- * (cuzk__gpu_ba_quads, or cuzk__gpu_ba_fit's 3): 1 for G1, 2 for both groups, 3 for both
- * groups from CUZK_GPU_BA_QUADS_MIN entries. */
-int cuzk__gpu_ba_quads_on(int q, int g2, size_t M);
+/* Whether an MSM of G2 (g2) or G1 with M sorted entries in slices of L1 sums quads under
+ * setting q (cuzk__gpu_ba_quads, or cuzk__gpu_ba_fit's 3): 1 for G1, 2 for both groups, 3 for
+ * both groups from CUZK_GPU_BA_QUADS_MIN entries or in slices of 64 entries or more. */
+int cuzk__gpu_ba_quads_on(int q, int g2, size_t M, uint32_t L1);
 /* Slices of L1 entries per batch-affine chunk of `chunk` bytes (f bytes per coordinate, quads
  * or not), at least one and at most T; before accumulate's rounding to whole waves. */
 size_t cuzk__gpu_ba_slices(size_t chunk, uint32_t L1, size_t f, int quads, size_t T);

@@ -175,14 +175,45 @@ int main(void)
               (unsigned long long)est[1][0], (unsigned long long)est[1][1],
               (unsigned long long)est[1][2]);
 
-    /* Setting 3 (cuzk__gpu_ba_fit's): quads for MSMs of CUZK_GPU_BA_QUADS_MIN entries, G1 and
-     * G2. */
-    CHECK(cuzk__gpu_ba_quads_on(3, 0, CUZK_GPU_BA_QUADS_MIN) &&
-          !cuzk__gpu_ba_quads_on(3, 0, CUZK_GPU_BA_QUADS_MIN - 1) &&
-          cuzk__gpu_ba_quads_on(3, 1, CUZK_GPU_BA_QUADS_MIN) &&
-          !cuzk__gpu_ba_quads_on(3, 1, CUZK_GPU_BA_QUADS_MIN - 1));
-    CHECK(cuzk__gpu_ba_quads_on(1, 0, 1) && !cuzk__gpu_ba_quads_on(1, 1, (size_t)1 << 30) &&
-          cuzk__gpu_ba_quads_on(2, 1, 1) && !cuzk__gpu_ba_quads_on(0, 0, (size_t)1 << 30));
+    /* Setting 3 (cuzk__gpu_ba_fit's): quads for MSMs of CUZK_GPU_BA_QUADS_MIN entries or in
+     * slices of 64 entries or more, G1 and G2. */
+    for (int g2 = 0; g2 < 2; g2++) {
+        CHECK(cuzk__gpu_ba_quads_on(3, g2, CUZK_GPU_BA_QUADS_MIN, 32) &&
+              !cuzk__gpu_ba_quads_on(3, g2, CUZK_GPU_BA_QUADS_MIN - 1, 32) &&
+              cuzk__gpu_ba_quads_on(3, g2, CUZK_GPU_BA_QUADS_MIN - 1, 64) &&
+              cuzk__gpu_ba_quads_on(3, g2, (size_t)1 << 22, 128) &&
+              !cuzk__gpu_ba_quads_on(3, g2, (size_t)1 << 22, 16));
+    }
+    CHECK(cuzk__gpu_ba_quads_on(1, 0, 1, 4) && !cuzk__gpu_ba_quads_on(1, 1, (size_t)1 << 30, 128) &&
+          cuzk__gpu_ba_quads_on(2, 1, 1, 4) && !cuzk__gpu_ba_quads_on(0, 0, (size_t)1 << 30, 128));
+    /* A batch-affine MSM's slices: 128 or 64 entries where they still fill the SMs 2.5 times
+     * over (512 threads each), else cuzk__gpu_slice_len's, never shorter. With 132 SMs (an
+     * H100 or H200): 168960 threads. */
+    {
+        const size_t want = (size_t)132 * 512 * CUZK_GPU_BA_SLICE_WAVES_X2 / 2;
+        CHECK(want == 168960);
+        const size_t w = want;
+        CHECK(cuzk__gpu_ba_slice_len(w * 128, 132, 1) == 128);
+        CHECK(cuzk__gpu_ba_slice_len(w * 128 - 1, 132, 1) == 64);
+        CHECK(cuzk__gpu_ba_slice_len(w * 64, 132, 1) == 64);
+        CHECK(cuzk__gpu_ba_slice_len(w * 64 - 1, 132, 1) == cuzk__gpu_slice_len(w * 64 - 1));
+        CHECK(cuzk__gpu_slice_len(w * 64 - 1) == 32);
+        CHECK(cuzk__gpu_ba_slice_len(w * 64, 132, 2) == 128); /* G2: two lanes a slice */
+        CHECK(cuzk__gpu_ba_slice_len(w * 64 - 1, 132, 2) == 64);
+        CHECK(cuzk__gpu_ba_slice_len(w * 32, 132, 2) == 64);
+        CHECK(cuzk__gpu_ba_slice_len(w * 32 - 1, 132, 2) == 32);
+        CHECK(cuzk__gpu_ba_slice_len((size_t)1 << 22, 132, 2) == 32);
+        CHECK(cuzk__gpu_ba_slice_len((size_t)1 << 28, 1 << 20, 1) == 128); /* the tier's */
+        CHECK(cuzk__gpu_ba_slice_len((size_t)1 << 22, 0, 1) == 128);
+        for (size_t M = 1; M < ((size_t)1 << 31); M = M * 3 + 1)
+            for (int sm = 1; sm <= 256; sm *= 4) {
+                const uint32_t L = cuzk__gpu_ba_slice_len(M, sm, 2);
+                CHECK_MSG(L >= cuzk__gpu_slice_len(M) && L <= 128 && !(L & (L - 1)) &&
+                              L >= cuzk__gpu_ba_slice_len(M, sm, 1) &&
+                              L >= cuzk__gpu_ba_slice_len(M, sm * 2, 2),
+                          "M %zu sm %d: %u", M, sm, L);
+            }
+    }
     /* cuzk__gpu_ba_fit (cuzk_gpu_ba_fit's choice): the largest chunk whose estimate fits. */
     {
         const uint64_t n = (uint64_t)1 << 24, G = (uint64_t)1 << 30;

@@ -1058,26 +1058,32 @@ int main(void)
             env_refused(names, 4, vals, refused[i].k, refused[i].bad, refused[i].msg);
         env_restore(names, 4, keep);
     }
-    /* The MSM's reduction chunk and carry slice (CUZK_GPU_REDUCE_CHUNK / _CARRY_SLICE, read
-     * when a context opens): MSMs again through a context with the extremes allowed (the
-     * longest chunks, so the fewest chunks and bit sums; the shortest carry slices, so the
-     * most carry levels), and values outside them refused, naming the variable. */
+    /* The MSM's reduction chunk, carry slice and slice floor (CUZK_GPU_REDUCE_CHUNK /
+     * _CARRY_SLICE / _SLICE_MIN, read when a context opens): MSMs again through a context with
+     * the extremes allowed (the longest chunks, so the fewest chunks and bit sums; the shortest
+     * carry slices, so the most carry levels; the longest level-1 slices, batch-affine with
+     * quads for every MSM in the first), and values outside them refused, naming the
+     * variable. */
     {
-        static const char *const names[2] = {"CUZK_GPU_REDUCE_CHUNK", "CUZK_GPU_CARRY_SLICE"};
-        static const char *const vals[2][2] = {{"256", "4"}, {"8", "64"}};
-        char *keep[2];
-        env_save(names, 2, keep);
+        static const char *const names[5] = {"CUZK_GPU_REDUCE_CHUNK", "CUZK_GPU_CARRY_SLICE",
+                                             "CUZK_GPU_SLICE_MIN", "CUZK_GPU_BATCH_AFFINE",
+                                             "CUZK_GPU_BA_QUADS"};
+        static const char *const vals[2][5] = {{"256", "4", "128", "2", "2"},
+                                               {"8", "64", "64", "", ""}};
+        char *keep[5];
+        env_save(names, 5, keep);
         cuzk_gpu_ctx *c0 = ctx, *c1 = NULL;
         for (int v = 0; v < 2; v++) {
-            for (int k = 0; k < 2; k++)
+            for (int k = 0; k < 5; k++)
                 setenv(names[k], vals[v][k], 1);
             c1 = NULL;
             e = cuzk_gpu_open(&c1, 0, &eb);
             CHECK_MSG(e == CUZK_OK, "open (reduction chunk %s): %s", vals[v][0], eb.msg);
             if (e)
                 continue;
-            printf("  MSM with reduction chunks of %s buckets, carry slices of %s:\n",
-                   vals[v][0], vals[v][1]);
+            printf("  MSM with reduction chunks of %s buckets, carry slices of %s, slices of %s "
+                   "entries at least:\n",
+                   vals[v][0], vals[v][1], vals[v][2]);
             ctx = c1;
             bn254_g1_test_msm(70000, SC_RANDOM, 0, 1);
             bls12_381_g1_test_msm(3001, SC_SPARSE, 0, 1);
@@ -1089,12 +1095,24 @@ int main(void)
         static const struct {
             int k;
             const char *bad, *msg;
-        } refused[3] = {{0, "4", "CUZK_GPU_REDUCE_CHUNK=4"},
+        } refused[5] = {{0, "4", "CUZK_GPU_REDUCE_CHUNK=4"},
                         {0, "48", "CUZK_GPU_REDUCE_CHUNK=48"},
-                        {1, "128", "CUZK_GPU_CARRY_SLICE=128"}};
-        for (int i = 0; i < 3; i++)
-            env_refused(names, 2, vals[0], refused[i].k, refused[i].bad, refused[i].msg);
-        env_restore(names, 2, keep);
+                        {1, "128", "CUZK_GPU_CARRY_SLICE=128"},
+                        {2, "96", "CUZK_GPU_SLICE_MIN=96"},
+                        {2, "256", "CUZK_GPU_SLICE_MIN=256"}};
+        /* and the long slices' switch (CUZK_GPU_BA_LONG_SLICES: 0 or 1) */
+        {
+            static const char *const ln[1] = {"CUZK_GPU_BA_LONG_SLICES"};
+            static const char *const lv[1] = {"1"};
+            char *lk[1];
+            env_save(ln, 1, lk);
+            env_refused(ln, 1, lv, 0, "2", "CUZK_GPU_BA_LONG_SLICES=2");
+            env_refused(ln, 1, lv, 0, "10", "CUZK_GPU_BA_LONG_SLICES=10");
+            env_restore(ln, 1, lk);
+        }
+        for (int i = 0; i < 5; i++)
+            env_refused(names, 5, vals[0], refused[i].k, refused[i].bad, refused[i].msg);
+        env_restore(names, 5, keep);
     }
     /* G2's batch-affine kernels two lanes a slice (CUZK_GPU_BA_HALVES, ba_halves.cuh; read when
      * a context opens): every G2 MSM batch-affine in small chunks (CUZK_GPU_BATCH_AFFINE=2,
