@@ -124,12 +124,14 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
     /* G2 is the group of 64- and 96-byte coordinates. */
     const bool ba = cuzk__gpu_ba_on(ctx->ba_mode, sizeof(F) >= 64, ba_g1, M);
     /* Batch-affine slices as long as the device's SMs allow (G2's kernels two lanes a slice
-     * unless CUZK_GPU_BA_HALVES=0; CUZK_GPU_BA_LONG_SLICES=0: by M alone); CUZK_GPU_SLICE_MIN's
-     * floor for A/B runs. */
+     * unless CUZK_GPU_BA_HALVES=0), for G1 only where quads come with them;
+     * CUZK_GPU_BA_LONG_SLICES=0: by M alone; CUZK_GPU_SLICE_MIN's floor for A/B runs. */
     typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
     const int lanes = !std::is_void<C2>::value && ctx->ba_halves != 0 ? 2 : 1;
-    const uint32_t L0 = ba && ctx->ba_long ? cuzk__gpu_ba_slice_len(M, ctx->sm_count, lanes)
-                                           : cuzk__gpu_slice_len(M);
+    const uint32_t L0 = ba && ctx->ba_long
+                            ? cuzk__gpu_ba_len(M, ctx->sm_count, sizeof(F) >= 64, lanes,
+                                               ctx->ba_quads)
+                            : cuzk__gpu_slice_len(M);
     const uint32_t L1 = L0 < ctx->slice_min ? ctx->slice_min : L0;
     const uint32_t LK = ctx->carry_lk; /* 4 unless CUZK_GPU_CARRY_SLICE */
     size_t T = (M + L1 - 1) / L1;

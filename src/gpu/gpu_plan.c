@@ -157,6 +157,15 @@ uint32_t cuzk__gpu_ba_slice_len(size_t M, int sm_count, int lanes)
     return L;
 }
 
+uint32_t cuzk__gpu_ba_len(size_t M, int sm_count, int g2, int lanes, int q)
+{
+    const uint32_t L = cuzk__gpu_ba_slice_len(M, sm_count, lanes);
+    /* G1's longer slices paid only with quads (H100, BLS12-381 G1 2^22: 30.9 ms -> 32.5 with
+     * slices of 128, 30.1 with quads in them); G2's without them too (BN254 2^22 37.8 -> 37.5,
+     * BLS12-381 77.3 -> 73.1) */
+    return g2 || cuzk__gpu_ba_quads_on(q, g2, M, L) ? L : cuzk__gpu_slice_len(M);
+}
+
 /* Whether an MSM of M sorted entries sums its buckets by batch-affine pairs: by default for G2
  * from CUZK_GPU_BA_MIN entries, where it measured faster (src/gpu/PERF-NOTES.md, third pass),
  * and for a G1 set that asks for it (g1_pref: BLS12-381 sets with almost no points at

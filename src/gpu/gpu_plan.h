@@ -20,6 +20,10 @@ uint32_t cuzk__gpu_slice_len(size_t M);
  * cuzk__gpu_slice_len(M); never shorter than that. */
 #define CUZK_GPU_BA_SLICE_WAVES_X2 5 /* 2.5 times 512 threads per SM */
 uint32_t cuzk__gpu_ba_slice_len(size_t M, int sm_count, int lanes);
+/* The slice length of a batch-affine MSM of G2 (g2) or G1 under quads setting q: G2's
+ * cuzk__gpu_ba_slice_len, G1's only where it brings quads (cuzk__gpu_ba_quads_on), else
+ * cuzk__gpu_slice_len(M). */
+uint32_t cuzk__gpu_ba_len(size_t M, int sm_count, int g2, int lanes, int q);
 int cuzk__gpu_ba_on(int mode, int g2, int g1_pref, size_t M);
 /* The batch-affine chunk's bytes and whether it sums quads, from the environment
  * (CUZK_GPU_BA_CHUNK_BYTES, CUZK_GPU_BA_QUADS; gpu.h), as every context and

@@ -205,6 +205,15 @@ int main(void)
         CHECK(cuzk__gpu_ba_slice_len((size_t)1 << 22, 132, 2) == 32);
         CHECK(cuzk__gpu_ba_slice_len((size_t)1 << 28, 1 << 20, 1) == 128); /* the tier's */
         CHECK(cuzk__gpu_ba_slice_len((size_t)1 << 22, 0, 1) == 128);
+        /* G1's long slices only with quads (setting 3 in a fitted chunk, 2), G2's always */
+        CHECK(cuzk__gpu_ba_len(w * 128, 132, 0, 1, 0) == cuzk__gpu_slice_len(w * 128));
+        CHECK(cuzk__gpu_ba_len(w * 128, 132, 0, 1, 3) == 128);
+        CHECK(cuzk__gpu_ba_len(w * 128 - 1, 132, 0, 1, 3) == 64);
+        CHECK(cuzk__gpu_ba_len(w * 128, 132, 0, 1, 2) == 128);
+        CHECK(cuzk__gpu_ba_len(w * 64 - 1, 132, 0, 1, 3) == 32); /* quads off with 32 */
+        CHECK(cuzk__gpu_ba_len(w * 64, 132, 1, 2, 0) == 128);
+        CHECK(cuzk__gpu_ba_len(w * 64, 132, 1, 2, 3) == 128);
+        CHECK(cuzk__gpu_ba_len(w * 32 - 1, 132, 1, 2, 0) == 32);
         for (size_t M = 1; M < ((size_t)1 << 31); M = M * 3 + 1)
             for (int sm = 1; sm <= 256; sm *= 4) {
                 const uint32_t L = cuzk__gpu_ba_slice_len(M, sm, 2);
