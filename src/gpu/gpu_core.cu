@@ -134,6 +134,21 @@ static cuzk_err upload(cuzk_gpu_ctx *ctx, void *dst, const void *src, size_t byt
     return CUZK_OK;
 }
 
+/* An environment variable of one digit, 0 to hi, into *v (unset or empty: def); any other value
+ * refused (INVALID_ARGUMENT, naming the variable), *v then def. */
+static cuzk_err env_digit(const char *name, int hi, int def, int *v, cuzk_errbuf *eb)
+{
+    const char *s = getenv(name);
+    *v = def;
+    if (!s || !*s)
+        return CUZK_OK;
+    if (s[1] || s[0] < '0' || s[0] > '0' + hi)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "cuzk_gpu_open: %s=%s: expected 0 to %d", name,
+                         s, hi);
+    *v = s[0] - '0';
+    return CUZK_OK;
+}
+
 /* CUZK_GPU_TRACE=1: each MSM and H step prints its phases on stderr, host-timed around a
  * stream synchronisation (which the traced run pays; untraced runs do not synchronise). */
 static int trace_on(void)
@@ -261,8 +276,9 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
      * at most BA_MAXP pairs); unset or 0, none. A longer slice only means fewer slices, so
      * gpu_plan.c's scratch estimate still holds. */
     const char *sm = getenv("CUZK_GPU_SLICE_MIN");
-    const unsigned long smv = sm && *sm ? strtoul(sm, NULL, 10) : 0;
-    if (smv && (smv < 4 || smv > 128 || (smv & (smv - 1)))) {
+    char *sm_end = NULL;
+    const unsigned long smv = sm && *sm ? strtoul(sm, &sm_end, 10) : 0;
+    if ((sm_end && *sm_end) || (smv && (smv < 4 || smv > 128 || (smv & (smv - 1))))) {
         r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
                       "cuzk_gpu_open: CUZK_GPU_SLICE_MIN=%s: expected 0 or a power of two, 4 to "
                       "128",
@@ -272,30 +288,12 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     }
     ctx->slice_min = (uint32_t)smv;
     /* CUZK_GPU_BA_LONG_SLICES: 1 (the default) batch-affine slices as long as the SMs allow
-     * (gpu_plan.c cuzk__gpu_ba_slice_len), 0 cuzk__gpu_slice_len's by entries alone (as before
-     * session 36), for A/B runs. */
-    const char *bl = getenv("CUZK_GPU_BA_LONG_SLICES");
-    ctx->ba_long = 1;
-    if (bl && *bl) {
-        if (bl[1] || (bl[0] != '0' && bl[0] != '1')) {
-            r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                          "cuzk_gpu_open: CUZK_GPU_BA_LONG_SLICES=%s: expected 0 or 1", bl);
-            cuzk_gpu_close(ctx);
-            return r;
-        }
-        ctx->ba_long = bl[0] - '0';
-    }
-    /* CUZK_GPU_INF_DROP (gpu.h): 0, 1 or 2. */
-    const char *idr = getenv("CUZK_GPU_INF_DROP");
-    ctx->inf_drop = CUZK_GPU_INF_DROP_DEFAULT;
-    if (idr && *idr) {
-        if (idr[1] || idr[0] < '0' || idr[0] > '2') {
-            r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                          "cuzk_gpu_open: CUZK_GPU_INF_DROP=%s: expected 0, 1 or 2", idr);
-            cuzk_gpu_close(ctx);
-            return r;
-        }
-        ctx->inf_drop = idr[0] - '0';
+     * (gpu_plan.c cuzk__gpu_ba_len), 0 cuzk__gpu_slice_len's by entries alone (as before
+     * session 36), for A/B runs. CUZK_GPU_INF_DROP (gpu.h): 0, 1 or 2. */
+    if ((r = env_digit("CUZK_GPU_BA_LONG_SLICES", 1, 1, &ctx->ba_long, eb)) ||
+        (r = env_digit("CUZK_GPU_INF_DROP", 2, CUZK_GPU_INF_DROP_DEFAULT, &ctx->inf_drop, eb))) {
+        cuzk_gpu_close(ctx);
+        return r;
     }
     /* CUZK_GPU_BA_HALVES: G2's batch-affine kernels with two lanes a slice (ba_halves.cuh):
      * bit 0 k_ba_pairs_h for k_ba_pairs, bit 1 k_ba_quads_h for k_ba_quads, bit 3

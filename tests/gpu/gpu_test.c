@@ -1095,22 +1095,26 @@ int main(void)
         static const struct {
             int k;
             const char *bad, *msg;
-        } refused[5] = {{0, "4", "CUZK_GPU_REDUCE_CHUNK=4"},
+        } refused[6] = {{0, "4", "CUZK_GPU_REDUCE_CHUNK=4"},
                         {0, "48", "CUZK_GPU_REDUCE_CHUNK=48"},
                         {1, "128", "CUZK_GPU_CARRY_SLICE=128"},
                         {2, "96", "CUZK_GPU_SLICE_MIN=96"},
-                        {2, "256", "CUZK_GPU_SLICE_MIN=256"}};
-        /* and the long slices' switch (CUZK_GPU_BA_LONG_SLICES: 0 or 1) */
+                        {2, "256", "CUZK_GPU_SLICE_MIN=256"},
+                        {2, "64x", "CUZK_GPU_SLICE_MIN=64x"}};
+        /* and the one-digit switches (CUZK_GPU_BA_LONG_SLICES: 0 or 1, CUZK_GPU_INF_DROP: 0 to
+         * 2) */
         {
-            static const char *const ln[1] = {"CUZK_GPU_BA_LONG_SLICES"};
-            static const char *const lv[1] = {"1"};
-            char *lk[1];
-            env_save(ln, 1, lk);
-            env_refused(ln, 1, lv, 0, "2", "CUZK_GPU_BA_LONG_SLICES=2");
-            env_refused(ln, 1, lv, 0, "10", "CUZK_GPU_BA_LONG_SLICES=10");
-            env_restore(ln, 1, lk);
+            static const char *const ln[2] = {"CUZK_GPU_BA_LONG_SLICES", "CUZK_GPU_INF_DROP"};
+            static const char *const lv[2] = {"1", "2"};
+            char *lk[2];
+            env_save(ln, 2, lk);
+            env_refused(ln, 2, lv, 0, "2", "CUZK_GPU_BA_LONG_SLICES=2");
+            env_refused(ln, 2, lv, 0, "10", "CUZK_GPU_BA_LONG_SLICES=10");
+            env_refused(ln, 2, lv, 1, "3", "CUZK_GPU_INF_DROP=3");
+            env_refused(ln, 2, lv, 1, "-1", "CUZK_GPU_INF_DROP=-1");
+            env_restore(ln, 2, lk);
         }
-        for (int i = 0; i < 5; i++)
+        for (int i = 0; i < 6; i++)
             env_refused(names, 5, vals[0], refused[i].k, refused[i].bad, refused[i].msg);
         env_restore(names, 5, keep);
     }
