@@ -122,17 +122,6 @@ template <class C> DI affine<fe<C>> ld_pt_h(const affine<fe2<C>> *pts, uint32_t 
         r.y = -r.y;
     return r;
 }
-/* This lane's coordinate of the x / y coordinate of the point value v names (y negated with
- * v's sign bit). */
-template <class C> DI fe<C> ld_x_h(const affine<fe2<C>> *pts, uint32_t v, uint32_t h)
-{
-    return ld16((const fe<C> *)(pts + (v & 0x7fffffffu)) + h);
-}
-template <class C> DI fe<C> ld_y_h(const affine<fe2<C>> *pts, uint32_t v, uint32_t h)
-{
-    const fe<C> y = ld16((const fe<C> *)(pts + (v & 0x7fffffffu)) + 2 + h);
-    return v >> 31 ? -y : y;
-}
 /* This lane's coordinate of Fp2 element e (a pointer to it). */
 template <class C> DI fe<C> ld_h(const fe2<C> *e, uint32_t h)
 {
@@ -300,15 +289,6 @@ template <class C, int K> constexpr int ba_halves_minb()
                                         : CUZK_GPU_BA_HALVES_PASSB_MINB_96);
 }
 
-/* pair_sums_h loads a pair's y coordinates after the inverses' products (1), and with 2 reads
- * its x coordinates again for x3 and y3, so that neither is held across those products (as
- * ba_late_y does for the one-lane kernels); 0 (the default, as measured): both points at once.
- * A compile-time variant for A/B runs (scripts/device/build-variants.sh). 2 measured on an
- * H100 (2026-12-05, PERF-NOTES session 35): G2 2^24 BN254 117.1 -> 118.4 ms, BLS12-381 236.3 ->
- * 235.3-235.8: not kept. */
-#ifndef CUZK_GPU_BA_HALVES_LATE_Y
-#define CUZK_GPU_BA_HALVES_LATE_Y 0
-#endif
 /* Pass B's phase 1 in halves (ba_pair_sums for G2, no JOIN): the slice's pairs (mask, beg)
  * backwards, each pair's inverse from the running one (iv: this lane's coordinate of the
  * inverse of the slice's product; j its prefix count, pre its prefixes at pre[i * Tc + tl]).
@@ -327,49 +307,6 @@ DI uint64_t pair_sums_h(const pmask &mask, size_t beg, const uint32_t *vals,
     pmask m = mask;
     for (int pi = mask.count() - 1; pi >= 0; pi--) {
         const int r = m.pop_high();
-        if constexpr (CUZK_GPU_BA_HALVES_LATE_Y != 0) {
-            /* The x coordinates first, the y coordinates after the inverses' products */
-            const uint32_t v1 = vals[beg + r], v2 = vals[beg + r + 1];
-            const H x1 = ld_x_h(pts, v1, h), x2 = ld_x_h(pts, v2, h);
-            affine<H> s;
-            if (zero_eq_h(x1, x2, hl)) { /* ba_special: as below */
-                const affine<H> p = ld_pt_h(pts, v1, h), q = ld_pt_h(pts, v2, h);
-                const uint32_t inf =
-                    both_bits((uint32_t)(p.x.is_zero() && p.y.is_zero()) |
-                                  (uint32_t)(q.x.is_zero() && q.y.is_zero()) << 1,
-                              hl);
-                if (!inf) {
-                    spec |= 1ull << pi;
-                    continue;
-                }
-                s = inf & 1 ? q : p;
-            } else {
-                j--;
-                H id = iv;
-                if (j) {
-                    const H pr = ld_h(pre + (size_t)(j - 1) * Tc + tl, h);
-                    if (PAIR) {
-                        mul2_h(id, iv, pr, iv, iv, x2 - x1, hl);
-                    } else {
-                        id = mul_h(iv, pr, hl);
-                        iv = mul_h(iv, x2 - x1, hl);
-                    }
-                }
-                const H y1 = ld_y_h(pts, v1, h);
-                const H lam = mul_h(ld_y_h(pts, v2, h) - y1, id, hl);
-                if constexpr (CUZK_GPU_BA_HALVES_LATE_Y == 2) {
-                    /* the x coordinates read again (cached), not kept across lambda */
-                    const H x1b = ld_x_h(pts, v1, h);
-                    s.x = sqr_h(lam, hl) - x1b - ld_x_h(pts, v2, h);
-                    s.y = mul_h(lam, x1b - s.x, hl) - y1;
-                } else {
-                    s.x = sqr_h(lam, hl) - x1 - x2;
-                    s.y = mul_h(lam, x1 - s.x, hl) - y1;
-                }
-            }
-            put(pi, r, s);
-            continue;
-        }
         const affine<H> p = ld_pt_h(pts, vals[beg + r], h);
         const affine<H> q = ld_pt_h(pts, vals[beg + r + 1], h);
         affine<H> s;
@@ -535,13 +472,6 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
     }
 }
 
-/* k_ba_quads_h's sums through sum_over_h (1) or written out (0, as measured): through it ptxas
- * spills less there (BN254 16 / 16 -> 4 / 8 bytes, BLS12-381 84 / 148 -> 60 / 100), yet on an
- * H100 (2026-12-05, PERF-NOTES session 35) G2 2^24 ran slower with it (BN254 117.1 -> 117.8
- * ms, BLS12-381 236.3 -> 236.6-236.9): a compile-time variant (build-variants.sh), off. */
-#ifndef CUZK_GPU_BA_QUADS_H_SUM
-#define CUZK_GPU_BA_QUADS_H_SUM 0
-#endif
 /* The affine sum of two sums of one run, a and b (this lane's coordinates), stored over a and
  * returned: its inverse from the running one (iv, stepped past it; k the prefixes below it, pre()
  * the address of the one just below when k > 0), as k_ba_quads's. */
@@ -585,12 +515,6 @@ k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
         for (uint64_t qq = quad; qq; qq &= qq - 1) {
             const int pi = __ffsll((long long)qq) - 1;
             affine<F> *const s1p = psum + (size_t)pi * Tc + tl;
-            if (CUZK_GPU_BA_QUADS_H_SUM) {
-                k--;
-                sum_over_h(s1p, s1p + Tc, iv, k,
-                           [&] { return pre + (size_t)(P - k) * Tc + tl; }, h);
-                continue;
-            }
             const E x1 = fh_of<C, PAIR>(ld_h(&s1p->x, h));
             const E x2 = fh_of<C, PAIR>(ld_h(&s1p[Tc].x, h));
             k--;

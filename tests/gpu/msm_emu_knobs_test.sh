@@ -6,9 +6,7 @@
 # swapped), BN254 G2's in k_ba_pairs only, not in pass B (CUZK_GPU_BA_Y_PARK_B 2), pass A's
 # loads in order (CUZK_GPU_BA_A_AHEAD 0), BLS12-381 G2's late y loads with x read again
 # (CUZK_GPU_BA_LATE_Y_96 2, reached with its y not parked), and y1 read back twice where y is
-# parked (CUZK_GPU_BA_Y1_AGAIN 1), G2's k_ba_quads_h with its sums through sum_over_h
-# (CUZK_GPU_BA_QUADS_H_SUM 1), and G2's halves pair sums with late y loads and x read again
-# (CUZK_GPU_BA_HALVES_LATE_Y 2). Needs only g++.
+# parked (CUZK_GPU_BA_Y1_AGAIN 1). Needs only g++.
 exec bash "$(dirname "$0")/host_emu.sh" msm_emu -DCUZK_GPU_BA_IV_PARK=15 -DCUZK_GPU_BA_Y_PARK=1 \
     -DCUZK_GPU_BA_Y_PARK_B=2 -DCUZK_GPU_BA_A_AHEAD=0 -DCUZK_GPU_BA_LATE_Y_96=2 \
-    -DCUZK_GPU_BA_Y1_AGAIN=1 -DCUZK_GPU_BA_QUADS_H_SUM=1 -DCUZK_GPU_BA_HALVES_LATE_Y=2
+    -DCUZK_GPU_BA_Y1_AGAIN=1
