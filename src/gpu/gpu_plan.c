@@ -297,7 +297,7 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int ta
         /* The chunk as a context sizes it (gpu_impl.cuh's accumulate): with quads its budget
          * also holds the pair sums (an affine point per prefix, in the prefixes' slot) and two
          * mask words per slice. */
-        /* accumulate may take longer slices (cuzk__gpu_ba_slice_len, by the device's SMs):
+        /* accumulate may take longer slices (cuzk__gpu_ba_len, by the device's SMs):
          * fewer of them, so T and L1 here bound what it needs, and quads with or without
          * (by its slice length, setting 3), so both are counted. */
         const int quads = cuzk__gpu_ba_quads_on(q, g2, M, 128);

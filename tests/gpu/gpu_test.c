@@ -1101,6 +1101,9 @@ int main(void)
                         {2, "96", "CUZK_GPU_SLICE_MIN=96"},
                         {2, "256", "CUZK_GPU_SLICE_MIN=256"},
                         {2, "64x", "CUZK_GPU_SLICE_MIN=64x"}};
+        for (int i = 0; i < 6; i++)
+            env_refused(names, 5, vals[0], refused[i].k, refused[i].bad, refused[i].msg);
+        env_restore(names, 5, keep);
         /* and the one-digit switches (CUZK_GPU_BA_LONG_SLICES: 0 or 1, CUZK_GPU_INF_DROP: 0 to
          * 2) */
         {
@@ -1114,9 +1117,6 @@ int main(void)
             env_refused(ln, 2, lv, 1, "-1", "CUZK_GPU_INF_DROP=-1");
             env_restore(ln, 2, lk);
         }
-        for (int i = 0; i < 6; i++)
-            env_refused(names, 5, vals[0], refused[i].k, refused[i].bad, refused[i].msg);
-        env_restore(names, 5, keep);
     }
     /* G2's batch-affine kernels two lanes a slice (CUZK_GPU_BA_HALVES, ba_halves.cuh; read when
      * a context opens): every G2 MSM batch-affine in small chunks (CUZK_GPU_BATCH_AFFINE=2,
