@@ -111,13 +111,25 @@ template <class C> DI uint32_t zero_eq_h(const fe<C> &a, const fe<C> &b, const h
                      hl);
 }
 
+/* Each lane's coordinates read a sector per instruction by both lanes (ld_sector_pair), where
+ * a coordinate is one sector (BN254's Fp): 0 each lane its own, two 16-byte loads. */
+#ifndef CUZK_GPU_BA_H_COOP
+#define CUZK_GPU_BA_H_COOP 0
+#endif
 /* This lane's coordinates of the point value v names (negated with v's sign bit, as ld_pt). */
 template <class C> DI affine<fe<C>> ld_pt_h(const affine<fe2<C>> *pts, uint32_t v, uint32_t h)
 {
     const fe<C> *e = (const fe<C> *)(pts + (v & 0x7fffffffu));
     affine<fe<C>> r;
-    r.x = ld16(e + h);
-    r.y = ld16(e + 2 + h);
+    if constexpr (CUZK_GPU_BA_H_COOP && sizeof(fe<C>) == 32) {
+        const unsigned pm = 3u << (threadIdx.x & 30);
+        uint4 *dx = (uint4 *)&r.x, *dy = (uint4 *)&r.y;
+        ld_sector_pair(dx[0], dx[1], (const uint4 *)e, (const uint4 *)(e + 1), h, pm);
+        ld_sector_pair(dy[0], dy[1], (const uint4 *)(e + 2), (const uint4 *)(e + 3), h, pm);
+    } else {
+        r.x = ld16(e + h);
+        r.y = ld16(e + 2 + h);
+    }
     if (v >> 31)
         r.y = -r.y;
     return r;
