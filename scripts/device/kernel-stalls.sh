@@ -16,6 +16,11 @@ mkdir -p "$O"
 . scripts/device/common.sh
 [ -n "${CUZK_BIN_DIR:-}" ] || dev_unpack /tmp/czk
 lg=${LOG:-24}
+MET=gpu__time_duration.sum,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active
+MET=$MET,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
+MET=$MET,smsp__issue_active.avg.pct_of_peak_sustained_active
+MET=$MET,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread
+MET=$MET,smsp__inst_executed.sum,regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio
 MEMM=
 if [ "${MEM:-0}" = 1 ]; then
   MEMM=,dram__throughput.avg.pct_of_peak_sustained_elapsed
@@ -33,12 +38,13 @@ for tag in ${TAGS:-g2-bn254 g1-bn254}; do
   echo "-- $tag 2^$lg, tables: kernels ${KREGEX:-k_ba_|k_accum1}"
   timeout 200 ncu --clock-control none -k "regex:${KREGEX:-k_ba_|k_accum1}" \
     --launch-skip "${SKIP:-0}" --launch-count "${LAUNCHES:-6}" \
-    --metrics gpu__time_duration.sum,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,smsp__inst_executed.sum,regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio$MEMM \
+    --metrics "$MET$MEMM" \
     "$CUZK_BIN_DIR/cuzk-bench-gpu" --only "$tag" --logs "$lg" --max-log "$lg" --tables 0 \
     --reps 1 --scalars random > "$f" 2>&1
   echo "ncu rc=$?"
   awk '/\(\(?[0-9]+, 1, 1\)x/ || /k_ba_|k_accum/ && /Context|Device|\[/ {print "  " substr($0, 1, 70)}
-       /duration|pct_of_peak|registers|inst_executed.sum|bytes_|sectors|requests|hit_rate/ {print "    " $1, $(NF-1), $NF}
+       /duration|pct_of_peak|registers|inst_executed.sum|bytes_|sectors|requests|hit_rate/ {
+         print "    " $1, $(NF-1), $NF }
        /stalled/ && $NF+0 >= 0.3 {print "    " $1, $NF}' "$f" | head -150
 done
 echo "== end $(date -u '+%T')"
