@@ -497,10 +497,7 @@ template <class F> DI F sh_words_ld_volatile(const uint32_t (*s)[ACC_THREADS], i
  * registers, BLS12-381 G1's 72 -> 77, no spills). MSM 2^24 with tables, three interleaved rounds
  * (one H200, 2026-12-04, src/gpu/PERF-NOTES.md twenty-fifth pass): G1 BLS12-381 89.77-89.94 ->
  * 89.32-89.35 ms, G2 BN254 115.59-115.79 -> 115.03-115.21, G2 BLS12-381 244.29-244.68 ->
- * 244.15-244.55. 0: the loads in order, as before. */
-#ifndef CUZK_GPU_BA_A_AHEAD
-#define CUZK_GPU_BA_A_AHEAD 1
-#endif
+ * 244.15-244.55. (The loads in order, CUZK_GPU_BA_A_AHEAD 0, were removed in session 37.) */
 /* Pass A's x coordinates read by lane pairs, a sector an instruction (ld_x_pair); the pair's
  * lanes walk their slices' pairs in step, a lane whose slice has none left reading point 0 for
  * its partner's sake. 0: each lane its own, two 16-byte loads a sector. */
@@ -584,7 +581,6 @@ k_ba_pass_a(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
         size_t end = beg + L < M ? beg + L : M;
         uint32_t live;
         pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
-#if CUZK_GPU_BA_A_AHEAD
         /* The next pair's point values read before this pair's x coordinates, so that the
          * gathers do not wait on their own index loads. */
         if (mask.any()) {
@@ -611,19 +607,6 @@ k_ba_pass_a(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
                 v2 = n2;
             }
         }
-#else
-        while (mask.any()) {
-            const int r = mask.pop_low();
-            F x1 = ld_x(pts, vals[beg + r]);
-            F x2 = ld_x(pts, vals[beg + r + 1]);
-            if (ba_special(x1, x2))
-                continue;
-            F dx = x2 - x1;
-            acc = j ? acc * dx : dx;
-            st16(pre + (size_t)j * Tc + tl, acc);
-            j++;
-        }
-#endif
     }
     st16(prod + tl, acc);
     npre[tl] = (uint8_t)j;

@@ -3,12 +3,11 @@
 # their defaults, so that the paths kept for A/B runs on the GPU stay right too: the running
 # inverse parked in BN254 G2's quads as well (CUZK_GPU_BA_IV_PARK 15), the y coordinates parked
 # in BN254 G2's pair sums and not in BLS12-381 G2's (CUZK_GPU_BA_Y_PARK 1, the default's bits
-# swapped), BN254 G2's in k_ba_pairs only, not in pass B (CUZK_GPU_BA_Y_PARK_B 2), pass A's
-# loads in order (CUZK_GPU_BA_A_AHEAD 0), BLS12-381 G2's late y loads with x read again
-# (CUZK_GPU_BA_LATE_Y_96 2, reached with its y not parked), y1 read back twice where y is
-# parked (CUZK_GPU_BA_Y1_AGAIN 1), and the gathers a sector an instruction by lane pairs in pass
-# A and in the halves kernels (CUZK_GPU_BA_A_COOP 1, CUZK_GPU_BA_H_COOP 1: their lanes run as
-# coroutines that meet at each shuffle). Needs only g++.
+# swapped), BN254 G2's in k_ba_pairs only, not in pass B (CUZK_GPU_BA_Y_PARK_B 2), BLS12-381
+# G2's late y loads with x read again (CUZK_GPU_BA_LATE_Y_96 2, reached with its y not parked),
+# y1 read back twice where y is parked (CUZK_GPU_BA_Y1_AGAIN 1), and the gathers a sector an
+# instruction by lane pairs in pass A and in the halves kernels (CUZK_GPU_BA_A_COOP 1,
+# CUZK_GPU_BA_H_COOP 1: their lanes run as coroutines that meet at each shuffle). Needs only g++.
 exec bash "$(dirname "$0")/host_emu.sh" msm_emu -DCUZK_GPU_BA_IV_PARK=15 -DCUZK_GPU_BA_Y_PARK=1 \
-    -DCUZK_GPU_BA_Y_PARK_B=2 -DCUZK_GPU_BA_A_AHEAD=0 -DCUZK_GPU_BA_LATE_Y_96=2 \
-    -DCUZK_GPU_BA_Y1_AGAIN=1 -DCUZK_GPU_BA_A_COOP=1 -DCUZK_GPU_BA_H_COOP=1
+    -DCUZK_GPU_BA_Y_PARK_B=2 -DCUZK_GPU_BA_LATE_Y_96=2 -DCUZK_GPU_BA_Y1_AGAIN=1 \
+    -DCUZK_GPU_BA_A_COOP=1 -DCUZK_GPU_BA_H_COOP=1
