@@ -111,48 +111,13 @@ template <class C> DI uint32_t zero_eq_h(const fe<C> &a, const fe<C> &b, const h
                      hl);
 }
 
-/* Each lane's coordinates read a sector per instruction by both lanes (ld_sector_pair): 0 each
- * lane its own, 16 bytes a load, so that a sector holding both lanes' words, or two of one
- * lane's, is asked of L2 twice. */
-#ifndef CUZK_GPU_BA_H_COOP
-#define CUZK_GPU_BA_H_COOP 0
-#endif
-/* This lane's coordinate of the Fp2 value at e, read with its partner (every lane of the pair
- * calls it): for 32-byte coordinates (BN254) lane h's is sector h; for 48-byte ones
- * (BLS12-381) the value's three sectors are c0's first 32 bytes, c0's last 16 and c1's first
- * 16, and c1's last 32: the outer two read by both lanes together, the middle one a half per
- * lane, each half its reader's own. */
-template <class C> DI fe<C> ld_fe2_coop(const fe<C> *e, uint32_t h, unsigned pm)
-{
-    static_assert(sizeof(fe<C>) == 32 || sizeof(fe<C>) == 48, "ld_fe2_coop: BN254 / BLS12-381");
-    const uint4 *u = (const uint4 *)e;
-    fe<C> r;
-    uint4 *d = (uint4 *)&r;
-    if constexpr (sizeof(fe<C>) == 32) {
-        ld_sector_pair(d[0], d[1], u, u + 2, h, pm);
-    } else {
-        uint4 lo, hi;
-        ld_sector_pair(lo, hi, u, u + 4, h, pm);
-        const uint4 mid = __ldg(u + 2 + h);
-        d[0] = h ? mid : lo;
-        d[1] = h ? lo : hi;
-        d[2] = h ? hi : mid;
-    }
-    return r;
-}
 /* This lane's coordinates of the point value v names (negated with v's sign bit, as ld_pt). */
 template <class C> DI affine<fe<C>> ld_pt_h(const affine<fe2<C>> *pts, uint32_t v, uint32_t h)
 {
     const fe<C> *e = (const fe<C> *)(pts + (v & 0x7fffffffu));
     affine<fe<C>> r;
-    if constexpr (CUZK_GPU_BA_H_COOP) {
-        const unsigned pm = 3u << (threadIdx.x & 30);
-        r.x = ld_fe2_coop(e, h, pm);
-        r.y = ld_fe2_coop(e + 2, h, pm);
-    } else {
-        r.x = ld16(e + h);
-        r.y = ld16(e + 2 + h);
-    }
+    r.x = ld16(e + h);
+    r.y = ld16(e + 2 + h);
     if (v >> 31)
         r.y = -r.y;
     return r;

@@ -349,44 +349,6 @@ template <class F> DI F ld_x(const affine<F> *pts, uint32_t v)
 {
     return ld16((const F *)(pts + (v & 0x7fffffffu)));
 }
-/* Two lanes' gathers a 32-byte sector at a time (CUZK_GPU_BA_A_COOP): lanes h = 0 and 1 of a
- * pair (lane ^ 1, shuffle mask pm) each want one sector, s0 lane 0's and s1 lane 1's (both
- * lanes pass both); each instruction reads both halves of one sector, a half a lane, and the
- * halves that belong to the partner cross by four shuffles. A lane reading its own sector in
- * two 16-byte loads asks L2 for it twice (ncu, BN254 G2 2^24 pass A: 32 sectors a request,
- * L2 at 79% of its peak, 31% hits, 2026-12-05); here each sector is asked for once. */
-DI void ld_sector_pair(uint4 &lo, uint4 &hi, const uint4 *s0, const uint4 *s1, uint32_t h,
-                       unsigned pm)
-{
-    const uint4 a = __ldg(s0 + h), b = __ldg(s1 + h);
-    const uint4 keep = h ? b : a, send = h ? a : b;
-    uint4 got;
-    got.x = __shfl_xor_sync(pm, send.x, 1);
-    got.y = __shfl_xor_sync(pm, send.y, 1);
-    got.z = __shfl_xor_sync(pm, send.z, 1);
-    got.w = __shfl_xor_sync(pm, send.w, 1);
-    lo = h ? got : keep;
-    hi = h ? keep : got;
-}
-/* ld_x for both lanes of a pair (ld_sector_pair), each its own point value v; a field of 48
- * bytes (BLS12-381's Fp) ends in half a sector, which each lane reads for itself. */
-template <class F> DI F ld_x_pair(const affine<F> *pts, uint32_t v, unsigned pm)
-{
-    static_assert(sizeof(F) % 16 == 0, "ld_x_pair: 16-byte loads");
-    static_assert(sizeof(affine<F>) % 32 == 0, "ld_x_pair: points aligned to sectors");
-    const uint32_t h = threadIdx.x & 1, vp = __shfl_xor_sync(pm, v, 1);
-    const uint4 *me = (const uint4 *)(pts + (v & 0x7fffffffu)),
-                *pa = (const uint4 *)(pts + (vp & 0x7fffffffu));
-    const uint4 *s0 = h ? pa : me, *s1 = h ? me : pa;
-    F r;
-    uint4 *d = (uint4 *)&r;
-#pragma unroll
-    for (int k = 0; k < (int)(sizeof(F) / 32); k++)
-        ld_sector_pair(d[2 * k], d[2 * k + 1], s0 + 2 * k, s1 + 2 * k, h, pm);
-    if constexpr (sizeof(F) % 32 != 0)
-        d[sizeof(F) / 16 - 1] = __ldg(me + sizeof(F) / 16 - 1);
-    return r;
-}
 /* The y coordinate of the point value v names, negated with v's sign bit (as ld_pt). */
 template <class F> DI F ld_y(const affine<F> *pts, uint32_t v)
 {
@@ -497,68 +459,7 @@ template <class F> DI F sh_words_ld_volatile(const uint32_t (*s)[ACC_THREADS], i
  * registers, BLS12-381 G1's 72 -> 77, no spills). MSM 2^24 with tables, three interleaved rounds
  * (one H200, 2026-12-04, src/gpu/PERF-NOTES.md twenty-fifth pass): G1 BLS12-381 89.77-89.94 ->
  * 89.32-89.35 ms, G2 BN254 115.59-115.79 -> 115.03-115.21, G2 BLS12-381 244.29-244.68 ->
- * 244.15-244.55. (The loads in order, CUZK_GPU_BA_A_AHEAD 0, were removed in session 37.) */
-/* Pass A's x coordinates read by lane pairs, a sector an instruction (ld_x_pair); the pair's
- * lanes walk their slices' pairs in step, a lane whose slice has none left reading point 0 for
- * its partner's sake. 0: each lane its own, two 16-byte loads a sector. */
-#ifndef CUZK_GPU_BA_A_COOP
-#define CUZK_GPU_BA_A_COOP 0
-#endif
-
-/* Pass A (k_ba_pass_a) with CUZK_GPU_BA_A_COOP: the lanes of a pair walk in step. */
-template <class F, bool ALL_ZERO>
-DI void ba_pass_a_coop(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L,
-                       size_t t0, size_t Tc, const affine<F> *pts, F *pre, F *prod,
-                       uint8_t *npre)
-{
-    const size_t tl = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if ((tl & ~(size_t)1) >= Tc) /* the whole pair past the chunk */
-        return;
-    const unsigned pm = 3u << (threadIdx.x & 30);
-    const bool in = tl < Tc;
-    const size_t beg = (t0 + tl) * L;
-    F acc = F::one();
-    uint32_t j = 0;
-    pmask mask = {{0, 0}};
-    if (in && beg < M) {
-        const size_t end = beg + L < M ? beg + L : M;
-        uint32_t live;
-        mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
-    }
-    bool mine = mask.any();
-    uint32_t v1 = 0, v2 = 0; /* point 0 where this lane has no pair: read for the partner */
-    if (mine) {
-        const int r = mask.pop_low();
-        v1 = vals[beg + r];
-        v2 = vals[beg + r + 1];
-    }
-    for (;;) {
-        /* both lanes shuffle (no short circuit), and stop together */
-        if (!((uint32_t)mine | __shfl_xor_sync(pm, (uint32_t)mine, 1)))
-            break;
-        const bool more = mask.any();
-        uint32_t n1 = 0, n2 = 0;
-        if (more) {
-            const int r = mask.pop_low();
-            n1 = vals[beg + r];
-            n2 = vals[beg + r + 1];
-        }
-        const F x1 = ld_x_pair(pts, v1, pm), x2 = ld_x_pair(pts, v2, pm);
-        if (mine && !ba_special(x1, x2)) {
-            const F dx = x2 - x1;
-            acc = j ? acc * dx : dx;
-            st16(pre + (size_t)j * Tc + tl, acc);
-            j++;
-        }
-        mine = more;
-        v1 = n1;
-        v2 = n2;
-    }
-    if (in) {
-        st16(prod + tl, acc);
-        npre[tl] = (uint8_t)j;
-    }
-}
+ * 244.15-244.55. (The loads in order, CUZK_GPU_BA_A_AHEAD 0, were removed: ee239ba.) */
 /* Slices t0 .. t0 + Tc - 1 (thread tl = t - t0): prefix products of the pairs' denominators at
  * pre[j * Tc + tl], the slice's product at prod[tl] (one when it has no pair), their count at
  * npre[tl]. */
@@ -567,10 +468,6 @@ __global__ void __launch_bounds__(ACC_THREADS)
 k_ba_pass_a(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
             size_t Tc, const affine<F> *pts, F *pre, F *prod, uint8_t *npre)
 {
-    if constexpr (CUZK_GPU_BA_A_COOP) {
-        ba_pass_a_coop<F, ALL_ZERO>(keys, vals, M, L, t0, Tc, pts, pre, prod, npre);
-        return;
-    }
     size_t tl = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (tl >= Tc)
         return;

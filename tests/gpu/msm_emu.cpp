@@ -268,16 +268,10 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
             std::vector<uint8_t> npre(tc);
             std::vector<affine<F>> psum(tc * (L / 2));
             std::vector<uint64_t> masks(2 * tc);
-            /* Pass A's lanes meet at shuffles with CUZK_GPU_BA_A_COOP: coroutines, every
-             * thread of the last block too, as on the device. */
-            auto pass_a = [&] {
+            launch(tc, [&] {
                 k_ba_pass_a<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(),
                                          tr.data(), npre.data());
-            };
-            if (CUZK_GPU_BA_A_COOP)
-                launch_block((tc + ACC_THREADS - 1) / ACC_THREADS, ACC_THREADS, pass_a);
-            else
-                launch(tc, pass_a);
+            });
             /* The chunk's product tree over tr (what: its check's name) */
             auto tree = [&](const char *what) {
                 prod.assign(tr.begin(), tr.begin() + tc);

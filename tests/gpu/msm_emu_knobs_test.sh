@@ -5,9 +5,6 @@
 # in BN254 G2's pair sums and not in BLS12-381 G2's (CUZK_GPU_BA_Y_PARK 1, the default's bits
 # swapped), BN254 G2's in k_ba_pairs only, not in pass B (CUZK_GPU_BA_Y_PARK_B 2), BLS12-381
 # G2's late y loads with x read again (CUZK_GPU_BA_LATE_Y_96 2, reached with its y not parked),
-# y1 read back twice where y is parked (CUZK_GPU_BA_Y1_AGAIN 1), and the gathers a sector an
-# instruction by lane pairs in pass A and in the halves kernels (CUZK_GPU_BA_A_COOP 1,
-# CUZK_GPU_BA_H_COOP 1: their lanes run as coroutines that meet at each shuffle). Needs only g++.
+# and y1 read back twice where y is parked (CUZK_GPU_BA_Y1_AGAIN 1). Needs only g++.
 exec bash "$(dirname "$0")/host_emu.sh" msm_emu -DCUZK_GPU_BA_IV_PARK=15 -DCUZK_GPU_BA_Y_PARK=1 \
-    -DCUZK_GPU_BA_Y_PARK_B=2 -DCUZK_GPU_BA_LATE_Y_96=2 -DCUZK_GPU_BA_Y1_AGAIN=1 \
-    -DCUZK_GPU_BA_A_COOP=1 -DCUZK_GPU_BA_H_COOP=1
+    -DCUZK_GPU_BA_Y_PARK_B=2 -DCUZK_GPU_BA_LATE_Y_96=2 -DCUZK_GPU_BA_Y1_AGAIN=1
