@@ -12,8 +12,14 @@
 #           call's 64 MiB instead of two beside the pack; build the baseline among them
 #           (build-variants.sh main=)
 #   TEST=1  gpu_test --quick with the pack first (0: none)
+#   GT      a tarball of a standalone bin/gpu_test (`cmake --build B --target gpu_test`, then
+#           `tar -C B -cJf gt.tar.xz bin/gpu_test`): gpu_test --quick, then with every MSM
+#           batch-affine in small chunks with quads, before the rows (a variant's tests
+#           without the 31 MiB pack)
 #   ROUNDS (2), ONLY (g1,g2), LOGS (24), SCALARS (random), EXTRA (more bench flags):
 #           `cuzk-bench-gpu --only ONLY --logs LOGS --tables 0 --reps 3` per build in turn
+#   KNOBS   after the rounds, "build:SETTING ..." (SETTING as msm-knobs.sh's: default, or
+#           VAR=VALUE,...): that build's rows under each setting, once each
 # Run from the repository root on the GPU machine (device tool: run
 # "bash scripts/device/bench-bins.sh", carry ["build-device", "build-base", "build-var"]).
 # Writes $OUT/bench-bins.txt (one line per MSM row: round, build, the bench's row).
@@ -55,6 +61,14 @@ echo "builds: ${PACK} $BINS"
 if [ "${TEST:-1}" != 0 ]; then
   ( . /tmp/bb-pack/env.sh && dev_gpu_test "$O/gpu_test.log" )
 fi
+if [ -n "${GT:-}" ]; then
+  mkdir -p /tmp/bb-gt && tar -xJf "$GT" -C /tmp/bb-gt && [ -x /tmp/bb-gt/bin/gpu_test ] ||
+    { echo "bench-bins: cannot unpack $GT"; exit 2; }
+  ( export CUZK_BIN_DIR=/tmp/bb-gt/bin
+    dev_gpu_test "$O/gt.log"
+    dev_gpu_test "$O/gt-ba.log" CUZK_GPU_BATCH_AFFINE=2 CUZK_GPU_BA_CHUNK_BYTES=20000 \
+      CUZK_GPU_BA_QUADS=2 )
+fi
 for round in $(seq 1 "${ROUNDS:-2}"); do
   for n in $names; do
     ( if [ -f /tmp/bb-pack/env.sh ]; then . /tmp/bb-pack/env.sh; fi
@@ -62,6 +76,14 @@ for round in $(seq 1 "${ROUNDS:-2}"); do
         --max-log "$MAXLOG" --tables 0 --reps 3 --scalars "${SCALARS:-random}" ${EXTRA:-} 2>&1 |
         grep -E "^\| MSM|^\| NTT|rror" | sed "s/^/$round $n /" )
   done
+done
+for kb in ${KNOBS:-}; do
+  n=${kb%%:*} k=${kb#*:}
+  [ -d "/tmp/bb-$n" ] || { echo "bench-bins: KNOBS names no build '$n'"; continue; }
+  ( if [ -f /tmp/bb-pack/env.sh ]; then . /tmp/bb-pack/env.sh; fi
+    env $(knob_env "$k") timeout 240 /tmp/bb-$n/bin/cuzk-bench-gpu --only "${ONLY:-g1,g2}" \
+      --logs "$LOGS" --max-log "$MAXLOG" --tables 0 --reps 3 --scalars "${SCALARS:-random}" \
+      ${EXTRA:-} $(knob_args "$k") 2>&1 | grep -E "^\| MSM|^\| NTT|rror" | sed "s/^/knob $n $k /" )
 done
 echo "== end $(date -u '+%T')"
 } > "$O/bench-bins.txt" 2>&1

@@ -255,6 +255,18 @@ DI void flush_run_h(uint32_t key, const xyzz<fh<C, P>> &acc, bool &carry, size_t
     st16(d + 6 + h, acc.zzz.v);
 }
 
+/* This lane's coordinates of an XYZZ Fp2 point (a bucket a later part of a split MSM adds
+ * its run to: acc_open's halves). */
+template <class C, bool P> DI xyzz<fh<C, P>> ld_xyzz_h(const xyzz<fe2<C>> *b, uint32_t h)
+{
+    xyzz<fh<C, P>> r;
+    r.x.v = ld_h(&b->x, h);
+    r.y.v = ld_h(&b->y, h);
+    r.zz.v = ld_h(&b->zz, h);
+    r.zzz.v = ld_h(&b->zzz, h);
+    return r;
+}
+
 /* The kernels' launch bounds (blocks of 64 threads per SM) per field size, for A/B runs:
  * CUZK_GPU_BA_HALVES_MINB_<bytes> (k_ba_pairs_h), _QUADS_MINB_<bytes> (k_ba_quads_h),
  * _PASSB_MINB_<bytes> (k_ba_pass_b_h). 8 blocks: 128 registers, 6: 168, 4: 255. BN254's at 8
@@ -352,19 +364,20 @@ DI void add_slice_h(const uint32_t *keys, const uint32_t *vals, size_t beg, uint
                     size_t t, const pmask &mask, uint64_t spec, uint64_t quad,
                     const affine<fe2<C>> *pts, uint32_t (*park)[ACC_THREADS],
                     xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt, uint32_t cur,
-                    bool carry, uint32_t h, Sum sum)
+                    bool carry, bool into, uint32_t h, Sum sum)
 {
     typedef fh<C, PAIR> E;
     xyzz_park<E, ACC_THREADS> acc;
     acc.s = park;
     acc.t = threadIdx.x;
-    acc.set(xyzz<E>::inf());
+    /* into: a run owned here starts at its bucket's value (acc_open, msm_kernels.cuh) */
+    acc.set(into && !carry && live ? ld_xyzz_h<C, PAIR>(buckets + cur, h) : xyzz<E>::inf());
     int pi = 0;
     for (uint32_t r = 0; r < live;) {
         const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
         if (k != cur) {
             flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
-            acc.set(xyzz<E>::inf());
+            acc.set(into ? ld_xyzz_h<C, PAIR>(buckets + k, h) : xyzz<E>::inf());
             cur = k;
         }
         const bool pair = mask.at(r);
@@ -501,7 +514,7 @@ __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_QUADS>())
 k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
              size_t Tc, const affine<fe2<C>> *pts, const fe2<C> *pre, const fe2<C> *inv_,
              const uint8_t *npre, affine<fe2<C>> *psum, const uint64_t *masks,
-             xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt)
+             xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt, bool into)
 {
     typedef fh<C, PAIR> E;
     typedef fe2<C> F;
@@ -530,7 +543,8 @@ k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
         }
     }
     add_slice_h<C, PAIR, ALL_ZERO, true>(
-        keys, vals, beg, live, t, mask, spec, quad, pts, park, buckets, ckey, cpt, cur, carry, h,
+        keys, vals, beg, live, t, mask, spec, quad, pts, park, buckets, ckey, cpt, cur, carry,
+        into, h,
         [&](int pi) {
             const affine<F> *const d = psum + (size_t)pi * Tc + tl;
             affine<fe<C>> s;
@@ -665,7 +679,7 @@ __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_QUADS>())
 k_ba_octs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
             size_t Tc, const affine<fe2<C>> *pts, const fe2<C> *pre, const fe2<C> *inv_,
             const uint8_t *npre, affine<fe2<C>> *psum, const uint64_t *masks,
-            xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt)
+            xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt, bool into)
 {
     typedef fh<C, PAIR> E;
     typedef fe2<C> F;
@@ -684,7 +698,8 @@ k_ba_octs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
         }
     }
     add_slice_h<C, PAIR, ALL_ZERO, true, true>(
-        keys, vals, beg, live, t, mask, spec, quad, pts, park, buckets, ckey, cpt, cur, carry, h,
+        keys, vals, beg, live, t, mask, spec, quad, pts, park, buckets, ckey, cpt, cur, carry,
+        into, h,
         [&](int pi) {
             const affine<F> *const d = psum + (size_t)pi * Tc + tl;
             affine<fe<C>> s;
@@ -700,7 +715,8 @@ template <class C, bool ALL_ZERO, bool PAIR>
 __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_PASSB>())
 k_ba_pass_b_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
               size_t Tc, const affine<fe2<C>> *pts, const fe2<C> *pre, const fe2<C> *inv_,
-              const uint8_t *npre, xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt)
+              const uint8_t *npre, xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt,
+              bool into)
 {
     __shared__ uint32_t park[4 * C::N][ACC_THREADS];
     BA_SLICE_OPEN_H();
@@ -710,7 +726,7 @@ k_ba_pass_b_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, 
         mask, beg, vals, pts, npre[tl], ld_h(inv_ + tl, h), pre, Tc, tl, hl,
         [&](int pi, int, const affine<fe<C>> &s) { sums[pi] = s; });
     add_slice_h<C, PAIR, ALL_ZERO, false>(keys, vals, beg, live, t, mask, spec, 0, pts, park,
-                                          buckets, ckey, cpt, cur, carry, h,
+                                          buckets, ckey, cpt, cur, carry, into, h,
                                           [&](int pi) { return sums[pi]; });
 }
 

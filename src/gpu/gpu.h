@@ -215,15 +215,16 @@ uint64_t cuzk_gpu_tables_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g, uint64_t 
 /* No later MSM flagged CUZK_GPU_SCALARS_SAME will need this one's preparation (a one-off MSM
  * over host scalars, e.g. a benchmark's). An MSM that uploads its scalars then runs in parts,
  * each part's upload overlapping the work of the parts before (classification, sort and
- * accumulation), each later part's buckets merged into the first's: three parts for BN254 G1
- * (1/21, 4/21, 16/21), two for the others (1/8, 7/8), from 2^21 scalars, in every group but
- * BLS12-381 G2, where the merge costs what the overlap gains (in cuzk_gpu_open:
+ * accumulation), each later part adding its runs to the buckets the parts before it filled:
+ * three parts for BN254 G1 (1/21, 4/21, 16/21), two for the others (1/8, 7/8), from 2^21
+ * scalars, BLS12-381 G2 from 2^24 (at 2^22 its split was slower; in cuzk_gpu_open:
  * CUZK_GPU_MSM_SPLIT, the smallest count split, in every group, 0 never;
  * CUZK_GPU_MSM_SPLIT_DIV=D, 2 to 16, each part D - 1 times the one before, so two parts
  * start with 1/D; CUZK_GPU_MSM_SPLIT_PARTS, 2 or 3). Its upload stays usable by a later
  * CUZK_GPU_SCALARS_SAME, its preparation does not. */
 #define CUZK_GPU_SCALARS_ONCE 8u
 #define CUZK_GPU_MSM_SPLIT_MIN ((size_t)1 << 21)
+#define CUZK_GPU_MSM_SPLIT_MIN_BLS_G2 ((size_t)1 << 24)
 
 /* Uploads scalars [lo, hi) of the n host scalars at `host` (32 bytes each) into the context's
  * scalar slot, queued on its stream (host page-locked for the copy to overlap the caller's

@@ -950,13 +950,15 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
         } else {
             ctx->up.valid = 0;
             SCRATCH(SCR_SC_IN, count * 32, d_sc);
-            /* Not BLS12-381 G2 by default: merging its second part's buckets (one Fp2
-             * addition per bucket) costs about what hiding the upload gains (2^24 with
-             * tables, H200: 276.2 -> 278.8 ms split; G1 BN254 57.2 -> 50.9). */
+            /* BLS12-381 G2 from 2^24 scalars by default: with each later part adding to the
+             * buckets (no merge kernel), 2^24 with tables split 234.1-234.8 -> 231.5 ms, 2^22
+             * 70.5-70.6 -> 72.7 (H100, 2026-12-06, PERF-NOTES session 39); before that the
+             * merge's 2^21 Fp2 additions cost what the hidden upload saved. */
+            const bool bls_g2 =
+                pts->curve == CUZK_GPU_BLS12_381 && pts->group == CUZK_GPU_G2;
             split = (flags & CUZK_GPU_SCALARS_ONCE) && ctx->split_min && /* 0, or >= 8 */
                     count >= ctx->split_min &&
-                    (ctx->split_all || pts->curve != CUZK_GPU_BLS12_381 ||
-                     pts->group != CUZK_GPU_G2);
+                    (ctx->split_all || !bls_g2 || count >= CUZK_GPU_MSM_SPLIT_MIN_BLS_G2);
             if (!split) {
                 TRY(upload(ctx, d_sc, scalars, count * 32, ctx->stream, eb));
                 t_up = trace_lap(ctx, &tt);

@@ -46,7 +46,6 @@ enum {
     SCR_BA_TREE, /* its product tree */
     SCR_BA_NPRE, /* prefixes per slice */
     SCR_BA_MASK, /* with quads: each slice's quads and point-by-point pairs */
-    SCR_BUCKETS2, /* a split MSM's second part's buckets (CUZK_GPU_SCALARS_ONCE) */
     SCR_IDX1K,    /* the ones' indices whose points are not at infinity (CUZK_GPU_INF_DROP) */
     SCR_COUNT
 };

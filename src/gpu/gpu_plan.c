@@ -322,7 +322,7 @@ uint64_t cuzk__gpu_scratch_estimate_at(int bls, uint64_t n_points, uint64_t doma
     uint64_t slot[P_COUNT] = {0};
     /* The slots are shared by every MSM of the context: the witness MSMs (A, B1, C in G1, B2
      * in G2 over n_points) and the H MSM (G1 over the domain). (None is a one-off MSM split
-     * for its upload, CUZK_GPU_SCALARS_ONCE, which takes a second bucket array.) */
+     * for its upload, CUZK_GPU_SCALARS_ONCE; its parts share one bucket array.) */
     for (int tab = 0; tab < 2; tab++) {
         msm_plan(slot, bls, 1, n_points, tab, chunk, q);
         msm_plan(slot, bls, 0, n_points, tab, chunk, q);

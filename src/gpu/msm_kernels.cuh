@@ -123,6 +123,26 @@ template <class F, int NT> DI void acc_start(xyzz_park<F, NT> &a, uint32_t (*s)[
     a.t = threadIdx.x;
     acc_reset(a);
 }
+/* A run owned here starts at infinity, or (into: a split MSM's later part, adding its runs to
+ * the buckets the parts before it filled) at its bucket's value: one mixed addition more for
+ * the run's first point instead of a whole-set merge after (k_add_into, one XYZZ addition per
+ * bucket, and a second bucket array). A carry (a run continuing an earlier slice's) always
+ * starts at infinity: its owner's bucket takes it at the carry levels (k_accumk). */
+template <class F> DI void acc_open(xyzz<F> &a, bool into, const xyzz<F> *buckets, uint32_t key)
+{
+    if (into)
+        a = ld16v(buckets + key);
+    else
+        acc_reset(a);
+}
+template <class F, int NT>
+DI void acc_open(xyzz_park<F, NT> &a, bool into, const xyzz<F> *buckets, uint32_t key)
+{
+    if (into)
+        a.set(ld16v(buckets + key));
+    else
+        acc_reset(a);
+}
 template <class F> DI const xyzz<F> &acc_value(const xyzz<F> &a) { return a; }
 template <class F, int NT> DI xyzz<F> acc_value(const xyzz_park<F, NT> &a) { return a.load(); }
 
@@ -207,7 +227,7 @@ DI bool slice_start(const uint32_t *keys, size_t beg, size_t t, uint32_t *ckey, 
 template <class F, bool ALL_ZERO>
 __global__ void __launch_bounds__(ACC_THREADS, acc_minb<F>())
 k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, const affine<F> *pts,
-         xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
+         xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt, bool into)
 {
     ACC_PARK_SHARED(F, park);
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -219,11 +239,13 @@ k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, const
     bool carry = slice_start<ALL_ZERO>(keys, beg, t, ckey, &cur);
     acc_t<F> acc;
     acc_start(acc, park);
+    if (into && !carry && cur != SENT)
+        acc_open(acc, true, buckets, cur);
     for (size_t i = beg; i < end; i++) {
         uint32_t k = key_at<ALL_ZERO>(keys, i);
         if (k != cur) {
             flush_run(cur, acc_value(acc), carry, t, buckets, ckey, cpt);
-            acc_reset(acc);
+            acc_open(acc, into && k != SENT, buckets, k);
             cur = k;
         }
         if (k == SENT)
@@ -666,16 +688,18 @@ template <class F, bool ALL_ZERO, bool QUADS, class Sum>
 DI void ba_add_slice(const uint32_t *keys, const uint32_t *vals, size_t beg, uint32_t live,
                      size_t t, const pmask &mask, uint64_t spec, uint64_t quad,
                      const affine<F> *pts, uint32_t (*park)[ACC_THREADS], xyzz<F> *buckets,
-                     uint32_t *ckey, xyzz<F> *cpt, uint32_t cur, bool carry, Sum sum)
+                     uint32_t *ckey, xyzz<F> *cpt, uint32_t cur, bool carry, bool into, Sum sum)
 {
     acc_t<F> acc;
     acc_start(acc, park);
+    if (into && !carry && live)
+        acc_open(acc, true, buckets, cur);
     int pi = 0;
     for (uint32_t r = 0; r < live;) {
         const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
         if (k != cur) {
             flush_run(cur, acc_value(acc), carry, t, buckets, ckey, cpt);
-            acc_reset(acc);
+            acc_open(acc, into, buckets, k);
             cur = k;
         }
         const bool pair = mask.at(r);
@@ -724,7 +748,7 @@ template <class F, bool ALL_ZERO>
 __global__ void __launch_bounds__(ACC_THREADS, ba_passb_minb<F>())
 k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
             size_t Tc, const affine<F> *pts, const F *pre, const F *inv_, const uint8_t *npre,
-            xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt)
+            xyzz<F> *buckets, uint32_t *ckey, xyzz<F> *cpt, bool into)
 {
     /* the running inverse (W words) and the parked y coordinates (2W) in the sum's 4W */
     static_assert(!ba_iv_park<F>::v || acc_park_of<F>::v, "pass B parks in the XYZZ sum's words");
@@ -735,7 +759,7 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
         ba_pair_sums<false, false>(mask, beg, vals, pts, npre[tl], ld16v(inv_ + tl), pre, Tc, tl,
                                    park, 0, [&](int pi, int, const affine<F> &s) { sums[pi] = s; });
     ba_add_slice<F, ALL_ZERO, false>(keys, vals, beg, live, t, mask, spec, 0, pts, park,
-                                     buckets, ckey, cpt, cur, carry,
+                                     buckets, ckey, cpt, cur, carry, into,
                                      [&](int pi) { return sums[pi]; });
 }
 
@@ -831,7 +855,7 @@ __global__ void __launch_bounds__(ACC_THREADS, ba_quads_minb<F>())
 k_ba_quads(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
            size_t Tc, const affine<F> *pts, const F *pre, const F *inv_, const uint8_t *npre,
            affine<F> *psum, const uint64_t *masks, xyzz<F> *buckets, uint32_t *ckey,
-           xyzz<F> *cpt)
+           xyzz<F> *cpt, bool into)
 {
     ACC_PARK_SHARED(F, park);
     BA_SLICE_OPEN();
@@ -876,7 +900,7 @@ k_ba_quads(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
         }
     }
     ba_add_slice<F, ALL_ZERO, true>(keys, vals, beg, live, t, mask, spec, quad, pts, park,
-                                    buckets, ckey, cpt, cur, carry,
+                                    buckets, ckey, cpt, cur, carry, into,
                                     [&](int pi) { return ld16v(psum + (size_t)pi * Tc + tl); });
 }
 

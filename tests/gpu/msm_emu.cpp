@@ -8,9 +8,11 @@
  * exactly the buckets and carries k_accum1 leaves, as points. The entries cover long runs across
  * slices, runs of one, points at infinity, the same point twice in a row (doubling) and a point
  * beside its negation (cancellation), and the ones path (every key 0). Both then run through the
- * carry levels (k_accumk) and must equal each bucket's plain sum. Also the bucket reduction
+ * carry levels (k_accumk) and must equal each bucket's plain sum; in the chunked runs every
+ * kernel adds into buckets that already hold values (a split MSM's later part), so the sums must
+ * be those values plus the plain sums. Also the bucket reduction
  * (k_bucket_sums, k_bit_sums, k_pair_sum, k_to_jac) against sum (j + 1) B_j added plainly; a split
- * MSM's bucket merge (k_add_into); the scalars' classification and range check (k_prep); the signed
+ * MSM's ones merge (k_add_into); the scalars' classification and range check (k_prep); the signed
  * digits of every window plan (k_digits, with and without fixed-base tables) against the scalars,
  * and the tables (k_tables) against repeated doubling; the predicate of the drop of points at
  * infinity (inf_val) against worked cases. Built and run by msm_emu_test.sh.
@@ -178,7 +180,7 @@ quads_h_run(bool pair, const uint32_t *kp, const std::vector<uint32_t> &vals, si
             const std::vector<F> &pre, const std::vector<F> &tr, const std::vector<uint8_t> &npre,
             const std::vector<affine<F>> &psum, const std::vector<uint64_t> &masks,
             const std::vector<xyzz<F>> &b, const std::vector<uint32_t> &k,
-            const std::vector<xyzz<F>> &c, bool passb = false)
+            const std::vector<xyzz<F>> &c, bool into, bool passb = false)
 {
     typedef typename fe2_base<F>::type C2;
     quads_h_out<F> o;
@@ -188,20 +190,24 @@ quads_h_run(bool pair, const uint32_t *kp, const std::vector<uint32_t> &vals, si
             if (passb)
                 (pair ? k_ba_pass_b_h<C2, ALL_ZERO, true> : k_ba_pass_b_h<C2, ALL_ZERO, false>)(
                     kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(), tr.data(),
-                    npre.data(), o.b.data(), o.k.data(), o.c.data());
+                    npre.data(), o.b.data(), o.k.data(), o.c.data(), into);
             else
                 (pair ? k_ba_quads_h<C2, ALL_ZERO, true> : k_ba_quads_h<C2, ALL_ZERO, false>)(
                     kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(), tr.data(),
                     npre.data(), o.psum.data(), masks.data(), o.b.data(), o.k.data(),
-                    o.c.data());
+                    o.c.data(), into);
         });
     }
     return o;
 }
 
-/* One group: NP distinct multiples of the generator, then points at infinity, then copies. */
+/* One group: NP distinct multiples of the generator, then points at infinity, then copies.
+ * into: the buckets start with values (most of them sums of two points, so z != 1; every
+ * third at infinity) and every kernel adds its runs to them, as a split MSM's later part does
+ * (acc_open, msm_kernels.cuh): a carry that read its bucket too would count it twice. */
 template <class F, bool ALL_ZERO>
-static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, size_t chunk)
+static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, size_t chunk,
+                bool into = false)
 {
     const size_t npts = pts.size();
     const uint32_t NB = 40;
@@ -235,11 +241,18 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
     const uint32_t *kp = ALL_ZERO ? NULL : keys.data();
     const uint32_t nb = ALL_ZERO ? 1 : NB;
 
-    std::vector<xyzz<F>> b_ref(nb, xyzz<F>::inf()), c_ref(T);
+    std::vector<xyzz<F>> b_start(nb, xyzz<F>::inf());
+    if (into)
+        for (uint32_t k = 0; k < nb; k++)
+            if (k % 3) {
+                xyzz_add_affine(b_start[k], pts[rnd((uint32_t)npts)]);
+                xyzz_add_affine(b_start[k], pts[rnd((uint32_t)npts)]);
+            }
+    std::vector<xyzz<F>> b_ref = b_start, c_ref(T);
     std::vector<uint32_t> k_ref(T);
     launch(T, [&] {
         k_accum1<F, ALL_ZERO>(kp, vals.data(), M, L, pts.data(), b_ref.data(), k_ref.data(),
-                              c_ref.data());
+                              c_ref.data(), into);
     });
     /* Batch-affine, in chunks of `chunk` slices, each chunk's slice products inverted as
      * gpu_impl.cuh's accumulate does it (tree_inverse): up the product tree (k_tree_up, a
@@ -248,8 +261,7 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
      * the quads' products, k_ba_quads); side 0 of bs / cs / ks is k_accum1's. */
     typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
     constexpr bool G2 = !std::is_void<C2>::value;
-    const std::vector<xyzz<F>> b_inf(nb, xyzz<F>::inf());
-    std::vector<xyzz<F>> bs[4] = {b_ref, b_inf, b_inf, b_inf};
+    std::vector<xyzz<F>> bs[4] = {b_ref, b_start, b_start, b_start};
     std::vector<xyzz<F>> cs[4] = {c_ref, std::vector<xyzz<F>>(T), std::vector<xyzz<F>>(T),
                                   std::vector<xyzz<F>>(T)};
     std::vector<uint32_t> ks[4] = {k_ref, std::vector<uint32_t>(T), std::vector<uint32_t>(T),
@@ -350,7 +362,7 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
                         (pair ? k_ba_octs_h<C2, ALL_ZERO, true> : k_ba_octs_h<C2, ALL_ZERO, false>)(
                             kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(), tr.data(),
                             npre.data(), psum.data(), masks.data(), b_ba.data(), k_ba.data(),
-                            c_ba.data());
+                            c_ba.data(), into);
                     });
                 }
             } else if (quads) {
@@ -358,12 +370,12 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
                 quads_h_out<F> qh[2];
                 for (int v = 0; v < 2; v++)
                     qh[v] = quads_h_run<F, ALL_ZERO>(v, kp, vals, M, L, t0, tc, pts, pre, tr,
-                                                     npre, psum, masks, b_ba, k_ba, c_ba);
+                                                     npre, psum, masks, b_ba, k_ba, c_ba, into);
                 launch(tc, [&] {
                     k_ba_quads<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(),
                                             pre.data(), tr.data(), npre.data(), psum.data(),
                                             masks.data(), b_ba.data(), k_ba.data(),
-                                            c_ba.data());
+                                            c_ba.data(), into);
                 });
                 for (int v = 0; v < 2; v++)
                     if (qh[v].ran) {
@@ -378,11 +390,12 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
                 quads_h_out<F> qh[2];
                 for (int v = 0; v < 2; v++)
                     qh[v] = quads_h_run<F, ALL_ZERO>(v, kp, vals, M, L, t0, tc, pts, pre, tr,
-                                                     npre, psum, masks, b_ba, k_ba, c_ba, true);
+                                                     npre, psum, masks, b_ba, k_ba, c_ba, into,
+                                                     true);
                 launch(tc, [&] {
                     k_ba_pass_b<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(),
                                              pre.data(), tr.data(), npre.data(), b_ba.data(),
-                                             k_ba.data(), c_ba.data());
+                                             k_ba.data(), c_ba.data(), into);
                 });
                 for (int v = 0; v < 2; v++)
                     if (qh[v].ran) {
@@ -408,7 +421,7 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
     check(!G2 || L < 16 || nocts > 0, "no octs made", grp, L, 0);
     /* Then the carry levels (k_accumk, as gpu_impl.cuh's accumulate runs them) over both,
      * against each bucket summed plainly, entry by entry. */
-    std::vector<xyzz<F>> naive(nb, xyzz<F>::inf());
+    std::vector<xyzz<F>> naive = b_start;
     for (size_t i = 0; i < M && keys[i] != SENT; i++)
         xyzz_add_affine(naive[ALL_ZERO ? 0 : keys[i]], ld_pt(pts.data(), vals[i]));
     for (int side = 0; side < (G2 ? 4 : 3); side++) {
@@ -607,7 +620,7 @@ template <class F> static void reduce(const char *grp, const std::vector<affine<
         for (int w = 0; w < W; w++)
             for (int k = 0; k < w; k++) /* window 0: infinity */
                 xyzz_add_affine(win[w], pts[rnd((uint32_t)pts.size())]);
-        /* k_add_into (a split MSM's second part's buckets into the first's): each sum the
+        /* k_add_into (a split MSM's later part's ones bucket into the first's): each sum the
          * two added, infinity on either side included (window 0 is infinity). */
         {
             std::vector<xyzz<F>> a(win), b(W, xyzz<F>::inf());
@@ -738,7 +751,7 @@ template <class F> static void group(const char *grp, const F &gx, const F &gy)
     static const uint32_t Ls[] = {4, 16, 32, 64, 128};
     for (uint32_t L : Ls) {
         run<F, false>(grp, pts, L, (size_t)1 << 30);
-        run<F, false>(grp, pts, L, 5);
+        run<F, false>(grp, pts, L, 5, true); /* chunked, into the buckets */
         run<F, true>(grp, pts, L, 7);
     }
 }
