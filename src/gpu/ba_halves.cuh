@@ -267,6 +267,14 @@ template <class C, bool P> DI xyzz<fh<C, P>> ld_xyzz_h(const xyzz<fe2<C>> *b, ui
     return r;
 }
 
+template <class C, bool P> DI void st_xyzz_h(xyzz<fe2<C>> *b, const xyzz<fh<C, P>> &a, uint32_t h)
+{
+    st_h(&b->x, h, a.x.v);
+    st_h(&b->y, h, a.y.v);
+    st_h(&b->zz, h, a.zz.v);
+    st_h(&b->zzz, h, a.zzz.v);
+}
+
 /* The kernels' launch bounds (blocks of 64 threads per SM) per field size, for A/B runs:
  * CUZK_GPU_BA_HALVES_MINB_<bytes> (k_ba_pairs_h), _QUADS_MINB_<bytes> (k_ba_quads_h),
  * _PASSB_MINB_<bytes> (k_ba_pass_b_h). 8 blocks: 128 registers, 6: 168, 4: 255. BN254's at 8
@@ -291,14 +299,27 @@ template <class C, bool P> DI xyzz<fh<C, P>> ld_xyzz_h(const xyzz<fe2<C>> *b, ui
 #ifndef CUZK_GPU_BA_HALVES_PASSB_MINB_96
 #define CUZK_GPU_BA_HALVES_PASSB_MINB_96 6
 #endif
-enum { HV_PAIRS, HV_QUADS, HV_PASSB };
+/* The carry levels' and the bucket sums' (k_accumk_h, k_bucket_sums_h): _REDUCE_MINB_<bytes>,
+ * 6 blocks (168 registers) for BN254, 4 (255) for BLS12-381: on an H100 (2026-12-06, 2^24 with
+ * tables) G2 BN254 114.67-115.05 ms and BLS12-381 228.74-228.78 with these, 115.13-115.15 and
+ * 229.58-229.64 at 8 and 6 (128 and 168 registers, spilling), 115.27-115.52 and 231.45 with the
+ * one-lane kernels (PERF-NOTES, session 39). */
+#ifndef CUZK_GPU_HALVES_REDUCE_MINB_64
+#define CUZK_GPU_HALVES_REDUCE_MINB_64 6
+#endif
+#ifndef CUZK_GPU_HALVES_REDUCE_MINB_96
+#define CUZK_GPU_HALVES_REDUCE_MINB_96 4
+#endif
+enum { HV_PAIRS, HV_QUADS, HV_PASSB, HV_REDUCE };
 template <class C, int K> constexpr int ba_halves_minb()
 {
     return K == HV_PAIRS   ? (C::N == 8 ? CUZK_GPU_BA_HALVES_MINB_64 : CUZK_GPU_BA_HALVES_MINB_96)
            : K == HV_QUADS ? (C::N == 8 ? CUZK_GPU_BA_HALVES_QUADS_MINB_64
                                         : CUZK_GPU_BA_HALVES_QUADS_MINB_96)
-                           : (C::N == 8 ? CUZK_GPU_BA_HALVES_PASSB_MINB_64
-                                        : CUZK_GPU_BA_HALVES_PASSB_MINB_96);
+           : K == HV_PASSB ? (C::N == 8 ? CUZK_GPU_BA_HALVES_PASSB_MINB_64
+                                        : CUZK_GPU_BA_HALVES_PASSB_MINB_96)
+                           : (C::N == 8 ? CUZK_GPU_HALVES_REDUCE_MINB_64
+                                        : CUZK_GPU_HALVES_REDUCE_MINB_96);
 }
 
 /* Pass B's phase 1 in halves (ba_pair_sums for G2, no JOIN): the slice's pairs (mask, beg)
@@ -728,6 +749,85 @@ k_ba_pass_b_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, 
     add_slice_h<C, PAIR, ALL_ZERO, false>(keys, vals, beg, live, t, mask, spec, 0, pts, park,
                                           buckets, ckey, cpt, cur, carry, into, h,
                                           [&](int pi) { return sums[pi]; });
+}
+
+/* ---- G2's XYZZ sums after level 1, two lanes a sum (CUZK_GPU_HALVES_REDUCE: 1 by default
+ * wherever G2's batch-affine kernels run in halves, CUZK_GPU_BA_HALVES not 0; 0 at build time
+ * keeps the one-lane kernels, for A/B builds).
+ *
+ * k_accumk (the carry levels) and k_bucket_sums (the bucket reduction's chunks) give each
+ * thread whole Fp2 points: for G2 they sit at 254 registers (ptxas, BN254), two warps per
+ * scheduler, each general XYZZ addition a chain of dependent Fp2 products. Here two adjacent
+ * lanes share each of their threads' work, lane h holding coordinate h of every Fp2 value (fh,
+ * above), curve.cuh's xyzz_add over fh; what they write is the one-lane kernels' output word
+ * for word (msm_emu compares them). */
+
+#ifndef CUZK_GPU_HALVES_REDUCE
+#define CUZK_GPU_HALVES_REDUCE 1
+#endif
+
+/* k_accumk for F = fe2<C>: 2 Tn threads for the level's Tn carry slices. */
+template <class C>
+__global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_REDUCE>())
+k_accumk_h(const uint32_t *ikey, const xyzz<fe2<C>> *ipt, size_t M, uint32_t L,
+           xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt)
+{
+    typedef fh<C, false> E;
+    const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, t = g >> 1;
+    const uint32_t h = (uint32_t)(g & 1);
+    const size_t beg = t * L;
+    if (beg >= M)
+        return; /* both lanes of the pair */
+    const size_t end = beg + L < M ? beg + L : M;
+    uint32_t cur = ikey[beg];
+    bool carry = beg > 0 && cur != SENT && ikey[beg - 1] == cur;
+    if (!h)
+        ckey[t] = SENT;
+    xyzz<E> acc = xyzz<E>::inf();
+    for (size_t i = beg; i <= end; i++) {
+        const uint32_t k = i < end ? ikey[i] : SENT;
+        if (k != cur) {
+            if (carry) {
+                if (!h)
+                    ckey[t] = cur;
+                st_xyzz_h(cpt + t, acc, h);
+                carry = false;
+            } else if (cur != SENT) {
+                xyzz<E> b = ld_xyzz_h<C, false>(buckets + cur, h);
+                xyzz_add(b, acc);
+                st_xyzz_h(buckets + cur, b, h);
+            }
+            acc = xyzz<E>::inf();
+            cur = k;
+        }
+        if (k != SENT)
+            xyzz_add(acc, ld_xyzz_h<C, false>(ipt + i, h));
+    }
+}
+
+/* k_bucket_sums for F = fe2<C> (its G2 form: the running sums stored over the chunk's buckets,
+ * then summed): 2 W cnt threads. */
+template <class C>
+__global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_REDUCE>())
+k_bucket_sums_h(xyzz<fe2<C>> *buckets, int W, uint32_t B, uint32_t S, xyzz<fe2<C>> *run_out,
+                xyzz<fe2<C>> *tri_out)
+{
+    typedef fh<C, false> E;
+    const uint32_t cnt = B / S;
+    const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, t = g >> 1;
+    const uint32_t h = (uint32_t)(g & 1);
+    if (t >= (size_t)W * cnt)
+        return; /* both lanes of the pair */
+    xyzz<fe2<C>> *bk = buckets + t * S;
+    xyzz<E> run = xyzz<E>::inf(), tri = xyzz<E>::inf();
+    for (int j = (int)S - 1; j >= 0; j--) {
+        xyzz_add(run, ld_xyzz_h<C, false>(bk + j, h));
+        st_xyzz_h(bk + j, run, h);
+    }
+    st_xyzz_h(run_out + t, run, h);
+    for (int j = (int)S - 1; j >= 0; j--)
+        xyzz_add(tri, ld_xyzz_h<C, false>(bk + j, h));
+    st_xyzz_h(tri_out + t, tri, h);
 }
 
 /* CUZK_GPU_BA_HALVES's bits (gpu_impl.cuh's accumulate) and the kernels its bit 2 picks. */

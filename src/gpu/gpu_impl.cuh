@@ -287,11 +287,24 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             keys, vals, M, L1, pts, buckets, ck0, cp0, into);
         LAUNCHED("k_accum1");
     }
+    /* G2's carry levels two lanes a carry slice where its batch-affine kernels run in halves */
+    bool acc_h = false;
+    if constexpr (!std::is_void<C2>::value)
+        acc_h = CUZK_GPU_HALVES_REDUCE && ctx->ba_halves != 0;
     while (T > 1) {
         size_t Tn = (T + LK - 1) / LK;
-        k_accumk<F><<<nblk(Tn, ACC_THREADS), ACC_THREADS, 0, st>>>(ck0, cp0, T, LK, buckets,
-                                                                     ck1, cp1);
-        LAUNCHED("k_accumk");
+        if constexpr (!std::is_void<C2>::value) {
+            if (acc_h) {
+                k_accumk_h<C2><<<nblk(2 * Tn, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                    ck0, cp0, T, LK, buckets, ck1, cp1);
+                LAUNCHED("k_accumk_h");
+            }
+        }
+        if (!acc_h) {
+            k_accumk<F><<<nblk(Tn, ACC_THREADS), ACC_THREADS, 0, st>>>(ck0, cp0, T, LK, buckets,
+                                                                         ck1, cp1);
+            LAUNCHED("k_accumk");
+        }
         uint32_t *tk = ck0;
         ck0 = ck1;
         ck1 = tk;
@@ -336,8 +349,22 @@ static cuzk_err msm_finish(cuzk_gpu_ctx *ctx, int c, int g, xyzz<F> *buckets,
         X *run, *tri;
         SCRATCH(SCR_CHUNK0, (size_t)2 * g * cnt * sizeof(X), run);
         tri = run + (size_t)g * cnt;
-        k_bucket_sums<F><<<nblk((size_t)g * cnt, 64), 64, 0, st>>>(buckets, g, B, S, run, tri);
-        LAUNCHED("k_bucket_sums");
+        /* G2's two lanes a chunk where its batch-affine kernels run in halves */
+        typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
+        bool sums_h = false;
+        if constexpr (!std::is_void<C2>::value) {
+            sums_h = CUZK_GPU_HALVES_REDUCE && ctx->ba_halves != 0;
+            if (sums_h) {
+                k_bucket_sums_h<C2><<<nblk(2 * (size_t)g * cnt, ACC_THREADS), ACC_THREADS, 0,
+                                      st>>>(buckets, g, B, S, run, tri);
+                LAUNCHED("k_bucket_sums_h");
+            }
+        }
+        if (!sums_h) {
+            k_bucket_sums<F><<<nblk((size_t)g * cnt, 64), 64, 0, st>>>(buckets, g, B, S, run,
+                                                                         tri);
+            LAUNCHED("k_bucket_sums");
+        }
         /* The trees in the buckets' space (dead now): level 1 at its start, then every level
          * alternately after it and at its start (1.5 times level 1's (nb + 1) cnt / 4 points
          * per window, within B: nb + 1 <= c - 3 with S >= 8). */

@@ -433,9 +433,23 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
             const size_t Tn = (Tl + LK - 1) / LK;
             ck1.assign(Tn, SENT);
             cp1.assign(Tn, xyzz<F>::inf());
+            /* G2: k_accumk_h (ba_halves.cuh) on copies, its lanes as coroutines; every word it
+             * writes must be k_accumk's */
+            std::vector<xyzz<F>> b_h = b, cp1_h = cp1;
+            std::vector<uint32_t> ck1_h = ck1;
+            if constexpr (G2)
+                launch_block((2 * Tn + ACC_THREADS - 1) / ACC_THREADS, ACC_THREADS, [&] {
+                    k_accumk_h<C2>(ck0.data(), cp0.data(), Tl, LK, b_h.data(), ck1_h.data(),
+                                   cp1_h.data());
+                });
             launch(Tn, [&] {
                 k_accumk<F>(ck0.data(), cp0.data(), Tl, LK, b.data(), ck1.data(), cp1.data());
             });
+            if constexpr (G2) {
+                check(same_words(b_h, b), "k_accumk_h: buckets", grp, L, Tl);
+                check(same_words(ck1_h, ck1), "k_accumk_h: carry keys", grp, L, Tl);
+                check(same_words(cp1_h, cp1), "k_accumk_h: carry sums", grp, L, Tl);
+            }
             ck0.swap(ck1);
             cp0.swap(cp1);
             Tl = Tn;
@@ -584,8 +598,23 @@ template <class F> static void reduce(const char *grp, const std::vector<affine<
                     for (uint32_t k = 0; k <= j; k++)
                         xyzz_add(naive[w], bk[(size_t)w * B + j]);
             std::vector<xyzz<F>> run((size_t)W * cnt), tri((size_t)W * cnt);
+            /* G2: k_bucket_sums_h (ba_halves.cuh) on copies, its lanes as coroutines; every
+             * word it writes must be k_bucket_sums's */
+            typedef typename fe2_base<F>::type C2;
+            std::vector<xyzz<F>> bk_h = bk, run_h = run, tri_h = tri;
+            if constexpr (!std::is_void<C2>::value)
+                launch_block((2 * (size_t)W * cnt + ACC_THREADS - 1) / ACC_THREADS, ACC_THREADS,
+                             [&] {
+                                 k_bucket_sums_h<C2>(bk_h.data(), W, B, S, run_h.data(),
+                                                     tri_h.data());
+                             });
             launch_serial(((size_t)W * cnt + 63) / 64, 64,
                           [&] { k_bucket_sums<F>(bk.data(), W, B, S, run.data(), tri.data()); });
+            if constexpr (!std::is_void<C2>::value) {
+                check(same_words(bk_h, bk), "k_bucket_sums_h: running sums", grp, S, cnt);
+                check(same_words(run_h, run), "k_bucket_sums_h: chunk sums", grp, S, cnt);
+                check(same_words(tri_h, tri), "k_bucket_sums_h: weighted sums", grp, S, cnt);
+            }
             const size_t l1 = (size_t)W * (nb + 1) * len0;
             std::vector<xyzz<F>> lv(l1);
             launch_serial((l1 + 63) / 64, 64, [&] {
