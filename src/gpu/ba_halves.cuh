@@ -34,6 +34,7 @@
 #define CUZK_GPU_BA_HALVES_CUH
 
 #include "gpu/msm_kernels.cuh"
+#include "gpu/msm_reduce.cuh"
 
 namespace cuzk_gpu {
 
@@ -751,7 +752,8 @@ k_ba_pass_b_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, 
                                           [&](int pi) { return sums[pi]; });
 }
 
-/* ---- G2's XYZZ sums after level 1, two lanes a sum (CUZK_GPU_HALVES_REDUCE: 1 by default
+/* ---- G2's XYZZ sums after level 1, two lanes a sum (k_accumk_h, k_bucket_sums_h, k_bit_sums_h,
+ * k_pair_sum_h; CUZK_GPU_HALVES_REDUCE: 1 by default
  * wherever G2's batch-affine kernels run in halves, CUZK_GPU_BA_HALVES not 0; 0 at build time
  * keeps the one-lane kernels, for A/B builds).
  *
@@ -828,6 +830,46 @@ k_bucket_sums_h(xyzz<fe2<C>> *buckets, int W, uint32_t B, uint32_t S, xyzz<fe2<C
     for (int j = (int)S - 1; j >= 0; j--)
         xyzz_add(tri, ld_xyzz_h<C, false>(bk + j, h));
     st_xyzz_h(tri_out + t, tri, h);
+}
+
+/* k_bit_sums for F = fe2<C>: 2 W (nb + 1) len0 threads. */
+template <class C>
+__global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_REDUCE>())
+k_bit_sums_h(const xyzz<fe2<C>> *run, const xyzz<fe2<C>> *tri, int W, uint32_t cnt, int nb,
+             uint32_t len0, xyzz<fe2<C>> *out)
+{
+    typedef fh<C, false> E;
+    const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, t = g >> 1;
+    const uint32_t h = (uint32_t)(g & 1);
+    const size_t per = (size_t)(nb + 1) * len0;
+    if (t >= (size_t)W * per)
+        return; /* both lanes of the pair */
+    const uint32_t w = (uint32_t)(t / per), sg = (uint32_t)((t % per) / len0),
+                   i = (uint32_t)(t % len0);
+    xyzz<E> acc = xyzz<E>::inf();
+    if ((int)sg < nb) {
+        for (uint32_t k = 2 * i; k < 2 * i + 2 && k < cnt / 2; k++)
+            xyzz_add(acc, ld_xyzz_h<C, false>(run + (size_t)w * cnt + bit_chunk(k, sg), h));
+    } else {
+        for (uint32_t c = 4 * i; c < 4 * i + 4 && c < cnt; c++)
+            xyzz_add(acc, ld_xyzz_h<C, false>(tri + (size_t)w * cnt + c, h));
+    }
+    st_xyzz_h(out + t, acc, h);
+}
+
+/* k_pair_sum for F = fe2<C>: 2 n_out threads. */
+template <class C>
+__global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_REDUCE>())
+k_pair_sum_h(const xyzz<fe2<C>> *in, size_t n_out, xyzz<fe2<C>> *out)
+{
+    typedef fh<C, false> E;
+    const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, t = g >> 1;
+    const uint32_t h = (uint32_t)(g & 1);
+    if (t >= n_out)
+        return; /* both lanes of the pair */
+    xyzz<E> a = ld_xyzz_h<C, false>(in + 2 * t, h);
+    xyzz_add(a, ld_xyzz_h<C, false>(in + 2 * t + 1, h));
+    st_xyzz_h(out + t, a, h);
 }
 
 /* CUZK_GPU_BA_HALVES's bits (gpu_impl.cuh's accumulate) and the kernels its bit 2 picks. */

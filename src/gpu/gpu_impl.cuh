@@ -349,7 +349,8 @@ static cuzk_err msm_finish(cuzk_gpu_ctx *ctx, int c, int g, xyzz<F> *buckets,
         X *run, *tri;
         SCRATCH(SCR_CHUNK0, (size_t)2 * g * cnt * sizeof(X), run);
         tri = run + (size_t)g * cnt;
-        /* G2's two lanes a chunk where its batch-affine kernels run in halves */
+        /* G2's two lanes a chunk (and a bit sum, a pair sum) where its batch-affine kernels run
+         * in halves */
         typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
         bool sums_h = false;
         if constexpr (!std::is_void<C2>::value) {
@@ -369,13 +370,31 @@ static cuzk_err msm_finish(cuzk_gpu_ctx *ctx, int c, int g, xyzz<F> *buckets,
          * alternately after it and at its start (1.5 times level 1's (nb + 1) cnt / 4 points
          * per window, within B: nb + 1 <= c - 3 with S >= 8). */
         const size_t l1 = (size_t)g * (nb + 1) * len0;
-        k_bit_sums<F><<<nblk(l1, 64), 64, 0, st>>>(run, tri, g, cnt, nb, len0, buckets);
-        LAUNCHED("k_bit_sums");
+        if constexpr (!std::is_void<C2>::value) {
+            if (sums_h) {
+                k_bit_sums_h<C2><<<nblk(2 * l1, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                    run, tri, g, cnt, nb, len0, buckets);
+                LAUNCHED("k_bit_sums_h");
+            }
+        }
+        if (!sums_h) {
+            k_bit_sums<F><<<nblk(l1, 64), 64, 0, st>>>(run, tri, g, cnt, nb, len0, buckets);
+            LAUNCHED("k_bit_sums");
+        }
         X *src = buckets;
         for (size_t n = l1, len = len0; len > 1; n /= 2, len /= 2) {
             X *dst = src == buckets ? buckets + l1 : buckets;
-            k_pair_sum<F><<<nblk(n / 2, 64), 64, 0, st>>>(src, n / 2, dst);
-            LAUNCHED("k_pair_sum");
+            if constexpr (!std::is_void<C2>::value) {
+                if (sums_h) {
+                    k_pair_sum_h<C2><<<nblk(n, ACC_THREADS), ACC_THREADS, 0, st>>>(src, n / 2,
+                                                                                  dst);
+                    LAUNCHED("k_pair_sum_h");
+                }
+            }
+            if (!sums_h) {
+                k_pair_sum<F><<<nblk(n / 2, 64), 64, 0, st>>>(src, n / 2, dst);
+                LAUNCHED("k_pair_sum");
+            }
             src = dst;
         }
         win = src; /* per window: R_0 .. R_nb-1, the tri sum */

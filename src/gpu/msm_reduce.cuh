@@ -162,6 +162,12 @@ __global__ void k_bucket_sums(xyzz<F> *buckets, int W, uint32_t B, uint32_t S,
     st16(tri_out + t, tri);
 }
 
+/* The k-th chunk index with bit sg set. */
+DI uint32_t bit_chunk(uint32_t k, uint32_t sg)
+{
+    return ((k >> sg) << (sg + 1)) | (1u << sg) | (k & ((1u << sg) - 1));
+}
+
 /* Thread t of W (nb + 1) len0: window w, segment sg, element i (see k_bucket_sums). */
 template <class F>
 __global__ void k_bit_sums(const xyzz<F> *run, const xyzz<F> *tri, int W, uint32_t cnt, int nb,
@@ -176,10 +182,8 @@ __global__ void k_bit_sums(const xyzz<F> *run, const xyzz<F> *tri, int W, uint32
     xyzz<F> acc = xyzz<F>::inf();
     if ((int)sg < nb) {
         /* The k-th chunk with bit sg set (k < cnt / 2), k = 2i, 2i + 1. */
-        for (uint32_t k = 2 * i; k < 2 * i + 2 && k < cnt / 2; k++) {
-            const uint32_t c = ((k >> sg) << (sg + 1)) | (1u << sg) | (k & ((1u << sg) - 1));
-            xyzz_add(acc, ld16v(run + (size_t)w * cnt + c));
-        }
+        for (uint32_t k = 2 * i; k < 2 * i + 2 && k < cnt / 2; k++)
+            xyzz_add(acc, ld16v(run + (size_t)w * cnt + bit_chunk(k, sg)));
     } else {
         for (uint32_t c = 4 * i; c < 4 * i + 4 && c < cnt; c++)
             xyzz_add(acc, ld16v(tri + (size_t)w * cnt + c));
@@ -187,7 +191,7 @@ __global__ void k_bit_sums(const xyzz<F> *run, const xyzz<F> *tri, int W, uint32
     st16(out + t, acc);
 }
 
-/* a[i] += b[i] for i < n (a split MSM's second part's buckets into the first's). */
+/* a[i] += b[i] for i < n (a split MSM's later part's ones bucket into the first's). */
 template <class F> __global__ void k_add_into(xyzz<F> *a, const xyzz<F> *b, size_t n)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;

@@ -616,14 +616,25 @@ template <class F> static void reduce(const char *grp, const std::vector<affine<
                 check(same_words(tri_h, tri), "k_bucket_sums_h: weighted sums", grp, S, cnt);
             }
             const size_t l1 = (size_t)W * (nb + 1) * len0;
-            std::vector<xyzz<F>> lv(l1);
+            std::vector<xyzz<F>> lv(l1), lv_h(l1);
+            if constexpr (!std::is_void<C2>::value) /* k_bit_sums_h, k_pair_sum_h likewise */
+                launch_block((2 * l1 + ACC_THREADS - 1) / ACC_THREADS, ACC_THREADS, [&] {
+                    k_bit_sums_h<C2>(run.data(), tri.data(), W, cnt, nb, len0, lv_h.data());
+                });
             launch_serial((l1 + 63) / 64, 64, [&] {
                 k_bit_sums<F>(run.data(), tri.data(), W, cnt, nb, len0, lv.data());
             });
+            if constexpr (!std::is_void<C2>::value)
+                check(same_words(lv_h, lv), "k_bit_sums_h", grp, S, cnt);
             for (size_t n = l1, len = len0; len > 1; n /= 2, len /= 2) {
-                std::vector<xyzz<F>> nx(n / 2);
+                std::vector<xyzz<F>> nx(n / 2), nx_h(n / 2);
+                if constexpr (!std::is_void<C2>::value)
+                    launch_block((n + ACC_THREADS - 1) / ACC_THREADS, ACC_THREADS,
+                                 [&] { k_pair_sum_h<C2>(lv.data(), n / 2, nx_h.data()); });
                 launch_serial((n / 2 + 63) / 64, 64,
                               [&] { k_pair_sum<F>(lv.data(), n / 2, nx.data()); });
+                if constexpr (!std::is_void<C2>::value)
+                    check(same_words(nx_h, nx), "k_pair_sum_h", grp, S, n);
                 lv.swap(nx);
             }
             check(lv.size() == (size_t)W * (nb + 1), "bucket reduction: sums per window", grp, S,
