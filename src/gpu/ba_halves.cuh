@@ -752,13 +752,13 @@ k_ba_pass_b_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, 
                                           [&](int pi) { return sums[pi]; });
 }
 
-/* ---- G2's XYZZ sums after level 1, two lanes a sum (k_accumk_h, k_bucket_sums_h, k_bit_sums_h,
- * k_pair_sum_h; CUZK_GPU_HALVES_REDUCE: 1 by default
- * wherever G2's batch-affine kernels run in halves, CUZK_GPU_BA_HALVES not 0; 0 at build time
- * keeps the one-lane kernels, for A/B builds).
+/* ---- G2's XYZZ sums after level 1, two lanes a sum (k_accumk_h, k_bucket_sums_h,
+ * k_bit_sums_h, k_pair_sum_h; gpu_impl.cuh's reduce_halves picks them: CUZK_GPU_HALVES_REDUCE 1
+ * by default, wherever G2's batch-affine kernels run in halves, CUZK_GPU_BA_HALVES not 0; 0 at
+ * build time keeps the one-lane kernels, for A/B builds).
  *
- * k_accumk (the carry levels) and k_bucket_sums (the bucket reduction's chunks) give each
- * thread whole Fp2 points: for G2 they sit at 254 registers (ptxas, BN254), two warps per
+ * k_accumk (the carry levels) and the bucket reduction's kernels give each thread whole Fp2
+ * points: for G2 they sit at 254 registers (ptxas, BN254), two warps per
  * scheduler, each general XYZZ addition a chain of dependent Fp2 products. Here two adjacent
  * lanes share each of their threads' work, lane h holding coordinate h of every Fp2 value (fh,
  * above), curve.cuh's xyzz_add over fh; what they write is the one-lane kernels' output word

@@ -87,6 +87,15 @@ template <class F> static cuzk_err root_inv(cuzk_gpu_ctx *ctx, F *d, cuzk_errbuf
 
 static inline unsigned nblk(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
 
+/* Whether F's XYZZ sums after level 1 (the carry levels, the bucket reduction) run two lanes a
+ * sum (ba_halves.cuh's k_accumk_h ... k_pair_sum_h): G2's, wherever its batch-affine kernels run
+ * in halves (CUZK_GPU_BA_HALVES not 0), unless built with CUZK_GPU_HALVES_REDUCE=0. */
+template <class F> static bool reduce_halves(const cuzk_gpu_ctx *ctx)
+{
+    return !std::is_void<typename fe2_base<F>::type>::value && CUZK_GPU_HALVES_REDUCE &&
+           ctx->ba_halves != 0;
+}
+
 /* The batch-affine product tree over tr[0 .. tc) (nodes: tree_nodes(tc) elements): up, the root
  * inverted on the host, down; tr[i] is then the inverse of what it held. */
 template <class F>
@@ -287,10 +296,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             keys, vals, M, L1, pts, buckets, ck0, cp0, into);
         LAUNCHED("k_accum1");
     }
-    /* G2's carry levels two lanes a carry slice where its batch-affine kernels run in halves */
-    bool acc_h = false;
-    if constexpr (!std::is_void<C2>::value)
-        acc_h = CUZK_GPU_HALVES_REDUCE && ctx->ba_halves != 0;
+    const bool acc_h = reduce_halves<F>(ctx); /* G2's carry levels two lanes a carry slice */
     while (T > 1) {
         size_t Tn = (T + LK - 1) / LK;
         if constexpr (!std::is_void<C2>::value) {
@@ -349,12 +355,10 @@ static cuzk_err msm_finish(cuzk_gpu_ctx *ctx, int c, int g, xyzz<F> *buckets,
         X *run, *tri;
         SCRATCH(SCR_CHUNK0, (size_t)2 * g * cnt * sizeof(X), run);
         tri = run + (size_t)g * cnt;
-        /* G2's two lanes a chunk (and a bit sum, a pair sum) where its batch-affine kernels run
-         * in halves */
+        /* G2's two lanes a chunk, a bit sum, a pair sum (reduce_halves) */
         typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
-        bool sums_h = false;
+        const bool sums_h = reduce_halves<F>(ctx);
         if constexpr (!std::is_void<C2>::value) {
-            sums_h = CUZK_GPU_HALVES_REDUCE && ctx->ba_halves != 0;
             if (sums_h) {
                 k_bucket_sums_h<C2><<<nblk(2 * (size_t)g * cnt, ACC_THREADS), ACC_THREADS, 0,
                                       st>>>(buckets, g, B, S, run, tri);
