@@ -96,28 +96,46 @@ template <class F> static bool reduce_halves(const cuzk_gpu_ctx *ctx)
            ctx->ba_halves != 0;
 }
 
-/* The batch-affine product tree over tr[0 .. tc) (nodes: tree_nodes(tc) elements): up, the root
- * inverted on the host, down; tr[i] is then the inverse of what it held. */
+/* The product tree's blocks the device runs at once (msm_reduce.cuh's tree_k sizes the chains
+ * so that a large level's blocks fit one wave), at least 64 (a hint only: the tree's space,
+ * tree_space, is checked for caps from 16 on). */
 template <class F>
-static cuzk_err tree_inverse(cuzk_gpu_ctx *ctx, F *tr, F *nodes, size_t tc, cuzk_errbuf *eb)
+static cuzk_err tree_cap(const cuzk_gpu_ctx *ctx, unsigned *cap, cuzk_errbuf *eb)
+{
+    int up = 0, down = 0;
+    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&up, k_tree_up<F>, BA_TREE, 0));
+    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&down, k_tree_down<F>, BA_TREE, 0));
+    const long c = (long)(up < down ? up : down) * ctx->sm_count;
+    *cap = c < 64 ? 64u : c > (1l << 20) ? (1u << 20) : (unsigned)c;
+    return CUZK_OK;
+}
+
+/* The batch-affine product tree over tr[0 .. tc) (tr: tree_space(tc) elements or more; the
+ * levels, then the kept nodes): up, the root inverted on the host, down; tr[i] is then the
+ * inverse of what it held. */
+template <class F>
+static cuzk_err tree_inverse(cuzk_gpu_ctx *ctx, F *tr, size_t tc, unsigned cap, cuzk_errbuf *eb)
 {
     cudaStream_t st = ctx->stream;
-    /* Level l of the tree starts at lv[l]; the last level is one element. */
+    /* Level l of the tree starts at lv[l], lk[l] elements a thread; the last level is one
+     * element. */
     F *lv[16];
     size_t ln[16];
-    const int nl = tree_levels(tr, tc, lv, ln);
+    unsigned lk[16];
+    const int nl = tree_levels(tr, tc, cap, lv, ln, lk);
     if (nl < 0)
         return cuzk_errf(eb, CUZK_INTERNAL, "GPU MSM: product tree too deep");
     F *nd[16];
-    nd[0] = nodes;
+    tree_node_levels(tr + tree_elems(tc, cap), ln, lk, nl, nd);
     for (int l = 0; l < nl; l++) {
-        nd[l + 1] = nd[l] + ln[l + 1] * BA_TREE;
-        k_tree_up<F><<<(unsigned)ln[l + 1], BA_TREE, 0, st>>>(lv[l], ln[l], lv[l + 1], nd[l]);
+        k_tree_up<F><<<(unsigned)ln[l + 1], BA_TREE, 0, st>>>(lv[l], ln[l], lk[l], lv[l + 1],
+                                                               nd[l]);
         LAUNCHED("k_tree_up");
     }
     TRY(root_inv(ctx, lv[nl], eb));
     for (int l = nl - 1; l >= 0; l--) {
-        k_tree_down<F><<<(unsigned)ln[l + 1], BA_TREE, 0, st>>>(lv[l], ln[l], lv[l + 1], nd[l]);
+        k_tree_down<F><<<(unsigned)ln[l + 1], BA_TREE, 0, st>>>(lv[l], ln[l], lk[l], lv[l + 1],
+                                                                 nd[l]);
         LAUNCHED("k_tree_down");
     }
     return CUZK_OK;
@@ -214,14 +232,14 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
                 }
             }
         }
-        const size_t tree = tree_elems(Tc);
+        unsigned tcap;
+        TRY(tree_cap<F>(ctx, &tcap, eb));
         F *pre, *tr;
         uint8_t *npre;
         affine<F> *psum = NULL;
         uint64_t *masks = NULL;
         SCRATCH(SCR_BA_PRE, Tc * (pre_per + (quads ? sums_per : 0)), pre);
-        SCRATCH(SCR_BA_TREE, (tree + tree_nodes(Tc)) * sizeof(F), tr);
-        F *const nodes = tr + tree; /* each level's node trees, k_tree_up to k_tree_down */
+        SCRATCH(SCR_BA_TREE, tree_space(Tc) * sizeof(F), tr); /* every chunk's tree fits */
         SCRATCH(SCR_BA_NPRE, Tc, npre);
         if (quads) {
             psum = (affine<F> *)(pre + Tc * (L1 / 2)); /* 16-byte aligned: sizeof(F) is */
@@ -232,7 +250,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             k_ba_pass_a<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                 keys, vals, M, L1, t0, tc, pts, pre, tr, npre);
             LAUNCHED("k_ba_pass_a");
-            TRY(tree_inverse(ctx, tr, nodes, tc, eb));
+            TRY(tree_inverse(ctx, tr, tc, tcap, eb));
             if (quads) {
                 if constexpr (!std::is_void<C2>::value) {
                     if (hv & HALVES_PAIRS) {
@@ -247,14 +265,14 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
                         keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks);
                     LAUNCHED("k_ba_pairs");
                 }
-                TRY(tree_inverse(ctx, tr, nodes, tc, eb));
+                TRY(tree_inverse(ctx, tr, tc, tcap, eb));
                 if constexpr (!std::is_void<C2>::value) {
                     if (hv & HALVES_OCTS) { /* bit 4 comes with bit 1 (cuzk_gpu_open) */
                         const ba_halves_kernels<C2, ALL_ZERO> hk(hv);
                         hk.quads_o<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                             keys, M, L1, t0, tc, pre, tr, npre, psum, masks);
                         LAUNCHED("k_ba_quads_oh");
-                        TRY(tree_inverse(ctx, tr, nodes, tc, eb));
+                        TRY(tree_inverse(ctx, tr, tc, tcap, eb));
                         hk.octs<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                             keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets,
                             ck0, cp0, into);

@@ -15,37 +15,104 @@
 
 namespace cuzk_gpu {
 
-/* The product tree of the batch-affine accumulation (msm_kernels.cuh): BA_TREE children per
- * node, one block per node, the tree in shared memory. */
+/* The product tree of the batch-affine accumulation (msm_kernels.cuh). A block of BA_TREE
+ * threads takes BA_TREE K elements of a level, K by the level's size (tree_k): thread x the
+ * elements e_j = x + j BA_TREE of its block's (coalesced), multiplied one after another into
+ * its product, and the BA_TREE threads' products a binary tree in shared memory. The shared
+ * tree's steps leave most of a block's threads idle (step s: s of them) and each waits on the
+ * one before: with one element a thread, 7 dependent products up and 7 down on 128 elements
+ * (an H100, BN254 G2 2^24: 0.22 ms up and 0.44 down for 1.37 M slices, 0.74 ms a tree with
+ * its upper levels). A thread's own chain keeps every thread busy, and the levels shrink
+ * faster (two instead of three or four). The walk down takes each thread's inverse from the
+ * tree, then its elements' from their prefix products as Montgomery's simultaneous inversion
+ * does. Measured (the same H100, ncu): that tree 0.36 ms (0.11 up, 0.20 down at level 0),
+ * trees 1.88 -> 0.97 ms a BN254 G2 MSM, the MSM 114.6 -> 113.7 ms (src/gpu/PERF-NOTES.md,
+ * session 40). */
 #define BA_TREE 128
+#define BA_TREE_KMAX 32
+#define BA_TREE_ONE (16 * BA_TREE) /* the most elements a level takes in one block */
 
-/* Block b's node tree over v[b * BA_TREE .. + BA_TREE) (clipped to n, padded with one) in
- * nd: leaves at BA_TREE + x, node k the product of nodes 2k and 2k + 1, the root at 1.
- * Thread x's own writes to node 1 are visible to it without a further barrier. */
-template <class F> DI void tree_build(F *nd, const F *v, size_t n)
+/* Elements a thread at a level of m elements: a level of up to BA_TREE_ONE elements in one
+ * block; a larger one in chains just long enough that its blocks fit one wave of the device's
+ * cap blocks at once (a block's time is its chain and the shared tree's steps, whether its wave
+ * is full or not), at least 4 and at most BA_TREE_KMAX; cap 0 (no device: the host tests): 16
+ * from 2^20 elements, else 4. */
+static inline unsigned tree_k(size_t m, unsigned cap)
 {
-    const unsigned x = threadIdx.x;
-    const size_t i = (size_t)blockIdx.x * BA_TREE + x;
-    nd[BA_TREE + x] = i < n ? ld16v(v + i) : F::one();
-    for (unsigned s = BA_TREE / 2; s >= 1; s >>= 1) {
-        __syncthreads();
-        if (x < s)
-            nd[s + x] = nd[2 * (s + x)] * nd[2 * (s + x) + 1];
+    if (m <= BA_TREE_ONE)
+        return m <= BA_TREE ? 1u : (unsigned)((m + BA_TREE - 1) / BA_TREE);
+    if (cap == 0)
+        return m >= ((size_t)1 << 20) ? 16u : 4u;
+    const size_t per = (size_t)BA_TREE * cap, k = (m + per - 1) / per;
+    return k < 4 ? 4u : k > BA_TREE_KMAX ? (unsigned)BA_TREE_KMAX : (unsigned)k;
+}
+
+/* The trees' product: the one of least latency, a tree kernel's chains being its time and its
+ * registers plenty. BN254's Fp2 (CUZK_GPU_FP2_DUAL) as its two sums in one call with their rows
+ * interleaved (mul_dual_pair_call; field.cuh's operator* calls mul_sub_call and mul_add_call
+ * one after the other: the same rows, the same words); BLS12-381's Karatsuba with a0 b0 and
+ * a1 b1 interleaved (mul_pair_call); Fp as operator*. */
+template <class C> DI fe<C> tree_mul(const fe<C> &a, const fe<C> &b) { return a * b; }
+template <class C> DI fe2<C> tree_mul(const fe2<C> &a, const fe2<C> &b)
+{
+    fe2<C> r;
+    if constexpr (CUZK_GPU_FP2_DUAL && C::N == 8) {
+        const fe_pair<C> t =
+            mul_dual_pair_call(a.c0, b.c0, a.c1, mod_minus(b.c1), a.c0, b.c1, a.c1, b.c0);
+        r.c0 = t.r0;
+        r.c1 = t.r1;
+    } else {
+        const fe_pair<C> t = mul_pair_call(a.c0, b.c0, a.c1, b.c1);
+        const fe<C> t2 = mul_call(add_nr(a.c0, a.c1), add_nr(b.c0, b.c1));
+        r.c0 = t.r0 - t.r1;
+        r.c1 = t2 - t.r0 - t.r1;
     }
+    return r;
+}
+
+/* r0 = a0 b0 and r1 = a1 b1 (the results may alias the operands): Fp's two products with
+ * their rows interleaved (mul2), Fp2's one tree_mul after the other. */
+template <class C>
+DI void tree_mul2(fe<C> &r0, const fe<C> &a0, const fe<C> &b0, fe<C> &r1, const fe<C> &a1,
+                  const fe<C> &b1)
+{
+    mul2(r0, a0, b0, r1, a1, b1);
+}
+template <class C>
+DI void tree_mul2(fe2<C> &r0, const fe2<C> &a0, const fe2<C> &b0, fe2<C> &r1, const fe2<C> &a1,
+                  const fe2<C> &b1)
+{
+    const fe2<C> t = tree_mul(a0, b0);
+    r1 = tree_mul(a1, b1);
+    r0 = t;
+}
+
+/* Element i of a level of n elements, one past its end. */
+template <class F> DI F tree_elem(const F *v, size_t n, size_t i)
+{
+    return i < n ? ld16v(v + i) : F::one();
 }
 
 /* The levels of the product tree over n elements at tr (n >= 1): level l starts at lv[l] and
  * holds ln[l] elements, level 0 being the elements themselves and each next level the
- * products of BA_TREE-element groups of the one below (k_tree_up), the last level one element,
- * the root. Returns that last level's index, or -1 past 16 levels. tr needs tree_elems(n). */
-static inline size_t tree_elems(size_t n)
+ * products of BA_TREE lk[l]-element groups of the one below (k_tree_up, lk[l] = tree_k(ln[l],
+ * cap)),
+ * the last level one element, the root. Returns that last level's index, or -1 past 16
+ * levels. tr needs tree_elems(n). */
+static inline size_t tree_next(size_t m, unsigned cap)
+{
+    const size_t span = (size_t)BA_TREE * tree_k(m, cap);
+    return (m + span - 1) / span;
+}
+static inline size_t tree_elems(size_t n, unsigned cap)
 {
     size_t e = 1;
-    for (size_t m = n; m > 1; m = (m + BA_TREE - 1) / BA_TREE)
+    for (size_t m = n; m > 1; m = tree_next(m, cap))
         e += m;
     return e;
 }
-template <class F> static int tree_levels(F *tr, size_t n, F *lv[16], size_t ln[16])
+template <class F>
+static int tree_levels(F *tr, size_t n, unsigned cap, F *lv[16], size_t ln[16], unsigned lk[16])
 {
     int nl = 0;
     lv[0] = tr;
@@ -53,53 +120,96 @@ template <class F> static int tree_levels(F *tr, size_t n, F *lv[16], size_t ln[
     while (ln[nl] > 1) {
         if (nl + 1 >= 16)
             return -1;
+        lk[nl] = tree_k(ln[nl], cap);
         lv[nl + 1] = lv[nl] + ln[nl];
-        ln[nl + 1] = (ln[nl] + BA_TREE - 1) / BA_TREE;
+        ln[nl + 1] = tree_next(ln[nl], cap);
         nl++;
     }
     return nl;
 }
 
-/* The node trees' space for the levels of tree_levels over n elements: one tree of BA_TREE
- * nodes (node 0 unused) per block of every level but the last. */
-static inline size_t tree_nodes(size_t n)
+/* The nodes k_tree_up keeps for k_tree_down: BA_TREE K per block of every level but the last
+ * (at most the level's elements and BA_TREE K - 1 more): the shared tree's nodes 2 .. BA_TREE -
+ * 1 at those indices, its leaves (each thread's product; K > 1, else they are the elements)
+ * at BA_TREE + x, and thread x's prefix products e_0 .. e_(j-1) for j = 2 .. K - 1 at 2 BA_TREE
+ * + (j - 2) BA_TREE + x. */
+static inline size_t tree_nodes(size_t n, unsigned cap)
 {
     size_t e = 0;
-    for (size_t m = n; m > 1; m = (m + BA_TREE - 1) / BA_TREE)
-        e += (m + BA_TREE - 1) / BA_TREE * BA_TREE;
+    for (size_t m = n; m > 1; m = tree_next(m, cap))
+        e += tree_next(m, cap) * BA_TREE * tree_k(m, cap);
     return e;
 }
+/* Elements of tr that hold a tree over up to n elements with any cap from 16 on: its levels
+ * (tree_elems), then its kept nodes (tree_nodes); a bound, as the two are not monotonic in n
+ * (a chunk's tree may be over fewer elements than the one its space was made for).
+ * tests/gpu/msm_emu.cpp checks it; gpu_plan.c's scratch estimate counts the same. */
+static inline size_t tree_space(size_t n) { return 2 * (n + n / 64 + 64) + 16 * BA_TREE; }
 
-/* out[b] = the product of v[b * BA_TREE .. + BA_TREE) (clipped to n); the block's node tree
- * (nodes 2 .. BA_TREE - 1, the products below the root) kept at nodes + b * BA_TREE for
- * k_tree_down. */
+/* Level l's kept nodes at nd[l] (nodes: tree_nodes(ln[0]) elements; nl, ln, lk from
+ * tree_levels). */
 template <class F>
-__global__ void __launch_bounds__(BA_TREE) k_tree_up(const F *v, size_t n, F *out, F *nodes)
+static void tree_node_levels(F *nodes, const size_t ln[16], const unsigned lk[16], int nl,
+                             F *nd[16])
+{
+    nd[0] = nodes;
+    for (int l = 0; l < nl; l++)
+        nd[l + 1] = nd[l] + ln[l + 1] * BA_TREE * lk[l];
+}
+
+/* out[b] = the product of block b's BA_TREE K elements of v (clipped to n); its nodes kept at
+ * nodes + b BA_TREE K for k_tree_down (tree_nodes). */
+template <class F>
+__global__ void __launch_bounds__(BA_TREE) k_tree_up(const F *v, size_t n, unsigned K, F *out,
+                                                    F *nodes)
 {
     __shared__ F nd[2 * BA_TREE];
     const unsigned x = threadIdx.x;
-    tree_build(nd, v, n);
+    const size_t i0 = (size_t)blockIdx.x * BA_TREE * K + x;
+    F *const kept = nodes + (size_t)blockIdx.x * BA_TREE * K;
+    F p = tree_elem(v, n, i0);
+#pragma unroll 1
+    for (unsigned j = 1; j < K; j++) {
+        const size_t i = i0 + (size_t)j * BA_TREE;
+        if (i >= n)
+            break;
+        if (j >= 2)
+            st16(kept + (size_t)j * BA_TREE + x, p);
+        p = tree_mul(p, ld16v(v + i));
+    }
+    if (K > 1)
+        st16(kept + BA_TREE + x, p);
+    nd[BA_TREE + x] = p;
+    for (unsigned s = BA_TREE / 2; s >= 1; s >>= 1) {
+        __syncthreads();
+        if (x < s)
+            nd[s + x] = tree_mul(nd[2 * (s + x)], nd[2 * (s + x) + 1]);
+    }
+    /* thread 0 wrote node 1 itself; the other nodes are read after the last barrier */
     if (x == 0)
         st16(out + blockIdx.x, nd[1]);
     __syncthreads();
     if (x >= 2)
-        st16(nodes + (size_t)blockIdx.x * BA_TREE + x, nd[x]);
+        st16(kept + x, nd[x]);
 }
 
-/* v[b * BA_TREE .. + BA_TREE) (clipped to n) replaced by their inverses, given the inverse of
- * their product at pinv[b]: the node tree k_tree_up kept, walked down (the inverse of a child
- * is its parent's inverse times its sibling). Loading the nodes instead of building them again
- * saves a third of the multiplications (BLS12-381 G2's k_tree_down was 2.8 ms per 2^24 MSM). */
+/* Block b's BA_TREE K elements of v (clipped to n) replaced by their inverses, given the
+ * inverse of their product at pinv[b]: the kept shared tree walked down (the inverse of a
+ * child is its parent's inverse times its sibling; loading the nodes instead of building them
+ * again saves a third of the multiplications: BLS12-381 G2's k_tree_down was 2.8 ms per 2^24
+ * MSM), then each thread's elements backwards, r the inverse of e_0 .. e_j: 1 / e_j = r
+ * (e_0 .. e_(j-1)), and r e_j the next r. */
 template <class F>
-__global__ void __launch_bounds__(BA_TREE) k_tree_down(F *v, size_t n, const F *pinv,
-                                                      const F *nodes)
+__global__ void __launch_bounds__(BA_TREE) k_tree_down(F *v, size_t n, unsigned K,
+                                                      const F *pinv, const F *nodes)
 {
     __shared__ F nd[2 * BA_TREE];
     const unsigned x = threadIdx.x;
-    const size_t i = (size_t)blockIdx.x * BA_TREE + x;
-    nd[BA_TREE + x] = i < n ? ld16v(v + i) : F::one();
+    const size_t i0 = (size_t)blockIdx.x * BA_TREE * K + x;
+    const F *const kept = nodes + (size_t)blockIdx.x * BA_TREE * K;
+    nd[BA_TREE + x] = K > 1 ? ld16v(kept + BA_TREE + x) : tree_elem(v, n, i0);
     if (x >= 2)
-        nd[x] = ld16v(nodes + (size_t)blockIdx.x * BA_TREE + x);
+        nd[x] = ld16v(kept + x);
     else if (x == 0)
         nd[1] = ld16v(pinv + blockIdx.x);
     for (unsigned s = 1; s < BA_TREE; s <<= 1) {
@@ -107,13 +217,27 @@ __global__ void __launch_bounds__(BA_TREE) k_tree_down(F *v, size_t n, const F *
         if (x < s) {
             const unsigned k = s + x;
             const F a = nd[2 * k], b = nd[2 * k + 1], iv = nd[k];
-            nd[2 * k] = iv * b;
-            nd[2 * k + 1] = iv * a;
+            F ia, ib;
+            tree_mul2(ia, iv, b, ib, iv, a);
+            nd[2 * k] = ia;
+            nd[2 * k + 1] = ib;
         }
     }
     __syncthreads();
-    if (i < n)
-        st16(v + i, nd[BA_TREE + x]);
+    if (i0 >= n)
+        return;
+    F r = nd[BA_TREE + x];
+    const size_t c = (n - i0 + BA_TREE - 1) / BA_TREE; /* this thread's elements */
+#pragma unroll 1
+    for (unsigned j = (unsigned)(c < K ? c : K) - 1; j >= 1; j--) {
+        const size_t i = i0 + (size_t)j * BA_TREE;
+        const F q = ld16v(j == 1 ? v + i0 : kept + (size_t)j * BA_TREE + x);
+        const F e = ld16v(v + i);
+        F ie;
+        tree_mul2(ie, r, q, r, r, e);
+        st16(v + i, ie);
+    }
+    st16(v + i0, r);
 }
 
 /* The bucket reduction: per window (bucket set) w, sum_j (j + 1) B_j over its B buckets, in

@@ -201,10 +201,88 @@ quads_h_run(bool pair, const uint32_t *kp, const std::vector<uint32_t> &vals, si
     return o;
 }
 
-/* One group: NP distinct multiples of the generator, then points at infinity, then copies.
- * into: the buckets start with values (most of them sums of two points, so z != 1; every
- * third at infinity) and every kernel adds its runs to them, as a split MSM's later part does
- * (acc_open, msm_kernels.cuh): a carry that read its bucket too would count it twice. */
+/* The product tree's inverses as gpu_impl.cuh's tree_inverse makes them, in tr's
+ * tree_space(n) elements: up (k_tree_up, a block's threads as coroutines), the root inverted
+ * (the host's src/ff there, field.cuh's inv here), down from the kept nodes, the nodes' space
+ * poisoned first (k_tree_down must read only what k_tree_up wrote there). tr[0 .. n) become
+ * their inverses; returns tree_levels's count. */
+template <class F> static int tree_inverse_emu(F *tr, size_t n, unsigned cap)
+{
+    F *lv[16], *nd[16];
+    size_t ln[16];
+    unsigned lk[16];
+    const int nl = tree_levels(tr, n, cap, lv, ln, lk);
+    if (nl < 0)
+        return nl;
+    F *const nodes = tr + tree_elems(n, cap);
+    for (size_t k = 0; k < tree_nodes(n, cap); k++)
+        nodes[k] = F::zero();
+    tree_node_levels(nodes, ln, lk, nl, nd);
+    for (int l = 0; l < nl; l++)
+        launch_block(ln[l + 1], BA_TREE,
+                     [&] { k_tree_up<F>(lv[l], ln[l], lk[l], lv[l + 1], nd[l]); });
+    *lv[nl] = inv(*lv[nl]);
+    for (int l = nl - 1; l >= 0; l--)
+        launch_block(ln[l + 1], BA_TREE,
+                     [&] { k_tree_down<F>(lv[l], ln[l], lk[l], lv[l + 1], nd[l]); });
+    return nl;
+}
+
+/* The product tree alone over n nonzero elements (products of two points' x coordinates), n
+ * around the sizes where a thread takes one element, several, or a level is one block, two
+ * (tree_k): every element times its inverse must be one, the levels as many as the sizes say.
+ * deep: also 70001 elements with a cap of 64 blocks (nine a thread, 61 blocks) and 2^20 + 5
+ * without a cap (16 a thread, then 513 products in one block, five a thread). And the space
+ * bound (tree_space) for every size up to 20000 and samples up to 2^27, caps 0 and 16 on. */
+template <class F>
+static void trees(const char *grp, const std::vector<affine<F>> &pts, size_t np, bool deep)
+{
+    struct {
+        size_t n;
+        unsigned cap;
+        int levels;
+    } cases[] = {{1, 0, 0},
+                 {2, 0, 1},
+                 {3, 528, 1},
+                 {BA_TREE - 1, 0, 1},
+                 {BA_TREE, 0, 1},
+                 {BA_TREE + 1, 528, 1},
+                 {2 * BA_TREE + 3, 0, 1},
+                 {BA_TREE_ONE - 1, 0, 1},
+                 {BA_TREE_ONE, 64, 1},
+                 {BA_TREE_ONE + 1, 0, 2},
+                 {4 * BA_TREE * 5 + 77, 528, 2},
+                 {70001, 64, 2},
+                 {((size_t)1 << 20) + 5, 0, 2}};
+    for (const auto &c : cases) {
+        if (c.n > 20000 && !deep)
+            continue;
+        std::vector<F> e(tree_space(c.n)), orig(c.n);
+        for (size_t i = 0; i < c.n; i++)
+            e[i] = orig[i] = pts[rnd((uint32_t)np)].x * pts[rnd((uint32_t)np)].x;
+        const int nl = tree_inverse_emu(e.data(), c.n, c.cap);
+        check(nl == c.levels, "product tree: levels", grp, (uint32_t)nl, c.n);
+        size_t bad = 0;
+        for (size_t i = 0; i < c.n; i++)
+            bad += !(orig[i] * e[i] == F::one());
+        check(bad == 0, "product tree: element times inverse", grp, (uint32_t)bad, c.n);
+    }
+    if (!deep)
+        return;
+    static const unsigned caps[] = {0, 16, 17, 64, 132, 264, 528, 1056, 4096};
+    for (unsigned cap : caps) {
+        size_t over = 0, worst = 0;
+        for (size_t k = 0; k < 20000 + 2000; k++) {
+            const size_t n = k < 20000 ? k + 1 : 20000 + ((size_t)rnd(1u << 30) * 128 + rnd(128));
+            if (tree_elems(n, cap) + tree_nodes(n, cap) > tree_space(n)) {
+                over++;
+                worst = n;
+            }
+        }
+        check(over == 0, "product tree: space bound", grp, cap, worst);
+    }
+}
+
 template <class F, bool ALL_ZERO>
 static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, size_t chunk,
                 bool into = false)
@@ -276,7 +354,7 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
         std::vector<uint32_t> &k_ba = ks[1 + mode];
         for (size_t t0 = 0; t0 < T; t0 += chunk) {
             const size_t tc = T - t0 < chunk ? T - t0 : chunk;
-            std::vector<F> pre(tc * (L / 2)), tr(tree_elems(tc)), nodes(tree_nodes(tc)), prod;
+            std::vector<F> pre(tc * (L / 2)), tr(tree_space(tc)), prod;
             std::vector<uint8_t> npre(tc);
             std::vector<affine<F>> psum(tc * (L / 2));
             std::vector<uint64_t> masks(2 * tc);
@@ -287,25 +365,8 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
             /* The chunk's product tree over tr (what: its check's name) */
             auto tree = [&](const char *what) {
                 prod.assign(tr.begin(), tr.begin() + tc);
-                F *lv[16];
-                size_t ln[16];
-                const int nl = tree_levels(tr.data(), tc, lv, ln);
-                check(nl >= 0, "tree depth", grp, L, tc);
-                /* Each level's node trees where gpu_impl.cuh keeps them, the space poisoned
-                 * first (k_tree_down must read only what k_tree_up wrote there). */
-                F *nd[16];
-                nd[0] = nodes.data();
-                for (size_t k = 0; k < nodes.size(); k++)
-                    nodes[k] = F::zero();
-                for (int l = 0; l < nl; l++) {
-                    nd[l + 1] = nd[l] + ln[l + 1] * BA_TREE;
-                    launch_block(ln[l + 1], BA_TREE,
-                                 [&] { k_tree_up<F>(lv[l], ln[l], lv[l + 1], nd[l]); });
-                }
-                *lv[nl] = inv(*lv[nl]);
-                for (int l = nl - 1; l >= 0; l--)
-                    launch_block(ln[l + 1], BA_TREE,
-                                 [&] { k_tree_down<F>(lv[l], ln[l], lv[l + 1], nd[l]); });
+                check(tree_inverse_emu(tr.data(), tc, (unsigned)(t0 % 2 ? 0 : 64)) >= 0,
+                      "tree depth", grp, L, tc);
                 for (size_t i = 0; i < tc; i++)
                     check(prod[i].is_zero() || prod[i] * tr[i] == F::one(), what, grp, L,
                           t0 + i);
@@ -761,7 +822,8 @@ template <class FR> static void prep(const char *name)
     check(ok, "k_prep Montgomery: k R -> k", name, 0, 0);
 }
 
-template <class F> static void group(const char *grp, const F &gx, const F &gy)
+template <class F>
+static void group(const char *grp, const F &gx, const F &gy, bool deep_tree = false)
 {
     const size_t NP = 150;
     std::vector<affine<F>> pts;
@@ -788,6 +850,7 @@ template <class F> static void group(const char *grp, const F &gx, const F &gy)
     check(same_point(d, p1), "2G", grp, 0, 1);
     tables<F>(grp, pts);
     reduce<F>(grp, pts);
+    trees<F>(grp, pts, NP, deep_tree);
     static const uint32_t Ls[] = {4, 16, 32, 64, 128};
     for (uint32_t L : Ls) {
         run<F, false>(grp, pts, L, (size_t)1 << 30);
@@ -832,7 +895,7 @@ int main(void)
     prep<BnFr>("bn254 Fr");
     prep<BlsFr>("bls12-381 Fr");
     /* G1 over lazy fields, as on the device */
-    group<fe<BnFpL>>("bn254 G1", from_w<BnFpL>(bn_g1x), from_w<BnFpL>(bn_g1y));
+    group<fe<BnFpL>>("bn254 G1", from_w<BnFpL>(bn_g1x), from_w<BnFpL>(bn_g1y), true);
     group<fe<BlsFpL>>("bls12-381 G1", from_w<BlsFpL>(bls_g1x), from_w<BlsFpL>(bls_g1y));
     group<fe2<BnFp>>("bn254 G2", from_w2<BnFp>(bn_g2x), from_w2<BnFp>(bn_g2y));
     group<fe2<BlsFp>>("bls12-381 G2", from_w2<BlsFp>(bls_g2x), from_w2<BlsFp>(bls_g2y));
