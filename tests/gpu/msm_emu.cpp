@@ -231,9 +231,9 @@ template <class F> static int tree_inverse_emu(F *tr, size_t n, unsigned cap)
 /* The product tree alone over n nonzero elements (products of two points' x coordinates), n
  * around the sizes where a thread takes one element, several, or a level is one block, two
  * (tree_k): every element times its inverse must be one, the levels as many as the sizes say.
- * deep: also 70001 elements with a cap of 64 blocks (nine a thread, 61 blocks) and 2^20 + 5
- * without a cap (16 a thread, then 513 products in one block, five a thread). And the space
- * bound (tree_space) for every size up to 20000 and samples up to 2^27, caps 0 and 16 on. */
+ * deep: also 70001 elements with a cap of 64 blocks (nine a thread, 61 blocks) and 63495 with a
+ * cap of 16 (the longest chains, 32 a thread, 16 blocks). And the space bound (tree_space) for
+ * every size up to 20000 and samples up to 2^37, caps 0 and 16 on. */
 template <class F>
 static void trees(const char *grp, const std::vector<affine<F>> &pts, size_t np, bool deep)
 {
@@ -253,7 +253,7 @@ static void trees(const char *grp, const std::vector<affine<F>> &pts, size_t np,
                  {BA_TREE_ONE + 1, 0, 2},
                  {4 * BA_TREE * 5 + 77, 528, 2},
                  {70001, 64, 2},
-                 {((size_t)1 << 20) + 5, 0, 2}};
+                 {(size_t)BA_TREE * 16 * 31 + 7, 16, 2}};
     for (const auto &c : cases) {
         if (c.n > 20000 && !deep)
             continue;
