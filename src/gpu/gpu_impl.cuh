@@ -98,7 +98,7 @@ template <class F> static bool reduce_halves(const cuzk_gpu_ctx *ctx)
 
 /* The product tree's blocks the device runs at once (msm_reduce.cuh's tree_k sizes the chains
  * so that a large level's blocks fit one wave), at least 64 (a hint only: the tree's space,
- * tree_space, is checked for caps from 16 on). */
+ * cuzk__gpu_tree_space, holds for every cap). */
 template <class F>
 static cuzk_err tree_cap(const cuzk_gpu_ctx *ctx, unsigned *cap, cuzk_errbuf *eb)
 {
@@ -110,9 +110,9 @@ static cuzk_err tree_cap(const cuzk_gpu_ctx *ctx, unsigned *cap, cuzk_errbuf *eb
     return CUZK_OK;
 }
 
-/* The batch-affine product tree over tr[0 .. tc) (tr: tree_space(tc) elements or more; the
- * levels, then the kept nodes): up, the root inverted on the host, down; tr[i] is then the
- * inverse of what it held. */
+/* The batch-affine product tree over tr[0 .. tc) (tr: cuzk__gpu_tree_space(tc) elements or
+ * more; the levels, then the kept nodes): up, the root inverted on the host, down; tr[i] is
+ * then the inverse of what it held. */
 template <class F>
 static cuzk_err tree_inverse(cuzk_gpu_ctx *ctx, F *tr, size_t tc, unsigned cap, cuzk_errbuf *eb)
 {
@@ -239,7 +239,8 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
         affine<F> *psum = NULL;
         uint64_t *masks = NULL;
         SCRATCH(SCR_BA_PRE, Tc * (pre_per + (quads ? sums_per : 0)), pre);
-        SCRATCH(SCR_BA_TREE, tree_space(Tc) * sizeof(F), tr); /* every chunk's tree fits */
+        /* every chunk's tree fits (tc <= Tc) */
+        SCRATCH(SCR_BA_TREE, cuzk__gpu_tree_space(Tc) * sizeof(F), tr);
         SCRATCH(SCR_BA_NPRE, Tc, npre);
         if (quads) {
             psum = (affine<F> *)(pre + Tc * (L1 / 2)); /* 16-byte aligned: sizeof(F) is */

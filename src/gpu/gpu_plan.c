@@ -307,10 +307,8 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int ta
             slot[P_BA_PRE] = max64(slot[P_BA_PRE], tc * (pre_per + (qd ? sums_per : 0)));
             if (qd)
                 slot[P_BA_MASK] = max64(slot[P_BA_MASK], tc * 16);
-            /* The product tree's levels and kept nodes (msm_reduce.cuh's tree_space, which
-             * msm_emu checks), and the prefix counts. */
-            slot[P_BA_TREE] =
-                max64(slot[P_BA_TREE], (2 * (tc + tc / 64 + 64) + 16 * 128) * f + tc);
+            /* The product tree's levels and kept nodes, and the prefix counts. */
+            slot[P_BA_TREE] = max64(slot[P_BA_TREE], cuzk__gpu_tree_space(tc) * f + tc);
         }
     }
 }

@@ -300,8 +300,8 @@ k_accumk(const uint32_t *ikey, const xyzz<F> *ipt, size_t M, uint32_t L, xyzz<F>
  *   pass A (k_ba_pass_a): each slice multiplies its pairs' denominators x2 - x1 into prefix
  *     products (stored, pair-major so that neighbouring threads write neighbouring elements)
  *     and leaves its whole product;
- *   a product tree over the slices' products (k_tree_up, BA_TREE_SPAN children per node:
- *     msm_reduce.cuh), one inversion at the root (on the host: gpu_impl.cuh's root_inv),
+ *   a product tree over the slices' products (k_tree_up, BA_TREE K children per node, K by
+ *     the level: msm_reduce.cuh), one inversion at the root (on the host: root_inv),
  *     and the tree walked back (k_tree_down) give every slice the inverse of its product;
  *   pass B (k_ba_pass_b) walks the slice's pairs backwards: each pair's inverse is the running
  *     inverse times the previous prefix, the running inverse times the pair's denominator is

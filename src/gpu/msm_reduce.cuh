@@ -11,6 +11,7 @@
 #define CUZK_GPU_MSM_REDUCE_CUH
 
 #include "gpu/curve.cuh"
+#include "gpu/gpu_plan.h"
 #include "gpu/ldst.cuh"
 
 namespace cuzk_gpu {
@@ -35,14 +36,14 @@ namespace cuzk_gpu {
 /* Elements a thread at a level of m elements: a level of up to BA_TREE_ONE elements in one
  * block; a larger one in chains just long enough that its blocks fit one wave of the device's
  * cap blocks at once (a block's time is its chain and the shared tree's steps, whether its wave
- * is full or not), at least 4 and at most BA_TREE_KMAX; cap 0 (no device: the host tests): 16
- * from 2^20 elements, else 4. */
+ * is full or not), at least 4 and at most BA_TREE_KMAX. A cap below 16 counts as 16, the least
+ * for which cuzk__gpu_tree_space (gpu_plan.h) holds the tree. */
 static inline unsigned tree_k(size_t m, unsigned cap)
 {
     if (m <= BA_TREE_ONE)
         return m <= BA_TREE ? 1u : (unsigned)((m + BA_TREE - 1) / BA_TREE);
-    if (cap == 0)
-        return m >= ((size_t)1 << 20) ? 16u : 4u;
+    if (cap < 16)
+        cap = 16;
     const size_t per = (size_t)BA_TREE * cap, k = (m + per - 1) / per;
     return k < 4 ? 4u : k > BA_TREE_KMAX ? (unsigned)BA_TREE_KMAX : (unsigned)k;
 }
@@ -96,9 +97,8 @@ template <class F> DI F tree_elem(const F *v, size_t n, size_t i)
 /* The levels of the product tree over n elements at tr (n >= 1): level l starts at lv[l] and
  * holds ln[l] elements, level 0 being the elements themselves and each next level the
  * products of BA_TREE lk[l]-element groups of the one below (k_tree_up, lk[l] = tree_k(ln[l],
- * cap)),
- * the last level one element, the root. Returns that last level's index, or -1 past 16
- * levels. tr needs tree_elems(n). */
+ * cap)), the last level one element, the root. Returns that last level's index, or -1 past 16
+ * levels. tr needs tree_elems(n, cap). */
 static inline size_t tree_next(size_t m, unsigned cap)
 {
     const size_t span = (size_t)BA_TREE * tree_k(m, cap);
@@ -140,12 +140,6 @@ static inline size_t tree_nodes(size_t n, unsigned cap)
         e += tree_next(m, cap) * BA_TREE * tree_k(m, cap);
     return e;
 }
-/* Elements of tr that hold a tree over up to n elements with any cap from 16 on: its levels
- * (tree_elems), then its kept nodes (tree_nodes); a bound, as the two are not monotonic in n
- * (a chunk's tree may be over fewer elements than the one its space was made for).
- * tests/gpu/msm_emu.cpp checks it; gpu_plan.c's scratch estimate counts the same. */
-static inline size_t tree_space(size_t n) { return 2 * (n + n / 64 + 64) + 16 * BA_TREE; }
-
 /* Level l's kept nodes at nd[l] (nodes: tree_nodes(ln[0]) elements; nl, ln, lk from
  * tree_levels). */
 template <class F>

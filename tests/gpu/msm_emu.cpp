@@ -202,10 +202,10 @@ quads_h_run(bool pair, const uint32_t *kp, const std::vector<uint32_t> &vals, si
 }
 
 /* The product tree's inverses as gpu_impl.cuh's tree_inverse makes them, in tr's
- * tree_space(n) elements: up (k_tree_up, a block's threads as coroutines), the root inverted
- * (the host's src/ff there, field.cuh's inv here), down from the kept nodes, the nodes' space
- * poisoned first (k_tree_down must read only what k_tree_up wrote there). tr[0 .. n) become
- * their inverses; returns tree_levels's count. */
+ * cuzk__gpu_tree_space(n) elements: up (k_tree_up, a block's threads as coroutines), the root
+ * inverted (the host's src/ff there, field.cuh's inv here), down from the kept nodes, the
+ * nodes' space poisoned first (k_tree_down must read only what k_tree_up wrote there). tr[0 ..
+ * n) become their inverses; returns tree_levels's count. */
 template <class F> static int tree_inverse_emu(F *tr, size_t n, unsigned cap)
 {
     F *lv[16], *nd[16];
@@ -232,8 +232,9 @@ template <class F> static int tree_inverse_emu(F *tr, size_t n, unsigned cap)
  * around the sizes where a thread takes one element, several, or a level is one block, two
  * (tree_k): every element times its inverse must be one, the levels as many as the sizes say.
  * deep: also 70001 elements with a cap of 64 blocks (nine a thread, 61 blocks) and 63495 with a
- * cap of 16 (the longest chains, 32 a thread, 16 blocks). And the space bound (tree_space) for
- * every size up to 20000 and samples up to 2^37, caps 0 and 16 on. */
+ * cap of 16 (the longest chains, 32 a thread, 16 blocks). And the space bound
+ * (cuzk__gpu_tree_space) for every size up to 20000 and samples up to 2^37, caps 0 (taken as
+ * 16) and 16 on. */
 template <class F>
 static void trees(const char *grp, const std::vector<affine<F>> &pts, size_t np, bool deep)
 {
@@ -257,7 +258,7 @@ static void trees(const char *grp, const std::vector<affine<F>> &pts, size_t np,
     for (const auto &c : cases) {
         if (c.n > 20000 && !deep)
             continue;
-        std::vector<F> e(tree_space(c.n)), orig(c.n);
+        std::vector<F> e(cuzk__gpu_tree_space(c.n)), orig(c.n);
         for (size_t i = 0; i < c.n; i++)
             e[i] = orig[i] = pts[rnd((uint32_t)np)].x * pts[rnd((uint32_t)np)].x;
         const int nl = tree_inverse_emu(e.data(), c.n, c.cap);
@@ -274,7 +275,7 @@ static void trees(const char *grp, const std::vector<affine<F>> &pts, size_t np,
         size_t over = 0, worst = 0;
         for (size_t k = 0; k < 20000 + 2000; k++) {
             const size_t n = k < 20000 ? k + 1 : 20000 + ((size_t)rnd(1u << 30) * 128 + rnd(128));
-            if (tree_elems(n, cap) + tree_nodes(n, cap) > tree_space(n)) {
+            if (tree_elems(n, cap) + tree_nodes(n, cap) > cuzk__gpu_tree_space(n)) {
                 over++;
                 worst = n;
             }
@@ -354,7 +355,7 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
         std::vector<uint32_t> &k_ba = ks[1 + mode];
         for (size_t t0 = 0; t0 < T; t0 += chunk) {
             const size_t tc = T - t0 < chunk ? T - t0 : chunk;
-            std::vector<F> pre(tc * (L / 2)), tr(tree_space(tc)), prod;
+            std::vector<F> pre(tc * (L / 2)), tr(cuzk__gpu_tree_space(tc)), prod;
             std::vector<uint8_t> npre(tc);
             std::vector<affine<F>> psum(tc * (L / 2));
             std::vector<uint64_t> masks(2 * tc);
