@@ -18,7 +18,8 @@ int cuzk__gpu_choose_c(size_t n, int nbits);
  * on (msm_reduce.cuh's tree_k): its levels (tree_elems), then its kept nodes (tree_nodes). A
  * bound, as the two are not monotonic in n (a chunk's tree may be over fewer elements than the
  * one its space was made for); tests/gpu/msm_emu.cpp checks it. gpu_impl.cuh's scratch and
- * cuzk_gpu_scratch_estimate both take it. */
+ * cuzk_gpu_scratch_estimate both take it. 16 * 128 is msm_reduce.cuh's BA_TREE_ONE (asserted
+ * there). */
 static inline size_t cuzk__gpu_tree_space(size_t n) { return 2 * (n + n / 64 + 64) + 16 * 128; }
 uint32_t cuzk__gpu_slice_len(size_t M);
 /* A batch-affine MSM's slice length (gpu_plan.c): 128 or 64 where M / L slices of `lanes`

@@ -32,6 +32,8 @@ namespace cuzk_gpu {
 #define BA_TREE 128
 #define BA_TREE_KMAX 32
 #define BA_TREE_ONE (16 * BA_TREE) /* the most elements a level takes in one block */
+/* cuzk__gpu_tree_space (gpu_plan.h, plain C) counts BA_TREE_ONE as 16 * 128. */
+static_assert(BA_TREE_ONE == 16 * 128, "cuzk__gpu_tree_space's constant is BA_TREE_ONE");
 
 /* Elements a thread at a level of m elements: a level of up to BA_TREE_ONE elements in one
  * block; a larger one in chains just long enough that its blocks fit one wave of the device's
