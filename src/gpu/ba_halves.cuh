@@ -212,65 +212,11 @@ DI void sqr2(fh<C, P> &r0, const fh<C, P> &a, fh<C, P> &r1, const fh<C, P> &b)
     r1 = sqr(b);
     r0 = t;
 }
-/* CUZK_GPU_HALVES_Y3 (experiment, default 0): the mixed addition's y3 = R b - y ppp in one
- * call with one reduction per row (mul_sub2_h_call) where the field allows it (8 limbs, 5p <
- * 2^256: BN254), instead of two Fp2 products: 648 multiply-adds a lane against 784. Measured
- * 2% slower (PERF-NOTES session 42); reverted after this commit. */
-#ifndef CUZK_GPU_HALVES_Y3
-#define CUZK_GPU_HALVES_Y3 0
-#endif
-/* Coordinate h of the Fp2 value a b - c d (a .. d: this lane's coordinates, below p) as four Fp
- * products summed in each row with one reduction (field.cuh's mont_row_add):
- *   lane 0: a0 b0 + a1 (p - b1) + c0 (p - d0) + c1 d1
- *   lane 1: a1 b0 + a0 b1 + c1 (p - d0) + c0 (p - d1)
- * (each as own x1 + partner x2 + own x3 + partner x4). A row adds below 2^32 (4p + p), so T
- * stays below 2^(32N+32) while 5p < 2^(32N) (p5_fits), and the last row ends below 4p^2/R + p
- * < 2p: one conditional subtraction. The partner's words are fetched inside the call, so
- * that it takes four operands, not eight. */
-template <class C>
-__device__ __noinline__ fe<C> mul_sub2_h_call(const fe<C> a, const fe<C> b, const fe<C> c,
-                                              const fe<C> d, const uint32_t mask,
-                                              const uint32_t h)
-{
-    constexpr int N = C::N;
-    static_assert(N == 8 && !lazy_of<C>::v, "canonical 8-limb Fp (5p < 2^256)");
-    const half_lane hl{mask, h};
-    const fe<C> ap = par_of(a, hl), bp = par_of(b, hl), cp = par_of(c, hl), dp = par_of(d, hl);
-    const fe<C> nbp = mod_minus<C, false>(bp), nd = mod_minus<C, false>(d),
-                ndp = mod_minus<C, false>(dp);
-    const fe<C> x1 = sel_fe(h, bp, b), x2 = sel_fe(h, b, nbp), x3 = sel_fe(h, ndp, nd),
-                x4 = sel_fe(h, nd, dp);
-    uint32_t e[N], o[N];
-#pragma unroll
-    for (int i = 0; i < N; i += 2) {
-        mont_row<C, false>(e, o, a, x1.v[i], i == 0);
-        mont_row_add<C>(e, o, ap, x2.v[i]);
-        mont_row_add<C>(e, o, c, x3.v[i]);
-        mont_row_add<C>(e, o, cp, x4.v[i]);
-        mont_red<C>(e, o);
-        mont_row<C, false>(o, e, a, x1.v[i + 1], false);
-        mont_row_add<C>(o, e, ap, x2.v[i + 1]);
-        mont_row_add<C>(o, e, c, x3.v[i + 1]);
-        mont_row_add<C>(o, e, cp, x4.v[i + 1]);
-        mont_red<C>(o, e);
-    }
-    return mont_fin<C, true>(e, o);
-}
 template <class C, bool P, class S>
 DI void madd_tail(S &p, const fh<C, P> &R, const fh<C, P> &b, const fh<C, P> &ppp,
                   const fh<C, P> &pp, const fh<C, P> &x3)
 {
-    if constexpr (CUZK_GPU_HALVES_Y3 && C::N == 8 && !lazy_of<C>::v) {
-        const half_lane hl = this_half();
-        p.set_y(fh_of<C, P>(mul_sub2_h_call<C>(R.v, b.v, p.y().v, ppp.v, hl.mask, hl.h)));
-        p.set_x(x3);
-        fh<C, P> zz3, zzz3;
-        mul2(zz3, p.zz(), pp, zzz3, p.zzz(), ppp);
-        p.set_zz(zz3);
-        p.set_zzz(zzz3);
-    } else {
-        madd_tail_pairs(p, R, b, ppp, pp, x3);
-    }
+    madd_tail_pairs(p, R, b, ppp, pp, x3);
 }
 /* The parked sum's words (xyzz_park: N words a lane per coordinate). */
 template <int NT, class C, bool P>
@@ -429,14 +375,6 @@ DI uint64_t pair_sums_h(const pmask &mask, size_t beg, const uint32_t *vals,
     return spec;
 }
 
-/* CUZK_GPU_BA_OPEN_COPY (experiment, default 0): add_slice_h takes each lane to its next real
- * addition before the pair's lanes add: a run that opens without a bucket value copies its first
- * point into the sum on the way instead of spending an addition's turn of the warp on
- * xyzz_madd's copy. Measured no faster (PERF-NOTES session 42); reverted after this commit. */
-#ifndef CUZK_GPU_BA_OPEN_COPY
-#define CUZK_GPU_BA_OPEN_COPY 0
-#endif
-
 /* Pass B's phase 2 in halves (ba_add_slice for G2): the slice forwards, a pair being one
  * addition of its sum (sum(pi): this lane's coordinates), a quad (QUADS: bit pi of quad) one
  * addition of its sum, an oct (OCTS: quads pi and pi + 2, bit pi + 1 of quad set too) one
@@ -457,60 +395,6 @@ DI void add_slice_h(const uint32_t *keys, const uint32_t *vals, size_t beg, uint
     /* into: a run owned here starts at its bucket's value (acc_open, msm_kernels.cuh) */
     acc.set(into && !carry && live ? ld_xyzz_h<C, PAIR>(buckets + cur, h) : xyzz<E>::inf());
     int pi = 0;
-    if constexpr (CUZK_GPU_BA_OPEN_COPY) {
-        /* empty: the sum is known to be infinity (a run opened without a bucket value), so
-         * its next point is copied, not added: on the lane's way to its next addition */
-        bool empty = !(into && !carry && live);
-        uint32_t r = 0;
-        for (;;) {
-            affine<E> a;
-            bool have = false;
-            while (r < live) {
-                const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
-                if (k != cur) {
-                    flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
-                    acc.set(into ? ld_xyzz_h<C, PAIR>(buckets + k, h) : xyzz<E>::inf());
-                    empty = !into;
-                    cur = k;
-                }
-                const bool pair = mask.at(r);
-                const bool qd = QUADS && pair && ((quad >> pi) & 1);
-                const bool oc = OCTS && qd && ((quad >> (pi + 1)) & 1);
-                const bool sp = pair && ((spec >> pi) & 1);
-                if (pair && !sp) {
-                    const affine<fe<C>> s = sum(pi);
-                    a.x.v = s.x;
-                    a.y.v = s.y;
-                } else {
-                    a = ld_pt_fh<C, PAIR>(pts, vals[beg + r], h);
-                }
-                if (sp) { /* rare (P == +-Q, x = 0): the first point added here */
-                    xyzz_madd(acc, a);
-                    a = ld_pt_fh<C, PAIR>(pts, vals[beg + r + 1], h);
-                    empty = acc.zz().is_zero();
-                }
-                pi += oc ? 4 : qd ? 2 : pair;
-                r += oc ? 8 : qd ? 4 : pair ? 2 : 1;
-                if (!empty) {
-                    have = true;
-                    break;
-                }
-                if (!a.is_inf()) { /* xyzz_madd's copy into an empty sum */
-                    acc.set_x(a.x);
-                    acc.set_y(a.y);
-                    acc.set_zz(E::one());
-                    acc.set_zzz(E::one());
-                    empty = false;
-                }
-            }
-            if (!have)
-                break;
-            xyzz_madd(acc, a);
-        }
-        if (live)
-            flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
-        return;
-    }
     for (uint32_t r = 0; r < live;) {
         const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
         if (k != cur) {
