@@ -375,6 +375,20 @@ DI uint64_t pair_sums_h(const pmask &mask, size_t beg, const uint32_t *vals,
     return spec;
 }
 
+/* CUZK_GPU_BA_OPEN_COPY (default 2): add_slice_h takes each lane to its next real addition
+ * before the pair's lanes add: a run that opens without a bucket value (every run of a split's
+ * first part, a slice's first run where it continues an earlier slice's) copies its first point
+ * into the sum on the way, instead of spending an addition's turn of the warp on xyzz_madd's
+ * copy while the other lanes add, and (2) the warp's lanes meet in a vote before each addition
+ * (nothing else makes nvcc reconverge them there). ncu put the first part's k_ba_quads_h at 23
+ * active threads an instruction against the second part's 29.8. H100, G2 2^24 with tables:
+ * BN254 113.64 -> 113.16-113.19 ms with 2, no change with 1 (113.55-113.57 against
+ * 113.48-113.73), BLS12-381 even with 2, 0.4% slower with 1 (PERF-NOTES session 42). 0: the
+ * loop as before, for A/B runs. */
+#ifndef CUZK_GPU_BA_OPEN_COPY
+#define CUZK_GPU_BA_OPEN_COPY 2
+#endif
+
 /* Pass B's phase 2 in halves (ba_add_slice for G2): the slice forwards, a pair being one
  * addition of its sum (sum(pi): this lane's coordinates), a quad (QUADS: bit pi of quad) one
  * addition of its sum, an oct (OCTS: quads pi and pi + 2, bit pi + 1 of quad set too) one
@@ -395,6 +409,71 @@ DI void add_slice_h(const uint32_t *keys, const uint32_t *vals, size_t beg, uint
     /* into: a run owned here starts at its bucket's value (acc_open, msm_kernels.cuh) */
     acc.set(into && !carry && live ? ld_xyzz_h<C, PAIR>(buckets + cur, h) : xyzz<E>::inf());
     int pi = 0;
+    if constexpr (CUZK_GPU_BA_OPEN_COPY) {
+        /* empty: the sum is known to be infinity (a run opened without a bucket value), so
+         * its next point is copied, not added: on the lane's way to its next addition */
+        bool empty = !(into && !carry && live);
+        uint32_t r = 0;
+        /* 2: the warp's lanes meet (a vote) before each addition, so that the lanes that
+         * copied on the way add together with the others (nothing else makes nvcc
+         * reconverge them there); every lane that came in votes until none has an addition */
+        const uint32_t wm = CUZK_GPU_BA_OPEN_COPY == 2 ? __activemask() : 0;
+        for (;;) {
+            affine<E> a;
+            bool have = false;
+            while (r < live) {
+                const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
+                if (k != cur) {
+                    flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
+                    acc.set(into ? ld_xyzz_h<C, PAIR>(buckets + k, h) : xyzz<E>::inf());
+                    empty = !into;
+                    cur = k;
+                }
+                const bool pair = mask.at(r);
+                const bool qd = QUADS && pair && ((quad >> pi) & 1);
+                const bool oc = OCTS && qd && ((quad >> (pi + 1)) & 1);
+                const bool sp = pair && ((spec >> pi) & 1);
+                if (pair && !sp) {
+                    const affine<fe<C>> s = sum(pi);
+                    a.x.v = s.x;
+                    a.y.v = s.y;
+                } else {
+                    a = ld_pt_fh<C, PAIR>(pts, vals[beg + r], h);
+                }
+                if (sp) { /* rare (P == +-Q, x = 0): the first point added here */
+                    xyzz_madd(acc, a);
+                    a = ld_pt_fh<C, PAIR>(pts, vals[beg + r + 1], h);
+                    empty = acc.zz().is_zero();
+                }
+                pi += oc ? 4 : qd ? 2 : pair;
+                r += oc ? 8 : qd ? 4 : pair ? 2 : 1;
+                if (!empty) {
+                    have = true;
+                    break;
+                }
+                if (!a.is_inf()) { /* xyzz_madd's copy into an empty sum */
+                    acc.set_x(a.x);
+                    acc.set_y(a.y);
+                    acc.set_zz(E::one());
+                    acc.set_zzz(E::one());
+                    empty = false;
+                }
+            }
+            if constexpr (CUZK_GPU_BA_OPEN_COPY == 2) {
+                if (!__any_sync(wm, have))
+                    break;
+                if (have)
+                    xyzz_madd(acc, a);
+            } else {
+                if (!have)
+                    break;
+                xyzz_madd(acc, a);
+            }
+        }
+        if (live)
+            flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
+        return;
+    }
     for (uint32_t r = 0; r < live;) {
         const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
         if (k != cur) {

@@ -123,6 +123,57 @@ static inline void __syncwarp(unsigned)
     emu_sync();
 }
 
+/* Warp votes for kernels run by launch_block (ba_halves.cuh's add_slice_h with
+ * CUZK_GPU_BA_OPEN_COPY 2): __activemask is the warp's lanes that have not returned after a
+ * round (the kernels' lanes that return early do so in their first turn, and the others all
+ * reach the votes; the device's answer, the lanes running together, is that or a part);
+ * __any_sync stores this lane's predicate and yields until every lane in the mask has made
+ * this vote, as the device makes the lanes wait for each other. Each lane's count of votes
+ * names the vote (two slots: a lane can be at most one vote ahead of one still reading), and a
+ * lane in the mask that returned instead of voting would hang the device: it aborts here. */
+static int emu_vote_val[2][1024];
+static unsigned emu_vote_cnt[1024];
+static inline unsigned __activemask()
+{
+    emu_need_block("__activemask");
+    emu_sync(); /* every lane has had a turn: those that return before their votes have */
+    const unsigned base = threadIdx.x & ~31u;
+    unsigned m = 0;
+    for (unsigned l = 0; l < 32 && base + l < blockDim.x; l++)
+        if (!emu_blk.done[base + l])
+            m |= 1u << l;
+    return m;
+}
+static inline int __any_sync(unsigned mask, int pred)
+{
+    emu_need_block("__any_sync");
+    const unsigned t = threadIdx.x, base = t & ~31u, n = emu_vote_cnt[t]++;
+    emu_vote_val[n & 1][t] = pred != 0;
+    for (;;) {
+        bool all = true;
+        for (unsigned l = 0; l < 32; l++) {
+            if (!((mask >> l) & 1))
+                continue;
+            if (emu_vote_cnt[base + l] > n)
+                continue; /* voted (and may have returned since) */
+            if (emu_blk.done[base + l]) {
+                fprintf(stderr, "emu_cuda.h: lane %u of vote %u's mask returned without it\n",
+                        base + l, n);
+                abort();
+            }
+            all = false;
+        }
+        if (all)
+            break;
+        emu_sync();
+    }
+    int r = 0;
+    for (unsigned l = 0; l < 32; l++)
+        if ((mask >> l) & 1)
+            r |= emu_vote_val[n & 1][base + l];
+    return r;
+}
+
 /* A kernel without __syncthreads: every thread of every block in turn. */
 template <class K> static void launch_serial(size_t blocks, unsigned threads, K k)
 {
@@ -157,6 +208,7 @@ template <class K> static void launch_block(size_t blocks, unsigned threads, K k
             B.ctx[t].uc_link = &B.sched;
             makecontext(&B.ctx[t], emu_entry, 0);
             B.done[t] = 0;
+            emu_vote_cnt[t] = 0;
         }
         for (;;) { /* rounds: every live thread runs to its next barrier or its end */
             unsigned live = 0;
