@@ -375,16 +375,16 @@ DI uint64_t pair_sums_h(const pmask &mask, size_t beg, const uint32_t *vals,
     return spec;
 }
 
-/* CUZK_GPU_BA_OPEN_COPY (default 2): add_slice_h takes each lane to its next real addition
- * before the pair's lanes add: a run that opens without a bucket value (every run of a split's
- * first part, a slice's first run where it continues an earlier slice's) copies its first point
- * into the sum on the way, instead of spending an addition's turn of the warp on xyzz_madd's
- * copy while the other lanes add, and (2) the warp's lanes meet in a vote before each addition
- * (nothing else makes nvcc reconverge them there). ncu put the first part's k_ba_quads_h at 23
- * active threads an instruction against the second part's 29.8. H100, G2 2^24 with tables:
- * BN254 113.64 -> 113.16-113.19 ms with 2, no change with 1 (113.55-113.57 against
- * 113.48-113.73), BLS12-381 even with 2, 0.4% slower with 1 (PERF-NOTES session 42). 0: the
- * loop as before, for A/B runs. */
+/* CUZK_GPU_BA_OPEN_COPY (default 2; 0 off): add_slice_h takes each lane to its next real
+ * addition before the pair's lanes add: a run that opens without a bucket value (every run of a
+ * split's first part, a slice's first run where it continues an earlier slice's) copies its
+ * first point into the sum on the way, instead of spending an addition's turn of the warp on
+ * xyzz_madd's copy while the other lanes add, and the warp's lanes meet in a vote before each
+ * addition (nothing else makes nvcc reconverge them there: without the vote, 4228cde's setting
+ * 1, it measured no faster). ncu put the first part's k_ba_quads_h at 23 active threads an
+ * instruction against the second part's 29.8. H100, G2 2^24 with tables: BN254 113.64 ->
+ * 113.16-113.19 ms, BLS12-381 even (PERF-NOTES session 42). 0: the loop as before, for A/B
+ * runs. */
 #ifndef CUZK_GPU_BA_OPEN_COPY
 #define CUZK_GPU_BA_OPEN_COPY 2
 #endif
@@ -414,10 +414,10 @@ DI void add_slice_h(const uint32_t *keys, const uint32_t *vals, size_t beg, uint
          * its next point is copied, not added: on the lane's way to its next addition */
         bool empty = !(into && !carry && live);
         uint32_t r = 0;
-        /* 2: the warp's lanes meet (a vote) before each addition, so that the lanes that
-         * copied on the way add together with the others (nothing else makes nvcc
-         * reconverge them there); every lane that came in votes until none has an addition */
-        const uint32_t wm = CUZK_GPU_BA_OPEN_COPY == 2 ? __activemask() : 0;
+        /* the warp's lanes meet (a vote) before each addition, so that the lanes that copied
+         * on the way add together with the others (nothing else makes nvcc reconverge them
+         * there); every lane that came in votes until none has an addition */
+        const uint32_t wm = __activemask();
         for (;;) {
             affine<E> a;
             bool have = false;
@@ -459,16 +459,10 @@ DI void add_slice_h(const uint32_t *keys, const uint32_t *vals, size_t beg, uint
                     empty = false;
                 }
             }
-            if constexpr (CUZK_GPU_BA_OPEN_COPY == 2) {
-                if (!__any_sync(wm, have))
-                    break;
-                if (have)
-                    xyzz_madd(acc, a);
-            } else {
-                if (!have)
-                    break;
+            if (!__any_sync(wm, have))
+                break;
+            if (have)
                 xyzz_madd(acc, a);
-            }
         }
         if (live)
             flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
