@@ -375,6 +375,18 @@ DI uint64_t pair_sums_h(const pmask &mask, size_t beg, const uint32_t *vals,
     return spec;
 }
 
+/* CUZK_GPU_BA_QUAD_DEFER (0, the default until measured on a device; 1 on): k_ba_pairs_h
+ * makes the quads' prefix products (the product so far times the quad's dx) only at its even
+ * puts (pair sums 0, 2, ... of the slice's walk: in the same turns in every lane of a warp), a
+ * quad closed at an odd put made at the next. A slice's quads close at every second pair of a
+ * run, so in any turn about half the warp's lanes made one while the others waited an Fp2
+ * product's time; no two consecutive puts both close a quad (a quad leaves no open pair), so
+ * one product every two puts makes every lane's. k_ba_quads_oh (octs, BLS12-381's default) the
+ * same for the octs' prefix products over its quads. */
+#ifndef CUZK_GPU_BA_QUAD_DEFER
+#define CUZK_GPU_BA_QUAD_DEFER 0
+#endif
+
 /* CUZK_GPU_BA_OPEN_COPY (default 2; 0 off): add_slice_h takes each lane to its next real
  * addition before the pair's lanes add: a run that opens without a bucket value (every run of a
  * split's first part, a slice's first run where it continues an earlier slice's) copies its
@@ -530,6 +542,7 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
 {
     typedef fe<C> H;
     typedef fe2<C> F;
+    __shared__ uint32_t qdx[CUZK_GPU_BA_QUAD_DEFER ? C::N : 1][ACC_THREADS];
     const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, tl = g >> 1;
     if (tl >= Tc)
         return; /* both lanes of a pair (Tc counts pairs) */
@@ -546,6 +559,20 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
         const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
         int open_r = -1;  /* the pair above the one being made, while in no quad */
         H ox = H::zero(); /* its x */
+        /* CUZK_GPU_BA_QUAD_DEFER: a quad's dx waits in shared memory (in registers ptxas
+         * spilled more) for the next even put (puts 0, 2, ...: each lane's n-th pair in the
+         * warp's n-th turn, unless a special pair, rare, took a turn without one) */
+        bool pend = false;
+        uint32_t n = 0; /* the puts so far */
+        /* the quads' prefix product times the pending dx, the next prefix */
+        auto quad_pending = [&]() {
+            H dx;
+            sh_words_ld<ACC_THREADS>(dx, qdx, 0, threadIdx.x);
+            qacc = k ? mul_h(qacc, dx, hl) : dx;
+            st_h(pre + (size_t)(P - 1 - k) * Tc + tl, h, qacc);
+            k++;
+            pend = false;
+        };
         /* the running inverse: the inverse of the slice's product (the tree's) */
         spec = pair_sums_h<C, PAIR>(
             mask, beg, vals, pts, npre[tl], ld_h(prod + tl, h), pre, Tc, tl, hl,
@@ -558,17 +585,27 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
                 if (open_r == r + 2 &&
                     key_at<ALL_ZERO>(keys, beg + r) == key_at<ALL_ZERO>(keys, beg + r + 2) &&
                     !zero_eq_h(s.x, ox, hl)) {
-                    const H dx = ox - s.x;
-                    qacc = k ? mul_h(qacc, dx, hl) : dx;
-                    st_h(pre + (size_t)(P - 1 - k) * Tc + tl, h, qacc);
-                    k++;
+                    if (CUZK_GPU_BA_QUAD_DEFER) {
+                        sh_words_st<ACC_THREADS>(ox - s.x, qdx, 0, threadIdx.x);
+                        pend = true;
+                    } else {
+                        const H dx = ox - s.x;
+                        qacc = k ? mul_h(qacc, dx, hl) : dx;
+                        st_h(pre + (size_t)(P - 1 - k) * Tc + tl, h, qacc);
+                        k++;
+                    }
                     quad |= 1ull << pi;
                     open_r = -1;
                 } else {
                     open_r = r;
                     ox = s.x;
                 }
+                if (CUZK_GPU_BA_QUAD_DEFER && pend && !(n & 1))
+                    quad_pending();
+                n++;
             });
+        if (pend)
+            quad_pending();
     }
     st_h(prod + tl, h, qacc);
     /* lane 1 has read npre[tl] (above) before lane 0 writes it */
@@ -693,7 +730,7 @@ k_ba_quads_oh(const uint32_t *keys, size_t M, uint32_t L, size_t t0, size_t Tc, 
     /* The octs' prefix product (this lane's coordinate, words 0 .. N - 1) and the open quad's
      * x (N .. 2N - 1) wait in shared memory while the quads' sums use the registers (in
      * registers ptxas spilled 72 / 84 bytes in BN254's kernel). */
-    __shared__ uint32_t os[2 * C::N][ACC_THREADS];
+    __shared__ uint32_t os[(CUZK_GPU_BA_QUAD_DEFER ? 3 : 2) * C::N][ACC_THREADS];
     const int th = threadIdx.x;
     const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, tl = g >> 1;
     if (tl >= Tc)
@@ -716,6 +753,26 @@ k_ba_quads_oh(const uint32_t *keys, size_t M, uint32_t L, size_t t0, size_t Tc, 
         int open_pi = -1;    /* the quad below the one being made, while in no oct */
         int open_r = 0;      /* its first entry */
         uint64_t flags = 0, second = 0; /* the octs' bits pi + 1 and pi + 2 */
+        /* CUZK_GPU_BA_QUAD_DEFER: an oct's dx waits (words 2N .. 3N - 1) for the next even
+         * quad (quads 0, 2, ...), as k_ba_pairs_h's quads' for its next even put */
+        bool pend = false;
+        uint32_t n = 0; /* the quads so far */
+        auto oct_product = [&](H oacc) {
+            if (ko) {
+                H a;
+                sh_words_ld<ACC_THREADS>(a, os, 0, th);
+                oacc = mul_h(a, oacc, hl);
+            }
+            sh_words_st<ACC_THREADS>(oacc, os, 0, th);
+            st_h(pre + (size_t)ko * Tc + tl, h, oacc);
+            ko++;
+        };
+        auto oct_pending = [&]() {
+            H dx;
+            sh_words_ld<ACC_THREADS>(dx, os, 2 * C::N, th);
+            oct_product(dx);
+            pend = false;
+        };
         for (uint64_t qq = quad; qq; qq &= qq - 1) {
             const int pi = __ffsll((long long)qq) - 1;
             while (pn <= pi) { /* the entry of pair pi */
@@ -733,15 +790,12 @@ k_ba_quads_oh(const uint32_t *keys, size_t M, uint32_t L, size_t t0, size_t Tc, 
                 sh_words_ld<ACC_THREADS>(ox, os, C::N, th);
                 oct = !zero_eq_h(s.x.v, ox, hl);
                 if (oct) {
-                    H oacc = s.x.v - ox;
-                    if (ko) {
-                        H a;
-                        sh_words_ld<ACC_THREADS>(a, os, 0, th);
-                        oacc = mul_h(a, oacc, hl);
+                    if (CUZK_GPU_BA_QUAD_DEFER) {
+                        sh_words_st<ACC_THREADS>(s.x.v - ox, os, 2 * C::N, th);
+                        pend = true;
+                    } else {
+                        oct_product(s.x.v - ox);
                     }
-                    sh_words_st<ACC_THREADS>(oacc, os, 0, th);
-                    st_h(pre + (size_t)ko * Tc + tl, h, oacc);
-                    ko++;
                     flags |= 1ull << (open_pi + 1);
                     second |= 1ull << pi;
                     open_pi = -1;
@@ -752,7 +806,12 @@ k_ba_quads_oh(const uint32_t *keys, size_t M, uint32_t L, size_t t0, size_t Tc, 
                 open_r = r;
                 sh_words_st<ACC_THREADS>(s.x.v, os, C::N, th);
             }
+            if (CUZK_GPU_BA_QUAD_DEFER && pend && !(n & 1))
+                oct_pending();
+            n++;
         }
+        if (pend)
+            oct_pending();
         quad = (quad | flags) & ~second;
     }
     H oacc;
