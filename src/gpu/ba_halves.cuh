@@ -375,16 +375,18 @@ DI uint64_t pair_sums_h(const pmask &mask, size_t beg, const uint32_t *vals,
     return spec;
 }
 
-/* CUZK_GPU_BA_QUAD_DEFER (0, the default until measured on a device; 1 on): k_ba_pairs_h
- * makes the quads' prefix products (the product so far times the quad's dx) only at its even
- * puts (pair sums 0, 2, ... of the slice's walk: in the same turns in every lane of a warp), a
- * quad closed at an odd put made at the next. A slice's quads close at every second pair of a
- * run, so in any turn about half the warp's lanes made one while the others waited an Fp2
- * product's time; no two consecutive puts both close a quad (a quad leaves no open pair), so
- * one product every two puts makes every lane's. k_ba_quads_oh (octs, BLS12-381's default) the
- * same for the octs' prefix products over its quads. */
+/* CUZK_GPU_BA_QUAD_DEFER (default 1; 0 off, for A/B runs): k_ba_pairs_h makes the quads'
+ * prefix products (the product so far times the quad's dx) only at its even puts (pair sums 0,
+ * 2, ... of the slice's walk: in the same turns in every lane of a warp), a quad closed at an
+ * odd put made at the next. A slice's quads close at every second pair of a run, so in any turn
+ * about half the warp's lanes made one while the others waited an Fp2 product's time; no two
+ * consecutive puts both close a quad (a quad leaves no open pair), so one product every two
+ * puts makes every lane's. k_ba_quads_oh (octs, BLS12-381's default) the same for the octs'
+ * prefix products over its quads. H100, G2 2^24 with tables: BN254 113.26-113.29 ->
+ * 111.39-111.51 ms, BLS12-381 223.57-223.65 -> 215.53-215.61; k_ba_pairs_h's active threads
+ * an instruction 28.2 -> 30.0 (PERF-NOTES session 43). */
 #ifndef CUZK_GPU_BA_QUAD_DEFER
-#define CUZK_GPU_BA_QUAD_DEFER 0
+#define CUZK_GPU_BA_QUAD_DEFER 1
 #endif
 
 /* CUZK_GPU_BA_OPEN_COPY (default 2; 0 off): add_slice_h takes each lane to its next real
