@@ -785,6 +785,15 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
  * the slots per slice and j the level-1 prefixes still to read (slots 0 .. j - 1): each quad
  * took two pairs, each level-1 prefix read one regular pair, so k + j <= npre - 1 + (P - npre)
  * / 2 < P. Quad k's prefix goes to slot P - 1 - k, above every slot still to be read. */
+/* CUZK_GPU_BA_QUAD_DEFER_1L (default 0, off until measured on a device; 1 on): k_ba_pairs makes
+ * the quads' prefix products only at its even puts, a quad closed at an odd put waiting (its dx
+ * in shared memory) for the next, as ba_halves.cuh's CUZK_GPU_BA_QUAD_DEFER does for
+ * k_ba_pairs_h (there: G2 2^24 BN254 -1.6%, BLS12-381 -3.6% on an H100). This kernel sums
+ * BLS12-381 G1's batch-affine MSMs with quads, and G2's with CUZK_GPU_BA_HALVES=0. */
+#ifndef CUZK_GPU_BA_QUAD_DEFER_1L
+#define CUZK_GPU_BA_QUAD_DEFER_1L 0
+#endif
+
 template <class F, bool ALL_ZERO>
 __global__ void __launch_bounds__(ACC_THREADS, ba_pairs_minb<F>())
 k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
@@ -796,7 +805,9 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
      * spill 432 bytes in BN254 G2's kernel, 72 in BLS12-381 G1's). */
     constexpr int W = sizeof(F) / 4;
     /* 2W ..: ba_parked_inv's running inverse, then the parked y coordinates (ba_y_park) */
-    __shared__ uint32_t qs[(ba_y_park<F>::v ? 5 : ba_iv_park<F>::v ? 3 : 2) * W][ACC_THREADS];
+    /* then, with CUZK_GPU_BA_QUAD_DEFER_1L, a closed quad's dx waiting (words DW ..) */
+    constexpr int DW = (ba_y_park<F>::v ? 5 : ba_iv_park<F>::v ? 3 : 2) * W;
+    __shared__ uint32_t qs[DW + (CUZK_GPU_BA_QUAD_DEFER_1L ? W : 0)][ACC_THREADS];
     const int th = threadIdx.x;
     size_t tl = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (tl >= Tc)
@@ -811,6 +822,27 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
         uint32_t live;
         const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
         int open_r = -1; /* the pair above the one being made, while it is in no quad */
+        bool pend = false; /* CUZK_GPU_BA_QUAD_DEFER_1L: a quad's product waits */
+        uint32_t n = 0;    /* the puts so far */
+        /* the quads' prefix product times dx, stored as the next prefix */
+        auto quad_product = [&](const F &dx) {
+            F acc;
+            if (k) {
+                sh_words_ld<ACC_THREADS>(acc, qs, 0, th);
+                acc = acc * dx;
+            } else {
+                acc = dx;
+            }
+            sh_words_st<ACC_THREADS>(acc, qs, 0, th);
+            st16(pre + (size_t)(P - 1 - k) * Tc + tl, acc);
+            k++;
+        };
+        auto quad_pending = [&]() {
+            F dx;
+            sh_words_ld<ACC_THREADS>(dx, qs, DW, th);
+            quad_product(dx);
+            pend = false;
+        };
         spec = ba_pair_sums<(sizeof(F) < 64), true>( /* G1 only: see ba_pair_sums */
             mask, beg, vals, pts, npre[tl], ld16v(prod + tl), pre, Tc, tl, qs, 2 * W,
             [&](int pi, int r, const affine<F> &s) {
@@ -821,24 +853,25 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
                 if (open_r == r + 2 &&
                     key_at<ALL_ZERO>(keys, beg + r) == key_at<ALL_ZERO>(keys, beg + r + 2) &&
                     !ba_special(s.x, ox)) {
-                    const F dx = ox - s.x;
-                    F acc;
-                    if (k) {
-                        sh_words_ld<ACC_THREADS>(acc, qs, 0, th);
-                        acc = acc * dx;
+                    if (CUZK_GPU_BA_QUAD_DEFER_1L) {
+                        sh_words_st<ACC_THREADS>(ox - s.x, qs, DW, th);
+                        pend = true;
                     } else {
-                        acc = dx;
+                        quad_product(ox - s.x);
                     }
-                    sh_words_st<ACC_THREADS>(acc, qs, 0, th);
-                    st16(pre + (size_t)(P - 1 - k) * Tc + tl, acc);
-                    k++;
                     quad |= 1ull << pi;
                     open_r = -1;
                 } else {
                     open_r = r;
                     sh_words_st<ACC_THREADS>(s.x, qs, W, th);
                 }
+                /* no two consecutive puts close a quad: one product every two makes each */
+                if (CUZK_GPU_BA_QUAD_DEFER_1L && pend && !(n & 1))
+                    quad_pending();
+                n++;
             });
+        if (pend)
+            quad_pending();
     }
     F acc;
     sh_words_ld<ACC_THREADS>(acc, qs, 0, th);
