@@ -7,9 +7,9 @@
 # G2's late y loads with x read again (CUZK_GPU_BA_LATE_Y_96 2, reached with its y not parked),
 # y1 read back twice where y is parked (CUZK_GPU_BA_Y1_AGAIN 1), the halves' plain addition loop
 # (CUZK_GPU_BA_OPEN_COPY 0), the quads' and octs' prefix products made as they close
-# (CUZK_GPU_BA_QUAD_DEFER 0), and the one-lane k_ba_pairs's every second pair
-# (CUZK_GPU_BA_QUAD_DEFER_1L 1). Needs only g++.
+# (CUZK_GPU_BA_QUAD_DEFER 0), in the one-lane k_ba_pairs too (CUZK_GPU_BA_QUAD_DEFER_1L 0).
+# Needs only g++.
 exec bash "$(dirname "$0")/host_emu.sh" msm_emu -DCUZK_GPU_BA_IV_PARK=15 -DCUZK_GPU_BA_Y_PARK=1 \
     -DCUZK_GPU_BA_Y_PARK_B=2 -DCUZK_GPU_BA_LATE_Y_96=2 -DCUZK_GPU_BA_Y1_AGAIN=1 \
     -DCUZK_GPU_BA_OPEN_COPY=0 -DCUZK_GPU_BA_QUAD_DEFER=0 \
-    -DCUZK_GPU_BA_QUAD_DEFER_1L=1
+    -DCUZK_GPU_BA_QUAD_DEFER_1L=0
