@@ -568,12 +568,14 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
         uint32_t n = 0; /* the puts so far */
         /* the quads' prefix product times the pending dx, the next prefix */
         auto quad_pending = [&]() {
-            H dx;
-            sh_words_ld<ACC_THREADS>(dx, qdx, 0, threadIdx.x);
-            qacc = k ? mul_h(qacc, dx, hl) : dx;
-            st_h(pre + (size_t)(P - 1 - k) * Tc + tl, h, qacc);
-            k++;
-            pend = false;
+            if constexpr (CUZK_GPU_BA_QUAD_DEFER != 0) { /* qdx holds N words */
+                H dx;
+                sh_words_ld<ACC_THREADS>(dx, qdx, 0, threadIdx.x);
+                qacc = k ? mul_h(qacc, dx, hl) : dx;
+                st_h(pre + (size_t)(P - 1 - k) * Tc + tl, h, qacc);
+                k++;
+                pend = false;
+            }
         };
         /* the running inverse: the inverse of the slice's product (the tree's) */
         spec = pair_sums_h<C, PAIR>(
@@ -587,7 +589,7 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
                 if (open_r == r + 2 &&
                     key_at<ALL_ZERO>(keys, beg + r) == key_at<ALL_ZERO>(keys, beg + r + 2) &&
                     !zero_eq_h(s.x, ox, hl)) {
-                    if (CUZK_GPU_BA_QUAD_DEFER) {
+                    if constexpr (CUZK_GPU_BA_QUAD_DEFER != 0) {
                         sh_words_st<ACC_THREADS>(ox - s.x, qdx, 0, threadIdx.x);
                         pend = true;
                     } else {
@@ -770,10 +772,12 @@ k_ba_quads_oh(const uint32_t *keys, size_t M, uint32_t L, size_t t0, size_t Tc, 
             ko++;
         };
         auto oct_pending = [&]() {
-            H dx;
-            sh_words_ld<ACC_THREADS>(dx, os, 2 * C::N, th);
-            oct_product(dx);
-            pend = false;
+            if constexpr (CUZK_GPU_BA_QUAD_DEFER != 0) { /* os holds 3N words */
+                H dx;
+                sh_words_ld<ACC_THREADS>(dx, os, 2 * C::N, th);
+                oct_product(dx);
+                pend = false;
+            }
         };
         for (uint64_t qq = quad; qq; qq &= qq - 1) {
             const int pi = __ffsll((long long)qq) - 1;
@@ -792,7 +796,7 @@ k_ba_quads_oh(const uint32_t *keys, size_t M, uint32_t L, size_t t0, size_t Tc, 
                 sh_words_ld<ACC_THREADS>(ox, os, C::N, th);
                 oct = !zero_eq_h(s.x.v, ox, hl);
                 if (oct) {
-                    if (CUZK_GPU_BA_QUAD_DEFER) {
+                    if constexpr (CUZK_GPU_BA_QUAD_DEFER != 0) {
                         sh_words_st<ACC_THREADS>(s.x.v - ox, os, 2 * C::N, th);
                         pend = true;
                     } else {

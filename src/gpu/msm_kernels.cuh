@@ -839,10 +839,12 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
             k++;
         };
         auto quad_pending = [&]() {
-            F dx;
-            sh_words_ld<ACC_THREADS>(dx, qs, DW, th);
-            quad_product(dx);
-            pend = false;
+            if constexpr (CUZK_GPU_BA_QUAD_DEFER_1L != 0) { /* words DW .. exist */
+                F dx;
+                sh_words_ld<ACC_THREADS>(dx, qs, DW, th);
+                quad_product(dx);
+                pend = false;
+            }
         };
         spec = ba_pair_sums<(sizeof(F) < 64), true>( /* G1 only: see ba_pair_sums */
             mask, beg, vals, pts, npre[tl], ld16v(prod + tl), pre, Tc, tl, qs, 2 * W,
@@ -854,7 +856,7 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
                 if (open_r == r + 2 &&
                     key_at<ALL_ZERO>(keys, beg + r) == key_at<ALL_ZERO>(keys, beg + r + 2) &&
                     !ba_special(s.x, ox)) {
-                    if (CUZK_GPU_BA_QUAD_DEFER_1L) {
+                    if constexpr (CUZK_GPU_BA_QUAD_DEFER_1L != 0) {
                         sh_words_st<ACC_THREADS>(ox - s.x, qs, DW, th);
                         pend = true;
                     } else {
