@@ -566,14 +566,17 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
          * warp's n-th turn, unless a special pair, rare, took a turn without one) */
         bool pend = false;
         uint32_t n = 0; /* the puts so far */
-        /* the quads' prefix product times the pending dx, the next prefix */
+        /* the quads' prefix product times dx, the next prefix */
+        auto quad_product = [&](const H &dx) {
+            qacc = k ? mul_h(qacc, dx, hl) : dx;
+            st_h(pre + (size_t)(P - 1 - k) * Tc + tl, h, qacc);
+            k++;
+        };
         auto quad_pending = [&]() {
             if constexpr (CUZK_GPU_BA_QUAD_DEFER != 0) { /* qdx holds N words */
                 H dx;
                 sh_words_ld<ACC_THREADS>(dx, qdx, 0, threadIdx.x);
-                qacc = k ? mul_h(qacc, dx, hl) : dx;
-                st_h(pre + (size_t)(P - 1 - k) * Tc + tl, h, qacc);
-                k++;
+                quad_product(dx);
                 pend = false;
             }
         };
@@ -593,10 +596,7 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
                         sh_words_st<ACC_THREADS>(ox - s.x, qdx, 0, threadIdx.x);
                         pend = true;
                     } else {
-                        const H dx = ox - s.x;
-                        qacc = k ? mul_h(qacc, dx, hl) : dx;
-                        st_h(pre + (size_t)(P - 1 - k) * Tc + tl, h, qacc);
-                        k++;
+                        quad_product(ox - s.x);
                     }
                     quad |= 1ull << pi;
                     open_r = -1;

@@ -763,6 +763,16 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
                                      [&](int pi) { return sums[pi]; });
 }
 
+/* CUZK_GPU_BA_QUAD_DEFER_1L (default 1; 0 off, for A/B runs): k_ba_pairs makes the quads'
+ * prefix products only at its even puts, a quad closed at an odd put waiting (its dx in shared
+ * memory) for the next, as ba_halves.cuh's CUZK_GPU_BA_QUAD_DEFER does for k_ba_pairs_h (there:
+ * G2 2^24 BN254 -1.6%, BLS12-381 -3.6% on an H100). This kernel sums BLS12-381 G1's
+ * batch-affine MSMs with quads, and G2's with CUZK_GPU_BA_HALVES=0. H200, G1 BLS12-381 2^24
+ * with tables 87.12-87.16 -> 85.84-85.87 ms (PERF-NOTES session 43). */
+#ifndef CUZK_GPU_BA_QUAD_DEFER_1L
+#define CUZK_GPU_BA_QUAD_DEFER_1L 1
+#endif
+
 /* ---- Quads: pairs of pair sums, added in affine too (CUZK_GPU_BA_QUADS).
  *
  * Two consecutive pairs of one run (entries r .. r + 3) whose sums S1, S2 have x1 != x2 (and
@@ -784,17 +794,8 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
  * In place: when quad k (from 0) is made, at most k + j < P prefix slots are in use, P = L / 2
  * the slots per slice and j the level-1 prefixes still to read (slots 0 .. j - 1): each quad
  * took two pairs, each level-1 prefix read one regular pair, so k + j <= npre - 1 + (P - npre)
- * / 2 < P. Quad k's prefix goes to slot P - 1 - k, above every slot still to be read. */
-/* CUZK_GPU_BA_QUAD_DEFER_1L (default 1; 0 off, for A/B runs): k_ba_pairs makes the quads'
- * prefix products only at its even puts, a quad closed at an odd put waiting (its dx in shared
- * memory) for the next, as ba_halves.cuh's CUZK_GPU_BA_QUAD_DEFER does for k_ba_pairs_h (there:
- * G2 2^24 BN254 -1.6%, BLS12-381 -3.6% on an H100). This kernel sums BLS12-381 G1's
- * batch-affine MSMs with quads, and G2's with CUZK_GPU_BA_HALVES=0. H200, G1 BLS12-381 2^24
- * with tables 87.12-87.16 -> 85.84-85.87 ms (PERF-NOTES session 43). */
-#ifndef CUZK_GPU_BA_QUAD_DEFER_1L
-#define CUZK_GPU_BA_QUAD_DEFER_1L 1
-#endif
-
+ * / 2 < P. Quad k's prefix goes to slot P - 1 - k, above every slot still to be read (made a
+ * pair later with CUZK_GPU_BA_QUAD_DEFER_1L, when j is only smaller). */
 template <class F, bool ALL_ZERO>
 __global__ void __launch_bounds__(ACC_THREADS, ba_pairs_minb<F>())
 k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
