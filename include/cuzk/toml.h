@@ -1,5 +1,5 @@
-/* A strict parser for the subset of TOML 1.0 that cuzk's configuration uses, plus the size
- * ("50GiB") and duration ("500ms") strings that config values carry.
+/* A strict parser for the subset of TOML 1.0 that cuzk's configuration uses. Size ("50GiB")
+ * and duration ("500ms") values are read with the parsers of cuzk/units.h.
  *
  * Supported: comments, blank lines, [a.b] tables, [[a.b]] arrays of tables, bare / "quoted" /
  * 'literal' keys and dotted keys (a.b = 1), values that are basic strings ("..." with \b \t \n
@@ -47,6 +47,7 @@
 #include <stdint.h>
 
 #include "cuzk/err.h"
+#include "cuzk/units.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -149,19 +150,6 @@ cuzk_err cuzk_toml_errf(const cuzk_toml_value *v, cuzk_errbuf *eb, const char *f
 cuzk_err cuzk_toml_check_unused(const cuzk_toml *doc, cuzk_errbuf *eb);
 /* Fills out[0..max) with the unused values in line order and returns how many there are. */
 size_t cuzk_toml_unused(const cuzk_toml *doc, const cuzk_toml_value **out, size_t max);
-
-/* ---- size and duration strings (also usable on command-line flags) */
-
-/* "1048576", "512B", "4KiB", "64MiB", "50GiB", "2TiB", "1PiB" (powers of 1024) and "4KB"/"4kB",
- * "64MB", "50GB", "2TB", "1PB" (powers of 1000). Optional spaces between number and unit and
- * underscores between digits. Only whole numbers (write 512MiB, not 0.5GiB). Empty strings,
- * signs, unknown units, trailing garbage and results above 2^64-1 are CUZK_BAD_CONFIG. */
-cuzk_err cuzk_parse_size(const char *s, uint64_t *out, cuzk_errbuf *eb);
-
-/* One or more NUMBER UNIT terms, units ns, us, ms, s, m, h, d ("30s", "500ms", "1h30m",
- * "1.5s"); "0" alone is allowed. Result in nanoseconds; overflow past 2^64-1 ns (about 584
- * years) and garbage are CUZK_BAD_CONFIG. */
-cuzk_err cuzk_parse_duration(const char *s, uint64_t *out_ns, cuzk_errbuf *eb);
 
 #ifdef __cplusplus
 }
