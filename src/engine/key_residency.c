@@ -1,0 +1,584 @@
+/* Proving keys in their residency tiers (engine.h "Key residency tiers"): loading from the
+ * cache file or the zkey, host LRU eviction under key_budget, page-locking under
+ * pinned_budget, and staged copies per device under each GPU budget, with the holds that keep
+ * a key staged while a GPU stage uses it. */
+#define _GNU_SOURCE
+#include "engine/engine_internal.h"
+
+#include <stdio.h>
+
+#include "cuzk/io.h"
+#include "util/clock.h"
+
+const char *cuzk_key_tier_name(cuzk_key_tier t)
+{
+    switch (t) {
+    case CUZK_TIER_MAPPED: return "mapped";
+    case CUZK_TIER_HOST: return "host";
+    case CUZK_TIER_PINNED: return "pinned";
+    case CUZK_TIER_GPU: return "gpu";
+    default: return "cold";
+    }
+}
+
+cuzk_key_tier cuzk__key_tier(const circuit *c)
+{
+    if (c->pk)
+        return c->gmask ? CUZK_TIER_GPU : c->pbytes ? CUZK_TIER_PINNED : CUZK_TIER_HOST;
+    return c->mapped ? CUZK_TIER_MAPPED : CUZK_TIER_COLD;
+}
+
+/* Bytes of the arrays a stage uploads (what pinning page-locks). */
+static uint64_t pin_size(cuzk_pk *pk)
+{
+    void *p[CUZK_PK_GPU_ARRAYS];
+    size_t l[CUZK_PK_GPU_ARRAYS], n = cuzk_pk_gpu_arrays(pk, p, l);
+    uint64_t b = 0;
+    for (size_t i = 0; i < n; i++)
+        b += l[i];
+    return b;
+}
+
+/* Page-locks (pin = 1) or unlocks a key's uploaded arrays. Simulated GPUs: accounting only. */
+cuzk_err cuzk__key_pin_arrays(cuzk_engine *e, cuzk_pk *pk, int pin, cuzk_errbuf *eb)
+{
+    if (!real_gpus(e) || !e->pin_ctx)
+        return CUZK_OK;
+    void *p[CUZK_PK_GPU_ARRAYS];
+    size_t l[CUZK_PK_GPU_ARRAYS], n = cuzk_pk_gpu_arrays(pk, p, l);
+    cuzk_err err = CUZK_OK;
+    pthread_mutex_lock(&e->pin_mu);
+    for (size_t i = 0; i < n; i++) {
+        if (!l[i])
+            continue;
+        if (!pin) {
+            cuzk_gpu_unpin(e->pin_ctx, p[i]);
+        } else if ((err = cuzk_gpu_pin(e->pin_ctx, p[i], l[i], eb))) {
+            while (i-- > 0)
+                if (l[i])
+                    cuzk_gpu_unpin(e->pin_ctx, p[i]);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&e->pin_mu);
+    return err;
+}
+
+/* Drops c's pinning. Under e->mu. */
+static void unpin_key(cuzk_engine *e, circuit *c)
+{
+    if (!c->pbytes)
+        return;
+    if (c->pk)
+        cuzk__key_pin_arrays(e, c->pk, 0, NULL);
+    e->pin_bytes -= c->pbytes;
+    c->pbytes = 0;
+}
+
+/* Pins a freshly loaded key (not yet published in c->pk, so nothing else reads its arrays
+ * while they are page-locked) if it fits in pinned_budget, unpinning the least recently used
+ * pinned keys no job holds first. Under e->load_mu, not e->mu. */
+static void pin_new_key(cuzk_engine *e, circuit *c, cuzk_pk *pk)
+{
+    if (!e->pin_budget)
+        return;
+    uint64_t need = pin_size(pk);
+    pthread_mutex_lock(&e->mu);
+    if (need > e->pin_budget) {
+        pthread_mutex_unlock(&e->mu);
+        CUZK_LOG_INFO(TGT, "key not pinned: larger than the pinned budget", "circuit=%s "
+                      "bytes=%" PRIu64 " pinned_budget=%" PRIu64, c->id, need, e->pin_budget);
+        return;
+    }
+    while (e->pin_bytes + need > e->pin_budget) {
+        circuit *v = NULL;
+        for (size_t i = 0; i < e->n_circs; i++) {
+            circuit *x = &e->circs[i];
+            if (x != c && x->pbytes && x->pk && x->holders == 0 &&
+                (!v || x->last_used < v->last_used))
+                v = x;
+        }
+        if (!v)
+            break;
+        CUZK_LOG_INFO(TGT, "unpinning key (LRU, pinned budget)", "circuit=%s bytes=%" PRIu64,
+                      v->id, v->pbytes);
+        unpin_key(e, v);
+        e->unpins++;
+    }
+    int fits = e->pin_bytes + need <= e->pin_budget;
+    if (fits) {
+        e->pin_bytes += need;
+        if (e->pin_bytes > e->pin_peak)
+            e->pin_peak = e->pin_bytes;
+        c->pbytes = need;
+    }
+    pthread_mutex_unlock(&e->mu);
+    if (!fits) {
+        CUZK_LOG_INFO(TGT, "key not pinned: the pinned budget is held by keys in use",
+                      "circuit=%s bytes=%" PRIu64, c->id, need);
+        return;
+    }
+    cuzk_errbuf eb = {{0}};
+    double t = cuzk__now_ms();
+    cuzk_err err = cuzk__key_pin_arrays(e, pk, 1, &eb);
+    pthread_mutex_lock(&e->mu);
+    if (err) {
+        e->pin_bytes -= need;
+        c->pbytes = 0;
+    } else {
+        e->pins++;
+    }
+    pthread_mutex_unlock(&e->mu);
+    if (err)
+        CUZK_LOG_WARN(TGT, "cannot pin the key: left in pageable memory", "circuit=%s error=%s",
+                      c->id, eb.msg);
+    else
+        CUZK_LOG_INFO(TGT, "key pinned", "circuit=%s bytes=%" PRIu64 " ms=%.1f", c->id, need,
+                      cuzk__now_ms() - t);
+}
+
+/* Frees c's staged copy on device index d. Under e->mu; no stage holds it there. */
+static void gpu_unstage(cuzk_engine *e, circuit *c, unsigned d)
+{
+    if (!(c->gmask & (1u << d)))
+        return;
+    if (real_gpus(e) && c->pk)
+        cuzk_pk_gpu_unstage(c->pk, e->devs[d].id);
+    c->gmask &= ~(1u << d);
+    e->devs[d].kbytes -= c->gbytes;
+}
+
+/* Reserves room for c's staged copy on device d if it is not staged there: unstages the least
+ * recently used staged keys that no stage holds on d (keys without live jobs first) until it
+ * fits. Returns 1 when c is staged or reserved (*upload = 1: the caller uploads it), 0 when
+ * it does not fit now. Under e->mu. */
+int cuzk__key_gpu_reserve(cuzk_engine *e, circuit *c, unsigned d, int *upload)
+{
+    gdev *g = &e->devs[d];
+    uint32_t bit = 1u << d;
+    *upload = 0;
+    if (c->gmask & bit)
+        return 1;
+    if (c->gbytes > g->kbudget)
+        return 0;
+    while (g->kbytes + c->gbytes > g->kbudget) {
+        circuit *v = NULL;
+        for (size_t i = 0; i < e->n_circs; i++) {
+            circuit *x = &e->circs[i];
+            if (x == c || !(x->gmask & bit) || x->ghold[d])
+                continue;
+            if (!v || (x->holders == 0) > (v->holders == 0) ||
+                ((x->holders == 0) == (v->holders == 0) && x->glast[d] < v->glast[d]))
+                v = x;
+        }
+        if (!v)
+            return 0;
+        CUZK_LOG_INFO(TGT, "unstaging key (LRU, GPU budget)", "circuit=%s device=%d bytes=%"
+                      PRIu64 " live_jobs=%u", v->id, g->id, v->gbytes, v->holders);
+        gpu_unstage(e, v, d);
+        g->kunstages++;
+    }
+    c->gmask |= bit;
+    g->kbytes += c->gbytes;
+    if (g->kbytes > g->kpeak)
+        g->kpeak = g->kbytes;
+    g->kstages++;
+    *upload = 1;
+    return 1;
+}
+
+/* The log line of a key staged on device `dev` (an id), naming the point sets whose fixed-base
+ * tables did not fit (they stay plain: their MSMs run without tables, ~10% slower). */
+void cuzk__key_log_staged(const circuit *c, int dev, double ms)
+{
+    char plain[32] = "";
+    if (c->stage_parts & CUZK_PK_STAGE_TABLES)
+        cuzk_pk_set_names(cuzk_pk_gpu_no_tables(c->pk, dev), plain, sizeof plain);
+    if (plain[0])
+        CUZK_LOG_WARN(TGT, "key staged on the GPU, some point sets without tables (no room)",
+                      "circuit=%s device=%d bytes=%" PRIu64 " ms=%.1f no_tables=%s", c->id, dev,
+                      c->gbytes, ms, plain);
+    else
+        CUZK_LOG_INFO(TGT, "key staged on the GPU", "circuit=%s device=%d bytes=%" PRIu64
+                      " ms=%.1f", c->id, dev, c->gbytes, ms);
+}
+
+/* Holds c staged on device d for a GPU stage (see gpu_reserve), waiting while the keys in the
+ * way are held by running stages. While one GPU worker of d waits for room, the others wait
+ * behind it before taking any hold on d, so the keys it waits for are released and it is not
+ * starved. Returns 0 (without waiting) when c is larger than d's budget. Under e->mu. */
+int cuzk__key_gpu_acquire(cuzk_engine *e, circuit *c, unsigned d, int *upload)
+{
+    gdev *g = &e->devs[d];
+    int waiting = 0;
+    *upload = 0;
+    if (c->gbytes > g->kbudget)
+        return 0;
+    for (;;) {
+        if (waiting || !g->tier_waiters) {
+            if (cuzk__key_gpu_reserve(e, c, d, upload))
+                break;
+            if (!waiting) {
+                waiting = 1;
+                g->tier_waiters++;
+            }
+        }
+        pthread_cond_wait(&e->tier_cv, &e->mu);
+    }
+    if (waiting) {
+        g->tier_waiters--;
+        pthread_cond_broadcast(&e->tier_cv);
+    }
+    c->ghold[d]++;
+    return 1;
+}
+
+void cuzk__key_gpu_release(cuzk_engine *e, circuit *c, unsigned d)
+{
+    c->ghold[d]--;
+    c->glast[d] = ++e->lru_tick;
+    pthread_cond_broadcast(&e->tier_cv);
+}
+
+/* Whether c's cache file is valid now (header, length, the zkey's identity); *bytes: its size.
+ * No lock needed (reads only c's constant fields). */
+int cuzk__key_cache_valid(const cuzk_engine *e, const circuit *c, uint64_t *bytes)
+{
+    *bytes = 0;
+    if (!e->cfg.key_cache)
+        return 0;
+    char *p = cuzk_pk_cache_path(c->zkey, e->cfg.key_cache_dir);
+    cuzk_errbuf eb = {{0}};
+    int ok = p && cuzk_pk_cache_check(p, c->zkey, bytes, &eb) == CUZK_OK;
+    free(p);
+    if (!ok)
+        *bytes = 0;
+    return ok;
+}
+
+/* Takes c's key out of the host tier (and so out of the pinned and GPU tiers): unpins it,
+ * forgets its staged copies (cuzk_pk_free frees them), and notes whether it is now "mapped".
+ * Returns the key for the caller to free. Under e->mu; nobody holds c. */
+static cuzk_pk *drop_key(cuzk_engine *e, circuit *c)
+{
+    cuzk_pk *pk = c->pk;
+    unpin_key(e, c);
+    for (unsigned d = 0; d < e->n_devs; d++)
+        if (c->gmask & (1u << d))
+            e->devs[d].kbytes -= c->gbytes;
+    c->gmask = 0;
+    c->pk = NULL;
+    c->bytes = 0;
+    c->mapped = cuzk__key_cache_valid(e, c, &c->cache_bytes);
+    e->keys_evicted++;
+    return pk;
+}
+
+/* Evicts least recently used unheld keys until `need` more bytes fit in key_budget.
+ * Under e->mu and e->load_mu. */
+static void make_key_room(cuzk_engine *e, uint64_t need, const circuit *keep)
+{
+    if (!e->cfg.key_budget)
+        return;
+    for (;;) {
+        uint64_t used = 0;
+        circuit *lru = NULL;
+        for (size_t i = 0; i < e->n_circs; i++) {
+            circuit *c = &e->circs[i];
+            used += c->bytes;
+            if (c->pk && c->holders == 0 && c != keep && (!lru || c->last_used < lru->last_used))
+                lru = c;
+        }
+        if (used + need <= e->cfg.key_budget || !lru)
+            return;
+        CUZK_LOG_INFO(TGT, "evicting key (LRU)", "circuit=%s bytes=%" PRIu64, lru->id, lru->bytes);
+        cuzk_pk_free(drop_key(e, lru));
+        CUZK_LOG_INFO(TGT, "key tier", "circuit=%s tier=%s", lru->id,
+                      cuzk_key_tier_name(cuzk__key_tier(lru)));
+    }
+}
+
+/* Device bytes of circuit c's point sets staged without tables (A, B1, C, H; B2 when staged),
+ * each with its map of points at infinity (cuzk_gpu_tables_bytes with max_copies 1), from its
+ * dimensions, before its key is loaded. */
+static uint64_t plain_points_bytes(const cuzk_engine *e, const circuit *c)
+{
+    const cuzk_gpu_curve gc = gpu_curve(c);
+    return 3 * cuzk_gpu_tables_bytes(gc, CUZK_GPU_G1, c->n_vars, 1) +
+           cuzk_gpu_tables_bytes(gc, CUZK_GPU_G1, c->domain_size, 1) +
+           ((e->stage_parts & CUZK_PK_STAGE_G2)
+                ? cuzk_gpu_tables_bytes(gc, CUZK_GPU_G2, c->n_vars, 1)
+                : 0);
+}
+
+/* What a key's staged copy holds: the engine's stage_parts, less the A and B rows when only
+ * the copy without them fits some device's GPU budget (that key's partitions then synthesize
+ * on the CPU and upload a, b, c, rather than every GPU stage of it running on the CPU).
+ * *gbytes: the copy's device bytes. */
+static unsigned key_stage_parts(const cuzk_engine *e, const circuit *c, cuzk_pk *pk,
+                                uint64_t *gbytes)
+{
+    unsigned parts = e->stage_parts;
+    uint64_t b = cuzk_pk_gpu_bytes(pk, parts), kmax = 0;
+    for (unsigned d = 0; d < e->n_devs; d++)
+        if (!e->devs[d].disabled && e->devs[d].kbudget > kmax)
+            kmax = e->devs[d].kbudget;
+    /* The tables go first: they only make the MSMs faster. They are kept only when the key
+     * with them fits beside the other circuits' point sets (so that keys that fit a device
+     * together without tables do not evict each other for them). */
+    uint64_t others = 0;
+    for (size_t i = 0; i < e->n_circs; i++)
+        if (&e->circs[i] != c)
+            others += plain_points_bytes(e, &e->circs[i]);
+    if ((parts & CUZK_PK_STAGE_TABLES) && e->n_devs && (b > kmax || others > kmax - b)) {
+        uint64_t nb = cuzk_pk_gpu_bytes(pk, parts & ~CUZK_PK_STAGE_TABLES);
+        CUZK_LOG_INFO(TGT, "key staged without fixed-base tables (they would not fit the GPU "
+                      "budget beside the other circuits' point sets)", "circuit=%s bytes=%" PRIu64
+                      " with_tables=%" PRIu64 " others=%" PRIu64 " gpu_budget=%" PRIu64, c->id,
+                      nb, b, others, kmax);
+        parts &= ~CUZK_PK_STAGE_TABLES;
+        b = nb;
+    }
+    if ((parts & CUZK_PK_STAGE_ROWS) && e->n_devs && b > kmax) {
+        uint64_t nb = cuzk_pk_gpu_bytes(pk, parts & ~CUZK_PK_STAGE_ROWS);
+        if (nb <= kmax) {
+            CUZK_LOG_INFO(TGT, "key staged without its A and B rows (they would not fit the "
+                          "GPU budget): its partitions synthesize on the CPU", "circuit=%s "
+                          "bytes=%" PRIu64 " with_rows=%" PRIu64 " gpu_budget=%" PRIu64,
+                          c->id, nb, b, kmax);
+            parts &= ~CUZK_PK_STAGE_ROWS;
+            b = nb;
+        }
+    }
+    *gbytes = b;
+    return parts;
+}
+
+/* Makes c's key resident. The caller holds c (holders > 0) so nobody evicts it meanwhile.
+ * Called without e->mu. */
+cuzk_err cuzk__key_ensure(cuzk_engine *e, circuit *c, int *was_loaded, double *ms,
+                           cuzk_errbuf *eb)
+{
+    pthread_mutex_lock(&e->load_mu);
+    pthread_mutex_lock(&e->mu);
+    int loaded = c->pk != NULL;
+    pthread_mutex_unlock(&e->mu);
+    if (was_loaded)
+        *was_loaded = loaded;
+    if (ms)
+        *ms = 0;
+    if (loaded) {
+        pthread_mutex_unlock(&e->load_mu);
+        return CUZK_OK;
+    }
+    double t0 = cuzk__now_ms();
+    CUZK_LOG_INFO(TGT, "loading proving key", "circuit=%s zkey=%s", c->id, c->zkey);
+    cuzk_pk *pk = NULL;
+    cuzk_err err = CUZK_OK;
+    char *cpath = e->cfg.key_cache ? cuzk_pk_cache_path(c->zkey, e->cfg.key_cache_dir) : NULL;
+    const char *source = "zkey";
+    if (cpath) {
+        cuzk_errbuf ceb = {{0}};
+        cuzk_err ce = cuzk_pk_cache_load(&pk, cpath, c->zkey, &ceb);
+        if (!ce && (cuzk_pk_curve(pk) != c->curve || cuzk_pk_n_vars(pk) != c->n_vars ||
+                    cuzk_pk_domain_size(pk) != c->domain_size ||
+                    cuzk_pk_n_public(pk) != c->n_public)) {
+            ce = cuzk_errf(&ceb, CUZK_BAD_FORMAT, "%s: the key's shape differs from the zkey's",
+                           cpath);
+            cuzk_pk_free(pk);
+            pk = NULL;
+        }
+        if (!ce)
+            source = "cache";
+        else if (ce != CUZK_NOT_FOUND)
+            CUZK_LOG_WARN(TGT, "key cache not used: loading the zkey", "circuit=%s error=%s",
+                          c->id, ceb.msg);
+    }
+    cuzk_zkey zk;
+    if (!pk && !(err = cuzk_zkey_open(&zk, c->zkey, eb))) {
+        /* The file may have changed since start: the jobs were checked against the header
+         * read then, so refuse a key whose shape differs. */
+        if (zk.curve != c->curve || zk.n_vars != c->n_vars || zk.domain_size != c->domain_size ||
+            zk.n_public != c->n_public)
+            err = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s changed since the daemon started", c->zkey);
+        else
+            err = cuzk_pk_load(&pk, &zk, e->cfg.prove_threads * e->cfg.partition_workers, eb);
+        cuzk_zkey_close(&zk);
+        if (!err && cpath) {
+            double tc = cuzk__now_ms();
+            cuzk_errbuf ceb = {{0}};
+            if (cuzk_pk_cache_save(pk, cpath, c->zkey, &ceb))
+                CUZK_LOG_WARN(TGT, "cannot write the key cache", "circuit=%s error=%s", c->id,
+                              ceb.msg);
+            else
+                CUZK_LOG_INFO(TGT, "key cache written", "circuit=%s path=%s ms=%.1f", c->id,
+                              cpath, cuzk__now_ms() - tc);
+        }
+    }
+    free(cpath);
+    if (!err) {
+        /* The cache now on disk (read or just written) is what a later reload would use. */
+        uint64_t cbytes = 0;
+        int mapped = cuzk__key_cache_valid(e, c, &cbytes);
+        uint64_t gbytes;
+        unsigned parts = key_stage_parts(e, c, pk, &gbytes);
+        pin_new_key(e, c, pk);
+        pthread_mutex_lock(&e->mu);
+        uint64_t bytes = cuzk_pk_bytes(pk);
+        make_key_room(e, bytes, c);
+        c->pk = pk;
+        c->bytes = bytes;
+        c->gbytes = gbytes;
+        c->stage_parts = parts;
+        c->gmask = 0;
+        c->mapped = mapped;
+        c->cache_bytes = cbytes;
+        c->last_used = ++e->lru_tick;
+        e->keys_loaded++;
+        e->keys_from_cache += source[0] == 'c';
+        pthread_mutex_unlock(&e->mu);
+        double dt = cuzk__now_ms() - t0;
+        if (ms)
+            *ms = dt;
+        CUZK_LOG_INFO(TGT, "proving key loaded", "circuit=%s curve=%s n_vars=%u domain=%u "
+                      "bytes=%" PRIu64 " source=%s ms=%.1f", c->id, cuzk_curve_name(c->curve),
+                      c->n_vars, c->domain_size, bytes, source, dt);
+    }
+    pthread_mutex_unlock(&e->load_mu);
+    return err;
+}
+
+cuzk_err cuzk_engine_preload(cuzk_engine *e, const char *circuit_id, int *was_loaded,
+                             double *load_ms, cuzk_errbuf *eb)
+{
+    pthread_mutex_lock(&e->mu);
+    circuit *c = cuzk__engine_find_circuit(e, circuit_id);
+    if (!c) {
+        pthread_mutex_unlock(&e->mu);
+        return cuzk_errf(eb, CUZK_NOT_FOUND, "unknown circuit '%s'", circuit_id);
+    }
+    c->holders++;
+    pthread_mutex_unlock(&e->mu);
+    cuzk_err err = cuzk__key_ensure(e, c, was_loaded, load_ms, eb);
+    pthread_mutex_lock(&e->mu);
+    c->holders--;
+    c->last_used = ++e->lru_tick;
+    pthread_mutex_unlock(&e->mu);
+    return err;
+}
+
+cuzk_err cuzk_engine_evict_key(cuzk_engine *e, const char *circuit_id, int *was_loaded,
+                               uint64_t *bytes_freed, cuzk_errbuf *eb)
+{
+    *was_loaded = 0;
+    *bytes_freed = 0;
+    pthread_mutex_lock(&e->load_mu);
+    pthread_mutex_lock(&e->mu);
+    circuit *c = cuzk__engine_find_circuit(e, circuit_id);
+    cuzk_err err = CUZK_OK;
+    cuzk_pk *pk = NULL;
+    if (!c) {
+        err = cuzk_errf(eb, CUZK_NOT_FOUND, "unknown circuit '%s'", circuit_id);
+    } else if (c->holders) {
+        err = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                        "circuit '%s': key held by %u job(s); evict it when they end", c->id,
+                        c->holders);
+    } else if (c->pk) {
+        *was_loaded = 1;
+        *bytes_freed = c->bytes;
+        pk = drop_key(e, c);
+    }
+    pthread_mutex_unlock(&e->mu);
+    if (pk) {
+        cuzk_pk_free(pk);
+        CUZK_LOG_INFO(TGT, "proving key evicted", "circuit=%s bytes=%" PRIu64, circuit_id,
+                      *bytes_freed);
+    }
+    pthread_mutex_unlock(&e->load_mu);
+    return err;
+}
+
+/* The tier budgets (engine.h "Key residency tiers"), once the devices and circuits are
+ * known. */
+void cuzk__key_setup_tiers(cuzk_engine *e)
+{
+    const cuzk_engine_config *c = &e->cfg;
+    /* Device scratch of one GPU worker: the largest over the circuits of the backend's own
+     * estimate (every MSM, the H step and twiddles; gpu.h cuzk_gpu_scratch_estimate, which
+     * gpu_test checks against a context's real scratch), plus fixed buffers. */
+    uint64_t scratch = 0;
+    for (size_t i = 0; i < e->n_circs; i++) {
+        const circuit *ci = &e->circs[i];
+        uint64_t s = cuzk_gpu_scratch_estimate(gpu_curve(ci), ci->n_vars, ci->domain_size);
+        if (s > scratch)
+            scratch = s;
+    }
+    scratch += 64ull << 20;
+    for (unsigned d = 0; d < e->n_devs; d++) {
+        gdev *g = &e->devs[d];
+        if (c->gpu_budget && c->gpu_budget != CUZK_BUDGET_AUTO) {
+            g->kbudget = c->gpu_budget;
+        } else if (c->test_fake_gpus) {
+            g->kbudget = UINT64_MAX; /* simulated devices have no memory to run out of */
+        } else {
+            uint64_t fr = 0, tot = 0;
+            cuzk_errbuf meb = {{0}};
+            if (!g->disabled && cuzk_gpu_mem_info(g->id, &fr, &tot, &meb) == CUZK_OK) {
+                uint64_t margin = tot / 20 > (512ull << 20) ? tot / 20 : (512ull << 20);
+                uint64_t keep = c->gpu_workers_per_device * scratch + margin;
+                g->kbudget = fr > keep ? fr - keep : 0;
+                g->mfree = fr;
+                g->mmargin = margin;
+                g->wscratch = scratch;
+            }
+            CUZK_LOG_INFO(TGT, "GPU key budget (automatic)", "device=%d free=%" PRIu64
+                          " gpu_budget=%" PRIu64 " worker_scratch_estimate=%" PRIu64, g->id, fr,
+                          g->kbudget, scratch);
+        }
+    }
+    e->pin_budget = 0;
+    if (e->n_devs && c->pinned_budget)
+        e->pin_budget = c->pinned_budget == CUZK_BUDGET_AUTO ? phys_ram() / 4 : c->pinned_budget;
+    if (e->pin_budget && real_gpus(e)) {
+        /* Page-locking needs a CUDA context: the first usable device's. */
+        cuzk_errbuf peb = {{0}};
+        for (unsigned d = 0; d < e->n_devs && !e->pin_ctx; d++)
+            if (!e->devs[d].disabled && cuzk_gpu_open(&e->pin_ctx, e->devs[d].id, &peb))
+                e->pin_ctx = NULL;
+        if (!e->pin_ctx)
+            e->pin_budget = 0;
+    }
+}
+
+/* Stages a preloaded key's points on every device at start, so the first proof does not pay
+ * for the upload, if it fits beside the keys staged before it (no unstaging at start: the first
+ * preloaded keys keep their places). A device that fails here is left to the per-proof path
+ * (which retries elsewhere and counts the fault). */
+void cuzk__key_stage_preloaded(cuzk_engine *e, circuit *c)
+{
+    for (unsigned d = 0; d < e->n_devs; d++) {
+        gdev *g = &e->devs[d];
+        if (g->disabled)
+            continue;
+        pthread_mutex_lock(&e->mu);
+        int fits = g->kbytes + c->gbytes <= g->kbudget, upload = 0;
+        if (fits)
+            cuzk__key_gpu_reserve(e, c, d, &upload);
+        pthread_mutex_unlock(&e->mu);
+        if (!fits) {
+            CUZK_LOG_INFO(TGT, "key not staged: the GPU budget is full", "circuit=%s "
+                          "device=%d bytes=%" PRIu64 " staged=%" PRIu64 " gpu_budget=%"
+                          PRIu64, c->id, g->id, c->gbytes, g->kbytes, g->kbudget);
+            continue;
+        }
+        if (!upload || e->cfg.test_fake_gpus)
+            continue;
+        cuzk_errbuf geb;
+        double t = cuzk__now_ms();
+        if (cuzk_pk_gpu_stage(c->pk, g->id, c->stage_parts, &geb))
+            CUZK_LOG_WARN(TGT, "cannot stage the key on the GPU", "circuit=%s device=%d "
+                          "error=%s", c->id, g->id, geb.msg);
+        else
+            cuzk__key_log_staged(c, g->id, cuzk__now_ms() - t);
+    }
+}

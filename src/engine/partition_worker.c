@@ -1,0 +1,296 @@
+/* Partition workers: each takes the next partition, reserves its working set, makes the key
+ * resident, proves the partition (queuing its GPU stage for the GPU workers and running B in
+ * G2 meanwhile, or everything on the CPU) and records the result in its job. */
+#define _GNU_SOURCE
+#include "engine/engine_internal.h"
+
+#include <stdio.h>
+
+#include "cuzk/io.h"
+#include "cuzk/json.h"
+#include "msm/msm.h"
+#include "util/clock.h"
+
+uint64_t cuzk_engine_partition_bytes(uint32_t n_vars, uint32_t domain_size, uint32_t n8q,
+                                     unsigned threads)
+{
+    uint64_t N = domain_size, n = n_vars > N ? n_vars : N;
+    uint64_t g2 = 4ull * n8q;
+    unsigned c = bn254_g1_msm_window((size_t)n, threads ? threads : 1);
+    if (c < 1)
+        c = 1;
+    uint64_t buckets = (uint64_t)(threads ? threads : 1) * (1ull << (c - 1)) * 2 * g2;
+    return 32ull * (n_vars + 4 * N) + 32ull * N + 8 * n + n * g2 + buckets;
+}
+
+/* Where B in G2 goes for a partition with these witness values (32-byte plain integers):
+ * the configured place, or with auto the GPU when at least g2_gpu_min_scalars of them are
+ * other than 0 and 1 (the CPU MSM's cost grows with those; 0 and 1 cost next to nothing). */
+static int g2_on_gpu(const cuzk_engine *e, const uint8_t *w, uint64_t n)
+{
+    if (e->cfg.g2_on_gpu != 2)
+        return e->cfg.g2_on_gpu;
+    uint64_t need = e->cfg.g2_gpu_min_scalars, cnt = 0;
+    for (uint64_t i = 0; i < n && cnt < need; i++) {
+        const uint8_t *v = w + 32 * i;
+        uint64_t hi = 0;
+        for (int k = 1; k < 32; k++)
+            hi |= v[k];
+        cnt += hi != 0 || v[0] > 1;
+    }
+    return cnt >= need;
+}
+
+/* Runs a partition's GPU stage through the GPU workers and waits for it; on a GPU fault that
+ * no other device can take over, the stage runs on the CPU here. B in G2 runs on this thread
+ * meanwhile (unless g2_on_gpu). Returns the first error. */
+static cuzk_err run_stages(cuzk_engine *e, job *j, size_t pi, cuzk_prove_state *ps,
+                           int g2_gpu, double *gpu_ms, double *g2_ms, cuzk_errbuf *eb)
+{
+    gitem it;
+    memset(&it, 0, sizeof it);
+    it.j = j;
+    it.pi = pi;
+    it.ps = ps;
+    it.dev = -1;
+    it.g2_gpu = g2_gpu;
+    int queued = 0;
+    pthread_mutex_lock(&e->mu);
+    int any_dev = 0;
+    for (unsigned d = 0; d < e->n_devs; d++)
+        any_dev |= !e->devs[d].disabled;
+    if (any_dev && !cuzk__gpu_any_device_takes(e, 0, j->circ)) {
+        /* Some device works but the key is larger than every GPU budget: never staged. */
+        e->gpu_budget_cpu++;
+    } else if (e->n_devs && cuzk__gpu_any_device_takes(e, 0, j->circ)) {
+        if (e->gq_tail)
+            e->gq_tail->next = &it;
+        else
+            e->gq_head = &it;
+        e->gq_tail = &it;
+        queued = 1;
+        pthread_cond_broadcast(&e->gpu_cv);
+    }
+    pthread_mutex_unlock(&e->mu);
+
+    cuzk_err err = CUZK_OK, g2err = CUZK_OK;
+    cuzk_errbuf g2eb = {{0}};
+    int g2_here = !queued || !g2_gpu;
+    if (g2_here) {
+        double t = cuzk__now_ms();
+        g2err = cuzk_prove_g2(ps, -1, NULL, &g2eb);
+        *g2_ms += cuzk__now_ms() - t;
+        pthread_mutex_lock(&e->mu); /* a GPU worker may hold the item now */
+        it.g2_ok = !g2err;
+        pthread_mutex_unlock(&e->mu);
+    }
+    if (queued) {
+        pthread_mutex_lock(&e->mu);
+        while (!it.done)
+            pthread_cond_wait(&e->gdone_cv, &e->mu);
+        pthread_mutex_unlock(&e->mu);
+        *gpu_ms += it.ms;
+        if (!g2_here)
+            *g2_ms += cuzk_prove_state_stats(ps)->msm_g2_ms;
+        err = it.err;
+        if (err == CUZK_GPU_FAULT || err == CUZK_NO_DEVICE) {
+            /* Every device that could take it failed: a GPU fault costs time, never the
+             * proof. */
+            pthread_mutex_lock(&e->mu);
+            e->cpu_fallbacks++;
+            pthread_mutex_unlock(&e->mu);
+            CUZK_LOG_WARN(TGT, "GPU stage falls back to the CPU", "job=%s partition=%zu error=%s",
+                          j->id, pi, it.eb.msg);
+            err = CUZK_OK;
+        } else if (err) {
+            *eb = it.eb;
+        }
+    }
+    if (!err && !it.g1_ok)
+        err = cuzk_prove_g1(ps, -1, NULL, eb); /* CPU backend, or the fallback */
+    if (!err && !it.g2_ok && !g2err) {
+        double t = cuzk__now_ms();
+        g2err = cuzk_prove_g2(ps, -1, NULL, &g2eb);
+        *g2_ms += cuzk__now_ms() - t;
+    }
+    if (!err && g2err) {
+        *eb = g2eb;
+        err = g2err;
+    }
+    return err;
+}
+
+static void prove_partition(cuzk_engine *e, job *j, size_t pi)
+{
+    circuit *c = j->circ;
+    cuzk_errbuf eb = {{0}};
+    cuzk_err err;
+    double tw = cuzk__now_ms();
+    uint64_t bytes = c->part_bytes;
+    err = cuzk_budget_reserve(e->budget, CUZK_OWNER_ABC, bytes, -1, &j->cancel, &eb);
+    double wait_ms = cuzk__now_ms() - tw;
+    cuzk_part_result res = {0};
+    double synth = 0, prove = 0, gpu_ms = 0, g2_ms = 0;
+    if (!err) {
+        /* One reservation, then split by owner for the status report (witness and MSM
+         * scratch vs the a, b, c, h vectors). a, b, c are returned as soon as H is done. */
+        uint64_t wit = 32ull * c->n_vars, abc = 32ull * 4 * c->domain_size;
+        int split = wit + abc <= bytes, abc_held = 1;
+        if (split) {
+            cuzk_budget_transfer(e->budget, CUZK_OWNER_ABC, CUZK_OWNER_WITNESS, wit);
+            cuzk_budget_transfer(e->budget, CUZK_OWNER_ABC, CUZK_OWNER_MSM_SCRATCH,
+                                 bytes - wit - abc);
+        }
+        if (!(err = cuzk__key_ensure(e, c, NULL, NULL, &eb))) {
+            cuzk_wtns w;
+            pthread_mutex_lock(&e->mu);
+            const uint8_t *wb = j->parts[pi].wtns;
+            size_t wl = j->parts[pi].wtns_len;
+            cuzk_pk *pk = c->pk;
+            int defer = e->n_devs && (c->stage_parts & CUZK_PK_STAGE_ROWS);
+            int pin = e->pin_ctx && cuzk__gpu_any_device_takes(e, 0, c);
+            pthread_mutex_unlock(&e->mu);
+            /* Already checked at submission; parsing again only locates the values. */
+            if (!(err = cuzk_wtns_parse(&w, wb, wl, "witness", &eb))) {
+                cuzk_prove_opts po = {0};
+                po.nthreads = e->cfg.prove_threads;
+                po.no_verify = e->cfg.no_verify;
+                cuzk_prove_state *ps = NULL;
+                double t0 = cuzk__now_ms();
+                /* w.values points into the job's .wtns copy, alive until this partition
+                 * ends: the public inputs are read from it below. */
+                const uint8_t *pub = w.values + 32;
+                /* With GPU workers and the key's rows staged, synthesis is left to the G1
+                 * stage: on a device it runs there from the rows (a, b, c never exist
+                 * here); on the CPU (no device takes the key, or the fallback) the stage
+                 * synthesizes first. */
+                err = cuzk_prove_begin_ex(&ps, pk, w.values, w.n_witness, &po,
+                                          defer ? CUZK_PROVE_DEFER_SYNTH : 0, &eb);
+                cuzk_wtns_close(&w);
+                /* The GPU stage uploads the witness by DMA from page-locked memory (at 2^24,
+                 * 512 MiB: ~10 ms instead of ~38 through the staging buffers). The partition's
+                 * own copy, already in the working budget; pinning costs CPU time here, while
+                 * the GPU works on other partitions. pinned_budget = 0 (no pin_ctx) turns it
+                 * off with the key pinning. */
+                if (!err && pin) {
+                    cuzk_errbuf peb = {{0}};
+                    if (cuzk_prove_state_pin(ps, e->pin_ctx, &peb))
+                        CUZK_LOG_DEBUG(TGT, "witness not page-locked", "job=%s partition=%zu "
+                                       "error=%s", j->id, pi, peb.msg);
+                }
+                if (!err)
+                    err = run_stages(e, j, pi, ps, g2_on_gpu(e, pub - 32, c->n_vars), &gpu_ms,
+                                     &g2_ms, &eb);
+                if (!err && split && cuzk_prove_state_bytes(ps) <= wit) {
+                    cuzk_budget_release(e->budget, CUZK_OWNER_ABC, abc); /* H is done */
+                    abc_held = 0;
+                }
+                cuzk_proof proof;
+                if (!err)
+                    err = cuzk_prove_end(ps, &proof, &eb);
+                if (ps) {
+                    const cuzk_prove_stats *st = cuzk_prove_state_stats(ps);
+                    synth = st->synth_ms;
+                    double total = cuzk__now_ms() - t0;
+                    prove = total > synth ? total - synth : 0;
+                }
+                cuzk_prove_state_free(ps);
+                if (!err) {
+                    cuzk_strbuf sb;
+                    cuzk_sb_init(&sb);
+                    cuzk_proof_to_json(&sb, &proof);
+                    res.proof_json = sb.oom ? NULL : sb.buf;
+                    cuzk_sb_init(&sb);
+                    cuzk_public_to_json(&sb, pub, c->n_public);
+                    res.public_json = sb.oom ? NULL : sb.buf;
+                    if (!res.proof_json || !res.public_json)
+                        err = cuzk_errf(&eb, CUZK_NO_MEMORY, "cannot format the proof");
+                    if (!err && c->curve == CUZK_CURVE_BLS12_381) {
+                        err = cuzk_proof_to_compressed(res.compressed, &proof, &eb);
+                        res.has_compressed = !err;
+                    }
+                }
+            }
+        }
+        if (split) {
+            cuzk_budget_release(e->budget, CUZK_OWNER_WITNESS, wit);
+            cuzk_budget_release(e->budget, CUZK_OWNER_MSM_SCRATCH, bytes - wit - abc);
+            if (abc_held)
+                cuzk_budget_release(e->budget, CUZK_OWNER_ABC, abc);
+        } else {
+            cuzk_budget_release(e->budget, CUZK_OWNER_ABC, bytes);
+        }
+    }
+
+    pthread_mutex_lock(&e->mu);
+    j->running--;
+    j->wait_ms += wait_ms;
+    j->synth_ms += synth;
+    j->prove_ms += prove;
+    j->gpu_ms += gpu_ms;
+    j->g2_ms += g2_ms;
+    cuzk__partition_drop_witness(e, &j->parts[pi]); /* dead once proved */
+    if (!err) {
+        j->parts[pi].res = res;
+        j->done++;
+        e->parts_proved++;
+        e->prove_ms_total += synth + prove;
+    } else {
+        free(res.proof_json);
+        free(res.public_json);
+        if (err != CUZK_CANCELLED)
+            e->parts_failed++;
+    }
+    if (job_live(j)) {
+        if (err && err != CUZK_CANCELLED && !j->cancel) {
+            /* The first failure decides the job; its other partitions stop starting. */
+            char msg[CUZK_ERRBUF_SIZE + 32];
+            snprintf(msg, sizeof msg, "partition %zu: %s", pi,
+                     eb.msg[0] ? eb.msg : cuzk_strerror(err));
+            __atomic_store_n(&j->cancel, 1, __ATOMIC_RELAXED);
+            cuzk_budget_wake(e->budget); /* its partitions waiting for memory give up */
+            j->err = err;
+            free(j->error);
+            j->error = xstrdup(msg);
+        }
+        if (j->running == 0) {
+            if (j->cancel && j->err && j->err != CUZK_CANCELLED) {
+                char *m = xstrdup(j->error);
+                cuzk__job_finish(e, j, CUZK_JOB_FAILED, j->err, m);
+                free(m);
+            } else if (j->cancel) {
+                cuzk__job_finish(e, j, CUZK_JOB_CANCELLED, CUZK_CANCELLED, "cancelled");
+            } else if (j->done == j->n_parts) {
+                cuzk__job_finish(e, j, CUZK_JOB_COMPLETED, CUZK_OK, "");
+            }
+        }
+    }
+    pthread_mutex_unlock(&e->mu);
+}
+
+void *cuzk__partition_worker_main(void *arg)
+{
+    cuzk_engine *e = arg;
+    pthread_mutex_lock(&e->mu);
+    for (;;) {
+        job *j;
+        while (!(j = cuzk__sched_pick(e)) && !e->stopping)
+            pthread_cond_wait(&e->work_cv, &e->mu);
+        if (!j)
+            break;
+        size_t pi = j->next_part++;
+        j->running++;
+        if (j->state == CUZK_JOB_QUEUED) {
+            j->state = CUZK_JOB_RUNNING;
+            j->t_start = cuzk__now_ms();
+        }
+        e->busy++;
+        pthread_mutex_unlock(&e->mu);
+        prove_partition(e, j, pi);
+        pthread_mutex_lock(&e->mu);
+        e->busy--;
+        pthread_cond_broadcast(&e->idle_cv);
+    }
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
