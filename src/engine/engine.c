@@ -13,9 +13,9 @@
 
 circuit *cuzk__engine_find_circuit(cuzk_engine *e, const char *id)
 {
-    for (size_t i = 0; i < e->n_circs; i++)
-        if (strcmp(e->circs[i].id, id) == 0)
-            return &e->circs[i];
+    for (size_t i = 0; i < e->n_circuits; i++)
+        if (strcmp(e->circuits[i].id, id) == 0)
+            return &e->circuits[i];
     return NULL;
 }
 
@@ -48,7 +48,7 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
         e->cfg.retain_jobs = 1024;
     if (!e->cfg.max_partitions)
         e->cfg.max_partitions = 1024;
-    e->t0 = cuzk__now_ms();
+    e->start_ms = cuzk__now_ms();
     e->accepting = 1;
     e->id_salt = fnv1a(0xcbf29ce484222325ull, &e, sizeof e) ^ (uint64_t)time(NULL) ^
                  ((uint64_t)getpid() << 32);
@@ -61,19 +61,19 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
                      (e->cfg.gpu_tables ? CUZK_PK_STAGE_TABLES : 0);
     pthread_cond_init(&e->work_cv, NULL);
     pthread_cond_init(&e->idle_cv, NULL);
-    pthread_cond_init(&e->gpu_cv, NULL);
-    pthread_cond_init(&e->gdone_cv, NULL);
-    cuzk_err err = cuzk_budget_new(&e->budget, "working", e->cfg.working_budget, eb);
+    pthread_cond_init(&e->gpu_queue_cv, NULL);
+    pthread_cond_init(&e->gpu_done_cv, NULL);
+    cuzk_err err = cuzk_budget_new(&e->working_mem, "working", e->cfg.working_budget, eb);
     if (!err)
-        err = cuzk_budget_new(&e->wbudget, "witness", e->cfg.witness_budget, eb);
+        err = cuzk_budget_new(&e->witness_mem, "witness", e->cfg.witness_budget, eb);
     if (!err)
         err = cuzk__gpu_setup_devices(e, eb);
     if (err) {
         cuzk_engine_free(e);
         return err;
     }
-    e->circs = calloc(cfg->n_circuits ? cfg->n_circuits : 1, sizeof *e->circs);
-    if (!e->circs) {
+    e->circuits = calloc(cfg->n_circuits ? cfg->n_circuits : 1, sizeof *e->circuits);
+    if (!e->circuits) {
         cuzk_engine_free(e);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     }
@@ -83,7 +83,7 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
             cuzk_engine_free(e);
             return cuzk_errf(eb, CUZK_BAD_CONFIG, "circuit id '%s' is configured twice", cc->id);
         }
-        circuit *c = &e->circs[e->n_circs];
+        circuit *c = &e->circuits[e->n_circuits];
         cuzk_zkey zk;
         if ((err = cuzk_zkey_open(&zk, cc->zkey, eb))) {
             char m[CUZK_ERRBUF_SIZE];
@@ -100,64 +100,64 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
         c->n_vars = zk.n_vars;
         c->n_public = zk.n_public;
         c->domain_size = zk.domain_size;
-        c->part_bytes = cuzk_engine_partition_bytes(c->n_vars, c->domain_size, c->n8q,
+        c->partition_bytes = cuzk_engine_partition_bytes(c->n_vars, c->domain_size, c->n8q,
                                                     e->cfg.prove_threads);
         cuzk_zkey_close(&zk);
-        e->n_circs++;
+        e->n_circuits++;
         CUZK_LOG_INFO(TGT, "circuit registered", "circuit=%s curve=%s n_vars=%u domain=%u "
                       "partition_bytes=%" PRIu64 " preload=%s", c->id, cuzk_curve_name(c->curve),
-                      c->n_vars, c->domain_size, c->part_bytes, c->preload ? "true" : "false");
+                      c->n_vars, c->domain_size, c->partition_bytes, c->preload ? "true" : "false");
         c->mapped = cuzk__key_cache_valid(e, c, &c->cache_bytes);
     }
     cuzk__key_setup_tiers(e);
-    for (size_t i = 0; i < e->n_circs; i++) {
-        if (!e->circs[i].preload)
+    for (size_t i = 0; i < e->n_circuits; i++) {
+        if (!e->circuits[i].preload)
             continue;
-        if ((err = cuzk_engine_preload(e, e->circs[i].id, NULL, NULL, eb))) {
+        if ((err = cuzk_engine_preload(e, e->circuits[i].id, NULL, NULL, eb))) {
             cuzk_engine_free(e);
             return err;
         }
-        cuzk__key_stage_preloaded(e, &e->circs[i]);
+        cuzk__key_stage_preloaded(e, &e->circuits[i]);
     }
     cuzk__gpu_fit_workers(e);
-    e->workers = calloc(e->cfg.partition_workers, sizeof *e->workers);
-    if (!e->workers) {
+    e->partition_threads = calloc(e->cfg.partition_workers, sizeof *e->partition_threads);
+    if (!e->partition_threads) {
         cuzk_engine_free(e);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     }
     for (unsigned i = 0; i < e->cfg.partition_workers; i++) {
-        if (pthread_create(&e->workers[i], NULL, cuzk__partition_worker_main, e)) {
+        if (pthread_create(&e->partition_threads[i], NULL, cuzk__partition_worker_main, e)) {
             cuzk_engine_free(e);
             return cuzk_errf(eb, CUZK_INTERNAL, "cannot start partition worker %u", i);
         }
-        e->n_workers++;
+        e->n_partition_threads++;
     }
-    unsigned gw = e->n_devs * e->cfg.gpu_workers_per_device;
-    e->gworkers = calloc(gw ? gw : 1, sizeof *e->gworkers);
-    if (!e->gworkers) {
+    unsigned gw = e->n_devices * e->cfg.gpu_workers_per_device;
+    e->gpu_workers = calloc(gw ? gw : 1, sizeof *e->gpu_workers);
+    if (!e->gpu_workers) {
         cuzk_engine_free(e);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     }
     for (unsigned i = 0; i < gw; i++) {
-        gworker *w = &e->gworkers[i];
-        w->e = e;
-        w->dev = i / e->cfg.gpu_workers_per_device;
-        if (pthread_create(&w->tid, NULL, cuzk__gpu_worker_main, w)) {
+        gpu_worker *w = &e->gpu_workers[i];
+        w->engine = e;
+        w->device = i / e->cfg.gpu_workers_per_device;
+        if (pthread_create(&w->thread, NULL, cuzk__gpu_worker_main, w)) {
             cuzk_engine_free(e);
             return cuzk_errf(eb, CUZK_INTERNAL, "cannot start GPU worker %u", i);
         }
-        e->devs[w->dev].workers++;
-        e->n_gworkers++;
+        e->devices[w->device].workers++;
+        e->n_gpu_workers++;
     }
     CUZK_LOG_INFO(TGT, "engine started", "partition_workers=%u prove_threads=%u gpus=%u "
                   "gpu_workers=%u g2=%s max_jobs_in_flight=%u working_budget=%" PRIu64
                   " witness_budget=%" PRIu64 " key_budget=%" PRIu64 " pinned_budget=%" PRIu64
                   " verify=%s",
-                  e->cfg.partition_workers, e->cfg.prove_threads, e->n_devs, e->n_gworkers,
+                  e->cfg.partition_workers, e->cfg.prove_threads, e->n_devices, e->n_gpu_workers,
                   e->cfg.g2_on_gpu == 2 ? "auto" : e->cfg.g2_on_gpu ? "gpu" : "cpu",
                   e->cfg.max_jobs_in_flight,
                   e->cfg.working_budget, e->cfg.witness_budget, e->cfg.key_budget,
-                  e->pin_budget, e->cfg.no_verify ? "false" : "true");
+                  e->pinned_budget, e->cfg.no_verify ? "false" : "true");
     *out = e;
     return CUZK_OK;
 }
@@ -179,29 +179,29 @@ unsigned cuzk_engine_shutdown(cuzk_engine *e, uint64_t grace_ms)
     dl.tv_nsec = (long)(ns % 1000000000ull);
     while (cuzk__sched_live_jobs(e) && pthread_cond_timedwait(&e->idle_cv, &e->mu, &dl) == 0)
         ;
-    for (job *j = e->head; j; j = j->next)
-        if (job_live(j) && !j->cancel) {
+    for (job *j = e->jobs_head; j; j = j->next)
+        if (job_live(j) && !j->cancel_requested) {
             n_cancelled++;
             cuzk__job_cancel_locked(e, j);
         }
     if (n_cancelled)
         CUZK_LOG_WARN(TGT, "grace period over: cancelled jobs", "jobs=%u", n_cancelled);
-    cuzk_budget_wake(e->budget);
+    cuzk_budget_wake(e->working_mem);
     while (cuzk__sched_live_jobs(e))
         pthread_cond_wait(&e->idle_cv, &e->mu);
     e->stopping = 1;
     pthread_cond_broadcast(&e->work_cv);
     pthread_mutex_unlock(&e->mu);
-    for (unsigned i = 0; i < e->n_workers; i++)
-        pthread_join(e->workers[i], NULL);
-    e->n_workers = 0;
+    for (unsigned i = 0; i < e->n_partition_threads; i++)
+        pthread_join(e->partition_threads[i], NULL);
+    e->n_partition_threads = 0;
     pthread_mutex_lock(&e->mu);
     e->gpu_stopping = 1;
-    pthread_cond_broadcast(&e->gpu_cv);
+    pthread_cond_broadcast(&e->gpu_queue_cv);
     pthread_mutex_unlock(&e->mu);
-    for (unsigned i = 0; i < e->n_gworkers; i++)
-        pthread_join(e->gworkers[i].tid, NULL);
-    e->n_gworkers = 0;
+    for (unsigned i = 0; i < e->n_gpu_workers; i++)
+        pthread_join(e->gpu_workers[i].thread, NULL);
+    e->n_gpu_workers = 0;
     return n_cancelled;
 }
 
@@ -209,35 +209,35 @@ void cuzk_engine_free(cuzk_engine *e)
 {
     if (!e)
         return;
-    if (e->n_workers || e->n_gworkers)
+    if (e->n_partition_threads || e->n_gpu_workers)
         cuzk_engine_shutdown(e, 0);
     pthread_mutex_lock(&e->mu);
     /* Waiters in cuzk_engine_await hold references; they are gone once the callers (rpc
      * threads) are joined, which the daemon does before freeing the engine. */
-    for (job *j = e->head; j;) {
+    for (job *j = e->jobs_head; j;) {
         job *nx = j->next;
         cuzk__job_free(j);
         j = nx;
     }
-    e->head = e->tail = NULL;
+    e->jobs_head = e->jobs_tail = NULL;
     pthread_mutex_unlock(&e->mu);
-    for (size_t i = 0; i < e->n_circs; i++) {
-        if (e->circs[i].pbytes && e->circs[i].pk)
-            cuzk__key_pin_arrays(e, e->circs[i].pk, 0, NULL);
-        cuzk_pk_free(e->circs[i].pk);
-        free(e->circs[i].id);
-        free(e->circs[i].zkey);
+    for (size_t i = 0; i < e->n_circuits; i++) {
+        if (e->circuits[i].pinned_bytes && e->circuits[i].pk)
+            cuzk__key_pin_arrays(e, e->circuits[i].pk, 0, NULL);
+        cuzk_pk_free(e->circuits[i].pk);
+        free(e->circuits[i].id);
+        free(e->circuits[i].zkey);
     }
-    free(e->circs);
+    free(e->circuits);
     cuzk_gpu_close(e->pin_ctx);
-    free(e->workers);
-    free(e->gworkers);
-    if (e->budget)
-        cuzk_budget_free(e->budget);
-    if (e->wbudget)
-        cuzk_budget_free(e->wbudget);
-    pthread_cond_destroy(&e->gpu_cv);
-    pthread_cond_destroy(&e->gdone_cv);
+    free(e->partition_threads);
+    free(e->gpu_workers);
+    if (e->working_mem)
+        cuzk_budget_free(e->working_mem);
+    if (e->witness_mem)
+        cuzk_budget_free(e->witness_mem);
+    pthread_cond_destroy(&e->gpu_queue_cv);
+    pthread_cond_destroy(&e->gpu_done_cv);
     pthread_cond_destroy(&e->work_cv);
     pthread_cond_destroy(&e->idle_cv);
     pthread_mutex_destroy(&e->load_mu);

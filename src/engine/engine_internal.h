@@ -20,130 +20,149 @@
 
 #define TGT "cuzk_engine"
 
+/* A configured circuit and its proving key. The id, zkey path and dimensions are constant
+ * after cuzk_engine_new; everything else is under e->mu (pk is also written only under
+ * e->load_mu, so a loader sees no concurrent load). */
 typedef struct {
     char *id, *zkey;
     int preload;
     cuzk_priority priority;
     cuzk_curve curve;
     uint32_t n8q, n_vars, n_public, domain_size;
-    cuzk_pk *pk;         /* NULL when cold; written under e->mu (and e->load_mu) */
-    uint64_t bytes;      /* cuzk_pk_bytes when resident */
-    unsigned holders;    /* live jobs + preload calls in progress */
-    uint64_t last_used;  /* LRU tick */
-    uint64_t part_bytes; /* working set per partition */
-    /* Residency tiers (engine.h "Key residency tiers"), all under e->mu. */
-    uint64_t gbytes;     /* device bytes of one staged copy (set when loaded) */
-    unsigned stage_parts; /* CUZK_PK_STAGE_* of that copy (key_stage_parts) */
-    uint64_t pbytes;     /* page-locked bytes (0: not pinned) */
-    uint32_t gmask;      /* device indices the key is staged on (reserved before the upload) */
-    unsigned ghold[CUZK_MAX_DEVICES]; /* GPU stages using the key on device d now */
-    uint64_t glast[CUZK_MAX_DEVICES]; /* LRU tick of its last GPU stage on device d */
-    int mapped;          /* a valid cache file was found (the tier while not resident) */
-    uint64_t cache_bytes; /* its size */
+    uint64_t partition_bytes; /* working set reserved per partition */
+    cuzk_pk *pk;              /* NULL when not resident */
+    uint64_t host_bytes;      /* cuzk_pk_bytes when resident */
+    unsigned holders;         /* live jobs + preload calls in progress: never evicted while > 0 */
+    uint64_t last_used;       /* e->lru_tick of its last use */
+    /* Residency tiers (engine.h "Key residency tiers"). */
+    uint64_t gpu_copy_bytes;  /* device bytes of one staged copy (set when loaded) */
+    unsigned stage_parts;     /* CUZK_PK_STAGE_* of that copy */
+    uint64_t pinned_bytes;    /* page-locked bytes (0: not pinned) */
+    uint32_t gpu_staged_mask; /* bit per device index it is staged on (set before the upload) */
+    unsigned gpu_holds[CUZK_MAX_DEVICES];     /* GPU stages using the key on device d now */
+    uint64_t gpu_last_used[CUZK_MAX_DEVICES]; /* lru_tick of its last GPU stage on device d */
+    int mapped;               /* a valid cache file exists (its tier while not resident) */
+    uint64_t cache_bytes;     /* that file's size */
 } circuit;
 
-typedef struct part {
-    uint8_t *wtns;       /* the .wtns bytes (freed when the partition ends) */
-    size_t wtns_len;
-    cuzk_part_result res;
-} part;
+/* One partition of a job: its witness until it ends, then its proof. */
+typedef struct partition {
+    uint8_t *witness;         /* the .wtns bytes, charged to e->witness_mem until freed */
+    size_t witness_len;
+    cuzk_part_result result;
+} partition;
 
+/* A proof request. Every field but cancel_requested is under e->mu; cancel_requested is also
+ * read without it (atomically) by the budget waits of its partitions. */
 typedef struct job {
-    struct job *prev, *next; /* e->jobs, submission order */
-    uint64_t seq;            /* submission order */
+    struct job *prev, *next;  /* e->jobs_head list, submission order */
+    uint64_t seq;             /* submission order */
     char id[32];
-    char *request_id;        /* "" when none */
-    uint64_t fingerprint;    /* of the witnesses, to tell a reused request_id apart */
+    char *request_id;         /* "" when none */
+    uint64_t fingerprint;     /* of the witnesses, to tell a reused request_id apart */
     circuit *circ;
-    cuzk_priority prio;
+    cuzk_priority priority;
     cuzk_job_state state;
-    int admitted, cancel;    /* cancel: read by budget waits (atomic) */
-    size_t n_parts, next_part, running, done;
-    part *parts;
+    int admitted, cancel_requested;
+    size_t n_parts, next_part, parts_running, parts_done;
+    partition *parts;
     cuzk_err err;
     char *error;
-    double t_submit, t_start, t_end, synth_ms, prove_ms, wait_ms, gpu_ms, g2_ms;
-    uint64_t done_seq;
-    unsigned waiters;
-    pthread_cond_t cv;       /* signalled when the job ends */
+    double t_submit, t_start, t_end, synth_ms, prove_ms, budget_wait_ms, gpu_ms, g2_ms;
+    uint64_t done_seq;        /* completion order (0 while live) */
+    unsigned waiters;         /* callers in cuzk_engine_await: the job is not forgotten meanwhile */
+    pthread_cond_t ended_cv;
 } job;
 
-/* A device in use by GPU workers. */
+/* A device in use by GPU workers; under e->mu once the workers run. */
 typedef struct {
-    int id; /* CUDA device number (simulated: the index) */
+    int id;                   /* CUDA device number (emulated: the index) */
     char name[64];
-    unsigned workers, busy, fault_streak;
+    unsigned workers, busy_workers, fault_streak;
     uint64_t partitions, faults;
     int disabled;
-    /* GPU tier: staged key bytes and their budget; tier_waiters: a GPU worker waits for room
-     * (at most one: the others wait behind it, see gpu_acquire). */
-    uint64_t kbudget, kbytes, kpeak, kstages, kunstages;
+    /* GPU tier: staged keys' bytes against the device's key budget. tier_waiters: GPU workers
+     * waiting for room (at most one; the others wait behind it, see cuzk__key_gpu_acquire). */
+    uint64_t key_budget, key_bytes, key_peak, key_stages, key_unstages;
     unsigned tier_waiters;
-    /* The automatic budget's terms (setup_tiers): free memory at start, the margin, one GPU
-     * worker's scratch; and the workers' batch-affine setting when fitted (fit_workers; chunk
-     * 0: the default). */
-    uint64_t mfree, mmargin, wscratch, ba_chunk;
+    /* The automatic key budget's terms (cuzk__key_setup_tiers), and the workers' batch-affine
+     * setting when fitted (cuzk__gpu_fit_workers; chunk 0: the default). */
+    uint64_t free_at_start, memory_margin, worker_scratch, ba_chunk;
     int ba_quads;
-} gdev;
+} gpu_device;
 
-/* A partition's GPU stage, queued by its partition worker (which owns the item, on its stack,
- * and waits for done). tried: bit per device index that faulted on it. */
-typedef struct gitem {
-    struct gitem *next;
-    job *j;
-    size_t pi;
-    cuzk_prove_state *ps;
-    uint32_t tried;
-    int done, g1_ok, g2_ok, dev, g2_gpu;
+/* A partition's GPU stage, queued by its partition worker, which owns it (on its stack) and
+ * waits for done. Under e->mu while queued or being run. */
+typedef struct gpu_stage {
+    struct gpu_stage *next;   /* e->gpu_queue_head list */
+    job *job;
+    size_t part_index;
+    cuzk_prove_state *prove_state;
+    uint32_t faulted_devices; /* bit per device index that faulted on it */
+    int done, g1_ok, g2_ok;
+    int device;               /* index of the device that ran it (-1: none) */
+    int g2_on_device;         /* B in G2 runs in the GPU stage too */
     cuzk_err err;
     cuzk_errbuf eb;
-    double ms;
-} gitem;
+    double gpu_ms;
+} gpu_stage;
 
 typedef struct {
-    cuzk_engine *e;
-    unsigned dev; /* index into e->devs */
-    pthread_t tid;
-} gworker;
+    cuzk_engine *engine;
+    unsigned device;          /* index into e->devices */
+    pthread_t thread;
+} gpu_worker;
 
 struct cuzk_engine {
-    cuzk_engine_config cfg;
-    cuzk_budget *wbudget;     /* witness bytes of accepted jobs */
-    gdev devs[CUZK_MAX_DEVICES];
-    unsigned n_devs;
-    gworker *gworkers;
-    unsigned n_gworkers;
-    gitem *gq_head, *gq_tail;
-    pthread_cond_t gpu_cv;    /* GPU work queued, or stopping */
-    pthread_cond_t gdone_cv;  /* a GPU stage ended */
-    int gpu_stopping;
-    uint64_t gpu_faults, gpu_retries, cpu_fallbacks, keys_from_cache, g2_gpu_parts;
-    circuit *circs;
-    size_t n_circs;
-    cuzk_budget *budget;
-    pthread_mutex_t mu, load_mu;
-    pthread_cond_t work_cv;  /* a partition may be available, or stopping */
-    pthread_cond_t idle_cv;  /* a job ended or a partition ended */
-    pthread_t *workers;
-    unsigned n_workers, busy;
-    int accepting, stopping;
-    job *head, *tail;
-    size_t n_finished;
-    uint64_t next_seq, next_done_seq, lru_tick;
+    cuzk_engine_config cfg;   /* with the defaults filled in; constant after start */
+    double start_ms;
     uint64_t id_salt;
-    double t0;
-    /* counters */
-    uint64_t submitted, completed, failed, cancelled, parts_proved, parts_failed, keys_loaded,
-        keys_evicted;
-    double prove_ms_total;
-    /* Key tiers: pinned bytes and budget (pin_ctx: a context to page-lock with, real GPUs),
-     * tier_cv: a GPU stage released its key, or a GPU worker got room. */
-    uint64_t pin_budget, pin_bytes, pin_peak, pins, unpins, gpu_budget_cpu;
-    unsigned stage_parts; /* CUZK_PK_STAGE_*: B in G2 when g2 may run on the GPU, the rows
-                           * unless synthesis stays on the CPU (keys may drop the rows) */
+    unsigned stage_parts;     /* CUZK_PK_STAGE_*: B in G2 when g2 may run on the GPU, the rows
+                               * unless synthesis stays on the CPU (keys may drop the rows) */
+    cuzk_budget *working_mem; /* partition working sets (cfg.working_budget bytes) */
+    cuzk_budget *witness_mem; /* witness bytes of accepted jobs (cfg.witness_budget bytes) */
+
+    /* mu guards everything below except where noted. */
+    pthread_mutex_t mu;
+    pthread_mutex_t load_mu;  /* one key load at a time; taken before mu */
+    pthread_mutex_t pin_mu;   /* page-locking calls on pin_ctx */
+    pthread_cond_t work_cv;   /* a partition may be available, or stopping */
+    pthread_cond_t idle_cv;   /* a job ended or a partition ended */
+    pthread_cond_t tier_cv;   /* a GPU stage released its key, or a GPU worker got room */
+
+    circuit *circuits;
+    size_t n_circuits;
+    uint64_t lru_tick;
+
+    /* Jobs and partition workers. */
+    job *jobs_head, *jobs_tail;
+    size_t n_finished;
+    uint64_t next_seq, next_done_seq;
+    int accepting, stopping;
+    pthread_t *partition_threads;
+    unsigned n_partition_threads, busy_partition_workers;
+
+    /* GPU workers and their queue of GPU stages. */
+    gpu_device devices[CUZK_MAX_DEVICES];
+    unsigned n_devices;
+    gpu_worker *gpu_workers;
+    unsigned n_gpu_workers;
+    gpu_stage *gpu_queue_head, *gpu_queue_tail;
+    pthread_cond_t gpu_queue_cv; /* a GPU stage queued, or stopping */
+    pthread_cond_t gpu_done_cv;  /* a GPU stage ended */
+    int gpu_stopping;
+
+    /* Pinned tier: page-locked key bytes against their budget. pin_ctx: a device context to
+     * page-lock with (real GPUs only). */
+    uint64_t pinned_budget, pinned_bytes, pinned_peak;
     cuzk_gpu_ctx *pin_ctx;
-    pthread_mutex_t pin_mu;
-    pthread_cond_t tier_cv;
+
+    /* Counters. */
+    uint64_t submitted, completed, failed, cancelled, partitions_proved, partitions_failed;
+    uint64_t keys_loaded, keys_evicted, keys_from_cache, keys_pinned, key_unpins;
+    uint64_t gpu_faults, gpu_retries, cpu_fallbacks, g2_gpu_partitions;
+    uint64_t gpu_budget_cpu_stages; /* GPU stages run on the CPU: key above every GPU budget */
+    double prove_ms_total;
 };
 
 /* ------------------------------------------------------------------ small helpers */
@@ -173,7 +192,7 @@ static inline int job_live(const job *j)
 
 static inline int real_gpus(const cuzk_engine *e)
 {
-    return e->n_devs && !e->cfg.test_fake_gpus;
+    return e->n_devices && !e->cfg.test_fake_gpus;
 }
 
 /* The GPU backend's name for circuit c's curve. */
@@ -211,7 +230,7 @@ void cuzk__key_stage_preloaded(cuzk_engine *e, circuit *c);
 void cuzk__job_free(job *j);
 void cuzk__job_finish(cuzk_engine *e, job *j, cuzk_job_state st, cuzk_err err, const char *msg);
 void cuzk__job_cancel_locked(cuzk_engine *e, job *j);
-void cuzk__partition_drop_witness(cuzk_engine *e, part *p);
+void cuzk__partition_drop_witness(cuzk_engine *e, partition *p);
 job *cuzk__sched_pick(cuzk_engine *e);
 unsigned cuzk__sched_live_jobs(cuzk_engine *e);
 

@@ -18,60 +18,87 @@ static const char no_cuda_note[] = " (this build has no CUDA backend)";
  * the key fits in its GPU budget. Under e->mu. */
 int cuzk__gpu_device_takes(const cuzk_engine *e, unsigned d, uint32_t tried, const circuit *c)
 {
-    return !e->devs[d].disabled && !(tried & (1u << d)) && c->gbytes <= e->devs[d].kbudget;
+    return !e->devices[d].disabled && !(tried & (1u << d)) &&
+           c->gpu_copy_bytes <= e->devices[d].key_budget;
 }
 
 /* Whether some device may take an item. Under e->mu. */
 int cuzk__gpu_any_device_takes(const cuzk_engine *e, uint32_t tried, const circuit *c)
 {
-    for (unsigned d = 0; d < e->n_devs; d++)
+    for (unsigned d = 0; d < e->n_devices; d++)
         if (cuzk__gpu_device_takes(e, d, tried, c))
             return 1;
     return 0;
 }
 
+/* After a device is disabled: the queued stages that no enabled device can take go back to
+ * their partition workers, which run them on the CPU. Under e->mu. */
+static void return_unservable_stages(cuzk_engine *e)
+{
+    gpu_stage *q = e->gpu_queue_head, *qp = NULL;
+    while (q) {
+        gpu_stage *nx = q->next;
+        if (!cuzk__gpu_any_device_takes(e, q->faulted_devices, q->job->circ)) {
+            if (qp)
+                qp->next = nx;
+            else
+                e->gpu_queue_head = nx;
+            if (e->gpu_queue_tail == q)
+                e->gpu_queue_tail = qp;
+            q->done = 1;
+            q->err = CUZK_GPU_FAULT;
+            snprintf(q->eb.msg, sizeof q->eb.msg, "no working GPU left");
+        } else {
+            qp = q;
+        }
+        q = nx;
+    }
+    pthread_cond_broadcast(&e->gpu_done_cv);
+}
+
 void *cuzk__gpu_worker_main(void *arg)
 {
-    gworker *w = arg;
-    cuzk_engine *e = w->e;
-    gdev *d = &e->devs[w->dev];
+    gpu_worker *w = arg;
+    cuzk_engine *e = w->engine;
+    gpu_device *dev = &e->devices[w->device];
     int fake = e->cfg.test_fake_gpus > 0;
     cuzk_gpu_ctx *ctx = NULL;
-    cuzk_errbuf oeb = {{0}};
-    cuzk_err oerr = CUZK_OK;
-    if (!fake && (oerr = cuzk_gpu_open(&ctx, d->id, &oeb)))
-        CUZK_LOG_ERROR(TGT, "GPU worker cannot open its device", "device=%d error=%s", d->id,
-                       oeb.msg);
-    /* The chunk fit_workers fitted (the budget reserved it); on failure the default stays. */
-    if (ctx && d->ba_chunk && cuzk_gpu_ba_set(ctx, d->ba_chunk, d->ba_quads, &oeb))
+    cuzk_errbuf open_eb = {{0}};
+    cuzk_err open_err = CUZK_OK;
+    if (!fake && (open_err = cuzk_gpu_open(&ctx, dev->id, &open_eb)))
+        CUZK_LOG_ERROR(TGT, "GPU worker cannot open its device", "device=%d error=%s", dev->id,
+                       open_eb.msg);
+    /* The chunk cuzk__gpu_fit_workers fitted (the budget reserved it); on failure the default
+     * stays. */
+    if (ctx && dev->ba_chunk && cuzk_gpu_ba_set(ctx, dev->ba_chunk, dev->ba_quads, &open_eb))
         CUZK_LOG_WARN(TGT, "GPU worker keeps the default batch-affine chunk", "device=%d "
-                      "error=%s", d->id, oeb.msg);
+                      "error=%s", dev->id, open_eb.msg);
     pthread_mutex_lock(&e->mu);
     for (;;) {
-        gitem *it = NULL, *prev = NULL;
+        gpu_stage *it = NULL, *prev = NULL;
         while (!e->gpu_stopping) {
-            for (prev = NULL, it = e->gq_head; it; prev = it, it = it->next)
-                if (cuzk__gpu_device_takes(e, w->dev, it->tried, it->j->circ))
+            for (prev = NULL, it = e->gpu_queue_head; it; prev = it, it = it->next)
+                if (cuzk__gpu_device_takes(e, w->device, it->faulted_devices, it->job->circ))
                     break;
             if (it)
                 break;
-            pthread_cond_wait(&e->gpu_cv, &e->mu);
+            pthread_cond_wait(&e->gpu_queue_cv, &e->mu);
         }
         if (!it)
             break;
         if (prev)
             prev->next = it->next;
         else
-            e->gq_head = it->next;
-        if (e->gq_tail == it)
-            e->gq_tail = prev;
+            e->gpu_queue_head = it->next;
+        if (e->gpu_queue_tail == it)
+            e->gpu_queue_tail = prev;
         it->next = NULL;
-        d->busy++;
+        dev->busy_workers++;
         /* GPU tier: the key is staged on this device (within its budget) and held there
-         * until the stage ends. gpu_dev_takes checked that it fits. */
-        circuit *kc = it->j->circ;
-        int upload = 0, held = cuzk__key_gpu_acquire(e, kc, w->dev, &upload);
-        cuzk_pk *kpk = kc->pk;
+         * until the stage ends. cuzk__gpu_device_takes checked that it fits. */
+        circuit *circ = it->job->circ;
+        int upload = 0, held = cuzk__key_gpu_acquire(e, circ, w->device, &upload);
+        cuzk_pk *pk = circ->pk;
         int g1_ok = 0, g2_ok = it->g2_ok;
         pthread_mutex_unlock(&e->mu);
 
@@ -80,38 +107,39 @@ void *cuzk__gpu_worker_main(void *arg)
         double t = cuzk__now_ms();
         if (!held) {
             err = cuzk_errf(&eb, CUZK_NO_DEVICE, "GPU %d: the key does not fit in its GPU budget",
-                            d->id);
+                            dev->id);
         } else if (upload && !fake && ctx) {
             /* Uploaded here rather than inside the stage so the staged bytes are exactly the
              * accounted ones (B in G2 included whenever G2 may run on the GPU). */
-            if ((err = cuzk_pk_gpu_stage(kpk, d->id, kc->stage_parts, &eb)))
+            if ((err = cuzk_pk_gpu_stage(pk, dev->id, circ->stage_parts, &eb)))
                 CUZK_LOG_WARN(TGT, "cannot stage the key on the GPU", "circuit=%s device=%d "
-                              "error=%s", kc->id, d->id, eb.msg);
+                              "error=%s", circ->id, dev->id, eb.msg);
             else
-                cuzk__key_log_staged(kc, d->id, cuzk__now_ms() - t);
+                cuzk__key_log_staged(circ, dev->id, cuzk__now_ms() - t);
         }
         if (err) {
             /* Not run: the key could not be staged. */
         } else if (fake) {
-            if (e->cfg.test_faulty_gpus & (1u << w->dev))
-                err = cuzk_errf(&eb, CUZK_GPU_FAULT, "simulated fault on test device %u", w->dev);
-            else if (!(err = cuzk_prove_g1(it->ps, -1, NULL, &eb)))
+            if (e->cfg.test_faulty_gpus & (1u << w->device))
+                err = cuzk_errf(&eb, CUZK_GPU_FAULT, "simulated fault on test device %u", w->device);
+            else if (!(err = cuzk_prove_g1(it->prove_state, -1, NULL, &eb)))
                 g1_ok = 1;
         } else if (!ctx) {
-            err = cuzk_errf(&eb, oerr ? oerr : CUZK_NO_DEVICE, "GPU %d: %s", d->id, oeb.msg);
-        } else if (it->g2_gpu && !g2_ok) {
+            err = cuzk_errf(&eb, open_err ? open_err : CUZK_NO_DEVICE, "GPU %d: %s", dev->id,
+                            open_eb.msg);
+        } else if (it->g2_on_device && !g2_ok) {
             /* G1 and B in G2 in one stage: B2 reuses the witness upload and digit sort of
              * the A and B1 MSMs. */
-            if (!(err = cuzk_prove_g1g2(it->ps, d->id, ctx, &eb)))
+            if (!(err = cuzk_prove_g1g2(it->prove_state, dev->id, ctx, &eb)))
                 g1_ok = g2_ok = 1;
             else
-                g2_ok = cuzk_prove_g2_done(it->ps);
-        } else if (!(err = cuzk_prove_g1(it->ps, d->id, ctx, &eb))) {
+                g2_ok = cuzk_prove_g2_done(it->prove_state);
+        } else if (!(err = cuzk_prove_g1(it->prove_state, dev->id, ctx, &eb))) {
             g1_ok = 1;
         }
-        if (!err && it->g2_gpu && !g2_ok) {
-            if (!(err = fake ? cuzk_prove_g2(it->ps, -1, NULL, &eb)
-                             : cuzk_prove_g2(it->ps, d->id, ctx, &eb)))
+        if (!err && it->g2_on_device && !g2_ok) {
+            if (!(err = fake ? cuzk_prove_g2(it->prove_state, -1, NULL, &eb)
+                             : cuzk_prove_g2(it->prove_state, dev->id, ctx, &eb)))
                 g2_ok = 1;
         }
         double ms = cuzk__now_ms() - t;
@@ -119,66 +147,46 @@ void *cuzk__gpu_worker_main(void *arg)
         pthread_mutex_lock(&e->mu);
         if (held) {
             /* Simulated devices check the tier's invariant: a held key stays staged. */
-            if (fake && !err && !(kc->gmask & (1u << w->dev)))
+            if (fake && !err && !(circ->gpu_staged_mask & (1u << w->device)))
                 err = cuzk_errf(&eb, CUZK_INTERNAL, "simulated GPU %u: key %s was unstaged "
-                                "while a stage held it", w->dev, kc->id);
-            cuzk__key_gpu_release(e, kc, w->dev);
+                                "while a stage held it", w->device, circ->id);
+            cuzk__key_gpu_release(e, circ, w->device);
         }
-        d->busy--;
+        dev->busy_workers--;
         it->g1_ok |= g1_ok;
-        e->g2_gpu_parts += g2_ok && !it->g2_ok;
+        e->g2_gpu_partitions += g2_ok && !it->g2_ok;
         it->g2_ok |= g2_ok;
-        it->ms += ms;
+        it->gpu_ms += ms;
         if (err == CUZK_GPU_FAULT || err == CUZK_NO_DEVICE) {
-            d->faults++;
+            dev->faults++;
             e->gpu_faults++;
-            it->tried |= 1u << w->dev;
-            CUZK_LOG_WARN(TGT, "GPU fault", "device=%d job=%s partition=%zu error=%s", d->id,
-                          it->j->id, it->pi, eb.msg);
-            if (++d->fault_streak >= 3 && !d->disabled) {
-                d->disabled = 1;
-                CUZK_LOG_ERROR(TGT, "GPU disabled after 3 faults in a row", "device=%d", d->id);
-                /* Queued items that no enabled device can take go back to their partition
-                 * workers (CPU fallback). */
-                gitem *q = e->gq_head, *qp = NULL;
-                while (q) {
-                    gitem *nx = q->next;
-                    if (!cuzk__gpu_any_device_takes(e, q->tried, q->j->circ)) {
-                        if (qp)
-                            qp->next = nx;
-                        else
-                            e->gq_head = nx;
-                        if (e->gq_tail == q)
-                            e->gq_tail = qp;
-                        q->done = 1;
-                        q->err = CUZK_GPU_FAULT;
-                        snprintf(q->eb.msg, sizeof q->eb.msg, "no working GPU left");
-                    } else {
-                        qp = q;
-                    }
-                    q = nx;
-                }
-                pthread_cond_broadcast(&e->gdone_cv);
+            it->faulted_devices |= 1u << w->device;
+            CUZK_LOG_WARN(TGT, "GPU fault", "device=%d job=%s partition=%zu error=%s", dev->id,
+                          it->job->id, it->part_index, eb.msg);
+            if (++dev->fault_streak >= 3 && !dev->disabled) {
+                dev->disabled = 1;
+                CUZK_LOG_ERROR(TGT, "GPU disabled after 3 faults in a row", "device=%d", dev->id);
+                return_unservable_stages(e);
             }
-            if (cuzk__gpu_any_device_takes(e, it->tried, kc)) {
+            if (cuzk__gpu_any_device_takes(e, it->faulted_devices, circ)) {
                 /* Retry on another device, ahead of newer work. */
                 e->gpu_retries++;
-                it->next = e->gq_head;
-                e->gq_head = it;
-                if (!e->gq_tail)
-                    e->gq_tail = it;
-                pthread_cond_broadcast(&e->gpu_cv);
+                it->next = e->gpu_queue_head;
+                e->gpu_queue_head = it;
+                if (!e->gpu_queue_tail)
+                    e->gpu_queue_tail = it;
+                pthread_cond_broadcast(&e->gpu_queue_cv);
                 continue;
             }
         } else if (!err) {
-            d->fault_streak = 0;
-            d->partitions++;
+            dev->fault_streak = 0;
+            dev->partitions++;
         }
         it->err = err;
         it->eb = eb;
-        it->dev = (int)w->dev;
+        it->device = (int)w->device;
         it->done = 1;
-        pthread_cond_broadcast(&e->gdone_cv);
+        pthread_cond_broadcast(&e->gpu_done_cv);
     }
     pthread_mutex_unlock(&e->mu);
     cuzk_gpu_close(ctx);
@@ -192,10 +200,10 @@ cuzk_err cuzk__gpu_setup_devices(cuzk_engine *e, cuzk_errbuf *eb)
     if (c->test_fake_gpus) {
         unsigned n = c->test_fake_gpus > CUZK_MAX_DEVICES ? CUZK_MAX_DEVICES : c->test_fake_gpus;
         for (unsigned d = 0; d < n; d++) {
-            e->devs[d].id = (int)d;
-            snprintf(e->devs[d].name, sizeof e->devs[d].name, "simulated GPU %u (test)", d);
+            e->devices[d].id = (int)d;
+            snprintf(e->devices[d].name, sizeof e->devices[d].name, "simulated GPU %u (test)", d);
         }
-        e->n_devs = n;
+        e->n_devices = n;
         return CUZK_OK;
     }
     if (c->backend == CUZK_BACKEND_CPU)
@@ -216,24 +224,24 @@ cuzk_err cuzk__gpu_setup_devices(cuzk_engine *e, cuzk_errbuf *eb)
             return cuzk_errf(eb, CUZK_BAD_CONFIG, "gpus.devices lists device %d; %d CUDA "
                              "device(s) found (0..%d)", id, count, count - 1);
         for (size_t k = 0; k < i; k++)
-            if (e->devs[k].id == id)
+            if (e->devices[k].id == id)
                 return cuzk_errf(eb, CUZK_BAD_CONFIG, "gpus.devices lists device %d twice", id);
-        e->devs[i].id = id;
+        e->devices[i].id = id;
         cuzk_gpu_ctx *ctx;
         cuzk_errbuf oeb;
         if (cuzk_gpu_open(&ctx, id, &oeb)) {
-            snprintf(e->devs[i].name, sizeof e->devs[i].name, "unusable");
-            e->devs[i].disabled = 1;
+            snprintf(e->devices[i].name, sizeof e->devices[i].name, "unusable");
+            e->devices[i].disabled = 1;
             CUZK_LOG_ERROR(TGT, "GPU cannot be opened: not used", "device=%d error=%s", id,
                            oeb.msg);
         } else {
-            snprintf(e->devs[i].name, sizeof e->devs[i].name, "%s", cuzk_gpu_name(ctx));
+            snprintf(e->devices[i].name, sizeof e->devices[i].name, "%s", cuzk_gpu_name(ctx));
             cuzk_gpu_close(ctx);
             CUZK_LOG_INFO(TGT, "GPU in use", "device=%d name=\"%s\" workers=%u", id,
-                          e->devs[i].name, c->gpu_workers_per_device);
+                          e->devices[i].name, c->gpu_workers_per_device);
         }
     }
-    e->n_devs = (unsigned)n;
+    e->n_devices = (unsigned)n;
     return CUZK_OK;
 }
 
@@ -247,54 +255,54 @@ cuzk_err cuzk__gpu_setup_devices(cuzk_engine *e, cuzk_errbuf *eb)
 void cuzk__gpu_fit_workers(cuzk_engine *e)
 {
     const cuzk_engine_config *c = &e->cfg;
-    if (!e->n_devs || c->no_ba_fit || c->test_fake_gpus ||
+    if (!e->n_devices || c->no_ba_fit || c->test_fake_gpus ||
         (c->gpu_budget && c->gpu_budget != CUZK_BUDGET_AUTO))
         return;
     uint64_t keys = 0;
-    for (size_t i = 0; i < e->n_circs; i++) {
-        const circuit *ci = &e->circs[i];
+    for (size_t i = 0; i < e->n_circuits; i++) {
+        const circuit *ci = &e->circuits[i];
         if (!ci->pk) {
             CUZK_LOG_INFO(TGT, "GPU workers keep the default batch-affine chunk: a circuit's "
                           "key is not preloaded (its device bytes are not known yet)",
                           "circuit=%s", ci->id);
             return;
         }
-        keys += ci->gbytes;
+        keys += ci->gpu_copy_bytes;
     }
     const uint64_t gw = c->gpu_workers_per_device, fixed = 64ull << 20;
-    for (unsigned d = 0; d < e->n_devs; d++) {
-        gdev *g = &e->devs[d];
-        if (g->disabled || !g->wscratch || g->mfree <= g->mmargin + keys)
+    for (unsigned d = 0; d < e->n_devices; d++) {
+        gpu_device *g = &e->devices[d];
+        if (g->disabled || !g->worker_scratch || g->free_at_start <= g->memory_margin + keys)
             continue;
-        const uint64_t per = (g->mfree - g->mmargin - keys) / gw;
+        const uint64_t per = (g->free_at_start - g->memory_margin - keys) / gw;
         if (per <= fixed)
             continue;
         uint64_t chunk = 0, s = 0;
         int q = 0;
-        for (size_t i = 0; i < e->n_circs; i++) {
-            const circuit *ci = &e->circs[i];
+        for (size_t i = 0; i < e->n_circuits; i++) {
+            const circuit *ci = &e->circuits[i];
             (void)cuzk_gpu_ba_fit_bytes(gpu_curve(ci), ci->n_vars, ci->domain_size, per - fixed,
                                         &chunk, &q);
         }
-        for (size_t i = 0; i < e->n_circs; i++) {
-            const circuit *ci = &e->circs[i];
+        for (size_t i = 0; i < e->n_circuits; i++) {
+            const circuit *ci = &e->circuits[i];
             const uint64_t b = cuzk_gpu_scratch_estimate_at(gpu_curve(ci), ci->n_vars,
                                                             ci->domain_size, chunk, q);
             if (b > s)
                 s = b;
         }
         s += fixed;
-        const uint64_t keep = gw * s + g->mmargin;
-        if (s <= g->wscratch || keep > g->mfree || g->mfree - keep < keys)
+        const uint64_t keep = gw * s + g->memory_margin;
+        if (s <= g->worker_scratch || keep > g->free_at_start || g->free_at_start - keep < keys)
             continue;
         pthread_mutex_lock(&e->mu);
-        g->kbudget = g->mfree - keep;
+        g->key_budget = g->free_at_start - keep;
         g->ba_chunk = chunk;
         g->ba_quads = q;
         pthread_mutex_unlock(&e->mu);
         CUZK_LOG_INFO(TGT, "GPU workers' batch-affine chunk fitted to the memory the keys leave",
                       "device=%d chunk=%" PRIu64 " quads=%d worker_scratch_estimate=%" PRIu64
                       " keys=%" PRIu64 " gpu_budget=%" PRIu64, g->id, chunk, q, s, keys,
-                      g->kbudget);
+                      g->key_budget);
     }
 }

@@ -24,7 +24,9 @@ const char *cuzk_key_tier_name(cuzk_key_tier t)
 cuzk_key_tier cuzk__key_tier(const circuit *c)
 {
     if (c->pk)
-        return c->gmask ? CUZK_TIER_GPU : c->pbytes ? CUZK_TIER_PINNED : CUZK_TIER_HOST;
+        return c->gpu_staged_mask ? CUZK_TIER_GPU
+               : c->pinned_bytes  ? CUZK_TIER_PINNED
+                                  : CUZK_TIER_HOST;
     return c->mapped ? CUZK_TIER_MAPPED : CUZK_TIER_COLD;
 }
 
@@ -67,12 +69,12 @@ cuzk_err cuzk__key_pin_arrays(cuzk_engine *e, cuzk_pk *pk, int pin, cuzk_errbuf 
 /* Drops c's pinning. Under e->mu. */
 static void unpin_key(cuzk_engine *e, circuit *c)
 {
-    if (!c->pbytes)
+    if (!c->pinned_bytes)
         return;
     if (c->pk)
         cuzk__key_pin_arrays(e, c->pk, 0, NULL);
-    e->pin_bytes -= c->pbytes;
-    c->pbytes = 0;
+    e->pinned_bytes -= c->pinned_bytes;
+    c->pinned_bytes = 0;
 }
 
 /* Pins a freshly loaded key (not yet published in c->pk, so nothing else reads its arrays
@@ -80,37 +82,37 @@ static void unpin_key(cuzk_engine *e, circuit *c)
  * pinned keys no job holds first. Under e->load_mu, not e->mu. */
 static void pin_new_key(cuzk_engine *e, circuit *c, cuzk_pk *pk)
 {
-    if (!e->pin_budget)
+    if (!e->pinned_budget)
         return;
     uint64_t need = pin_size(pk);
     pthread_mutex_lock(&e->mu);
-    if (need > e->pin_budget) {
+    if (need > e->pinned_budget) {
         pthread_mutex_unlock(&e->mu);
         CUZK_LOG_INFO(TGT, "key not pinned: larger than the pinned budget", "circuit=%s "
-                      "bytes=%" PRIu64 " pinned_budget=%" PRIu64, c->id, need, e->pin_budget);
+                      "bytes=%" PRIu64 " pinned_budget=%" PRIu64, c->id, need, e->pinned_budget);
         return;
     }
-    while (e->pin_bytes + need > e->pin_budget) {
+    while (e->pinned_bytes + need > e->pinned_budget) {
         circuit *v = NULL;
-        for (size_t i = 0; i < e->n_circs; i++) {
-            circuit *x = &e->circs[i];
-            if (x != c && x->pbytes && x->pk && x->holders == 0 &&
+        for (size_t i = 0; i < e->n_circuits; i++) {
+            circuit *x = &e->circuits[i];
+            if (x != c && x->pinned_bytes && x->pk && x->holders == 0 &&
                 (!v || x->last_used < v->last_used))
                 v = x;
         }
         if (!v)
             break;
         CUZK_LOG_INFO(TGT, "unpinning key (LRU, pinned budget)", "circuit=%s bytes=%" PRIu64,
-                      v->id, v->pbytes);
+                      v->id, v->pinned_bytes);
         unpin_key(e, v);
-        e->unpins++;
+        e->key_unpins++;
     }
-    int fits = e->pin_bytes + need <= e->pin_budget;
+    int fits = e->pinned_bytes + need <= e->pinned_budget;
     if (fits) {
-        e->pin_bytes += need;
-        if (e->pin_bytes > e->pin_peak)
-            e->pin_peak = e->pin_bytes;
-        c->pbytes = need;
+        e->pinned_bytes += need;
+        if (e->pinned_bytes > e->pinned_peak)
+            e->pinned_peak = e->pinned_bytes;
+        c->pinned_bytes = need;
     }
     pthread_mutex_unlock(&e->mu);
     if (!fits) {
@@ -123,10 +125,10 @@ static void pin_new_key(cuzk_engine *e, circuit *c, cuzk_pk *pk)
     cuzk_err err = cuzk__key_pin_arrays(e, pk, 1, &eb);
     pthread_mutex_lock(&e->mu);
     if (err) {
-        e->pin_bytes -= need;
-        c->pbytes = 0;
+        e->pinned_bytes -= need;
+        c->pinned_bytes = 0;
     } else {
-        e->pins++;
+        e->keys_pinned++;
     }
     pthread_mutex_unlock(&e->mu);
     if (err)
@@ -140,12 +142,12 @@ static void pin_new_key(cuzk_engine *e, circuit *c, cuzk_pk *pk)
 /* Frees c's staged copy on device index d. Under e->mu; no stage holds it there. */
 static void gpu_unstage(cuzk_engine *e, circuit *c, unsigned d)
 {
-    if (!(c->gmask & (1u << d)))
+    if (!(c->gpu_staged_mask & (1u << d)))
         return;
     if (real_gpus(e) && c->pk)
-        cuzk_pk_gpu_unstage(c->pk, e->devs[d].id);
-    c->gmask &= ~(1u << d);
-    e->devs[d].kbytes -= c->gbytes;
+        cuzk_pk_gpu_unstage(c->pk, e->devices[d].id);
+    c->gpu_staged_mask &= ~(1u << d);
+    e->devices[d].key_bytes -= c->gpu_copy_bytes;
 }
 
 /* Reserves room for c's staged copy on device d if it is not staged there: unstages the least
@@ -154,41 +156,42 @@ static void gpu_unstage(cuzk_engine *e, circuit *c, unsigned d)
  * it does not fit now. Under e->mu. */
 int cuzk__key_gpu_reserve(cuzk_engine *e, circuit *c, unsigned d, int *upload)
 {
-    gdev *g = &e->devs[d];
+    gpu_device *g = &e->devices[d];
     uint32_t bit = 1u << d;
     *upload = 0;
-    if (c->gmask & bit)
+    if (c->gpu_staged_mask & bit)
         return 1;
-    if (c->gbytes > g->kbudget)
+    if (c->gpu_copy_bytes > g->key_budget)
         return 0;
-    while (g->kbytes + c->gbytes > g->kbudget) {
+    while (g->key_bytes + c->gpu_copy_bytes > g->key_budget) {
         circuit *v = NULL;
-        for (size_t i = 0; i < e->n_circs; i++) {
-            circuit *x = &e->circs[i];
-            if (x == c || !(x->gmask & bit) || x->ghold[d])
+        for (size_t i = 0; i < e->n_circuits; i++) {
+            circuit *x = &e->circuits[i];
+            if (x == c || !(x->gpu_staged_mask & bit) || x->gpu_holds[d])
                 continue;
             if (!v || (x->holders == 0) > (v->holders == 0) ||
-                ((x->holders == 0) == (v->holders == 0) && x->glast[d] < v->glast[d]))
+                ((x->holders == 0) == (v->holders == 0) &&
+                 x->gpu_last_used[d] < v->gpu_last_used[d]))
                 v = x;
         }
         if (!v)
             return 0;
         CUZK_LOG_INFO(TGT, "unstaging key (LRU, GPU budget)", "circuit=%s device=%d bytes=%"
-                      PRIu64 " live_jobs=%u", v->id, g->id, v->gbytes, v->holders);
+                      PRIu64 " live_jobs=%u", v->id, g->id, v->gpu_copy_bytes, v->holders);
         gpu_unstage(e, v, d);
-        g->kunstages++;
+        g->key_unstages++;
     }
-    c->gmask |= bit;
-    g->kbytes += c->gbytes;
-    if (g->kbytes > g->kpeak)
-        g->kpeak = g->kbytes;
-    g->kstages++;
+    c->gpu_staged_mask |= bit;
+    g->key_bytes += c->gpu_copy_bytes;
+    if (g->key_bytes > g->key_peak)
+        g->key_peak = g->key_bytes;
+    g->key_stages++;
     *upload = 1;
     return 1;
 }
 
 /* The log line of a key staged on device `dev` (an id), naming the point sets whose fixed-base
- * tables did not fit (they stay plain: their MSMs run without tables, ~10% slower). */
+ * tables did not fit (they stay plain: their MSMs run without tables, somewhat slower). */
 void cuzk__key_log_staged(const circuit *c, int dev, double ms)
 {
     char plain[32] = "";
@@ -197,22 +200,22 @@ void cuzk__key_log_staged(const circuit *c, int dev, double ms)
     if (plain[0])
         CUZK_LOG_WARN(TGT, "key staged on the GPU, some point sets without tables (no room)",
                       "circuit=%s device=%d bytes=%" PRIu64 " ms=%.1f no_tables=%s", c->id, dev,
-                      c->gbytes, ms, plain);
+                      c->gpu_copy_bytes, ms, plain);
     else
         CUZK_LOG_INFO(TGT, "key staged on the GPU", "circuit=%s device=%d bytes=%" PRIu64
-                      " ms=%.1f", c->id, dev, c->gbytes, ms);
+                      " ms=%.1f", c->id, dev, c->gpu_copy_bytes, ms);
 }
 
-/* Holds c staged on device d for a GPU stage (see gpu_reserve), waiting while the keys in the
- * way are held by running stages. While one GPU worker of d waits for room, the others wait
- * behind it before taking any hold on d, so the keys it waits for are released and it is not
- * starved. Returns 0 (without waiting) when c is larger than d's budget. Under e->mu. */
+/* Holds c staged on device d for a GPU stage (see cuzk__key_gpu_reserve), waiting while the
+ * keys in the way are held by running stages. While one GPU worker of d waits for room, the
+ * others wait behind it before taking any hold on d, so the keys it waits for are released and
+ * it is not starved. Returns 0 (without waiting) when c is larger than d's budget. Under e->mu. */
 int cuzk__key_gpu_acquire(cuzk_engine *e, circuit *c, unsigned d, int *upload)
 {
-    gdev *g = &e->devs[d];
+    gpu_device *g = &e->devices[d];
     int waiting = 0;
     *upload = 0;
-    if (c->gbytes > g->kbudget)
+    if (c->gpu_copy_bytes > g->key_budget)
         return 0;
     for (;;) {
         if (waiting || !g->tier_waiters) {
@@ -229,14 +232,14 @@ int cuzk__key_gpu_acquire(cuzk_engine *e, circuit *c, unsigned d, int *upload)
         g->tier_waiters--;
         pthread_cond_broadcast(&e->tier_cv);
     }
-    c->ghold[d]++;
+    c->gpu_holds[d]++;
     return 1;
 }
 
 void cuzk__key_gpu_release(cuzk_engine *e, circuit *c, unsigned d)
 {
-    c->ghold[d]--;
-    c->glast[d] = ++e->lru_tick;
+    c->gpu_holds[d]--;
+    c->gpu_last_used[d] = ++e->lru_tick;
     pthread_cond_broadcast(&e->tier_cv);
 }
 
@@ -263,12 +266,12 @@ static cuzk_pk *drop_key(cuzk_engine *e, circuit *c)
 {
     cuzk_pk *pk = c->pk;
     unpin_key(e, c);
-    for (unsigned d = 0; d < e->n_devs; d++)
-        if (c->gmask & (1u << d))
-            e->devs[d].kbytes -= c->gbytes;
-    c->gmask = 0;
+    for (unsigned d = 0; d < e->n_devices; d++)
+        if (c->gpu_staged_mask & (1u << d))
+            e->devices[d].key_bytes -= c->gpu_copy_bytes;
+    c->gpu_staged_mask = 0;
     c->pk = NULL;
-    c->bytes = 0;
+    c->host_bytes = 0;
     c->mapped = cuzk__key_cache_valid(e, c, &c->cache_bytes);
     e->keys_evicted++;
     return pk;
@@ -283,15 +286,16 @@ static void make_key_room(cuzk_engine *e, uint64_t need, const circuit *keep)
     for (;;) {
         uint64_t used = 0;
         circuit *lru = NULL;
-        for (size_t i = 0; i < e->n_circs; i++) {
-            circuit *c = &e->circs[i];
-            used += c->bytes;
+        for (size_t i = 0; i < e->n_circuits; i++) {
+            circuit *c = &e->circuits[i];
+            used += c->host_bytes;
             if (c->pk && c->holders == 0 && c != keep && (!lru || c->last_used < lru->last_used))
                 lru = c;
         }
         if (used + need <= e->cfg.key_budget || !lru)
             return;
-        CUZK_LOG_INFO(TGT, "evicting key (LRU)", "circuit=%s bytes=%" PRIu64, lru->id, lru->bytes);
+        CUZK_LOG_INFO(TGT, "evicting key (LRU)", "circuit=%s bytes=%" PRIu64, lru->id,
+                      lru->host_bytes);
         cuzk_pk_free(drop_key(e, lru));
         CUZK_LOG_INFO(TGT, "key tier", "circuit=%s tier=%s", lru->id,
                       cuzk_key_tier_name(cuzk__key_tier(lru)));
@@ -314,23 +318,23 @@ static uint64_t plain_points_bytes(const cuzk_engine *e, const circuit *c)
 /* What a key's staged copy holds: the engine's stage_parts, less the A and B rows when only
  * the copy without them fits some device's GPU budget (that key's partitions then synthesize
  * on the CPU and upload a, b, c, rather than every GPU stage of it running on the CPU).
- * *gbytes: the copy's device bytes. */
+ * *gpu_copy_bytes: the copy's device bytes. */
 static unsigned key_stage_parts(const cuzk_engine *e, const circuit *c, cuzk_pk *pk,
-                                uint64_t *gbytes)
+                                uint64_t *gpu_copy_bytes)
 {
     unsigned parts = e->stage_parts;
     uint64_t b = cuzk_pk_gpu_bytes(pk, parts), kmax = 0;
-    for (unsigned d = 0; d < e->n_devs; d++)
-        if (!e->devs[d].disabled && e->devs[d].kbudget > kmax)
-            kmax = e->devs[d].kbudget;
+    for (unsigned d = 0; d < e->n_devices; d++)
+        if (!e->devices[d].disabled && e->devices[d].key_budget > kmax)
+            kmax = e->devices[d].key_budget;
     /* The tables go first: they only make the MSMs faster. They are kept only when the key
      * with them fits beside the other circuits' point sets (so that keys that fit a device
      * together without tables do not evict each other for them). */
     uint64_t others = 0;
-    for (size_t i = 0; i < e->n_circs; i++)
-        if (&e->circs[i] != c)
-            others += plain_points_bytes(e, &e->circs[i]);
-    if ((parts & CUZK_PK_STAGE_TABLES) && e->n_devs && (b > kmax || others > kmax - b)) {
+    for (size_t i = 0; i < e->n_circuits; i++)
+        if (&e->circuits[i] != c)
+            others += plain_points_bytes(e, &e->circuits[i]);
+    if ((parts & CUZK_PK_STAGE_TABLES) && e->n_devices && (b > kmax || others > kmax - b)) {
         uint64_t nb = cuzk_pk_gpu_bytes(pk, parts & ~CUZK_PK_STAGE_TABLES);
         CUZK_LOG_INFO(TGT, "key staged without fixed-base tables (they would not fit the GPU "
                       "budget beside the other circuits' point sets)", "circuit=%s bytes=%" PRIu64
@@ -339,7 +343,7 @@ static unsigned key_stage_parts(const cuzk_engine *e, const circuit *c, cuzk_pk 
         parts &= ~CUZK_PK_STAGE_TABLES;
         b = nb;
     }
-    if ((parts & CUZK_PK_STAGE_ROWS) && e->n_devs && b > kmax) {
+    if ((parts & CUZK_PK_STAGE_ROWS) && e->n_devices && b > kmax) {
         uint64_t nb = cuzk_pk_gpu_bytes(pk, parts & ~CUZK_PK_STAGE_ROWS);
         if (nb <= kmax) {
             CUZK_LOG_INFO(TGT, "key staged without its A and B rows (they would not fit the "
@@ -350,7 +354,7 @@ static unsigned key_stage_parts(const cuzk_engine *e, const circuit *c, cuzk_pk 
             b = nb;
         }
     }
-    *gbytes = b;
+    *gpu_copy_bytes = b;
     return parts;
 }
 
@@ -420,17 +424,17 @@ cuzk_err cuzk__key_ensure(cuzk_engine *e, circuit *c, int *was_loaded, double *m
         /* The cache now on disk (read or just written) is what a later reload would use. */
         uint64_t cbytes = 0;
         int mapped = cuzk__key_cache_valid(e, c, &cbytes);
-        uint64_t gbytes;
-        unsigned parts = key_stage_parts(e, c, pk, &gbytes);
+        uint64_t gpu_copy_bytes;
+        unsigned parts = key_stage_parts(e, c, pk, &gpu_copy_bytes);
         pin_new_key(e, c, pk);
         pthread_mutex_lock(&e->mu);
         uint64_t bytes = cuzk_pk_bytes(pk);
         make_key_room(e, bytes, c);
         c->pk = pk;
-        c->bytes = bytes;
-        c->gbytes = gbytes;
+        c->host_bytes = bytes;
+        c->gpu_copy_bytes = gpu_copy_bytes;
         c->stage_parts = parts;
-        c->gmask = 0;
+        c->gpu_staged_mask = 0;
         c->mapped = mapped;
         c->cache_bytes = cbytes;
         c->last_used = ++e->lru_tick;
@@ -485,7 +489,7 @@ cuzk_err cuzk_engine_evict_key(cuzk_engine *e, const char *circuit_id, int *was_
                         c->holders);
     } else if (c->pk) {
         *was_loaded = 1;
-        *bytes_freed = c->bytes;
+        *bytes_freed = c->host_bytes;
         pk = drop_key(e, c);
     }
     pthread_mutex_unlock(&e->mu);
@@ -507,46 +511,46 @@ void cuzk__key_setup_tiers(cuzk_engine *e)
      * estimate (every MSM, the H step and twiddles; gpu.h cuzk_gpu_scratch_estimate, which
      * gpu_test checks against a context's real scratch), plus fixed buffers. */
     uint64_t scratch = 0;
-    for (size_t i = 0; i < e->n_circs; i++) {
-        const circuit *ci = &e->circs[i];
+    for (size_t i = 0; i < e->n_circuits; i++) {
+        const circuit *ci = &e->circuits[i];
         uint64_t s = cuzk_gpu_scratch_estimate(gpu_curve(ci), ci->n_vars, ci->domain_size);
         if (s > scratch)
             scratch = s;
     }
     scratch += 64ull << 20;
-    for (unsigned d = 0; d < e->n_devs; d++) {
-        gdev *g = &e->devs[d];
+    for (unsigned d = 0; d < e->n_devices; d++) {
+        gpu_device *g = &e->devices[d];
         if (c->gpu_budget && c->gpu_budget != CUZK_BUDGET_AUTO) {
-            g->kbudget = c->gpu_budget;
+            g->key_budget = c->gpu_budget;
         } else if (c->test_fake_gpus) {
-            g->kbudget = UINT64_MAX; /* simulated devices have no memory to run out of */
+            g->key_budget = UINT64_MAX; /* simulated devices have no memory to run out of */
         } else {
             uint64_t fr = 0, tot = 0;
             cuzk_errbuf meb = {{0}};
             if (!g->disabled && cuzk_gpu_mem_info(g->id, &fr, &tot, &meb) == CUZK_OK) {
                 uint64_t margin = tot / 20 > (512ull << 20) ? tot / 20 : (512ull << 20);
                 uint64_t keep = c->gpu_workers_per_device * scratch + margin;
-                g->kbudget = fr > keep ? fr - keep : 0;
-                g->mfree = fr;
-                g->mmargin = margin;
-                g->wscratch = scratch;
+                g->key_budget = fr > keep ? fr - keep : 0;
+                g->free_at_start = fr;
+                g->memory_margin = margin;
+                g->worker_scratch = scratch;
             }
             CUZK_LOG_INFO(TGT, "GPU key budget (automatic)", "device=%d free=%" PRIu64
                           " gpu_budget=%" PRIu64 " worker_scratch_estimate=%" PRIu64, g->id, fr,
-                          g->kbudget, scratch);
+                          g->key_budget, scratch);
         }
     }
-    e->pin_budget = 0;
-    if (e->n_devs && c->pinned_budget)
-        e->pin_budget = c->pinned_budget == CUZK_BUDGET_AUTO ? phys_ram() / 4 : c->pinned_budget;
-    if (e->pin_budget && real_gpus(e)) {
+    e->pinned_budget = 0;
+    if (e->n_devices && c->pinned_budget)
+        e->pinned_budget = c->pinned_budget == CUZK_BUDGET_AUTO ? phys_ram() / 4 : c->pinned_budget;
+    if (e->pinned_budget && real_gpus(e)) {
         /* Page-locking needs a CUDA context: the first usable device's. */
         cuzk_errbuf peb = {{0}};
-        for (unsigned d = 0; d < e->n_devs && !e->pin_ctx; d++)
-            if (!e->devs[d].disabled && cuzk_gpu_open(&e->pin_ctx, e->devs[d].id, &peb))
+        for (unsigned d = 0; d < e->n_devices && !e->pin_ctx; d++)
+            if (!e->devices[d].disabled && cuzk_gpu_open(&e->pin_ctx, e->devices[d].id, &peb))
                 e->pin_ctx = NULL;
         if (!e->pin_ctx)
-            e->pin_budget = 0;
+            e->pinned_budget = 0;
     }
 }
 
@@ -556,19 +560,19 @@ void cuzk__key_setup_tiers(cuzk_engine *e)
  * (which retries elsewhere and counts the fault). */
 void cuzk__key_stage_preloaded(cuzk_engine *e, circuit *c)
 {
-    for (unsigned d = 0; d < e->n_devs; d++) {
-        gdev *g = &e->devs[d];
+    for (unsigned d = 0; d < e->n_devices; d++) {
+        gpu_device *g = &e->devices[d];
         if (g->disabled)
             continue;
         pthread_mutex_lock(&e->mu);
-        int fits = g->kbytes + c->gbytes <= g->kbudget, upload = 0;
+        int fits = g->key_bytes + c->gpu_copy_bytes <= g->key_budget, upload = 0;
         if (fits)
             cuzk__key_gpu_reserve(e, c, d, &upload);
         pthread_mutex_unlock(&e->mu);
         if (!fits) {
             CUZK_LOG_INFO(TGT, "key not staged: the GPU budget is full", "circuit=%s "
                           "device=%d bytes=%" PRIu64 " staged=%" PRIu64 " gpu_budget=%"
-                          PRIu64, c->id, g->id, c->gbytes, g->kbytes, g->kbudget);
+                          PRIu64, c->id, g->id, c->gpu_copy_bytes, g->key_bytes, g->key_budget);
             continue;
         }
         if (!upload || e->cfg.test_fake_gpus)

@@ -47,29 +47,29 @@ static int g2_on_gpu(const cuzk_engine *e, const uint8_t *w, uint64_t n)
 static cuzk_err run_stages(cuzk_engine *e, job *j, size_t pi, cuzk_prove_state *ps,
                            int g2_gpu, double *gpu_ms, double *g2_ms, cuzk_errbuf *eb)
 {
-    gitem it;
+    gpu_stage it;
     memset(&it, 0, sizeof it);
-    it.j = j;
-    it.pi = pi;
-    it.ps = ps;
-    it.dev = -1;
-    it.g2_gpu = g2_gpu;
+    it.job = j;
+    it.part_index = pi;
+    it.prove_state = ps;
+    it.device = -1;
+    it.g2_on_device = g2_gpu;
     int queued = 0;
     pthread_mutex_lock(&e->mu);
     int any_dev = 0;
-    for (unsigned d = 0; d < e->n_devs; d++)
-        any_dev |= !e->devs[d].disabled;
+    for (unsigned d = 0; d < e->n_devices; d++)
+        any_dev |= !e->devices[d].disabled;
     if (any_dev && !cuzk__gpu_any_device_takes(e, 0, j->circ)) {
         /* Some device works but the key is larger than every GPU budget: never staged. */
-        e->gpu_budget_cpu++;
-    } else if (e->n_devs && cuzk__gpu_any_device_takes(e, 0, j->circ)) {
-        if (e->gq_tail)
-            e->gq_tail->next = &it;
+        e->gpu_budget_cpu_stages++;
+    } else if (e->n_devices && cuzk__gpu_any_device_takes(e, 0, j->circ)) {
+        if (e->gpu_queue_tail)
+            e->gpu_queue_tail->next = &it;
         else
-            e->gq_head = &it;
-        e->gq_tail = &it;
+            e->gpu_queue_head = &it;
+        e->gpu_queue_tail = &it;
         queued = 1;
-        pthread_cond_broadcast(&e->gpu_cv);
+        pthread_cond_broadcast(&e->gpu_queue_cv);
     }
     pthread_mutex_unlock(&e->mu);
 
@@ -87,9 +87,9 @@ static cuzk_err run_stages(cuzk_engine *e, job *j, size_t pi, cuzk_prove_state *
     if (queued) {
         pthread_mutex_lock(&e->mu);
         while (!it.done)
-            pthread_cond_wait(&e->gdone_cv, &e->mu);
+            pthread_cond_wait(&e->gpu_done_cv, &e->mu);
         pthread_mutex_unlock(&e->mu);
-        *gpu_ms += it.ms;
+        *gpu_ms += it.gpu_ms;
         if (!g2_here)
             *g2_ms += cuzk_prove_state_stats(ps)->msm_g2_ms;
         err = it.err;
@@ -126,8 +126,8 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
     cuzk_errbuf eb = {{0}};
     cuzk_err err;
     double tw = cuzk__now_ms();
-    uint64_t bytes = c->part_bytes;
-    err = cuzk_budget_reserve(e->budget, CUZK_OWNER_ABC, bytes, -1, &j->cancel, &eb);
+    uint64_t bytes = c->partition_bytes;
+    err = cuzk_budget_reserve(e->working_mem, CUZK_OWNER_ABC, bytes, -1, &j->cancel_requested, &eb);
     double wait_ms = cuzk__now_ms() - tw;
     cuzk_part_result res = {0};
     double synth = 0, prove = 0, gpu_ms = 0, g2_ms = 0;
@@ -137,17 +137,17 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
         uint64_t wit = 32ull * c->n_vars, abc = 32ull * 4 * c->domain_size;
         int split = wit + abc <= bytes, abc_held = 1;
         if (split) {
-            cuzk_budget_transfer(e->budget, CUZK_OWNER_ABC, CUZK_OWNER_WITNESS, wit);
-            cuzk_budget_transfer(e->budget, CUZK_OWNER_ABC, CUZK_OWNER_MSM_SCRATCH,
+            cuzk_budget_transfer(e->working_mem, CUZK_OWNER_ABC, CUZK_OWNER_WITNESS, wit);
+            cuzk_budget_transfer(e->working_mem, CUZK_OWNER_ABC, CUZK_OWNER_MSM_SCRATCH,
                                  bytes - wit - abc);
         }
         if (!(err = cuzk__key_ensure(e, c, NULL, NULL, &eb))) {
             cuzk_wtns w;
             pthread_mutex_lock(&e->mu);
-            const uint8_t *wb = j->parts[pi].wtns;
-            size_t wl = j->parts[pi].wtns_len;
+            const uint8_t *wb = j->parts[pi].witness;
+            size_t wl = j->parts[pi].witness_len;
             cuzk_pk *pk = c->pk;
-            int defer = e->n_devs && (c->stage_parts & CUZK_PK_STAGE_ROWS);
+            int defer = e->n_devices && (c->stage_parts & CUZK_PK_STAGE_ROWS);
             int pin = e->pin_ctx && cuzk__gpu_any_device_takes(e, 0, c);
             pthread_mutex_unlock(&e->mu);
             /* Already checked at submission; parsing again only locates the values. */
@@ -167,11 +167,10 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                 err = cuzk_prove_begin_ex(&ps, pk, w.values, w.n_witness, &po,
                                           defer ? CUZK_PROVE_DEFER_SYNTH : 0, &eb);
                 cuzk_wtns_close(&w);
-                /* The GPU stage uploads the witness by DMA from page-locked memory (at 2^24,
-                 * 512 MiB: ~10 ms instead of ~38 through the staging buffers). The partition's
-                 * own copy, already in the working budget; pinning costs CPU time here, while
-                 * the GPU works on other partitions. pinned_budget = 0 (no pin_ctx) turns it
-                 * off with the key pinning. */
+                /* Page-locking the partition's own witness copy lets the GPU stage upload it by
+                 * DMA, several times faster than through staging buffers; the pinning costs CPU
+                 * time here, while the GPU works on other partitions. pinned_budget = 0 (no
+                 * pin_ctx) turns it off with the key pinning. */
                 if (!err && pin) {
                     cuzk_errbuf peb = {{0}};
                     if (cuzk_prove_state_pin(ps, e->pin_ctx, &peb))
@@ -182,7 +181,7 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                     err = run_stages(e, j, pi, ps, g2_on_gpu(e, pub - 32, c->n_vars), &gpu_ms,
                                      &g2_ms, &eb);
                 if (!err && split && cuzk_prove_state_bytes(ps) <= wit) {
-                    cuzk_budget_release(e->budget, CUZK_OWNER_ABC, abc); /* H is done */
+                    cuzk_budget_release(e->working_mem, CUZK_OWNER_ABC, abc); /* H is done */
                     abc_held = 0;
                 }
                 cuzk_proof proof;
@@ -213,54 +212,54 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
             }
         }
         if (split) {
-            cuzk_budget_release(e->budget, CUZK_OWNER_WITNESS, wit);
-            cuzk_budget_release(e->budget, CUZK_OWNER_MSM_SCRATCH, bytes - wit - abc);
+            cuzk_budget_release(e->working_mem, CUZK_OWNER_WITNESS, wit);
+            cuzk_budget_release(e->working_mem, CUZK_OWNER_MSM_SCRATCH, bytes - wit - abc);
             if (abc_held)
-                cuzk_budget_release(e->budget, CUZK_OWNER_ABC, abc);
+                cuzk_budget_release(e->working_mem, CUZK_OWNER_ABC, abc);
         } else {
-            cuzk_budget_release(e->budget, CUZK_OWNER_ABC, bytes);
+            cuzk_budget_release(e->working_mem, CUZK_OWNER_ABC, bytes);
         }
     }
 
     pthread_mutex_lock(&e->mu);
-    j->running--;
-    j->wait_ms += wait_ms;
+    j->parts_running--;
+    j->budget_wait_ms += wait_ms;
     j->synth_ms += synth;
     j->prove_ms += prove;
     j->gpu_ms += gpu_ms;
     j->g2_ms += g2_ms;
     cuzk__partition_drop_witness(e, &j->parts[pi]); /* dead once proved */
     if (!err) {
-        j->parts[pi].res = res;
-        j->done++;
-        e->parts_proved++;
+        j->parts[pi].result = res;
+        j->parts_done++;
+        e->partitions_proved++;
         e->prove_ms_total += synth + prove;
     } else {
         free(res.proof_json);
         free(res.public_json);
         if (err != CUZK_CANCELLED)
-            e->parts_failed++;
+            e->partitions_failed++;
     }
     if (job_live(j)) {
-        if (err && err != CUZK_CANCELLED && !j->cancel) {
+        if (err && err != CUZK_CANCELLED && !j->cancel_requested) {
             /* The first failure decides the job; its other partitions stop starting. */
             char msg[CUZK_ERRBUF_SIZE + 32];
             snprintf(msg, sizeof msg, "partition %zu: %s", pi,
                      eb.msg[0] ? eb.msg : cuzk_strerror(err));
-            __atomic_store_n(&j->cancel, 1, __ATOMIC_RELAXED);
-            cuzk_budget_wake(e->budget); /* its partitions waiting for memory give up */
+            __atomic_store_n(&j->cancel_requested, 1, __ATOMIC_RELAXED);
+            cuzk_budget_wake(e->working_mem); /* its partitions waiting for memory give up */
             j->err = err;
             free(j->error);
             j->error = xstrdup(msg);
         }
-        if (j->running == 0) {
-            if (j->cancel && j->err && j->err != CUZK_CANCELLED) {
+        if (j->parts_running == 0) {
+            if (j->cancel_requested && j->err && j->err != CUZK_CANCELLED) {
                 char *m = xstrdup(j->error);
                 cuzk__job_finish(e, j, CUZK_JOB_FAILED, j->err, m);
                 free(m);
-            } else if (j->cancel) {
+            } else if (j->cancel_requested) {
                 cuzk__job_finish(e, j, CUZK_JOB_CANCELLED, CUZK_CANCELLED, "cancelled");
-            } else if (j->done == j->n_parts) {
+            } else if (j->parts_done == j->n_parts) {
                 cuzk__job_finish(e, j, CUZK_JOB_COMPLETED, CUZK_OK, "");
             }
         }
@@ -279,16 +278,16 @@ void *cuzk__partition_worker_main(void *arg)
         if (!j)
             break;
         size_t pi = j->next_part++;
-        j->running++;
+        j->parts_running++;
         if (j->state == CUZK_JOB_QUEUED) {
             j->state = CUZK_JOB_RUNNING;
             j->t_start = cuzk__now_ms();
         }
-        e->busy++;
+        e->busy_partition_workers++;
         pthread_mutex_unlock(&e->mu);
         prove_partition(e, j, pi);
         pthread_mutex_lock(&e->mu);
-        e->busy--;
+        e->busy_partition_workers--;
         pthread_cond_broadcast(&e->idle_cv);
     }
     pthread_mutex_unlock(&e->mu);

@@ -50,7 +50,7 @@ const char *cuzk_job_state_name(cuzk_job_state s)
 
 static job *find_job(cuzk_engine *e, const char *id)
 {
-    for (job *j = e->head; j; j = j->next)
+    for (job *j = e->jobs_head; j; j = j->next)
         if (strcmp(j->id, id) == 0)
             return j;
     return NULL;
@@ -58,7 +58,7 @@ static job *find_job(cuzk_engine *e, const char *id)
 
 static job *find_request(cuzk_engine *e, const char *rid)
 {
-    for (job *j = e->head; j; j = j->next)
+    for (job *j = e->jobs_head; j; j = j->next)
         if (j->request_id[0] && strcmp(j->request_id, rid) == 0)
             return j;
     return NULL;
@@ -67,14 +67,14 @@ static job *find_request(cuzk_engine *e, const char *rid)
 void cuzk__job_free(job *j)
 {
     for (size_t i = 0; i < j->n_parts; i++) {
-        free(j->parts[i].wtns);
-        free(j->parts[i].res.proof_json);
-        free(j->parts[i].res.public_json);
+        free(j->parts[i].witness);
+        free(j->parts[i].result.proof_json);
+        free(j->parts[i].result.public_json);
     }
     free(j->parts);
     free(j->request_id);
     free(j->error);
-    pthread_cond_destroy(&j->cv);
+    pthread_cond_destroy(&j->ended_cv);
     free(j);
 }
 
@@ -83,17 +83,17 @@ static void unlink_job(cuzk_engine *e, job *j)
     if (j->prev)
         j->prev->next = j->next;
     else
-        e->head = j->next;
+        e->jobs_head = j->next;
     if (j->next)
         j->next->prev = j->prev;
     else
-        e->tail = j->prev;
+        e->jobs_tail = j->prev;
 }
 
 /* Forgets the oldest finished jobs nobody waits on beyond retain_jobs. Under e->mu. */
 static void trim_finished(cuzk_engine *e)
 {
-    for (job *j = e->head; j && e->n_finished > e->cfg.retain_jobs;) {
+    for (job *j = e->jobs_head; j && e->n_finished > e->cfg.retain_jobs;) {
         job *nx = j->next;
         if (!job_live(j) && j->waiters == 0) {
             unlink_job(e, j);
@@ -111,12 +111,12 @@ static void admit(cuzk_engine *e)
     for (;;) {
         unsigned in_flight = 0;
         job *best = NULL;
-        for (job *j = e->head; j; j = j->next) {
+        for (job *j = e->jobs_head; j; j = j->next) {
             if (!job_live(j))
                 continue;
             if (j->admitted)
                 in_flight++;
-            else if (!best || j->prio > best->prio)
+            else if (!best || j->priority > best->priority)
                 best = j; /* list is in submission order: first of the best class wins */
         }
         if (!best || (e->cfg.max_jobs_in_flight && in_flight >= e->cfg.max_jobs_in_flight))
@@ -127,13 +127,13 @@ static void admit(cuzk_engine *e)
 }
 
 /* Frees a partition's .wtns copy and returns its bytes to the witness budget. */
-void cuzk__partition_drop_witness(cuzk_engine *e, part *p)
+void cuzk__partition_drop_witness(cuzk_engine *e, partition *p)
 {
-    if (!p->wtns)
+    if (!p->witness)
         return;
-    free(p->wtns);
-    p->wtns = NULL;
-    cuzk_budget_release(e->wbudget, CUZK_OWNER_WITNESS, p->wtns_len);
+    free(p->witness);
+    p->witness = NULL;
+    cuzk_budget_release(e->witness_mem, CUZK_OWNER_WITNESS, p->witness_len);
 }
 
 /* Ends a job (under e->mu): frees what it no longer needs, releases its key hold. */
@@ -148,9 +148,9 @@ void cuzk__job_finish(cuzk_engine *e, job *j, cuzk_job_state st, cuzk_err err, c
     for (size_t i = 0; i < j->n_parts; i++) {
         cuzk__partition_drop_witness(e, &j->parts[i]);
         if (st != CUZK_JOB_COMPLETED) {
-            free(j->parts[i].res.proof_json);
-            free(j->parts[i].res.public_json);
-            j->parts[i].res.proof_json = j->parts[i].res.public_json = NULL;
+            free(j->parts[i].result.proof_json);
+            free(j->parts[i].result.public_json);
+            j->parts[i].result.proof_json = j->parts[i].result.public_json = NULL;
         }
     }
     j->circ->holders--;
@@ -165,7 +165,7 @@ void cuzk__job_finish(cuzk_engine *e, job *j, cuzk_job_state st, cuzk_err err, c
     CUZK_LOG_INFO(TGT, "job ended", "job=%s circuit=%s state=%s partitions=%zu total_ms=%.1f%s%s",
                   j->id, j->circ->id, cuzk_job_state_name(st), j->n_parts, j->t_end - j->t_submit,
                   msg && msg[0] ? " error=" : "", msg && msg[0] ? msg : "");
-    pthread_cond_broadcast(&j->cv);
+    pthread_cond_broadcast(&j->ended_cv);
     pthread_cond_broadcast(&e->idle_cv);
     admit(e);
     trim_finished(e);
@@ -176,9 +176,9 @@ void cuzk__job_finish(cuzk_engine *e, job *j, cuzk_job_state st, cuzk_err err, c
 job *cuzk__sched_pick(cuzk_engine *e)
 {
     job *best = NULL;
-    for (job *j = e->head; j; j = j->next)
-        if (j->admitted && job_live(j) && !j->cancel && j->next_part < j->n_parts &&
-            (!best || j->prio > best->prio))
+    for (job *j = e->jobs_head; j; j = j->next)
+        if (j->admitted && job_live(j) && !j->cancel_requested && j->next_part < j->n_parts &&
+            (!best || j->priority > best->priority))
             best = j;
     return best;
 }
@@ -186,27 +186,25 @@ job *cuzk__sched_pick(cuzk_engine *e)
 unsigned cuzk__sched_live_jobs(cuzk_engine *e)
 {
     unsigned n = 0;
-    for (job *j = e->head; j; j = j->next)
+    for (job *j = e->jobs_head; j; j = j->next)
         n += job_live(j);
     return n;
 }
 
 void cuzk__job_cancel_locked(cuzk_engine *e, job *j)
 {
-    __atomic_store_n(&j->cancel, 1, __ATOMIC_RELAXED);
-    if (j->running == 0)
+    __atomic_store_n(&j->cancel_requested, 1, __ATOMIC_RELAXED);
+    if (j->parts_running == 0)
         cuzk__job_finish(e, j, CUZK_JOB_CANCELLED, CUZK_CANCELLED, "cancelled");
 }
 
 /* A request's witnesses are copied and fingerprinted (for the request_id reuse check) in
- * 4 KiB chunks on all cores (cuzk_wtns_validate checks their values the same way): at 2^22
- * each is 128 MiB, and one thread in the gRPC handler took ~0.2 s per witness for each of the
- * check, a byte-wise FNV-1a fingerprint and the copy, while the GPU workers waited for the
- * next job (the H200's device was busy about half the time). */
+ * 4 KiB chunks on all cores, as cuzk_wtns_validate checks them: large witnesses copied on the
+ * one gRPC handler thread would leave the GPU workers waiting for the next job. */
 #define SUB_CHUNK ((size_t)4096) /* small enough that the tests' witnesses span several */
 typedef struct {
     const cuzk_submit *req;
-    part *parts;       /* the copies: parts[i].wtns */
+    partition *parts;  /* the copies: parts[i].witness */
     size_t *c0;        /* per witness, its first chunk; c0[n_witnesses] = the chunk count */
     uint64_t *ch;      /* per chunk, its hash */
 } sub_job;
@@ -224,15 +222,15 @@ static void sub_task(void *arg, size_t t)
     }
     size_t off = (t - j->c0[lo]) * SUB_CHUNK, len = j->req->witness_lens[lo];
     size_t n = len - off < SUB_CHUNK ? len - off : SUB_CHUNK;
-    uint8_t *dst = j->parts[lo].wtns + off;
+    uint8_t *dst = j->parts[lo].witness + off;
     memcpy(dst, j->req->witnesses[lo] + off, n);
     j->ch[t] = cuzk__hash64(0, dst, n);
 }
 
-/* Copies every witness into parts[i].wtns (witness_lens[i] bytes each) and returns the request's
- * fingerprint in *fp: each witness's length, then its chunks' hashes, in order. Nonzero when
- * out of memory. */
-static int sub_copy_hash(const cuzk_submit *req, part *parts, uint64_t *fp)
+/* Copies every witness into parts[i].witness (witness_lens[i] bytes each) and returns the
+ * request's fingerprint in *fp: each witness's length, then its chunks' hashes, in order.
+ * Nonzero when out of memory. */
+static int sub_copy_hash(const cuzk_submit *req, partition *parts, uint64_t *fp)
 {
     size_t nw = req->n_witnesses;
     size_t *c0 = malloc((nw + 1) * sizeof *c0);
@@ -277,14 +275,14 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
         return cuzk_errf(eb, CUZK_NOT_FOUND, "unknown circuit '%s'",
                          req->circuit_id ? req->circuit_id : "");
     if (req->n_witnesses == 0)
-        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "no witness: send one .wtns per partition");
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "no witness: send one .witness per partition");
     if (req->n_witnesses > e->cfg.max_partitions)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "%zu witnesses; at most %u partitions per job",
                          req->n_witnesses, e->cfg.max_partitions);
-    if (c->part_bytes > e->cfg.working_budget)
+    if (c->partition_bytes > e->cfg.working_budget)
         return cuzk_errf(eb, CUZK_OUT_OF_BUDGET,
                          "circuit '%s' needs %" PRIu64 " bytes per partition, the working budget "
-                         "is %" PRIu64 " bytes", c->id, c->part_bytes, e->cfg.working_budget);
+                         "is %" PRIu64 " bytes", c->id, c->partition_bytes, e->cfg.working_budget);
     cuzk_priority prio = req->priority ? req->priority : c->priority;
     if (prio < CUZK_PRIO_LOW || prio > CUZK_PRIO_CRITICAL)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "priority %d is out of range", (int)prio);
@@ -320,52 +318,52 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
                          "the request's witnesses are %" PRIu64 " bytes, more than the whole "
                          "witness budget (%" PRIu64 " bytes; memory.witness_budget)", wbytes,
                          e->cfg.witness_budget);
-    if (cuzk_budget_try_reserve(e->wbudget, CUZK_OWNER_WITNESS, wbytes, NULL)) {
+    if (cuzk_budget_try_reserve(e->witness_mem, CUZK_OWNER_WITNESS, wbytes, NULL)) {
         cuzk_budget_snapshot ws;
-        cuzk_budget_get_snapshot(e->wbudget, &ws);
+        cuzk_budget_get_snapshot(e->witness_mem, &ws);
         return cuzk_errf(eb, CUZK_OUT_OF_BUDGET,
                          "busy: the witnesses of queued jobs hold %" PRIu64 " of %" PRIu64
                          " bytes and this request needs %" PRIu64 "; retry later (or raise "
                          "memory.witness_budget)", ws.in_use, ws.limit, wbytes);
     }
     job *j = calloc(1, sizeof *j);
-    part *parts = calloc(req->n_witnesses, sizeof *parts);
+    partition *parts = calloc(req->n_witnesses, sizeof *parts);
     if (!j || !parts) {
         free(j);
         free(parts);
-        cuzk_budget_release(e->wbudget, CUZK_OWNER_WITNESS, wbytes);
+        cuzk_budget_release(e->witness_mem, CUZK_OWNER_WITNESS, wbytes);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     }
     j->parts = parts;
     j->n_parts = req->n_witnesses;
     for (size_t i = 0; i < req->n_witnesses; i++) {
-        parts[i].wtns = malloc(req->witness_lens[i] ? req->witness_lens[i] : 1);
-        if (!parts[i].wtns) {
+        parts[i].witness = malloc(req->witness_lens[i] ? req->witness_lens[i] : 1);
+        if (!parts[i].witness) {
             cuzk__job_free(j);
-            cuzk_budget_release(e->wbudget, CUZK_OWNER_WITNESS, wbytes);
+            cuzk_budget_release(e->witness_mem, CUZK_OWNER_WITNESS, wbytes);
             return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory for the witnesses");
         }
-        parts[i].wtns_len = req->witness_lens[i];
+        parts[i].witness_len = req->witness_lens[i];
     }
     uint64_t fp;
     if (sub_copy_hash(req, parts, &fp)) {
         cuzk__job_free(j);
-        cuzk_budget_release(e->wbudget, CUZK_OWNER_WITNESS, wbytes);
+        cuzk_budget_release(e->witness_mem, CUZK_OWNER_WITNESS, wbytes);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     }
     j->request_id = xstrdup(rid);
     j->fingerprint = fp;
     j->circ = c;
-    j->prio = prio;
+    j->priority = prio;
     j->state = CUZK_JOB_QUEUED;
     j->error = xstrdup("");
-    pthread_cond_init(&j->cv, NULL);
+    pthread_cond_init(&j->ended_cv, NULL);
 
     pthread_mutex_lock(&e->mu);
     if (!e->accepting) {
         pthread_mutex_unlock(&e->mu);
         cuzk__job_free(j);
-        cuzk_budget_release(e->wbudget, CUZK_OWNER_WITNESS, wbytes);
+        cuzk_budget_release(e->witness_mem, CUZK_OWNER_WITNESS, wbytes);
         return cuzk_errf(eb, CUZK_CANCELLED, "the daemon is shutting down");
     }
     if (rid[0]) {
@@ -382,7 +380,7 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
             }
             pthread_mutex_unlock(&e->mu);
             cuzk__job_free(j);
-            cuzk_budget_release(e->wbudget, CUZK_OWNER_WITNESS, wbytes);
+            cuzk_budget_release(e->witness_mem, CUZK_OWNER_WITNESS, wbytes);
             return err;
         }
     }
@@ -392,12 +390,12 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
              fnv1a(e->id_salt, &j->seq, sizeof j->seq) & 0xffffffffu);
     j->t_submit = cuzk__now_ms();
     c->holders++;
-    j->prev = e->tail;
-    if (e->tail)
-        e->tail->next = j;
+    j->prev = e->jobs_tail;
+    if (e->jobs_tail)
+        e->jobs_tail->next = j;
     else
-        e->head = j;
-    e->tail = j;
+        e->jobs_head = j;
+    e->jobs_tail = j;
     e->submitted++;
     memcpy(job_id, j->id, sizeof j->id);
     CUZK_LOG_INFO(TGT, "job accepted", "job=%s circuit=%s priority=%s partitions=%zu%s%s", j->id,
@@ -417,13 +415,13 @@ static void fill_result(const job *j, cuzk_job_result *r)
     r->err = j->err;
     r->error = xstrdup(j->error);
     r->n_parts = j->n_parts;
-    r->parts_done = j->done;
+    r->parts_done = j->parts_done;
     double now = cuzk__now_ms();
     double end = job_live(j) ? now : j->t_end;
     r->queue_ms = (j->t_start ? j->t_start : end) - j->t_submit;
     r->synth_ms = j->synth_ms;
     r->prove_ms = j->prove_ms;
-    r->budget_wait_ms = j->wait_ms;
+    r->budget_wait_ms = j->budget_wait_ms;
     r->gpu_ms = j->gpu_ms;
     r->g2_ms = j->g2_ms;
     r->total_ms = end - j->t_submit;
@@ -433,9 +431,9 @@ static void fill_result(const job *j, cuzk_job_result *r)
         if (!r->parts)
             abort();
         for (size_t i = 0; i < j->n_parts; i++) {
-            r->parts[i] = j->parts[i].res;
-            r->parts[i].proof_json = xstrdup(j->parts[i].res.proof_json);
-            r->parts[i].public_json = xstrdup(j->parts[i].res.public_json);
+            r->parts[i] = j->parts[i].result;
+            r->parts[i].proof_json = xstrdup(j->parts[i].result.proof_json);
+            r->parts[i].public_json = xstrdup(j->parts[i].result.public_json);
         }
     }
 }
@@ -475,8 +473,8 @@ cuzk_err cuzk_engine_await(cuzk_engine *e, const char *job_id, uint64_t timeout_
     dl.tv_nsec = (long)(ns % 1000000000ull);
     while (job_live(j)) {
         if (timeout_ms == 0)
-            pthread_cond_wait(&j->cv, &e->mu);
-        else if (pthread_cond_timedwait(&j->cv, &e->mu, &dl) != 0)
+            pthread_cond_wait(&j->ended_cv, &e->mu);
+        else if (pthread_cond_timedwait(&j->ended_cv, &e->mu, &dl) != 0)
             break;
     }
     j->waiters--;
@@ -495,11 +493,12 @@ cuzk_err cuzk_engine_cancel(cuzk_engine *e, const char *job_id, int *was_live,
         pthread_mutex_unlock(&e->mu);
         return cuzk_errf(eb, CUZK_NOT_FOUND, "unknown job '%s'", job_id);
     }
-    *was_live = job_live(j) && !j->cancel;
+    *was_live = job_live(j) && !j->cancel_requested;
     if (*was_live) {
-        CUZK_LOG_INFO(TGT, "cancelling job", "job=%s running_partitions=%zu", j->id, j->running);
+        CUZK_LOG_INFO(TGT, "cancelling job", "job=%s running_partitions=%zu", j->id,
+                      j->parts_running);
         cuzk__job_cancel_locked(e, j);
-        cuzk_budget_wake(e->budget);
+        cuzk_budget_wake(e->working_mem);
     }
     *state = j->state;
     pthread_mutex_unlock(&e->mu);

@@ -11,78 +11,78 @@ void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *s)
 {
     memset(s, 0, sizeof *s);
     pthread_mutex_lock(&e->mu);
-    s->uptime_s = (cuzk__now_ms() - e->t0) / 1e3;
+    s->uptime_s = (cuzk__now_ms() - e->start_ms) / 1e3;
     s->workers = e->cfg.partition_workers;
-    s->busy_workers = e->busy;
-    for (job *j = e->head; j; j = j->next) {
+    s->busy_workers = e->busy_partition_workers;
+    for (job *j = e->jobs_head; j; j = j->next) {
         if (!job_live(j))
             continue;
         if (j->admitted)
             s->jobs_in_flight++;
         else
             s->jobs_queued++;
-        if (!j->cancel)
+        if (!j->cancel_requested)
             s->partitions_pending += (unsigned)(j->n_parts - j->next_part);
     }
     s->jobs_submitted = e->submitted;
     s->jobs_completed = e->completed;
     s->jobs_failed = e->failed;
     s->jobs_cancelled = e->cancelled;
-    s->partitions_proved = e->parts_proved;
-    s->partitions_failed = e->parts_failed;
+    s->partitions_proved = e->partitions_proved;
+    s->partitions_failed = e->partitions_failed;
     s->keys_loaded = e->keys_loaded;
     s->keys_evicted = e->keys_evicted;
     s->prove_ms_total = e->prove_ms_total;
-    for (size_t i = 0; i < e->n_circs; i++) {
-        const circuit *c = &e->circs[i];
+    for (size_t i = 0; i < e->n_circuits; i++) {
+        const circuit *c = &e->circuits[i];
         cuzk_key_tier t = cuzk__key_tier(c);
-        s->keys_bytes += c->bytes;
-        s->keys_pinned_bytes += c->pbytes;
-        s->keys_gpu_bytes += (uint64_t)__builtin_popcount(c->gmask) * c->gbytes;
+        s->keys_bytes += c->host_bytes;
+        s->keys_pinned_bytes += c->pinned_bytes;
+        s->keys_gpu_bytes += (uint64_t)__builtin_popcount(c->gpu_staged_mask) * c->gpu_copy_bytes;
         if (t == CUZK_TIER_MAPPED)
             s->keys_mapped_bytes += c->cache_bytes;
         s->keys_in_tier[t]++;
     }
-    s->pinned_budget = e->pin_budget;
-    s->pinned_peak = e->pin_peak;
-    s->pinned_unpins = e->unpins;
-    s->keys_pinned = e->pins;
+    s->pinned_budget = e->pinned_budget;
+    s->pinned_peak = e->pinned_peak;
+    s->pinned_unpins = e->key_unpins;
+    s->keys_pinned = e->keys_pinned;
     s->key_budget = e->cfg.key_budget;
-    s->gpu_budget_cpu = e->gpu_budget_cpu;
-    s->n_devices = e->n_devs;
-    for (unsigned d = 0; d < e->n_devs; d++) {
-        const gdev *g = &e->devs[d];
+    s->gpu_budget_cpu = e->gpu_budget_cpu_stages;
+    s->n_devices = e->n_devices;
+    for (unsigned d = 0; d < e->n_devices; d++) {
+        const gpu_device *g = &e->devices[d];
         s->devices[d].id = g->id;
         snprintf(s->devices[d].name, sizeof s->devices[d].name, "%s", g->name);
         s->devices[d].workers = g->workers;
-        s->devices[d].busy = g->busy;
+        s->devices[d].busy = g->busy_workers;
         s->devices[d].partitions = g->partitions;
         s->devices[d].faults = g->faults;
         s->devices[d].disabled = g->disabled;
-        s->devices[d].key_budget = g->kbudget;
-        s->devices[d].key_bytes = g->kbytes;
-        s->devices[d].key_peak = g->kpeak;
-        s->devices[d].key_stages = g->kstages;
-        s->devices[d].key_unstages = g->kunstages;
-        s->gpu_unstages += g->kunstages;
+        s->devices[d].key_budget = g->key_budget;
+        s->devices[d].key_bytes = g->key_bytes;
+        s->devices[d].key_peak = g->key_peak;
+        s->devices[d].key_stages = g->key_stages;
+        s->devices[d].key_unstages = g->key_unstages;
+        s->gpu_unstages += g->key_unstages;
         s->gpu_workers += g->workers;
-        s->gpu_busy += g->busy;
+        s->gpu_busy += g->busy_workers;
     }
     s->gpu_faults = e->gpu_faults;
     s->gpu_retries = e->gpu_retries;
     s->cpu_fallbacks = e->cpu_fallbacks;
     s->keys_from_cache = e->keys_from_cache;
-    s->g2_on_gpu = e->g2_gpu_parts;
+    s->g2_on_gpu = e->g2_gpu_partitions;
     pthread_mutex_unlock(&e->mu);
-    cuzk_budget_get_snapshot(e->budget, &s->budget);
-    cuzk_budget_get_snapshot(e->wbudget, &s->witness_budget);
+    cuzk_budget_get_snapshot(e->working_mem, &s->budget);
+    cuzk_budget_get_snapshot(e->witness_mem, &s->witness_budget);
 }
 
 size_t cuzk_engine_circuits(cuzk_engine *e, cuzk_circuit_info *out, size_t max)
 {
     pthread_mutex_lock(&e->mu);
-    for (size_t i = 0; i < e->n_circs && i < max; i++) {
-        const circuit *c = &e->circs[i];
+    for (size_t i = 0; i < e->n_circuits && i < max; i++) {
+        const circuit *c = &e->circuits[i];
         cuzk_circuit_info *o = &out[i];
         memset(o, 0, sizeof *o);
         snprintf(o->id, sizeof o->id, "%s", c->id);
@@ -92,19 +92,19 @@ size_t cuzk_engine_circuits(cuzk_engine *e, cuzk_circuit_info *out, size_t max)
         o->n_public = c->n_public;
         o->domain_size = c->domain_size;
         o->resident = c->pk != NULL;
-        for (unsigned d = 0; d < e->n_devs; d++)
-            if (c->gmask & (1u << d) && e->devs[d].id >= 0 && e->devs[d].id < 32)
-                o->gpu_mask |= 1u << e->devs[d].id;
+        for (unsigned d = 0; d < e->n_devices; d++)
+            if (c->gpu_staged_mask & (1u << d) && e->devices[d].id >= 0 && e->devices[d].id < 32)
+                o->gpu_mask |= 1u << e->devices[d].id;
         o->tier = cuzk__key_tier(c);
-        o->gpu_bytes = (uint64_t)__builtin_popcount(c->gmask) * c->gbytes;
-        o->pinned_bytes = c->pbytes;
+        o->gpu_bytes = (uint64_t)__builtin_popcount(c->gpu_staged_mask) * c->gpu_copy_bytes;
+        o->pinned_bytes = c->pinned_bytes;
         o->mapped_bytes = c->mapped ? c->cache_bytes : 0;
-        o->bytes = c->bytes;
+        o->bytes = c->host_bytes;
         o->holders = c->holders;
         o->priority = c->priority;
-        o->partition_bytes = c->part_bytes;
+        o->partition_bytes = c->partition_bytes;
     }
-    size_t n = e->n_circs;
+    size_t n = e->n_circuits;
     pthread_mutex_unlock(&e->mu);
     return n;
 }
@@ -209,14 +209,14 @@ char *cuzk_engine_metrics(cuzk_engine *e)
     cuzk_sb_printf(&sb, "# HELP cuzk_key_resident Whether a circuit's proving key is resident.\n"
                         "# TYPE cuzk_key_resident gauge\n");
     pthread_mutex_lock(&e->mu);
-    for (size_t i = 0; i < e->n_circs; i++)
-        cuzk_sb_printf(&sb, "cuzk_key_resident{circuit=\"%s\"} %d\n", e->circs[i].id,
-                       e->circs[i].pk != NULL);
+    for (size_t i = 0; i < e->n_circuits; i++)
+        cuzk_sb_printf(&sb, "cuzk_key_resident{circuit=\"%s\"} %d\n", e->circuits[i].id,
+                       e->circuits[i].pk != NULL);
     cuzk_sb_printf(&sb, "# HELP cuzk_key_tier A circuit's key residency tier (1 for its tier).\n"
                         "# TYPE cuzk_key_tier gauge\n");
-    for (size_t i = 0; i < e->n_circs; i++)
-        cuzk_sb_printf(&sb, "cuzk_key_tier{circuit=\"%s\",tier=\"%s\"} 1\n", e->circs[i].id,
-                       cuzk_key_tier_name(cuzk__key_tier(&e->circs[i])));
+    for (size_t i = 0; i < e->n_circuits; i++)
+        cuzk_sb_printf(&sb, "cuzk_key_tier{circuit=\"%s\",tier=\"%s\"} 1\n", e->circuits[i].id,
+                       cuzk_key_tier_name(cuzk__key_tier(&e->circuits[i])));
     pthread_mutex_unlock(&e->mu);
 #undef GAUGE
 #undef COUNTER
