@@ -115,14 +115,6 @@ int main(int argc, char **argv)
                   cuzk_gpu_device_count());
     cuzk_engine_config ec;
     cuzk_daemon_config_engine(&cfg, &ec);
-    /* TESTING ONLY: simulated GPUs (their stage runs on the CPU in the GPU worker threads), so
-     * the GPU worker pipeline can be tested end to end on machines without a GPU. */
-    const char *fake = getenv("CUZK_TEST_FAKE_GPUS");
-    if (fake && atoi(fake) > 0) {
-        ec.test_fake_gpus = (unsigned)atoi(fake);
-        CUZK_LOG_WARN(TGT, "TESTING ONLY: simulated GPUs (CUZK_TEST_FAKE_GPUS)", "gpus=%u",
-                      ec.test_fake_gpus);
-    }
     cuzk_engine *engine = NULL;
     if ((e = cuzk_engine_new(&engine, &ec, &eb))) {
         CUZK_LOG_ERROR(TGT, "engine start failed", "error=%s code=%s", eb.msg, cuzk_errname(e));

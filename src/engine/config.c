@@ -123,6 +123,8 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         (e = get_str(root, "metrics.listen", &c->metrics_listen, eb)) ||
         (e = get_uint(root, "gpus.workers_per_device", 1, 64, &c->gpu_workers_per_device, eb)) ||
         (e = get_uint(root, "gpus.host_threads", 0, 4096, &c->host_threads, eb)) ||
+        (e = get_uint(root, "gpus.emulated_devices", 0, CUZK_MAX_DEVICES, &c->emulated_devices,
+                      eb)) ||
         (e = get_uint(root, "synthesis.partition_workers", 0, 4096, &c->partition_workers, eb)) ||
         (e = get_uint(root, "scheduler.max_jobs_in_flight", 0, 1 << 20, &c->max_jobs_in_flight,
                       eb)) ||
@@ -331,6 +333,7 @@ void cuzk_daemon_config_engine(const cuzk_daemon_config *c, cuzk_engine_config *
     o->synth_on_cpu = c->synth_on_cpu;
     o->gpu_tables = c->gpu_tables;
     o->no_ba_fit = !c->gpu_ba_fit;
+    o->emulated_devices = c->emulated_devices;
     o->key_cache = c->key_cache;
     o->key_cache_dir = c->key_cache_dir;
     o->witness_budget = c->witness_budget;

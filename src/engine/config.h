@@ -18,7 +18,9 @@
  *                (gt: the CPU threads each partition worker synthesizes and proves with; 0:
  *                cores / pw), msm_tables = true (fixed-base tables of staged keys' points),
  *                ba_fit = true (the GPU workers' batch-affine chunk fitted to the memory the
- *                preloaded keys leave, when every circuit preloads)
+ *                preloaded keys leave, when every circuit preloads), emulated_devices = 0
+ *                (for tests: N emulated GPUs whose stages run on the CPU and whose key tiers
+ *                are accounting only, so the GPU pipeline runs without CUDA; 0: real devices)
  *   [keys]       cache = true (write a preprocessed copy of each loaded key and load it at disk
  *                speed next time), cache_dir = "" (next to each zkey, as ZKEY.cuzkcache)
  *   [synthesis]  partition_workers = 0 (pw; 0: 2, or 1 on a single core)
@@ -58,6 +60,7 @@ typedef struct {
     int synth_on_cpu; /* gpus.synth = "cpu" */
     int gpu_tables;   /* gpus.msm_tables (default true) */
     int gpu_ba_fit;   /* gpus.ba_fit (default true) */
+    unsigned emulated_devices; /* gpus.emulated_devices (tests only; default 0) */
     int key_cache;
     char *key_cache_dir;
     char *witness_dir;

@@ -45,7 +45,7 @@
  *    starved). A key larger than every device's gpu_budget is never staged: its GPU stages run
  *    on the CPU (counted as gpu_budget_cpu). Default (0): the device's free memory at start
  *    less gw times a scratch estimate for the largest circuit and a margin; unlimited on
- *    simulated GPUs. No GPU workers: no GPU tier. When every circuit is preloaded (and
+ *    emulated GPUs. No GPU workers: no GPU tier. When every circuit is preloaded (and
  *    no_ba_fit is 0), the GPU workers' batch-affine chunk is then fitted to what the keys'
  *    staged bytes leave (up to 16 GiB each, quads from 8 GiB: faster large MSMs), and the
  *    default budget reserves their larger scratch instead, so it still holds those keys.
@@ -151,11 +151,12 @@ typedef struct {
     const char *key_cache_dir;
     /* Witness bytes of accepted jobs (0: 1/4 of working_budget, at least 256 MiB). */
     uint64_t witness_budget;
-    /* TESTING ONLY: simulated GPUs whose "device" stage runs on the CPU in the GPU worker
-     * threads (so the pipeline, retries and fallbacks run without a GPU); bit d of
-     * test_faulty_gpus makes simulated device d fault on every partition. */
-    unsigned test_fake_gpus;
-    uint32_t test_faulty_gpus;
+    /* For tests: emulated GPUs, whose GPU stages run on the CPU in the GPU worker threads and
+     * whose key tiers are accounting only, so the GPU pipeline, tiers, retries and fallbacks
+     * run without CUDA (config key gpus.emulated_devices); bit d of emulated_faulty_devices
+     * makes emulated device d fault on every partition. */
+    unsigned emulated_devices;
+    uint32_t emulated_faulty_devices;
     /* Key residency tiers (see "Key residency tiers"): bytes of staged keys per device (0:
      * automatic) and of page-locked key arrays (0: none; CUZK_BUDGET_AUTO: automatic). */
     uint64_t gpu_budget;
@@ -283,7 +284,7 @@ typedef struct {
     /* GPU workers: one entry per device in use (none on the CPU backend). */
     unsigned n_devices, gpu_workers, gpu_busy;
     struct {
-        int id;            /* CUDA device number (simulated: the index) */
+        int id;            /* CUDA device number (emulated: the index) */
         char name[64];
         unsigned workers, busy;
         uint64_t partitions, faults;

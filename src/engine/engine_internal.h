@@ -192,7 +192,7 @@ static inline int job_live(const job *j)
 
 static inline int real_gpus(const cuzk_engine *e)
 {
-    return e->n_devices && !e->cfg.test_fake_gpus;
+    return e->n_devices && !e->cfg.emulated_devices;
 }
 
 /* The GPU backend's name for circuit c's curve. */

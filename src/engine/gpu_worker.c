@@ -61,11 +61,11 @@ void *cuzk__gpu_worker_main(void *arg)
     gpu_worker *w = arg;
     cuzk_engine *e = w->engine;
     gpu_device *dev = &e->devices[w->device];
-    int fake = e->cfg.test_fake_gpus > 0;
+    int emulated = e->cfg.emulated_devices > 0;
     cuzk_gpu_ctx *ctx = NULL;
     cuzk_errbuf open_eb = {{0}};
     cuzk_err open_err = CUZK_OK;
-    if (!fake && (open_err = cuzk_gpu_open(&ctx, dev->id, &open_eb)))
+    if (!emulated && (open_err = cuzk_gpu_open(&ctx, dev->id, &open_eb)))
         CUZK_LOG_ERROR(TGT, "GPU worker cannot open its device", "device=%d error=%s", dev->id,
                        open_eb.msg);
     /* The chunk cuzk__gpu_fit_workers fitted (the budget reserved it); on failure the default
@@ -108,7 +108,7 @@ void *cuzk__gpu_worker_main(void *arg)
         if (!held) {
             err = cuzk_errf(&eb, CUZK_NO_DEVICE, "GPU %d: the key does not fit in its GPU budget",
                             dev->id);
-        } else if (upload && !fake && ctx) {
+        } else if (upload && !emulated && ctx) {
             /* Uploaded here rather than inside the stage so the staged bytes are exactly the
              * accounted ones (B in G2 included whenever G2 may run on the GPU). */
             if ((err = cuzk_pk_gpu_stage(pk, dev->id, circ->stage_parts, &eb)))
@@ -119,9 +119,10 @@ void *cuzk__gpu_worker_main(void *arg)
         }
         if (err) {
             /* Not run: the key could not be staged. */
-        } else if (fake) {
-            if (e->cfg.test_faulty_gpus & (1u << w->device))
-                err = cuzk_errf(&eb, CUZK_GPU_FAULT, "simulated fault on test device %u", w->device);
+        } else if (emulated) {
+            if (e->cfg.emulated_faulty_devices & (1u << w->device))
+                err = cuzk_errf(&eb, CUZK_GPU_FAULT, "emulated fault on device %u",
+                                w->device);
             else if (!(err = cuzk_prove_g1(it->prove_state, -1, NULL, &eb)))
                 g1_ok = 1;
         } else if (!ctx) {
@@ -138,7 +139,7 @@ void *cuzk__gpu_worker_main(void *arg)
             g1_ok = 1;
         }
         if (!err && it->g2_on_device && !g2_ok) {
-            if (!(err = fake ? cuzk_prove_g2(it->prove_state, -1, NULL, &eb)
+            if (!(err = emulated ? cuzk_prove_g2(it->prove_state, -1, NULL, &eb)
                              : cuzk_prove_g2(it->prove_state, dev->id, ctx, &eb)))
                 g2_ok = 1;
         }
@@ -146,9 +147,9 @@ void *cuzk__gpu_worker_main(void *arg)
 
         pthread_mutex_lock(&e->mu);
         if (held) {
-            /* Simulated devices check the tier's invariant: a held key stays staged. */
-            if (fake && !err && !(circ->gpu_staged_mask & (1u << w->device)))
-                err = cuzk_errf(&eb, CUZK_INTERNAL, "simulated GPU %u: key %s was unstaged "
+            /* Emulated devices check the tier's invariant: a held key stays staged. */
+            if (emulated && !err && !(circ->gpu_staged_mask & (1u << w->device)))
+                err = cuzk_errf(&eb, CUZK_INTERNAL, "emulated GPU %u: key %s was unstaged "
                                 "while a stage held it", w->device, circ->id);
             cuzk__key_gpu_release(e, circ, w->device);
         }
@@ -197,13 +198,17 @@ void *cuzk__gpu_worker_main(void *arg)
 cuzk_err cuzk__gpu_setup_devices(cuzk_engine *e, cuzk_errbuf *eb)
 {
     const cuzk_engine_config *c = &e->cfg;
-    if (c->test_fake_gpus) {
-        unsigned n = c->test_fake_gpus > CUZK_MAX_DEVICES ? CUZK_MAX_DEVICES : c->test_fake_gpus;
+    if (c->emulated_devices) {
+        unsigned n = c->emulated_devices;
+        if (n > CUZK_MAX_DEVICES)
+            n = CUZK_MAX_DEVICES;
         for (unsigned d = 0; d < n; d++) {
             e->devices[d].id = (int)d;
-            snprintf(e->devices[d].name, sizeof e->devices[d].name, "simulated GPU %u (test)", d);
+            snprintf(e->devices[d].name, sizeof e->devices[d].name, "emulated GPU %u (test)", d);
         }
         e->n_devices = n;
+        CUZK_LOG_WARN(TGT, "for tests only: emulated GPUs, their stages run on the CPU "
+                      "(gpus.emulated_devices)", "gpus=%u", n);
         return CUZK_OK;
     }
     if (c->backend == CUZK_BACKEND_CPU)
@@ -255,7 +260,7 @@ cuzk_err cuzk__gpu_setup_devices(cuzk_engine *e, cuzk_errbuf *eb)
 void cuzk__gpu_fit_workers(cuzk_engine *e)
 {
     const cuzk_engine_config *c = &e->cfg;
-    if (!e->n_devices || c->no_ba_fit || c->test_fake_gpus ||
+    if (!e->n_devices || c->no_ba_fit || c->emulated_devices ||
         (c->gpu_budget && c->gpu_budget != CUZK_BUDGET_AUTO))
         return;
     uint64_t keys = 0;

@@ -41,7 +41,7 @@ static uint64_t pin_size(cuzk_pk *pk)
     return b;
 }
 
-/* Page-locks (pin = 1) or unlocks a key's uploaded arrays. Simulated GPUs: accounting only. */
+/* Page-locks (pin = 1) or unlocks a key's uploaded arrays. Emulated GPUs: accounting only. */
 cuzk_err cuzk__key_pin_arrays(cuzk_engine *e, cuzk_pk *pk, int pin, cuzk_errbuf *eb)
 {
     if (!real_gpus(e) || !e->pin_ctx)
@@ -522,8 +522,8 @@ void cuzk__key_setup_tiers(cuzk_engine *e)
         gpu_device *g = &e->devices[d];
         if (c->gpu_budget && c->gpu_budget != CUZK_BUDGET_AUTO) {
             g->key_budget = c->gpu_budget;
-        } else if (c->test_fake_gpus) {
-            g->key_budget = UINT64_MAX; /* simulated devices have no memory to run out of */
+        } else if (c->emulated_devices) {
+            g->key_budget = UINT64_MAX; /* emulated devices have no memory to run out of */
         } else {
             uint64_t fr = 0, tot = 0;
             cuzk_errbuf meb = {{0}};
@@ -575,7 +575,7 @@ void cuzk__key_stage_preloaded(cuzk_engine *e, circuit *c)
                           PRIu64, c->id, g->id, c->gpu_copy_bytes, g->key_bytes, g->key_budget);
             continue;
         }
-        if (!upload || e->cfg.test_fake_gpus)
+        if (!upload || e->cfg.emulated_devices)
             continue;
         cuzk_errbuf geb;
         double t = cuzk__now_ms();

@@ -487,7 +487,7 @@ def test_cache():
 
 
 def test_tiers():
-    """Key residency tiers on a simulated GPU (CUZK_TEST_FAKE_GPUS: the GPU tier's accounting
+    """Key residency tiers on an emulated GPU (gpus.emulated_devices: the GPU tier's accounting
     without a device): a GPU budget that holds exactly bn-pos's staged copy unstages bn-mul
     for it; the unstaged key stays pinned; an evicted key with a valid cache is "mapped" and
     reloads from the cache (keys_from_cache rises, snarkjs verifies the proof); GetStatus,
@@ -505,14 +505,15 @@ def test_tiers():
     # fixed-base tables (msm_tables = false; engine_test checks staging with them).
     nv, n = info.n_vars, info.domain_size
     g_pos = (3 * nv + n) * 64 + 3 * ((nv + 31) // 32 * 4) + (n + 31) // 32 * 4
-    body = ('[gpus]\ng2 = "cpu"\nsynth = "cpu"\nmsm_tables = false\nworkers_per_device = 1\n'
+    body = ('[gpus]\nemulated_devices = 1\ng2 = "cpu"\nsynth = "cpu"\nmsm_tables = false\n'
+            'workers_per_device = 1\n'
             '[keys]\ncache_dir = "%s"\n'
             '[memory]\ngpu_budget = %d\npinned_budget = "auto"\n'
             '[[circuit]]\nid = "bn-mul"\nzkey = "%s"\npreload = true\n'
             '[[circuit]]\nid = "bn-pos"\nzkey = "%s"\n'
             % (cache_dir, g_pos, os.path.join(FIX, "bn128/multiplier.zkey"),
                os.path.join(FIX, "bn128/poseidon.zkey")))
-    d = Daemon("tiers", body, ["--metrics", ""], env={"CUZK_TEST_FAKE_GPUS": "1"})
+    d = Daemon("tiers", body, ["--metrics", ""])
 
     def keys():
         st = d.call("GetStatus")

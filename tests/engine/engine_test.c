@@ -489,6 +489,24 @@ static void test_config(void)
     CHECK(cuzk_daemon_config_parse(&c, "bb.toml", bfbad, strlen(bfbad), ".", &eb) ==
           CUZK_BAD_CONFIG);
     CHECK_MSG(strstr(eb.msg, "bb.toml:2") && strstr(eb.msg, "gpus.ba_fit"), "%s", eb.msg);
+    /* gpus.emulated_devices (tests only): 0 by default, passed to the engine, at most
+     * CUZK_MAX_DEVICES. */
+    CHECK(cuzk_daemon_config_parse(&c, "em.toml", "", 0, ".", &eb) == CUZK_OK);
+    CHECK(c.emulated_devices == 0);
+    cuzk_daemon_config_free(&c);
+    const char *em = "[gpus]\nemulated_devices = 2\n";
+    CHECK(cuzk_daemon_config_parse(&c, "em.toml", em, strlen(em), ".", &eb) == CUZK_OK);
+    {
+        cuzk_engine_config ecf;
+        cuzk_daemon_config_engine(&c, &ecf);
+        CHECK(c.emulated_devices == 2 && ecf.emulated_devices == 2);
+    }
+    cuzk_daemon_config_free(&c);
+    const char *embad = "[gpus]\nemulated_devices = 17\n";
+    CHECK(cuzk_daemon_config_parse(&c, "eb.toml", embad, strlen(embad), ".", &eb) ==
+          CUZK_BAD_CONFIG);
+    CHECK_MSG(strstr(eb.msg, "eb.toml:2") && strstr(eb.msg, "gpus.emulated_devices"), "%s",
+              eb.msg);
     /* Tier budgets: "auto" (the default) or a size; "0" pins nothing. */
     CHECK(cuzk_daemon_config_parse(&c, "t.toml", "", 0, ".", &eb) == CUZK_OK);
     CHECK(c.gpu_budget == CUZK_BUDGET_AUTO && c.pinned_budget == CUZK_BUDGET_AUTO);
@@ -563,8 +581,8 @@ static uint64_t g_g2_min; /* g2_gpu_min_scalars for the next run_gpu_case */
 static void run_gpu_case(unsigned ndev, uint32_t faulty, int g2_on_gpu, cuzk_engine_status *st)
 {
     memset(&g_extra, 0, sizeof g_extra);
-    g_extra.test_fake_gpus = ndev;
-    g_extra.test_faulty_gpus = faulty;
+    g_extra.emulated_devices = ndev;
+    g_extra.emulated_faulty_devices = faulty;
     g_extra.gpu_workers_per_device = 2;
     g_extra.g2_on_gpu = g2_on_gpu;
     g_extra.g2_gpu_min_scalars = g_g2_min;
@@ -716,7 +734,7 @@ static void test_gpu_tier(void)
     CHECK(G[0] < G[2] && G[2] < G[1] && G[3] > G[1] + G[0]);
     uint64_t B = G[1] + G[0]; /* bn-pos beside bn-mul, nothing more */
     memset(&g_extra, 0, sizeof g_extra);
-    g_extra.test_fake_gpus = 1;
+    g_extra.emulated_devices = 1;
     g_extra.gpu_workers_per_device = 1;
     g_extra.gpu_budget = B;
     cuzk_engine *e = make(1, 1ull << 30, 0);
@@ -806,7 +824,7 @@ static void test_gpu_tier_norows(void)
     uint64_t without = zkey_bytes(CIRCS[1].zkey, 0, 0, 1);
     CHECK(without < with);
     memset(&g_extra, 0, sizeof g_extra);
-    g_extra.test_fake_gpus = 1;
+    g_extra.emulated_devices = 1;
     g_extra.gpu_workers_per_device = 1;
     g_extra.gpu_budget = with - 1;
     cuzk_engine *e = make(1, 1ull << 30, 0);
@@ -842,7 +860,7 @@ static void test_gpu_tier_tables(void)
     /* The other three fixture keys' point sets: a few hundred KiB together. */
     for (int fits = 1; fits >= 0; fits--) {
         memset(&g_extra, 0, sizeof g_extra);
-        g_extra.test_fake_gpus = 1;
+        g_extra.emulated_devices = 1;
         g_extra.gpu_workers_per_device = 1;
         g_extra.gpu_tables = 1;
         g_extra.gpu_budget = fits ? tab + (64ull << 20) : tab;
@@ -869,7 +887,7 @@ static void test_gpu_tier_held(void)
     uint64_t gb = zkey_bytes(CIRCS[1].zkey, 1, 0, 1), gl = zkey_bytes(CIRCS[3].zkey, 1, 0, 1);
     uint64_t B = gb > gl ? gb : gl;
     memset(&g_extra, 0, sizeof g_extra);
-    g_extra.test_fake_gpus = 1;
+    g_extra.emulated_devices = 1;
     g_extra.gpu_workers_per_device = 2;
     g_extra.gpu_budget = B;
     g_extra.g2_on_gpu = 1; /* staged copies include B in G2 */
@@ -911,7 +929,7 @@ static void test_pinned_tier(void)
     CHECK(P[0] < P[2] && P[2] < P[1] && P[3] > P[1] + P[0]);
     uint64_t budget = P[1] + P[0];
     memset(&g_extra, 0, sizeof g_extra);
-    g_extra.test_fake_gpus = 1;
+    g_extra.emulated_devices = 1;
     g_extra.gpu_budget = 1;
     g_extra.pinned_budget = budget;
     cuzk_engine *e = make(1, 1ull << 30, 0);

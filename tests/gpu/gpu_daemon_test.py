@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""cuzk-daemon with GPU workers (run by gpu_daemon_test.sh: on a real device, or on two
-simulated ones where there is no GPU): concurrent multi-partition jobs on both curves with B in G2 on the CPU and then
+"""cuzk-daemon with GPU workers (run by gpu_daemon_test.sh: on a real device, or with
+--emulated-devices N on N emulated ones, gpus.emulated_devices, where there is no GPU): concurrent multi-partition jobs on both curves with B in G2 on the CPU and then
 on the GPU; every partition's proof is checked with `cuzk verify` against the verification key
 snarkjs wrote, the status must show the GPU stages on the device(s) and no fault or fallback.
 With GPU_TEST_OUT set, the proofs are also written there (OUT/<tag>/<job>-<k>/proof.json,
@@ -20,8 +20,10 @@ BIN = os.environ.get("CUZK_BIN_DIR", os.path.join(ROOT, "build/bin"))
 FIX = os.path.join(ROOT, "tests/fixtures")
 OUT = os.environ.get("GPU_TEST_OUT")
 SNARKJS = os.path.join(ROOT, "node_modules/.bin/snarkjs")
-# On simulated devices (no GPU) a smaller fixture and fewer jobs keep the test short.
-SIM = bool(os.environ.get("CUZK_TEST_FAKE_GPUS"))
+# On emulated devices (no GPU) a smaller fixture and fewer jobs keep the test short.
+EMULATED = int(sys.argv[sys.argv.index("--emulated-devices") + 1]) \
+    if "--emulated-devices" in sys.argv else 0
+SIM = EMULATED > 0
 FX = "poseidon" if SIM else "chain"
 JOBS, PARTS = (4, 3) if SIM else (6, 4)
 if not (os.access(SNARKJS, os.X_OK) and shutil.which("node")):
@@ -49,6 +51,7 @@ def run_daemon(tag, g2):
     with open(cfg, "w") as f:
         f.write("""[gpus]
 backend = "gpu"
+emulated_devices = %d
 workers_per_device = 2
 g2 = "%s"
 [synthesis]
@@ -63,7 +66,7 @@ preload = true
 id = "bls-chain"
 zkey = "%s/bls12381/%s.zkey"
 preload = true
-""" % (g2, TMP, FIX, FX, FIX, FX))
+""" % (EMULATED, g2, TMP, FIX, FX, FIX, FX))
     proc = subprocess.Popen([os.path.join(BIN, "cuzk-daemon"), "--config", cfg, "--listen",
                              "127.0.0.1:0", "--metrics", ""], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
