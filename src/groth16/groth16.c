@@ -23,6 +23,7 @@
 #include "ec/encode.h"
 #include "ec/pairing.h"
 #include "gpu/gpu.h"
+#include "groth16/pk_device.h"
 #include "msm/msm.h"
 #include "poly/ntt.h"
 #include "util/clock.h"

@@ -45,24 +45,7 @@ typedef struct {
     uint64_t n_coef[2];
     FR_(domain) dom;
     size_t bytes;
-    /* GPU residency, per device: the point sets are uploaded on the first proof that uses
-     * the device and kept until the key is freed. dev[d].ctx is the key's own context on
-     * device d (the points belong to it); dev[d].mu guards the upload and serialises use of
-     * that context by callers that bring none of their own. */
-    struct {
-        pthread_mutex_t mu;
-        cuzk_gpu_ctx *ctx;
-        cuzk_gpu_points *g_a, *g_b1, *g_c, *g_h, *g_b2;
-        cuzk_gpu_rows *g_rows; /* A and B for synthesis on the GPU (cuzk_prove's path) */
-        /* cuzk_prove's page-locked witness buffer on this device (GT_(wpin_take)): the
-         * witness is copied and checked into it, and its upload is then a plain DMA. */
-        void *wpin;
-        size_t wpin_len;
-        int wpin_busy;
-        /* ctx's batch-affine chunk is fitted to the memory the tables left (GT_(gpu_acquire));
-         * ba_unfit: it was given back once for tables (GT_(gpu_tables)). */
-        int ba_fitted, ba_unfit;
-    } dev[CUZK_MAX_DEVICES];
+    cuzk__pk_device dev[CUZK_MAX_DEVICES]; /* GPU residency, per device (pk_device.h) */
     /* Fixed-base tables of the CPU MSMs (optional: GT_(pk_precompute) or the key cache):
      * tab[k] for A, B1, C, H (G1) and tab2 for B2 hold copies 1 .. t - 1 of the points
      * (msm.h's G_msm_tab_build for window c; copy 0 is the key's own array); t = 0: none.
@@ -111,18 +94,8 @@ static void GT_(pk_free)(GT_(pk) *pk)
 {
     if (!pk)
         return;
-    for (int d = 0; d < CUZK_MAX_DEVICES; d++) {
-        cuzk_gpu_points_free(pk->dev[d].g_a);
-        cuzk_gpu_points_free(pk->dev[d].g_b1);
-        cuzk_gpu_points_free(pk->dev[d].g_c);
-        cuzk_gpu_points_free(pk->dev[d].g_h);
-        cuzk_gpu_points_free(pk->dev[d].g_b2);
-        cuzk_gpu_rows_free(pk->dev[d].g_rows);
-        if (pk->dev[d].wpin)
-            cuzk_gpu_host_free(pk->dev[d].ctx, pk->dev[d].wpin);
-        cuzk_gpu_close(pk->dev[d].ctx);
-        pthread_mutex_destroy(&pk->dev[d].mu);
-    }
+    for (int d = 0; d < CUZK_MAX_DEVICES; d++)
+        cuzk__pk_device_free(&pk->dev[d]);
     GT_(pk_tab_free)(pk);
     free(pk->ic);
     free(pk->a);
@@ -211,7 +184,7 @@ static cuzk_err GT_(pk_load)(GT_(pk) **out, const cuzk_zkey *zk, unsigned nthrea
     if (!pk)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "%s: out of memory", file);
     for (int d = 0; d < CUZK_MAX_DEVICES; d++)
-        pthread_mutex_init(&pk->dev[d].mu, NULL);
+        cuzk__pk_device_init(&pk->dev[d]);
     pk->n_vars = zk->n_vars;
     pk->n_public = zk->n_public;
     pk->domain_size = zk->domain_size;
@@ -846,8 +819,7 @@ static cuzk_err GT_(pg2_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
  * none, while each fits the device's free memory with room for the largest scratch a proof of
  * this key grows (cuzk_gpu_scratch_estimate) and a margin; a set that does not fit stays
  * plain (its MSMs are then as fast as without tables, nothing fails). */
-static unsigned GT_(gpu_no_tables_of)(const __typeof__(((GT_(pk) *)0)->dev[0]) *d);
-static cuzk_err GT_(gpu_tables)(GT_(pk) *pk, int device, __typeof__(pk->dev[0]) *d,
+static cuzk_err GT_(gpu_tables)(GT_(pk) *pk, int device, cuzk__pk_device *d,
                                 cuzk_errbuf *eb)
 {
     cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
@@ -856,7 +828,7 @@ static cuzk_err GT_(gpu_tables)(GT_(pk) *pk, int device, __typeof__(pk->dev[0]) 
          * that would pay gets that memory back, once (tables gain 10-13% per MSM, the larger
          * chunk ~1.4% of a proof); otherwise nothing is tried (the reserve below assumes the
          * environment's chunk). */
-        if (d->ba_unfit || !GT_(gpu_no_tables_of)(d))
+        if (d->ba_unfit || !cuzk__pk_device_no_tables(d, (cuzk_gpu_curve)GP_CURVE))
             return CUZK_OK;
         cuzk_err e = cuzk_gpu_ba_reset(d->ctx, eb);
         if (e)
@@ -892,7 +864,7 @@ static cuzk_err GT_(gpu_tables)(GT_(pk) *pk, int device, __typeof__(pk->dev[0]) 
 }
 
 /* The G1 point sets A, B1, C, H on device d (its context open). */
-static cuzk_err GT_(gpu_ensure_g1)(GT_(pk) *pk, __typeof__(pk->dev[0]) *d, cuzk_errbuf *eb)
+static cuzk_err GT_(gpu_ensure_g1)(GT_(pk) *pk, cuzk__pk_device *d, cuzk_errbuf *eb)
 {
     cuzk_err e = CUZK_OK;
     cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
@@ -916,7 +888,7 @@ static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int device, int want, cuzk_errbuf *
     int want_g2 = want & GT_WANT_G2;
     cuzk_err e = CUZK_OK;
     cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
-    __typeof__(pk->dev[0]) *d = &pk->dev[device];
+    cuzk__pk_device *d = &pk->dev[device];
     if (!d->ctx && (e = cuzk_gpu_open(&d->ctx, device, eb)))
         return e;
     if (!(want & GT_WANT_NO_G1) && (e = GT_(gpu_ensure_g1)(pk, d, eb)))
@@ -943,34 +915,7 @@ static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int device, int want, cuzk_errbuf *
 /* Bit d set when the G1 point sets are resident on device d. */
 static uint32_t GT_(gpu_mask)(GT_(pk) *pk)
 {
-    uint32_t m = 0;
-    for (int d = 0; d < CUZK_MAX_DEVICES; d++) {
-        pthread_mutex_lock(&pk->dev[d].mu);
-        if (pk->dev[d].g_h)
-            m |= 1u << d;
-        pthread_mutex_unlock(&pk->dev[d].mu);
-    }
-    return m;
-}
-
-/* The CUZK_PK_SET_* bits of device d's point sets whose tables would pay (more than one copy,
- * cuzk_gpu_tables_bytes) but are not built. */
-static unsigned GT_(gpu_no_tables_of)(const __typeof__(((GT_(pk) *)0)->dev[0]) *d)
-{
-    const cuzk_gpu_points *sets[5] = GT_DEV_SETS(d);
-    static const unsigned bit[5] = {CUZK_PK_SET_B2, CUZK_PK_SET_A, CUZK_PK_SET_B1,
-                                    CUZK_PK_SET_C, CUZK_PK_SET_H};
-    unsigned m = 0;
-    for (int i = 0; i < 5; i++) {
-        if (!sets[i] || cuzk_gpu_points_copies(sets[i]) > 1)
-            continue;
-        const uint64_t n = cuzk_gpu_points_count(sets[i]);
-        const cuzk_gpu_group g = i == 0 ? CUZK_GPU_G2 : CUZK_GPU_G1;
-        if (cuzk_gpu_tables_bytes((cuzk_gpu_curve)GP_CURVE, g, n, 0) >
-            cuzk_gpu_tables_bytes((cuzk_gpu_curve)GP_CURVE, g, n, 1))
-            m |= bit[i];
-    }
-    return m;
+    return cuzk__pk_devices_mask(pk->dev);
 }
 
 static unsigned GT_(gpu_no_tables)(GT_(pk) *pk, int device)
@@ -978,7 +923,7 @@ static unsigned GT_(gpu_no_tables)(GT_(pk) *pk, int device)
     if (device < 0 || device >= CUZK_MAX_DEVICES)
         return 0;
     pthread_mutex_lock(&pk->dev[device].mu);
-    unsigned m = GT_(gpu_no_tables_of)(&pk->dev[device]);
+    unsigned m = cuzk__pk_device_no_tables(&pk->dev[device], (cuzk_gpu_curve)GP_CURVE);
     pthread_mutex_unlock(&pk->dev[device].mu);
     return m;
 }
@@ -1006,7 +951,7 @@ static void GT_(gpu_unstage)(GT_(pk) *pk, int device)
 {
     if (device < 0 || device >= CUZK_MAX_DEVICES)
         return;
-    __typeof__(pk->dev[0]) *d = &pk->dev[device];
+    cuzk__pk_device *d = &pk->dev[device];
     pthread_mutex_lock(&d->mu);
     cuzk_gpu_points_free(d->g_a);
     cuzk_gpu_points_free(d->g_b1);
@@ -1071,7 +1016,8 @@ static cuzk_err GT_(gpu_acquire)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, 
             if (sets[i] && cuzk_gpu_points_copies(sets[i]) > s->st.gpu_tables)
                 s->st.gpu_tables = cuzk_gpu_points_copies(sets[i]);
         if (s->opts.gpu_tables)
-            s->st.gpu_no_tables |= GT_(gpu_no_tables_of)(&pk->dev[device]);
+            s->st.gpu_no_tables |=
+                cuzk__pk_device_no_tables(&pk->dev[device], (cuzk_gpu_curve)GP_CURVE);
     }
     if (!e && !ctx && !pk->dev[device].ba_fitted) {
         /* The key's own context proves alone on the device (the daemon's workers bring their
@@ -1116,7 +1062,7 @@ static cuzk_err GT_(g1_msms_on)(GT_(pstate) *s, int device, cuzk_gpu_ctx *g, int
 {
     GT_(pk) *pk = s->pk;
     const uint8_t *ws = (const uint8_t *)s->w;
-    __typeof__(pk->dev[0]) *d = &pk->dev[device];
+    cuzk__pk_device *d = &pk->dev[device];
     with_g2 = with_g2 && !s->g2_done;
     G1J pa, pb1, pc;
     G2J pb2;
@@ -1424,32 +1370,6 @@ static void *GT_(gpu_msm_thread)(void *arg)
     return NULL;
 }
 
-/* cuzk_prove's page-locked witness buffer of device `device` (bytes long), or NULL when it is
- * in use by another cuzk_prove on this key or cannot be had (then w is ordinary memory and its
- * upload goes through the staging buffers). Allocated once and kept with the key's context,
- * so a stream of proofs pays for the page locking once. Return it with GT_(wpin_give). */
-static void *GT_(wpin_take)(GT_(pk) *pk, int device, size_t bytes)
-{
-    __typeof__(pk->dev[0]) *d = &pk->dev[device];
-    void *p = NULL;
-    cuzk_errbuf eb = {{0}};
-    pthread_mutex_lock(&d->mu);
-    if (!d->wpin_busy && (d->ctx || cuzk_gpu_open(&d->ctx, device, &eb) == CUZK_OK)) {
-        if (d->wpin && d->wpin_len < bytes) {
-            cuzk_gpu_host_free(d->ctx, d->wpin);
-            d->wpin = NULL;
-            d->wpin_len = 0;
-        }
-        if (!d->wpin && cuzk_gpu_host_alloc(d->ctx, bytes, &d->wpin, &eb) == CUZK_OK)
-            d->wpin_len = bytes;
-        if (d->wpin) {
-            d->wpin_busy = 1;
-            p = d->wpin;
-        }
-    }
-    pthread_mutex_unlock(&d->mu);
-    return p;
-}
 
 /* GT_(prove)'s upload of the witness block by block while pstart copies it into the
  * page-locked buffer (cuzk_gpu_scalars_stage on device 0's key context, whose lock is held);
@@ -1474,14 +1394,6 @@ static void GT_(wstage_block)(void *arg, uint64_t lo, uint64_t hi)
         ws->ok = 0;
 }
 
-static void GT_(wpin_give)(GT_(pk) *pk, int device, void *p)
-{
-    if (!p)
-        return;
-    pthread_mutex_lock(&pk->dev[device].mu);
-    pk->dev[device].wpin_busy = 0;
-    pthread_mutex_unlock(&pk->dev[device].mu);
-}
 
 /* The whole proof in one call (the command line's path): on the CPU, or H and the G1 MSMs on
  * device 0 with B in G2 on the GPU after them or on CPU threads beside them. When the GPU
@@ -1499,7 +1411,7 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
     const int gpu_all = use_gpu && !opts->synth_on_cpu && n_witness == pk->n_vars && n_witness;
     const int wcaller = gpu_all && cuzk_gpu_host_is_pinned(witness);
     void *wown = gpu_all && !wcaller
-                     ? GT_(wpin_take)(pk, 0, pk->n_vars * sizeof(FRT))
+                     ? cuzk__pk_device_wpin_take(&pk->dev[0], 0, pk->n_vars * sizeof(FRT))
                      : NULL;
     void *wpin = wcaller ? (void *)witness : wown; /* read only when it is the caller's */
     /* ... and while it is copied there, block by block, its upload runs (the copy and the DMA
@@ -1521,7 +1433,7 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
     if (wpin)
         pthread_mutex_unlock(&pk->dev[0].mu);
     if (e) {
-        GT_(wpin_give)(pk, 0, wown);
+        cuzk__pk_device_wpin_give(&pk->dev[0], wown);
         return e;
     }
     s->w_staged = ws.ok && ws.done == pk->n_vars;
@@ -1572,7 +1484,7 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
                 if (pp_started)
                     pthread_join(ppt, NULL);
                 GT_(pfree)(s);
-                GT_(wpin_give)(pk, 0, wown);
+                cuzk__pk_device_wpin_give(&pk->dev[0], wown);
                 return cuzk_errf(eb, se, "%s", seb.msg);
             }
             if (g2dev < 0 && !(started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0))
@@ -1617,6 +1529,6 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
         e = GT_(pfinish)(s, proof, eb);
     *st = s->st;
     GT_(pfree)(s);
-    GT_(wpin_give)(pk, 0, wown);
+    cuzk__pk_device_wpin_give(&pk->dev[0], wown);
     return e;
 }
