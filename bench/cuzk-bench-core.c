@@ -248,7 +248,7 @@ GROUP_BENCH(bls12_381_g2, 255)
 NTT_BENCH(bn254_fr)
 NTT_BENCH(bls12_381_fr)
 
-/* Pairing slot (src/ec/pairing.h, another helper's work): one full pairing e(G1, G2) and a
+/* Pairing (src/ec/pairing.h): one full pairing e(G1, G2) and a
  * 4-pair product check (the shape of a Groth16 verification). */
 #define PAIRING_BENCH(C)                                                                  \
     static void bench_pairing_##C(void)                                                   \

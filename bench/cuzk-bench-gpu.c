@@ -26,8 +26,8 @@
  * Points: 2^20 distinct multiples of the generator, repeated to fill larger sets (the work an
  * MSM does does not depend on the points being distinct). They are never the point at
  * infinity, which a proving key's A and B sets often are (signals absent from a matrix): an
- * accumulation that handles infinity on a slow path looks better here than in a proof (the
- * batch-affine kernels did, src/gpu/PERF-NOTES.md). --inf-every K makes every K-th point the
+ * accumulation that handles infinity on a slow path looks better here than in a proof.
+ * --inf-every K makes every K-th point the
  * point at infinity (the row's "scalars" column then says so), to measure that case.
  *
  * Results: point i is (i mod 2^20 + 1) S for a random S, so every MSM row's result is checked

@@ -16,7 +16,7 @@
 # Env:
 #   CURVES="bn128 bls12381"   curves to build
 #   CIRCUITS="multiplier poseidon chain"
-#   PTAU_DIR=/work/ptau-cache  where powers-of-tau files are cached (never inside the repo)
+#   PTAU_DIR=~/.cache/cuzk-ptau where powers-of-tau files are cached (never inside the repo)
 #   FIXTURE_CPU=1              pin snarkjs/circom to this CPU (taskset) so other work keeps a core;
 #                              set FIXTURE_CPU= (empty) to use all cores
 # Powers: the small circuits use a power-10 ptau (Poseidon(2) has 517 rows -> domain 2^10); the
@@ -32,7 +32,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 CURVES=${CURVES:-"bn128 bls12381"}
 CIRCUITS=${CIRCUITS:-"multiplier poseidon chain"}
-PTAU_DIR=${PTAU_DIR:-/work/ptau-cache}
+PTAU_DIR=${PTAU_DIR:-$HOME/.cache/cuzk-ptau}
 MODE=${1:-all}
 S="$ROOT/node_modules/.bin/snarkjs"
 C="$ROOT/node_modules/.bin/circom2"

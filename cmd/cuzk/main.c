@@ -68,8 +68,7 @@ static const char *PROVE_HELP =
     "                     making each MSM ~10-13% faster; skipped when they do not fit\n"
     "                     (the proof's line then names the point sets left without). The\n"
     "                     memory the points and tables leave goes to the MSMs' batch-affine\n"
-    "                     chunk (up to 16 GiB, named on the proof's line; the environment's\n"
-    "                     CUZK_GPU_BA_CHUNK_BYTES and CUZK_GPU_BA_QUADS set it instead)\n"
+    "                     chunk (up to 16 GiB, named on the proof's line)\n"
     "  --synth WHERE      gpu | cpu (default gpu): with the GPU backend, compute a = A.w,\n"
     "                     b = B.w, c = a*b on the GPU from the key's A and B rows (kept\n"
     "                     resident beside its points) or on CPU threads while the GPU runs\n"
@@ -102,9 +101,8 @@ static const char *PROVE_HELP =
     "\n"
     "Exit status: 0 proof written, 2 error (message on stderr).\n";
 
-/* --precompute's default with --key-cache: the fastest end to end (cache load included) on
- * the 2^14-constraint chain fixtures, 2 cores (min of 7 wall-clock runs: BN254 303 ms at 4
- * copies, 305 at 8, 309 at 16; BLS12-381 541, 546, 542), and the least memory of those. */
+/* --precompute's default with --key-cache: end to end (cache load included) more copies gain
+ * nothing measurable over 4 on small circuits, and each costs the points' memory again. */
 #define PRECOMPUTE_DEFAULT 4
 #define PRECOMPUTE_ANY UINT32_MAX /* GPU backend: whatever the cache holds; none when built */
 
@@ -228,8 +226,8 @@ static int cmd_prove(int argc, char **argv)
         else
             return cli_usage("prove", "--backend must be auto, cpu or gpu");
     }
-    /* B in G2 on the GPU by default: on an H200 at 2^20 dense constraints it takes 50 ms
-     * there against 1.9 s on 16 CPU threads (docs/PERFORMANCE.md). */
+    /* B in G2 on the GPU by default: with a dense witness it is the proof's longest MSM on
+     * CPU threads, many times its GPU time. */
     po.g2_on_gpu = 1;
     if (o[O_G2].seen) {
         if (strcmp(o[O_G2].value, "cpu") == 0)
@@ -660,7 +658,7 @@ static int cmd_inspect(int argc, char **argv)
             e = cuzk_pk_load(&pk, &zk, 0, &eb);
         if (!e) {
             /* Each MSM set's points at infinity (signals absent from A or B make them in A,
-             * B1 and B2): work the GPU backend's MSMs drop (src/gpu/gpu.h CUZK_GPU_INF_DROP). */
+             * B1 and B2): work the GPU backend's MSMs drop after sorting their digits. */
             void *ptr[CUZK_PK_GPU_ARRAYS];
             size_t len[CUZK_PK_GPU_ARRAYS];
             cuzk_pk_gpu_arrays(pk, ptr, len);

@@ -1,8 +1,8 @@
 /* Readers (and writers) for the circom / snarkjs binary files: Groth16 .zkey, .wtns, .r1cs.
  *
  * All three use the iden3 "binfile" container: 4-byte magic, u32 version, u32 nSections, then
- * nSections x {u32 id, u64 size, data}, little-endian, sections in any order (layouts in
- * docs of snarkjs; our summary: /work/shared/reference/circom-snarkjs.md sections 1-4).
+ * nSections x {u32 id, u64 size, data}, little-endian, sections in any order (layouts as
+ * snarkjs's and circom's readers and writers define them).
  *
  * A reader maps the file read-only (or borrows a caller's buffer) and keeps it mapped for
  * its lifetime; every pointer it exposes points into that mapping, so nothing is copied.

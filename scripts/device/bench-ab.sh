@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# Device run: A/B of cuzk-bench-gpu binaries built from different commits, interleaved. The
+# A/B of cuzk-bench-gpu binaries built from different commits, interleaved on one device: the
 # pack's binary ("new", scripts/device-pack) against each build-base/cuzk-bench-gpu.NAME.xz
-# (xz of another build's build-device/bin/cuzk-bench-gpu, carried with build-base), ROUNDS
-# rounds (default 2) of `cuzk-bench-gpu --only ONLY --logs LOGS --max-log MAXLOG --reps REPS
-# --tables 0 --scalars random` (defaults: g1,g2 / 24 / the largest of LOGS / 3). gpu_test
-# --quick runs first with the pack's binaries (QUICK=0 skips it). Run from the repository
-# root on the GPU machine (device tool: run "bash scripts/device/bench-ab.sh", carry
-# ["build-device", "build-base"]). Writes $OUT/bench-ab.txt.
+# (xz of another build's bin/cuzk-bench-gpu), ROUNDS rounds (default 2) of `cuzk-bench-gpu
+# --only ONLY --logs LOGS --max-log MAXLOG --reps REPS --tables 0 --scalars random` (defaults:
+# g1,g2 / 24 / the largest of LOGS / 3). gpu_test --quick runs first with the pack's binaries
+# (QUICK=0 skips it). For a change the bench binary alone cannot judge, see pack-ab.sh.
+#   bash scripts/device/bench-ab.sh      (see common.sh: the pack, $OUT)
 set -u
 O=${OUT:-/tmp/bench-ab-out}
 mkdir -p "$O" /tmp/ab-bin

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Device run: two packs of scripts/device-pack side by side, for a change that needs more than
-# the bench binary (bench-ab.sh) to judge: build-device/cuzk-device.tar.xz ("new") and
+# Two packs of scripts/device-pack side by side, for a change that needs more than the bench
+# binary (bench-ab.sh) to judge: build-device/cuzk-device.tar.xz ("new") and
 # build-base/cuzk-device.tar.xz ("base", the pack of another commit, or only the binaries of it
 # that differ: below), each with the same settings, interleaved.
 #   1. QUICK=1 (default): gpu_test --quick with each pack (QUICK=new: the new pack only; 0:
@@ -13,10 +13,9 @@
 #      with each PROOF_KNOBS setting (`cuzk prove --backend gpu --g2 gpu --gpu-tables on --repeat
 #      REPEAT`, default 3), rounds interleaved as above; the proofs after the first, their
 #      stage line, and the last proof checked by the new pack's `cuzk verify`.
-# Settings as msm-knobs.sh's (common.sh knob_env / knob_args: "default", or comma-separated
-# VAR=VALUE and --flag[=value]). Run from the repository root on the GPU machine (device tool:
-# run "bash scripts/device/pack-ab.sh", carry ["build-device", "build-base"]). Writes
-# $OUT/pack-ab.txt.
+# Settings: common.sh's knob_env / knob_args ("default", or comma-separated VAR=VALUE and
+# --flag[=value]).
+#   bash scripts/device/pack-ab.sh       (see common.sh: the pack, $OUT)
 set -u
 O=${OUT:-/tmp/pack-ab-out}
 mkdir -p "$O"
@@ -26,7 +25,7 @@ mkdir -p "$O"
 # Each pack in its own directory; its env.sh is sourced in a subshell per command (both packs
 # carry libraries of the same names).
 # The base pack is unpacked over a copy of the new one, so it may hold only what differs (a
-# tar.xz of bin/cuzk and bin/cuzk-bench-gpu: the two packs together may not fit a carry).
+# tar.xz of bin/cuzk and bin/cuzk-bench-gpu), which keeps what is copied to the machine small.
 for p in new base; do
   mkdir -p /tmp/pab-$p && tar -xJf build-device/cuzk-device.tar.xz -C /tmp/pab-$p ||
     { echo "pack-ab: cannot unpack build-device/cuzk-device.tar.xz" >&2; exit 2; }

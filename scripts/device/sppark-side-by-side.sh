@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# Device run: cuzk's MSM beside sppark's (the side-by-side peer of issue 5) on the same points
-# and scalars, in one command on the GPU machine.
+# cuzk's MSM beside sppark's on the same points and scalars, in one command on a GPU machine.
 #
-# Before: scripts/device-pack here (cuzk-bench-gpu with --dump) and the peer driver, built
-# outside the repository into build-device/peer/sppark-msm-{bn254,bls12-381} (sppark's
-# msm/pippenger.cuh msm_t, one binary per curve). Then, from the repository root on the GPU
-# machine with build-device carried (device tool: run "bash scripts/device/sppark-side-by-side.sh",
-# carry ["build-device"]).
+# Before: scripts/device-pack (cuzk-bench-gpu has --dump) and a peer driver built from sppark's
+# msm/pippenger.cuh (msm_t, one binary per curve, instantiated for its G1 and Fp2 G2 types), put
+# at build-device/peer/sppark-msm-{bn254,bls12-381}. It reads the files --dump writes (DIR/README
+# gives their layout) and prints one "sppark TAG LOG SCALARS BEST_MS MEDIAN_MS RESULT" line per row. Then:
+#   bash scripts/device/sppark-side-by-side.sh     (see common.sh: the pack, $OUT)
 #
 # 1. cuzk-bench-gpu --dump DIR runs the G1/G2 MSM rows and writes, per point set, the points
 #    (our device layout), the scalars (canonical 32-byte) and each row's result (canonical affine
@@ -31,7 +30,7 @@ mkdir -p "$O"
 for c in bn254 bls12-381; do
   if [ ! -x "$PEER/sppark-msm-$c" ]; then
     echo "sppark-side-by-side: $PEER/sppark-msm-$c is missing: build the peer driver" \
-      "(/work/peers/sppark-msm/build.sh on the build machine) and carry build-device" >&2
+      "(see this script's header)" >&2
     exit 1
   fi
 done

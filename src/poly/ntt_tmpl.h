@@ -442,8 +442,8 @@ typedef struct {
 } NF_(sched);
 
 /* Split: P = n / m sub-blocks, P the power of two >= threads, and at least 2 when n > 1 so
- * the last stage can be fused with what follows. (More sub-blocks per thread measured slower:
- * 2^15 H step on 2 threads 17.6 ms with P = 2, 18.0 with P = 4, 20.0 with P = 16.) */
+ * the last stage can be fused with what follows. More sub-blocks per thread than that only add
+ * fork-join and cache traffic (measured slower). */
 static void NF_(sched_init)(NF_(sched) *s, const NF_(domain) *d, unsigned nthreads)
 {
     if (!nthreads)

@@ -463,7 +463,7 @@ def test_cache():
     check(src2 == "cache" and st2.keys_from_cache == 1, "restart loads the cache: %s" % src2)
     # Both loads report their time; which is faster is a benchmark's claim (docs/PERFORMANCE.md,
     # daemon key cache), not a test's: on a loaded 2-core machine the small fixture's two loads
-    # are within noise of each other (201 against 184 ms once, 2026-12-01).
+    # are within noise of each other.
     check(ms2 is not None and ms1 is not None, "both loads report ms: %s / %s" % (ms1, ms2))
     print("key cache: first start %.1f ms (zkey), restart %.1f ms (cache)" % (ms1 or -1, ms2 or -1),
           flush=True)

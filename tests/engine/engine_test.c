@@ -1119,8 +1119,7 @@ static void test_mapped_tier(void)
  * the sizes, is larger for BLS12-381, covers what every proof must hold on the device (a, b,
  * c and the NTT buffer: 128 bytes per domain element; the witness: 32 per point; the digit
  * sort's keys and values, double-buffered: 16 bytes per point and window, >= 13 windows),
- * and stays within 1200 bytes per point at 2^24. (For scale: ~863 / 969 bytes per point at
- * 2^24, against 256 in the engine's figure before 2026-11-30, which undercounted.) */
+ * and stays within 1200 bytes per point at 2^24 (~863 / 969 today). */
 static void test_scratch_estimate(void)
 {
     for (int lg = 10; lg <= 26; lg += 4) {

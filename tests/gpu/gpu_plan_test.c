@@ -95,7 +95,7 @@ int main(void)
                 for (int even = 0; even < 2; even++)
                     check_ntt_plan(logn, sh, lb, even);
     {
-        /* The passes docs/PERFORMANCE.md and src/gpu/PERF-NOTES.md quote. */
+        /* The default plans of the common sizes, and the alternatives' shapes. */
         int s[32], lob[32];
         int P = cuzk__gpu_ntt_plan(27, 10, 3, 0, s, lob); /* the measured default */
         CHECK_MSG(P == 4 && s[0] == 10 && s[1] == 7 && s[2] == 7 && s[3] == 3, "2^27 greedy");
@@ -108,7 +108,7 @@ int main(void)
         P = cuzk__gpu_ntt_plan(20, 11, 2, 1, s, lob);
         CHECK_MSG(P == 2 && s[0] == 11 && s[1] == 9, "2^20 (11, 2)");
         /* The default tile by size: later blocks of 2^9 elements, then the fewest passes
-         * (the choices measured on the H200: PERF-NOTES.md, eleventh pass). */
+         * (the measured fastest choices). */
         CHECK_MSG(cuzk__gpu_ntt_auto_lob(24, 10) == 2, "2^24 auto tile");
         CHECK_MSG(cuzk__gpu_ntt_auto_lob(27, 10) == 3, "2^27 auto tile (4 passes of 2^9)");
         CHECK_MSG(cuzk__gpu_ntt_auto_lob(26, 10) == 1, "2^26 auto tile (blocks 2^10, 2^9, 2^9)");
@@ -187,8 +187,8 @@ int main(void)
     CHECK(cuzk__gpu_ba_quads_on(1, 0, 1, 4) && !cuzk__gpu_ba_quads_on(1, 1, (size_t)1 << 30, 128) &&
           cuzk__gpu_ba_quads_on(2, 1, 1, 4) && !cuzk__gpu_ba_quads_on(0, 0, (size_t)1 << 30, 128));
     /* A batch-affine MSM's slices: 128 or 64 entries where they still fill the SMs 2.5 times
-     * over (512 threads each), else cuzk__gpu_slice_len's, never shorter. With 132 SMs (an
-     * H100 or H200): 168960 threads. */
+     * over (512 threads each), else cuzk__gpu_slice_len's, never shorter. With 132 SMs: 168960
+     * threads. */
     {
         const size_t want = (size_t)132 * 512 * CUZK_GPU_BA_SLICE_WAVES_X2 / 2;
         CHECK(want == 168960);
