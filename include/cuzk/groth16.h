@@ -16,8 +16,10 @@
 
 #include "cuzk/curve.h"
 #include "cuzk/err.h"
+#include "cuzk/gencircuit.h"
 #include "cuzk/io.h"
 #include "cuzk/json.h"
+#include "cuzk/setup.h"
 
 #define CUZK_G1_MAX_BYTES 96
 #define CUZK_G2_MAX_BYTES 192
@@ -96,6 +98,18 @@ typedef struct {
 
 /* Loads and validates a proving key from a parsed zkey (which may be closed afterwards). */
 cuzk_err cuzk_pk_load(cuzk_pk **out, const cuzk_zkey *zk, unsigned nthreads, cuzk_errbuf *eb);
+/* A TEST key made in memory, never written: the circuit of cuzk_gen_circuit(p) and the key
+ * `cuzk setup` makes for it with the bytes of p->seed as its seed (so `cuzk gen-circuit
+ * --seed S` then `cuzk setup --seed HEX(S)` write this key), on p->nthreads threads (0: all).
+ * Whoever makes it knows its secrets: it proves nothing to anyone else (CUZK_PK_GENERATED_NOTE
+ * says so where keys are listed). p->witness_seed is ignored; cuzk_gen_witness makes
+ * witnesses for it. info (may be NULL): the setup's figures. Errors: as cuzk_gen_circuit's
+ * and cuzk_setup's (CUZK_OUT_OF_BUDGET when the setup's memory exceeds the machine's). */
+cuzk_err cuzk_pk_generate(cuzk_pk **out, const cuzk_gen_params *p, cuzk_setup_info *info,
+                          cuzk_errbuf *eb);
+/* 1 for a key from cuzk_pk_generate. */
+int cuzk_pk_is_generated(const cuzk_pk *pk);
+#define CUZK_PK_GENERATED_NOTE "generated test key: secrets known to whoever made it"
 void cuzk_pk_free(cuzk_pk *pk);
 cuzk_curve cuzk_pk_curve(const cuzk_pk *pk);
 uint32_t cuzk_pk_n_vars(const cuzk_pk *pk);

@@ -15,6 +15,7 @@
 #include "ec/ec.h"
 #include "ec/encode.h"
 #include "ff/ff.h"
+#include "groth16/gen_internal.h"
 #include "poly/ntt.h"
 #include "util/clock.h"
 #include "util/parallel.h"
@@ -133,6 +134,75 @@ void cuzk_sha256(uint8_t out[32], const void *data, size_t len)
 #define ST_MAX_LOG 32u
 #include "groth16/setup_tmpl.h"
 
+/* ------------------------------------------------------------------ r1cs file and zkey file */
+
+/* The constraints of an r1cs file, their terms copied out (a constraint has any number). */
+static cuzk_err st_r1cs_each(const void *src, cuzk__constraint_fn fn, void *ctx, cuzk_errbuf *eb)
+{
+    const cuzk_r1cs *r = src;
+    cuzk_r1cs_term *t = NULL;
+    size_t cap = 0;
+    cuzk_err e = CUZK_OK;
+    for (uint64_t row = 0; row < r->n_constraints && !e; row++) {
+        cuzk_r1cs_lc lc[3];
+        cuzk_r1cs_constraint(r, (uint32_t)row, lc);
+        size_t need = (size_t)lc[0].n_terms + lc[1].n_terms + lc[2].n_terms;
+        if (need > cap) {
+            size_t nc = need > 2 * cap ? need : 2 * cap;
+            cuzk_r1cs_term *nt = realloc(t, nc * sizeof *t);
+            if (!nt) {
+                e = cuzk_errf(eb, CUZK_NO_MEMORY, "setup: out of memory");
+                break;
+            }
+            t = nt, cap = nc;
+        }
+        size_t k = 0;
+        for (int mtx = 0; mtx < 3; mtx++)
+            for (uint32_t j = 0; j < lc[mtx].n_terms; j++, k++) {
+                t[k].wire = cuzk_r1cs_term_wire(r, &lc[mtx], j);
+                memcpy(t[k].coef, cuzk_r1cs_term_coef(r, &lc[mtx], j), 32);
+            }
+        e = fn(ctx, row, t, lc[0].n_terms, t + lc[0].n_terms, lc[1].n_terms,
+               t + lc[0].n_terms + lc[1].n_terms, lc[2].n_terms, eb);
+    }
+    free(t);
+    return e;
+}
+
+typedef struct {
+    cuzk__zkey_sink base;
+    cuzk_binfile_writer bw;
+} st_file_sink;
+
+static cuzk_err st_file_begin(cuzk__zkey_sink *s, uint32_t id, cuzk_errbuf *eb)
+{
+    return cuzk_binfile_begin_section(&((st_file_sink *)s)->bw, id, eb);
+}
+
+static cuzk_err st_file_write(cuzk__zkey_sink *s, const void *p, size_t n, cuzk_errbuf *eb)
+{
+    return cuzk_binfile_write(&((st_file_sink *)s)->bw, p, n, eb);
+}
+
+static cuzk_err st_file_end(cuzk__zkey_sink *s, cuzk_errbuf *eb)
+{
+    return cuzk_binfile_end_section(&((st_file_sink *)s)->bw, eb);
+}
+
+cuzk_err cuzk__setup_run(const cuzk__circuit_source *src, cuzk__zkey_sink *sink,
+                         const cuzk_setup_opts *o, cuzk_setup_info *info, cuzk_errbuf *eb)
+{
+    if (!o->seed || o->seed_len == 0 || o->seed_len > 256)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "setup: the seed must be 1 to 256 bytes");
+    cuzk_setup_opts oo = *o;
+    if (!oo.max_memory) {
+        long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+        oo.max_memory = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : UINT64_MAX;
+    }
+    return src->curve == CUZK_CURVE_BN254 ? run_bn254(src, sink, &oo, info, eb)
+                                          : run_bls12_381(src, sink, &oo, info, eb);
+}
+
 /* ------------------------------------------------------------------ entry point */
 
 cuzk_err cuzk_setup(const char *r1cs_path, const char *zkey_path, const cuzk_setup_opts *opts,
@@ -142,10 +212,6 @@ cuzk_err cuzk_setup(const char *r1cs_path, const char *zkey_path, const cuzk_set
     cuzk_setup_opts o = {0};
     if (opts)
         o = *opts;
-    if (!o.max_memory) {
-        long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-        o.max_memory = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : UINT64_MAX;
-    }
     uint8_t seed[256];
     size_t seed_len;
     if (o.seed) {
@@ -174,10 +240,23 @@ cuzk_err cuzk_setup(const char *r1cs_path, const char *zkey_path, const cuzk_set
     cuzk_err e = cuzk_r1cs_open(&r, r1cs_path, eb);
     if (e)
         return e;
-    if (r.curve == CUZK_CURVE_BN254)
-        e = run_bn254(&r, zkey_path, &o, seed, seed_len, info, eb);
-    else
-        e = run_bls12_381(&r, zkey_path, &o, seed, seed_len, info, eb);
+    cuzk__circuit_source src = {r.curve,          r.n_constraints, r.n_wires,
+                                (uint64_t)r.n_outputs + r.n_pub_inputs, r.file.name,
+                                st_r1cs_each,     &r};
+    st_file_sink fs = {{st_file_begin, st_file_write, st_file_end, {0, 0}}, {0}};
+    o.seed = seed;
+    o.seed_len = seed_len;
+    if (!(e = cuzk_binfile_writer_open(&fs.bw, zkey_path, "zkey", 1, 10, eb))) {
+        e = cuzk__setup_run(&src, &fs.base, &o, info, eb);
+        if (e) {
+            if (!fs.bw.err)
+                fs.bw.err = e; /* makes close remove the partial file */
+            cuzk_errbuf tmp;
+            cuzk_binfile_writer_close(&fs.bw, &tmp);
+        } else {
+            e = cuzk_binfile_writer_close(&fs.bw, eb);
+        }
+    }
     cuzk_r1cs_close(&r);
     memset(seed, 0, sizeof seed);
     if (info)
