@@ -56,6 +56,10 @@ void cuzk_daemon_config_free(cuzk_daemon_config *c)
     for (size_t i = 0; i < c->n_circuits; i++) {
         free((char *)c->circuits[i].id);
         free((char *)c->circuits[i].zkey);
+        if (c->circuits[i].generate) {
+            free((char *)c->circuits[i].generate->seed);
+            free((cuzk_gen_params *)c->circuits[i].generate);
+        }
     }
     free(c->circuits);
     memset(c, 0, sizeof *c);
@@ -107,6 +111,86 @@ static cuzk_err resolve_path(char **path, const char *base_dir, cuzk_errbuf *eb)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     free(*path);
     *path = p;
+    return CUZK_OK;
+}
+
+/* generate_constraints: an integer, or a string of digits or "2^K". */
+static cuzk_err get_constraints(const cuzk_toml_value *t, uint32_t *out, cuzk_errbuf *eb)
+{
+    const cuzk_toml_value *v = cuzk_toml_get(t, "generate_constraints");
+    int64_t n = -1;
+    cuzk_err e;
+    if (cuzk_toml_type_of(v) == CUZK_TOML_STRING) {
+        const char *s;
+        if ((e = cuzk_toml_as_string(v, &s, eb)))
+            return e;
+        char *end = NULL;
+        if (s[0] == '2' && s[1] == '^' && s[2] >= '0' && s[2] <= '9') {
+            long k = strtol(s + 2, &end, 10);
+            n = *end || k > 31 ? -1 : (int64_t)1 << k;
+        } else if (s[0] >= '0' && s[0] <= '9') {
+            long long x = strtoll(s, &end, 10);
+            n = *end ? -1 : x;
+        }
+        if (n < 0)
+            return cuzk_toml_errf(v, eb, "'%s' is not a number of constraints (1048576 or "
+                                  "\"2^20\")", s);
+    } else if ((e = cuzk_toml_as_int(v, &n, eb))) {
+        return e;
+    }
+    if (n < 1 || n > (1ll << 31))
+        return cuzk_toml_errf(v, eb, "%lld constraints: want 1 to 2^31", (long long)n);
+    *out = (uint32_t)n;
+    return CUZK_OK;
+}
+
+/* A [[circuit]] entry's generated key (generate_* keys), or *out NULL when it has none. */
+static cuzk_err get_generate(const cuzk_toml_value *t, cuzk_gen_params **out, cuzk_errbuf *eb)
+{
+    static const char *keys[] = {"generate_curve", "generate_profile", "generate_constraints",
+                                 "generate_seed"};
+    const cuzk_toml_value *any = NULL;
+    for (int k = 0; k < 4 && !any; k++)
+        any = cuzk_toml_get(t, keys[k]);
+    *out = NULL;
+    if (!any)
+        return CUZK_OK;
+    if (!cuzk_toml_get(t, "generate_constraints"))
+        return cuzk_toml_errf(t, eb, "'%s' without 'generate_constraints' (the generated key's "
+                              "number of constraints)", cuzk_toml_path(any));
+    cuzk_gen_params p = {0};
+    p.curve = CUZK_CURVE_BN254;
+    p.profile = CUZK_GEN_DENSE;
+    const char *curve = NULL, *prof = NULL, *seed = "1";
+    char num[24];
+    cuzk_err e;
+    if ((e = cuzk_toml_get_string(t, "generate_curve", &curve, eb)) ||
+        (e = cuzk_toml_get_string(t, "generate_profile", &prof, eb)) ||
+        (e = get_constraints(t, &p.n_constraints, eb)))
+        return e;
+    if (curve && cuzk_curve_from_name(curve, &p.curve))
+        return cuzk_toml_errf(cuzk_toml_get(t, "generate_curve"), eb,
+                              "'%s' is not one of bn128, bls12381", curve);
+    if (prof && cuzk_gen_profile_from_name(prof, &p.profile))
+        return cuzk_toml_errf(cuzk_toml_get(t, "generate_profile"), eb,
+                              "'%s' is not one of dense, sparse-bits, mixed", prof);
+    const cuzk_toml_value *sv = cuzk_toml_get(t, "generate_seed");
+    if (sv && cuzk_toml_type_of(sv) == CUZK_TOML_INT) {
+        int64_t x;
+        if ((e = cuzk_toml_as_int(sv, &x, eb)))
+            return e;
+        snprintf(num, sizeof num, "%lld", (long long)x);
+        seed = num;
+    } else if (sv && (e = cuzk_toml_as_string(sv, &seed, eb))) {
+        return e;
+    }
+    if (!seed[0])
+        return cuzk_toml_errf(sv, eb, "the seed is empty");
+    *out = malloc(sizeof **out);
+    if (!*out)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+    **out = p;
+    (*out)->seed = dup_or_die(seed);
     return CUZK_OK;
 }
 
@@ -254,8 +338,6 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
             return e;
         if (!id || !id[0])
             return cuzk_toml_errf(t, eb, "missing required key 'id'");
-        if (!zkey || !zkey[0])
-            return cuzk_toml_errf(t, eb, "missing required key 'zkey'");
         for (size_t k = 0; k < c->n_circuits; k++)
             if (strcmp(c->circuits[k].id, id) == 0)
                 return cuzk_toml_errf(cuzk_toml_get(t, "id"), eb,
@@ -264,14 +346,28 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         if (prio && cuzk_priority_parse(prio, &p, eb))
             return cuzk_toml_errf(cuzk_toml_get(t, "priority"), eb,
                                   "'%s' is not one of low, normal, high, critical", prio);
-        char *path = dup_or_die(zkey);
-        if ((e = resolve_path(&path, base_dir, eb))) {
+        cuzk_gen_params *gen = NULL;
+        if ((e = get_generate(t, &gen, eb)))
+            return e;
+        if (gen && zkey) {
+            free((char *)gen->seed);
+            free(gen);
+            return cuzk_toml_errf(cuzk_toml_get(t, "zkey"), eb, "circuit '%s' has both 'zkey' "
+                                  "and generate_* keys: give one (a zkey file, or the "
+                                  "parameters of a generated test key)", id);
+        }
+        if (!gen && (!zkey || !zkey[0]))
+            return cuzk_toml_errf(t, eb, "missing required key 'zkey' (or "
+                                  "'generate_constraints' for a generated test key)");
+        char *path = gen ? NULL : dup_or_die(zkey);
+        if (path && (e = resolve_path(&path, base_dir, eb))) {
             free(path);
             return e;
         }
         cuzk_engine_circuit *ec = &c->circuits[c->n_circuits++];
         ec->id = dup_or_die(id);
         ec->zkey = path;
+        ec->generate = gen;
         ec->preload = preload;
         ec->priority = p;
     }

@@ -35,7 +35,12 @@
  *                device's free memory at start less the GPU workers' scratch and a margin)
  *   [prover]     verify = true (self-verify every proof before returning it)
  *   [logging]    level = "info", format = "text" | "json"
- *   [[circuit]]  id = "...", zkey = "path.zkey", preload = false, priority = "normal"
+ *   [[circuit]]  id = "...", zkey = "path.zkey", preload = false, priority = "normal"; or
+ *                instead of zkey, a test key generated in memory (engine.h "Generated keys";
+ *                the key `cuzk gen-circuit` + `cuzk setup --seed HEX(SEED)` would write):
+ *                generate_constraints = 1048576 or "2^20" (required), generate_curve =
+ *                "bn128" | "bls12381", generate_profile = "dense" | "sparse-bits" |
+ *                "mixed", generate_seed = "1" (string or integer), defaults as gen-circuit's
  */
 #ifndef CUZK_ENGINE_CONFIG_H
 #define CUZK_ENGINE_CONFIG_H

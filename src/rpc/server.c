@@ -23,6 +23,7 @@
 #include "cuzk/log.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "io/binfile.h"
+#include "rpc/status_memory.h"
 
 #define TGT "cuzk_rpc"
 #define SVC "/cuzk.v1.ProvingService/"
@@ -160,6 +161,7 @@ static void reply_result(call *c, const cuzk_job_result *r)
     tm.budget_wait_ms = r->budget_wait_ms;
     tm.gpu_ms = r->gpu_ms;
     tm.g2_ms = r->g2_ms;
+    tm.witness_ms = r->witness_ms;
     pr.timings = &tm;
     if (r->state == CUZK_JOB_FAILED || r->state == CUZK_JOB_CANCELLED) {
         er.code = (char *)cuzk_errname(r->err);
@@ -265,7 +267,7 @@ static int do_submit(call *c, char job_id[32], int *existing)
             lens[i] = q->witnesses[i].len;
         }
         cuzk_submit s = {q->circuit_id, q->request_id, (cuzk_priority)q->priority,
-                         nw, ptrs, lens};
+                         nw, ptrs, lens, q->n_witness_seeds, q->witness_seeds};
         cuzk_errbuf eb = {{0}};
         cuzk_err e = cuzk_engine_submit(c->srv->engine, &s, job_id, existing, &eb);
         if (e)
@@ -415,6 +417,7 @@ static void h_status(call *c)
         ks[i].holders = ci[i].holders;
         ks[i].n_vars = ci[i].n_vars;
         ks[i].domain_size = ci[i].domain_size;
+        ks[i].note = (char *)ci[i].note;
         ksp[i] = &ks[i];
     }
     m.n_keys = n;
@@ -463,6 +466,7 @@ static void h_status(call *c)
     m.gpu_unstages = s.gpu_unstages;
     m.pinned_unpins = s.pinned_unpins;
     m.gpu_budget_cpu = s.gpu_budget_cpu;
+    cuzk__rpc_status_memory(&m, gs, &s);
     set_resp(c, &m.base);
 }
 
@@ -495,6 +499,8 @@ static void h_list(call *c)
         ii[i].n_public = ci[i].n_public;
         ii[i].domain_size = ci[i].domain_size;
         ii[i].resident = ci[i].resident;
+        ii[i].generate = ci[i].generate;
+        ii[i].note = (char *)ci[i].note;
         ii[i].default_priority = (Cuzk__V1__Priority)ci[i].priority;
         iip[i] = &ii[i];
     }
