@@ -22,8 +22,9 @@ default one partition per file). --seeds S1,S2,... instead sends witness seeds, 
 whose key the daemon generates (generate_* keys in its [[circuit]]): the daemon makes each
 partition's witness itself (its self-verification checks every proof; public values are not
 compared then, as there is no file to read them from). --witness-paths sends the files' paths
-instead of their bytes (the daemon must be configured with a daemon.witness_dir that holds them). Every result is checked: one groth16 proof per partition, its
-public signals equal to its witness's; --vk also verifies every proof with snarkjs.
+instead of their bytes (the daemon must be configured with a daemon.witness_dir that holds
+them). Every result is checked: one groth16 proof per partition, its public signals equal to
+its witness's; --vk also verifies every proof with snarkjs.
 
 --spawn starts <bin>/cuzk-daemon (next to this script, or $CUZK_DAEMON) with CONFIG on
 127.0.0.1:0 and stops it with SIGTERM at the end (and if cuzk-bench dies). Memory is sampled

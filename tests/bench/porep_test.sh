@@ -2,7 +2,8 @@
 # scripts/porep-bench end to end at a tiny size (2^10 domain, BLS12-381, 3 partitions, two
 # configs, one compare round): circuit, key, distinct witnesses, configs, batch, compare and the
 # summary all appear with the right counts; every proof's public signals match its own
-# partition's witness. --generated: the same shape with no files, proofs checked by snarkjs. Without python3-grpcio it stops at once with a message saying what to
+# partition's witness. --generated: the same shape with no files, proofs checked by
+# snarkjs. Without python3-grpcio it stops at once with a message saying what to
 # install (the GPU machine may lack it).
 set -euo pipefail
 cd "${CUZK_SOURCE_DIR:-$(dirname "$0")/../..}"

@@ -637,8 +637,8 @@ preload = true
 """
     d = Daemon("generated", CIRCUITS + gen, ["--metrics", ""])
     log = "".join(d.lines)
-    check("generated test key: secrets known to whoever made it" in log and "source=generated" in log,
-          "the log notes the generated key")
+    check("generated test key: secrets known to whoever made it" in log and
+          "source=generated" in log, "the log notes the generated key")
     li = {c.id: c for c in d.call("ListCircuits").circuits}
     g = li.get("gen")
     if check(g is not None, "gen listed"):
@@ -676,7 +676,8 @@ preload = true
           "working sets reserved" in out.stdout, "cuzk-client status --memory: %s %s" %
           (out.stdout, out.stderr))
     check(d.stop() == 0, "generated daemon exits 0")
-    d = Daemon("tinybudget", CIRCUITS + gen + "[memory]\nworking_budget = 4096\n", ["--metrics", ""])
+    d = Daemon("tinybudget", CIRCUITS + gen + "[memory]\nworking_budget = 4096\n",
+               ["--metrics", ""])
     expect_error(lambda: d.call("SubmitProof", circuit_id="gen", witness_seeds=[1]),
                  grpc.StatusCode.RESOURCE_EXHAUSTED, "memory.working_budget",
                  "working budget below one partition")
