@@ -13,6 +13,7 @@
 #include "cuzk/setup.h"
 #include "ff/ff.h"
 #include "util/clock.h"
+#include "util/sha256.h"
 
 /* Operands are drawn from the last GC_RING constraint outputs (a power of two). */
 #define GC_RING (1u << 16)
