@@ -37,11 +37,11 @@ static void to_le(uint8_t out[32], const uint64_t v[4])
         out[i] = (uint8_t)(v[i / 8] >> (8 * (i % 8)));
 }
 
-/* "0x.." / decimal digits into v; 0 ok, 1 not a number, 2 past 256 bits. */
-static int parse_digits(const char *s, size_t n, uint64_t v[4])
+/* Decimal digits, or "0x.." when allow_hex, into v; 0 ok, 1 not a number, 2 past 256 bits. */
+static int parse_digits(const char *s, size_t n, int allow_hex, uint64_t v[4])
 {
     memset(v, 0, 4 * sizeof v[0]);
-    int hex = n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    int hex = allow_hex && n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
     size_t i = hex ? 2 : 0;
     if (i == n)
         return 1;
@@ -106,7 +106,7 @@ static cuzk_err leaf(cuzk__input_value *out, const cuzk_json *v, const char *inp
         const char *s = v->str;
         size_t n = v->len;
         out->neg = n > 0 && s[0] == '-';
-        int r = parse_digits(s + out->neg, n - out->neg, limbs);
+        int r = parse_digits(s + out->neg, n - out->neg, 0, limbs);
         if (r == 0 && (limbs[1] | limbs[2] | limbs[3] || limbs[0] > (1ull << 53)))
             r = 3;
         if (r == 0) {
@@ -122,8 +122,9 @@ static cuzk_err leaf(cuzk__input_value *out, const cuzk_json *v, const char *inp
     case CUZK_JSON_STRING: {
         const char *s = v->str;
         size_t n = v->len;
-        out->neg = n > 1 && s[0] == '-' && s[1] >= '0' && s[1] <= '9';
-        int r = parse_digits(s + out->neg, n - out->neg, limbs);
+        /* BigInt() takes "-123" but not "-0x7b". */
+        out->neg = n > 1 && s[0] == '-';
+        int r = parse_digits(s + out->neg, n - out->neg, !out->neg, limbs);
         if (r == 0) {
             to_le(out->mag, limbs);
             return CUZK_OK;
