@@ -14,6 +14,7 @@
 #include "ff/ff.h"
 #include "groth16/gen_internal.h"
 #include "util/clock.h"
+#include "util/sha256.h"
 
 /* Operands are drawn from the last GC_RING constraint outputs (a power of two). */
 #define GC_RING (1u << 16)
