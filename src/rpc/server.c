@@ -3,6 +3,7 @@
 #include "rpc/server.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grpc/byte_buffer.h>
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/grpc.h>
@@ -22,7 +23,6 @@
 #include "cuzk/curve.h"
 #include "cuzk/log.h"
 #include "cuzk/v1/proving.pb-c.h"
-#include "io/binfile.h"
 
 #define TGT "cuzk_rpc"
 #define SVC "/cuzk.v1.ProvingService/"
@@ -196,13 +196,97 @@ static void reply_result(call *c, const cuzk_job_result *r)
 
 /* ------------------------------------------------------------------ handlers */
 
-/* Maps the witness files a request names. Each must resolve (symlinks followed) to a file
+/* Reads an opened witness file into owned memory (*out, malloc'd): a file truncated or
+ * rewritten while it is read is this request's error, never a fault in the daemon (a mapping
+ * of it would raise SIGBUS). At most cap bytes, and at most *budget_left (the witness budget:
+ * the engine would refuse more after the copy), which it lowers. */
+static int read_witness_fd(call *c, int fd, size_t i, const char *p, uint64_t cap,
+                           uint64_t *budget_left, uint8_t **out, size_t *len)
+{
+    char msg[CUZK_ERRBUF_SIZE + 600];
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(msg, sizeof msg, "witness path %zu (%.400s): %s", i, p, strerror(errno));
+        set_status(c, GRPC_STATUS_INVALID_ARGUMENT, msg);
+        return -1;
+    }
+    if ((uint64_t)st.st_size > cap) {
+        snprintf(msg, sizeof msg, "witness path %zu (%.400s): %lld bytes, more than the "
+                 "circuit's witness can be (%" PRIu64 ")", i, p, (long long)st.st_size, cap);
+        set_status(c, GRPC_STATUS_INVALID_ARGUMENT, msg);
+        return -1;
+    }
+    if ((uint64_t)st.st_size > *budget_left) {
+        snprintf(msg, sizeof msg, "witness path %zu (%.400s): the request's witnesses exceed "
+                 "memory.witness_budget", i, p);
+        set_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, msg);
+        return -1;
+    }
+    *budget_left -= (uint64_t)st.st_size;
+    size_t n = (size_t)st.st_size, got = 0;
+    uint8_t *buf = malloc(n ? n : 1);
+    if (!buf) {
+        set_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory for a witness file");
+        return -1;
+    }
+    while (got < n) {
+        ssize_t r = pread(fd, buf + got, n - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    struct stat st2;
+    int changed = got != n || fstat(fd, &st2) != 0 || st2.st_size != st.st_size ||
+                  st2.st_mtim.tv_sec != st.st_mtim.tv_sec ||
+                  st2.st_mtim.tv_nsec != st.st_mtim.tv_nsec;
+    if (changed) {
+        free(buf);
+        snprintf(msg, sizeof msg, "witness path %zu (%.400s) changed while it was read (%zu of "
+                 "%zu bytes): write witness files completely before naming them", i, p, got, n);
+        set_status(c, GRPC_STATUS_INVALID_ARGUMENT, msg);
+        return -1;
+    }
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+/* The largest .wtns a circuit takes: 32-byte values (both curves' Fr) and a header. 0 for an
+ * unknown circuit (the engine then answers NOT_FOUND). */
+static uint64_t witness_cap(cuzk_engine *e, const char *circuit_id)
+{
+    size_t max = 256;
+    cuzk_circuit_info *ci = malloc(max * sizeof *ci);
+    if (!ci)
+        return 0;
+    size_t n = cuzk_engine_circuits(e, ci, max);
+    uint64_t cap = 0;
+    for (size_t i = 0; i < n && i < max; i++)
+        if (strcmp(ci[i].id, circuit_id) == 0)
+            cap = (uint64_t)ci[i].n_vars * 32 + 4096;
+    free(ci);
+    return cap;
+}
+
+/* Reads the witness files a request names. Each must resolve (symlinks followed) to a file
  * inside daemon.witness_dir: the daemon reads nothing else on a client's behalf. Returns -1
  * with the call's status set on the first bad path. */
-static int map_witness_paths(call *c, const Cuzk__V1__SubmitProofRequest *q, cuzk_file *maps,
-                             size_t *n_mapped, const uint8_t **ptrs, size_t *lens)
+static int read_witness_paths(call *c, const Cuzk__V1__SubmitProofRequest *q, uint8_t **bufs,
+                              const uint8_t **ptrs, size_t *lens)
 {
     size_t dl = strlen(c->srv->witness_dir);
+    uint64_t cap = witness_cap(c->srv->engine, q->circuit_id);
+    if (!cap) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "unknown circuit '%.200s'", q->circuit_id);
+        set_status(c, GRPC_STATUS_NOT_FOUND, msg);
+        return -1;
+    }
+    cuzk_engine_status es;
+    cuzk_engine_get_status(c->srv->engine, &es);
+    uint64_t left = es.witness_budget.limit;
     for (size_t i = 0; i < q->n_witness_paths; i++) {
         char msg[CUZK_ERRBUF_SIZE + 600];
         const char *p = q->witness_paths[i];
@@ -222,17 +306,18 @@ static int map_witness_paths(call *c, const Cuzk__V1__SubmitProofRequest *q, cuz
             set_status(c, GRPC_STATUS_PERMISSION_DENIED, msg);
             return -1;
         }
-        cuzk_errbuf eb = {{0}};
-        cuzk_err e = cuzk__file_map(&maps[i], real, &eb);
+        int fd = open(real, O_RDONLY | O_CLOEXEC);
         free(real);
-        if (e) {
-            snprintf(msg, sizeof msg, "witness path %zu: %s", i, eb.msg);
+        if (fd < 0) {
+            snprintf(msg, sizeof msg, "witness path %zu (%.400s): %s", i, p, strerror(errno));
             set_status(c, GRPC_STATUS_INVALID_ARGUMENT, msg);
             return -1;
         }
-        (*n_mapped)++;
-        ptrs[i] = maps[i].data;
-        lens[i] = (size_t)maps[i].len;
+        int rc = read_witness_fd(c, fd, i, p, cap, &left, &bufs[i], &lens[i]);
+        close(fd);
+        if (rc)
+            return -1;
+        ptrs[i] = bufs[i];
     }
     return 0;
 }
@@ -246,10 +331,9 @@ static int do_submit(call *c, char job_id[32], int *existing)
     size_t nw = q->n_witnesses ? q->n_witnesses : q->n_witness_paths;
     const uint8_t **ptrs = calloc(nw ? nw : 1, sizeof *ptrs);
     size_t *lens = calloc(nw ? nw : 1, sizeof *lens);
-    cuzk_file *maps = calloc(nw ? nw : 1, sizeof *maps);
-    size_t n_mapped = 0;
+    uint8_t **bufs = calloc(nw ? nw : 1, sizeof *bufs); /* witness_paths' contents */
     int rc = -1;
-    if (!ptrs || !lens || !maps) {
+    if (!ptrs || !lens || !bufs) {
         set_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
     } else if (q->n_witnesses && q->n_witness_paths) {
         set_status(c, GRPC_STATUS_INVALID_ARGUMENT,
@@ -257,7 +341,7 @@ static int do_submit(call *c, char job_id[32], int *existing)
     } else if (q->n_witness_paths && !c->srv->witness_dir) {
         set_status(c, GRPC_STATUS_FAILED_PRECONDITION,
                    "witness_paths are not accepted by this daemon (set daemon.witness_dir)");
-    } else if (q->n_witness_paths && map_witness_paths(c, q, maps, &n_mapped, ptrs, lens)) {
+    } else if (q->n_witness_paths && read_witness_paths(c, q, bufs, ptrs, lens)) {
         /* status set */
     } else {
         for (size_t i = 0; i < q->n_witnesses; i++) {
@@ -273,9 +357,9 @@ static int do_submit(call *c, char job_id[32], int *existing)
         else
             rc = 0;
     }
-    for (size_t i = 0; i < n_mapped; i++)
-        cuzk__file_unmap(&maps[i]);
-    free(maps);
+    for (size_t i = 0; bufs && i < nw; i++)
+        free(bufs[i]);
+    free(bufs);
     free(ptrs);
     free(lens);
     protobuf_c_message_free_unpacked(&q->base, NULL);

@@ -8,6 +8,7 @@ import importlib.util
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -73,6 +74,9 @@ zkey = "%(f)s/bls12381/poseidon.zkey"
 """ % {"f": FIX}
 
 
+DAEMONS = []  # every daemon started, killed at exit if a failed test left one running
+
+
 class Daemon:
     def __init__(self, name, body, extra_args=(), env=None):
         self.path = os.path.join(TMP, name + ".toml")
@@ -84,6 +88,7 @@ class Daemon:
             [DAEMON, "--config", self.path, "--listen", "127.0.0.1:0"] + list(extra_args),
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
             env=dict(os.environ, **env) if env else None)
+        DAEMONS.append(self.proc)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
         if not self.ready.wait(60):
@@ -358,6 +363,7 @@ def test_demo():
     proc = subprocess.Popen([os.path.join(ROOT, "scripts/run-demo"), "--listen", "127.0.0.1:0",
                              "--metrics", ""], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
+    DAEMONS.append(proc)
     addr = None
     lines = []
     for line in proc.stderr:
@@ -391,11 +397,15 @@ def test_demo():
     check(proc.wait(60) == 0, "run-demo daemon exits 0 on SIGTERM")
 
 
-def run_bad_config(name, body, needles):
+def run_bad_config(name, body, needles, args=()):
     path = os.path.join(TMP, name)
     with open(path, "w") as f:
         f.write(body)
-    r = subprocess.run([DAEMON, "--config", path], capture_output=True, text=True, timeout=30)
+    try:
+        r = subprocess.run([DAEMON, "--config", path] + list(args), capture_output=True,
+                           text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        return check(False, "bad config %s: the daemon started instead of refusing it" % name)
     check(r.returncode == 2 and all(n % {"p": path} in r.stderr for n in needles),
           "bad config %s: rc=%d %s" % (name, r.returncode, r.stderr.strip()))
 
@@ -619,15 +629,80 @@ def test_witness_paths():
     check(d.stop() == 0, "nopaths daemon exits 0")
 
 
+def test_witness_race():
+    """A witness file rewritten and truncated while SubmitProof reads it: each such request
+    fails alone (or succeeds with whatever it read), the daemon keeps serving."""
+    wdir = os.path.join(TMP, "wrace")
+    os.mkdir(wdir)
+    path = os.path.join(wdir, "w.wtns")
+    good = W["bls12381/poseidon"]
+    with open(path, "wb") as f:
+        f.write(good)
+    d = Daemon("wrace", CIRCUITS + '[daemon]\nwitness_dir = "%s"\n' % wdir, ["--metrics", ""])
+    stop = threading.Event()
+
+    def churn():
+        # Truncate and regrow in place: a reader that mapped the file sees pages vanish.
+        while not stop.is_set():
+            with open(path, "r+b") as f:
+                f.truncate(0)
+                f.write(good[:len(good) // 3])
+                f.flush()
+                f.truncate(0)
+                f.seek(0)
+                f.write(good)
+
+    codes = {}
+
+    def submit():
+        for _ in range(150):
+            try:
+                r = d.client.call("SubmitProof", timeout=30, circuit_id="bls-pos",
+                                  witness_paths=[path] * 16)
+                codes["OK"] = codes.get("OK", 0) + 1
+                d.client.call("CancelProof", timeout=30, job_id=r.job_id)
+            except grpc.RpcError as e:
+                codes[e.code().name] = codes.get(e.code().name, 0) + 1
+                if e.code() == grpc.StatusCode.UNAVAILABLE:
+                    return
+
+    churners = [threading.Thread(target=churn) for _ in range(2)]
+    for t in churners:
+        t.start()
+    with cf.ThreadPoolExecutor(4) as ex:
+        list(ex.map(lambda _: submit(), range(4)))
+    stop.set()
+    for t in churners:
+        t.join()
+    alive = d.proc.poll() is None
+    check(alive, "the daemon survives witness files changing under it (exit %s, signal %s)" %
+          (d.proc.returncode, -d.proc.returncode if d.proc.returncode else None))
+    check(set(codes) <= {"OK", "INVALID_ARGUMENT", "NOT_FOUND", "RESOURCE_EXHAUSTED"},
+          "only per-request errors: %s" % codes)
+    print("witness race: %s" % codes, flush=True)
+    if alive:
+        with open(path, "wb") as f:
+            f.write(good)
+        r = d.call("Prove", circuit_id="bls-pos", witness_paths=[path])
+        check(r.state == COMPLETED, "a proof after the race: %s" % r.error.message)
+        check(d.stop() == 0, "witness race daemon exits 0")
+    else:
+        d.reader.join(5)
+
+
+TESTS = ["config", "demo", "main", "priority", "budget", "cache", "tiers", "witness_paths",
+         "witness_race"]
+
 if __name__ == "__main__":
     t0 = time.time()
-    test_config()
-    test_demo()
-    test_main()
-    test_priority()
-    test_budget()
-    test_cache()
-    test_tiers()
-    test_witness_paths()
+    # Optional test names after the binary run only those (default: all, in this order).
+    try:
+        for name in sys.argv[2:] or TESTS:
+            globals()["test_" + name]()
+    finally:
+        for p in DAEMONS:
+            if p.poll() is None:
+                p.kill()
+                p.wait(10)
     print("daemon: %d checks, %d failed (%.1fs)" % (checks, failures, time.time() - t0))
     sys.exit(1 if failures else 0)
