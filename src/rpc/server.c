@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <grpc/byte_buffer.h>
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/grpc.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -55,7 +58,9 @@ struct cuzk_rpc_server {
     unsigned handlers; /* handler threads alive */
     char shutdown_tag;
     char *devices;
-    char *witness_dir; /* realpath of daemon.witness_dir, NULL when paths are refused */
+    char *witness_dir; /* daemon.witness_dir as configured, NULL when paths are refused */
+    char *witness_real; /* its realpath: absolute client paths may use either spelling */
+    int witness_fd;     /* the directory, opened once at start; client paths resolve beneath */
 };
 
 /* ------------------------------------------------------------------ errors */
@@ -270,13 +275,87 @@ static uint64_t witness_cap(cuzk_engine *e, const char *circuit_id)
     return cap;
 }
 
-/* Reads the witness files a request names. Each must resolve (symlinks followed) to a file
- * inside daemon.witness_dir: the daemon reads nothing else on a client's behalf. Returns -1
- * with the call's status set on the first bad path. */
+/* Opens rel beneath dirfd without following any symlink and without "..": openat2 with
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, or (kernels before 5.6) a walk of the components
+ * with O_NOFOLLOW. O_NONBLOCK: opening a FIFO must not wait for a writer. */
+static int open_beneath(int dirfd, const char *rel)
+{
+    const int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = (uint64_t)flags;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
+    if (fd >= 0 || errno != ENOSYS)
+        return (int)fd;
+    char buf[PATH_MAX];
+    if (strlen(rel) >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(buf, rel);
+    int cur = dirfd;
+    char *save = NULL;
+    for (char *comp = strtok_r(buf, "/", &save); comp;) {
+        char *next = strtok_r(NULL, "/", &save);
+        int nfd = strcmp(comp, "..") == 0 ? (errno = EXDEV, -1)
+                  : next ? openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                         : openat(cur, comp, flags | O_NOFOLLOW);
+        int en = errno;
+        if (cur != dirfd)
+            close(cur);
+        if (nfd < 0) {
+            errno = en == ENOTDIR ? ELOOP : en; /* O_PATH|O_NOFOLLOW on a link: not a dir */
+            return -1;
+        }
+        cur = nfd;
+        comp = next;
+    }
+    if (cur == dirfd) {
+        errno = EISDIR;
+        return -1;
+    }
+    return cur;
+}
+
+/* A client's path relative to witness_dir: absolute paths must start with the dir (as
+ * configured or its realpath); ".." is refused anywhere. NULL with msg set when refused. */
+static const char *beneath_rel(const cuzk_rpc_server *s, const char *p, char *msg, size_t ms,
+                               size_t i)
+{
+    for (const char *c = p; (c = strstr(c, "..")); c += 2)
+        if ((c == p || c[-1] == '/') && (c[2] == 0 || c[2] == '/')) {
+            snprintf(msg, ms, "witness path %zu (%.400s): '..' is not allowed (name files "
+                     "beneath daemon.witness_dir)", i, p);
+            return NULL;
+        }
+    if (p[0] != '/')
+        return p;
+    const char *dirs[2] = {s->witness_dir, s->witness_real};
+    for (int k = 0; k < 2; k++) {
+        size_t dl = strlen(dirs[k]);
+        while (dl > 1 && dirs[k][dl - 1] == '/')
+            dl--;
+        if (strncmp(p, dirs[k], dl) == 0 && p[dl] == '/')
+            return p + dl + 1;
+    }
+    snprintf(msg, ms, "witness path %zu (%.400s) is outside daemon.witness_dir", i, p);
+    return NULL;
+}
+
+static const char *file_kind(mode_t m)
+{
+    return S_ISFIFO(m) ? "FIFO" : S_ISDIR(m) ? "directory" : S_ISCHR(m) || S_ISBLK(m) ? "device"
+           : S_ISSOCK(m) ? "socket" : "special file";
+}
+
+/* Reads the witness files a request names. Each is opened once, beneath daemon.witness_dir,
+ * following no symlink, and must be a regular file: the daemon reads nothing else on a
+ * client's behalf, whatever is renamed or linked meanwhile. Relative paths are relative to
+ * the dir. Returns -1 with the call's status set on the first bad path. */
 static int read_witness_paths(call *c, const Cuzk__V1__SubmitProofRequest *q, uint8_t **bufs,
                               const uint8_t **ptrs, size_t *lens)
 {
-    size_t dl = strlen(c->srv->witness_dir);
     uint64_t cap = witness_cap(c->srv->engine, q->circuit_id);
     if (!cap) {
         char msg[300];
@@ -290,26 +369,39 @@ static int read_witness_paths(call *c, const Cuzk__V1__SubmitProofRequest *q, ui
     for (size_t i = 0; i < q->n_witness_paths; i++) {
         char msg[CUZK_ERRBUF_SIZE + 600];
         const char *p = q->witness_paths[i];
-        char *real = realpath(p, NULL);
-        if (!real) {
-            snprintf(msg, sizeof msg, "witness path %zu (%.400s): %s", i, p, strerror(errno));
-            set_status(c, errno == ENOENT ? GRPC_STATUS_NOT_FOUND : GRPC_STATUS_INVALID_ARGUMENT,
-                       msg);
-            return -1;
-        }
-        int inside = strncmp(real, c->srv->witness_dir, dl) == 0 &&
-                     (real[dl] == '/' || c->srv->witness_dir[dl - 1] == '/');
-        if (!inside) {
-            snprintf(msg, sizeof msg, "witness path %zu (%.400s) is outside daemon.witness_dir",
-                     i, p);
-            free(real);
+        const char *rel = beneath_rel(c->srv, p, msg, sizeof msg, i);
+        if (!rel) {
             set_status(c, GRPC_STATUS_PERMISSION_DENIED, msg);
             return -1;
         }
-        int fd = open(real, O_RDONLY | O_CLOEXEC);
-        free(real);
+        int fd = rel[0] ? open_beneath(c->srv->witness_fd, rel) : (errno = EISDIR, -1);
         if (fd < 0) {
-            snprintf(msg, sizeof msg, "witness path %zu (%.400s): %s", i, p, strerror(errno));
+            int en = errno;
+            grpc_status_code code = GRPC_STATUS_INVALID_ARGUMENT;
+            if (en == ELOOP || en == EXDEV) {
+                snprintf(msg, sizeof msg, "witness path %zu (%.400s) is outside "
+                         "daemon.witness_dir or goes through a symlink (links are not "
+                         "followed)", i, p);
+                code = GRPC_STATUS_PERMISSION_DENIED;
+            } else if (en == EISDIR) {
+                snprintf(msg, sizeof msg, "witness path %zu (%.400s) is not a regular file "
+                         "(directory)", i, p);
+            } else {
+                snprintf(msg, sizeof msg, "witness path %zu (%.400s): %s", i, p, strerror(en));
+                if (en == ENOENT)
+                    code = GRPC_STATUS_NOT_FOUND;
+                else if (en == EACCES || en == EPERM)
+                    code = GRPC_STATUS_PERMISSION_DENIED;
+            }
+            set_status(c, code, msg);
+            return -1;
+        }
+        struct stat st;
+        memset(&st, 0, sizeof st);
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            snprintf(msg, sizeof msg, "witness path %zu (%.400s) is not a regular file (%s)", i,
+                     p, file_kind(st.st_mode));
+            close(fd);
             set_status(c, GRPC_STATUS_INVALID_ARGUMENT, msg);
             return -1;
         }
@@ -850,11 +942,19 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     s->engine = e;
     s->devices = strdup(cfg->devices ? cfg->devices : "cpu");
+    s->witness_fd = -1;
     if (cfg->witness_dir && cfg->witness_dir[0]) {
-        s->witness_dir = realpath(cfg->witness_dir, NULL);
-        if (!s->witness_dir) {
+        s->witness_fd = open(cfg->witness_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        s->witness_real = realpath(cfg->witness_dir, NULL);
+        s->witness_dir = strdup(cfg->witness_dir);
+        if (s->witness_fd < 0 || !s->witness_real || !s->witness_dir) {
             cuzk_err e = cuzk_errf(eb, CUZK_BAD_CONFIG, "daemon.witness_dir %s: %s",
-                                   cfg->witness_dir, strerror(errno));
+                                   cfg->witness_dir,
+                                   errno == ENOTDIR ? "not a directory" : strerror(errno));
+            if (s->witness_fd >= 0)
+                close(s->witness_fd);
+            free(s->witness_real);
+            free(s->witness_dir);
             free(s->devices);
             free(s);
             return e;
@@ -889,6 +989,9 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
         grpc_completion_queue_destroy(s->cq);
         free(s->devices);
         free(s->witness_dir);
+        free(s->witness_real);
+        if (s->witness_fd >= 0)
+            close(s->witness_fd);
         free(s);
         return cuzk_errf(eb, CUZK_IO, "cannot listen on '%s' (address in use or invalid)",
                          cfg->listen);
@@ -962,5 +1065,8 @@ void cuzk_rpc_free(cuzk_rpc_server *s)
     pthread_mutex_destroy(&s->mu);
     free(s->devices);
     free(s->witness_dir);
+    free(s->witness_real);
+    if (s->witness_fd >= 0)
+        close(s->witness_fd);
     free(s);
 }

@@ -19,7 +19,9 @@ typedef struct {
     const char *listen;        /* "host:port" (port 0: any free port), "unix:///path" */
     uint64_t max_message_size; /* receive and send limit, bytes */
     const char *devices;       /* comma separated, for GetStatus ("cpu") */
-    const char *witness_dir;   /* SubmitProof witness_paths must lie inside it; NULL/"": off */
+    const char *witness_dir;   /* SubmitProof witness_paths: regular files opened beneath it
+                                * (relative, or absolute under it), no symlink or ".." in the
+                                * way, read into memory; NULL/"": paths refused */
 } cuzk_rpc_config;
 
 /* Binds and starts serving. *bound receives the address actually served (port resolved). */

@@ -609,8 +609,35 @@ def test_witness_paths():
     if check(r.state == COMPLETED and len(r.proofs) == 2, "witness_paths prove: %s" % r.error.message):
         snarkjs_verify("bn128/poseidon_vk.json", r.proofs[1].public_json, r.proofs[1].proof_json,
                        "witness_paths bn-pos")
-    r = d.call("Prove", circuit_id="bls-mul", witness_paths=[wdir + "/../wdir/bls12381-multiplier.wtns"])
-    check(r.state == COMPLETED, "witness_paths with .. inside the dir: %s" % r.error.message)
+    try:
+        r = d.call("Prove", circuit_id="bls-mul", witness_paths=["bls12381-multiplier.wtns"])
+        check(r.state == COMPLETED, "a relative witness path names a file in the dir: %s" % r.error.message)
+    except grpc.RpcError as e:
+        check(False, "a relative witness path names a file in the dir: %s" % e.details())
+    # '..' is refused even where it would lead back inside: names are resolved beneath the
+    # dir, never through its parent.
+    expect_error(lambda: d.call("Prove", circuit_id="bls-mul",
+                                witness_paths=[wdir + "/../wdir/bls12381-multiplier.wtns"]),
+                 grpc.StatusCode.PERMISSION_DENIED, "'..'", "witness path with '..'")
+    # A symlink inside the dir is not followed, wherever it points.
+    os.symlink(os.path.join(wdir, "bn128-poseidon.wtns"), os.path.join(wdir, "inner.wtns"))
+    expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witness_paths=[os.path.join(wdir, "inner.wtns")]),
+                 grpc.StatusCode.PERMISSION_DENIED, "symlink", "symlink inside the dir")
+    # A FIFO would block a reader forever, a directory or device is no witness: all refused
+    # at once (a 10 s deadline: a daemon that opens the FIFO for reading hangs on it).
+    os.mkfifo(os.path.join(wdir, "fifo.wtns"))
+    os.mkdir(os.path.join(wdir, "sub.wtns"))
+    for name, kind in (("fifo.wtns", "FIFO"), ("sub.wtns", "directory")):
+        expect_error(lambda: d.client.call("Prove", timeout=10, circuit_id="bn-pos",
+                                           witness_paths=[os.path.join(wdir, name)]),
+                     grpc.StatusCode.INVALID_ARGUMENT, "not a regular file (%s)" % kind,
+                     "witness path naming a %s" % kind)
+    if os.geteuid() == 0:
+        os.mknod(os.path.join(wdir, "null.wtns"), 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        expect_error(lambda: d.client.call("Prove", timeout=10, circuit_id="bn-pos",
+                                           witness_paths=[os.path.join(wdir, "null.wtns")]),
+                     grpc.StatusCode.INVALID_ARGUMENT, "not a regular file (device)",
+                     "witness path naming a device")
     expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witness_paths=[os.path.join(FIX, "bn128/poseidon.wtns")]),
                  grpc.StatusCode.PERMISSION_DENIED, "outside daemon.witness_dir", "path outside the dir")
     expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witness_paths=[os.path.join(wdir, "escape.wtns")]),
