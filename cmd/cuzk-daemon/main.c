@@ -142,7 +142,12 @@ int main(int argc, char **argv)
         }
         CUZK_LOG_INFO(TGT, "metrics endpoint listening", "addr=http://%s/metrics", mbound);
     }
-    cuzk_rpc_config rc = {cfg.listen, cfg.max_message_size, "cpu", cfg.witness_dir};
+    cuzk_rpc_config rc = {.listen = cfg.listen,
+                          .max_message_size = cfg.max_message_size,
+                          .devices = "cpu",
+                          .witness_dir = cfg.witness_dir,
+                          .handler_threads = cfg.handler_threads,
+                          .max_pending_calls = cfg.max_pending_calls};
     cuzk_rpc_server *srv = NULL;
     char bound[256];
     if ((e = cuzk_rpc_start(&srv, engine, &rc, bound, &eb))) {

@@ -39,6 +39,8 @@ void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
     c->max_jobs_in_flight = 16;
     c->retain_jobs = 1024;
     c->max_partitions = 1024;
+    c->handler_threads = 64;
+    c->max_pending_calls = 4096;
     c->pinned_budget = CUZK_BUDGET_AUTO;
     c->gpu_budget = CUZK_BUDGET_AUTO;
     c->verify = 1;
@@ -120,6 +122,9 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         (e = cuzk_toml_get_size(root, "daemon.max_message_size", &c->max_message_size, eb)) ||
         (e = get_uint(root, "daemon.retain_jobs", 1, 1 << 20, &c->retain_jobs, eb)) ||
         (e = get_uint(root, "daemon.max_partitions", 1, 1 << 20, &c->max_partitions, eb)) ||
+        (e = get_uint(root, "daemon.handler_threads", 1, 4096, &c->handler_threads, eb)) ||
+        (e = get_uint(root, "daemon.max_pending_calls", 1, 1 << 20, &c->max_pending_calls,
+                      eb)) ||
         (e = get_str(root, "metrics.listen", &c->metrics_listen, eb)) ||
         (e = get_uint(root, "gpus.workers_per_device", 1, 64, &c->gpu_workers_per_device, eb)) ||
         (e = get_uint(root, "gpus.host_threads", 0, 4096, &c->host_threads, eb)) ||

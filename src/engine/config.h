@@ -5,7 +5,10 @@
  *   [daemon]     listen = "0.0.0.0:9820"   ("unix:///path" too), max_message_size = "256MiB",
  *                shutdown_grace = "30s", retain_jobs = 1024, max_partitions = 1024,
  *                witness_dir = "" (SubmitProof may name .wtns files inside it instead of
- *                sending them; "" refuses witness_paths)
+ *                sending them; "" refuses witness_paths), handler_threads = 64 (threads
+ *                that serve calls; more calls queue; a wait for a job holds none),
+ *                max_pending_calls = 4096 (calls accepted and not yet answered, waits
+ *                included; more are refused with RESOURCE_EXHAUSTED)
  *   [metrics]    listen = "127.0.0.1:9821" (HTTP GET /metrics; "" disables)
  *   [gpus]       backend = "auto" (GPU workers on every usable device, none without one) |
  *                "cpu" | "gpu" (refuse to start without a device), devices = [] (all),
@@ -66,6 +69,7 @@ typedef struct {
     unsigned partition_workers;
     unsigned max_jobs_in_flight;
     unsigned retain_jobs, max_partitions;
+    unsigned handler_threads, max_pending_calls;
     uint64_t working_budget, key_budget, pinned_budget, gpu_budget;
     int verify;
     cuzk_log_level log_level;

@@ -180,6 +180,8 @@ struct cuzk_engine {
     pthread_mutex_t mu, load_mu;
     pthread_cond_t work_cv;  /* a partition may be available, or stopping */
     pthread_cond_t idle_cv;  /* a job ended or a partition ended */
+    cuzk_job_end_fn job_end_fn; /* cuzk_engine_set_job_end_hook */
+    void *job_end_ctx;
     pthread_t *workers;
     unsigned n_workers, busy;
     int accepting, stopping;
@@ -366,6 +368,8 @@ static void finish_job(cuzk_engine *e, job *j, cuzk_job_state st, cuzk_err err, 
                   msg && msg[0] ? " error=" : "", msg && msg[0] ? msg : "");
     pthread_cond_broadcast(&j->cv);
     pthread_cond_broadcast(&e->idle_cv);
+    if (e->job_end_fn)
+        e->job_end_fn(e->job_end_ctx, j->id);
     admit(e);
     trim_finished(e);
 }
@@ -2082,6 +2086,14 @@ cuzk_err cuzk_engine_cancel(cuzk_engine *e, const char *job_id, int *was_live,
 }
 
 /* ------------------------------------------------------------------ status */
+
+void cuzk_engine_set_job_end_hook(cuzk_engine *e, cuzk_job_end_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&e->mu);
+    e->job_end_fn = fn;
+    e->job_end_ctx = ctx;
+    pthread_mutex_unlock(&e->mu);
+}
 
 void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *s)
 {

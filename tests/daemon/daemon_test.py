@@ -717,8 +717,84 @@ def test_witness_race():
         d.reader.join(5)
 
 
+def test_handler_threads():
+    """2,000 AwaitProof calls parked on one long job hold no thread each: the daemon's thread
+    count stays near its idle count plus the handler pool, GetStatus still answers, calls past
+    daemon.max_pending_calls are refused, and the job's end answers every parked call."""
+    d = Daemon("threads", CIRCUITS + """
+[daemon]
+handler_threads = 4
+max_pending_calls = 2100
+[synthesis]
+partition_workers = 1
+[gpus]
+host_threads = 1
+""", ["--metrics", ""])
+
+    def threads():
+        with open("/proc/%d/status" % d.proc.pid) as f:
+            return int(re.search(r"Threads:\s+(\d+)", f.read()).group(1))
+
+    base = threads()
+    long = d.call("SubmitProof", circuit_id="bls-pos", witnesses=[W["bls12381/poseidon"]] * 1000)
+    stub = d.client._stubs["AwaitProof"]
+    req = d.client.pb.AwaitProofRequest(job_id=long.job_id)
+    futs = [stub.future(req, timeout=120) for _ in range(2000)]
+    peak, t0 = 0, time.time()
+    while time.time() - t0 < 20:
+        peak = max(peak, threads())
+        if (d.metric("cuzk_rpc_calls_parked") or 0) >= 2000:
+            break
+        time.sleep(0.05)
+    pend = d.metric("cuzk_rpc_calls_parked")
+    check(pend == 2000, "2000 calls parked: %s" % pend)
+    for _ in range(20):
+        peak = max(peak, threads())
+        time.sleep(0.05)
+    print("handler threads: idle %d, peak %d with 2000 parked calls" % (base, peak), flush=True)
+    check(peak <= base + 4 + 16, "threads %d, idle %d + pool 4 + 16" % (peak, base))
+    st = d.client.call("GetStatus", timeout=10)
+    check(st.jobs_in_flight == 1, "GetStatus answers under 2000 parked calls")
+    over = [stub.future(req, timeout=60) for _ in range(200)]
+    t1 = time.time()
+    while time.time() - t1 < 20 and sum(f.done() for f in over) < 100:
+        time.sleep(0.05)
+
+    def refused(f):
+        return f.done() and f.exception() is not None and \
+            f.exception().code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    nref = sum(refused(f) for f in over)
+    check(nref >= 100, "calls past max_pending_calls refused: %d of 200" % nref)
+    # The admitted ones are parked too: cancelled by the client, they leave the daemon's
+    # count (else the full daemon would refuse even the CancelProof below).
+    for f in over:
+        if not refused(f):
+            f.cancel()
+    t1, pend = time.time(), None
+    while time.time() - t1 < 20:
+        try:
+            pend = d.metric("cuzk_rpc_calls_parked")
+        except grpc.RpcError:
+            pend = None
+        if pend == 2000:
+            break
+        time.sleep(0.1)
+    check(pend == 2000, "calls cancelled by the client leave the parked list: %s" % pend)
+    d.call("CancelProof", job_id=long.job_id)
+    states = []
+    for f in futs:
+        try:
+            states.append(f.result(timeout=60).state)
+        except Exception as e:  # noqa: BLE001 - any failure is counted below
+            states.append(repr(e)[:80])
+    bad = [x for x in states if x != CANCELLED]
+    check(not bad, "every parked call answered CANCELLED by the job's end: %d bad, e.g. %s" %
+          (len(bad), bad[:3]))
+    check(d.stop() == 0, "threads daemon exits 0")
+
+
 TESTS = ["config", "demo", "main", "priority", "budget", "cache", "tiers", "witness_paths",
-         "witness_race"]
+         "witness_race", "handler_threads"]
 
 if __name__ == "__main__":
     t0 = time.time()
