@@ -92,6 +92,12 @@ int main(int argc, char **argv)
         free(cfg.metrics_listen);
         cfg.metrics_listen = strdup(metrics);
     }
+    if ((listen && cuzk_daemon_check_listen("--listen", listen, 1, &eb)) ||
+        (metrics && metrics[0] && cuzk_daemon_check_listen("--metrics", metrics, 0, &eb))) {
+        fprintf(stderr, "cuzk-daemon: error: %s\n", eb.msg);
+        cuzk_daemon_config_free(&cfg);
+        return 2;
+    }
     if (level && cuzk_log_parse_level(level, &cfg.log_level, &eb)) {
         cuzk_daemon_config_free(&cfg);
         return usage(eb.msg);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cuzk/toml.h"
@@ -112,6 +113,29 @@ static cuzk_err resolve_path(char **path, const char *base_dir, cuzk_errbuf *eb)
     return CUZK_OK;
 }
 
+cuzk_err cuzk_daemon_check_listen(const char *what, const char *addr, int allow_unix,
+                                   cuzk_errbuf *eb)
+{
+    if (allow_unix && strncmp(addr, "unix:", 5) == 0)
+        return addr[5] ? CUZK_OK
+                       : cuzk_errf(eb, CUZK_BAD_CONFIG, "%s 'unix:' names no socket path", what);
+    const char *colon = strrchr(addr, ':');
+    if (!colon || colon == addr || (addr[0] == '[' && colon[-1] != ']'))
+        return cuzk_errf(eb, CUZK_BAD_CONFIG, "%s '%s' has no port (HOST:PORT%s)", what, addr,
+                         allow_unix ? " or unix:PATH" : "");
+    const char *p = colon + 1;
+    unsigned long port = 0;
+    int ok = *p != 0 && strlen(p) <= 5;
+    for (const char *d = p; ok && *d; d++) {
+        ok = *d >= '0' && *d <= '9';
+        port = port * 10 + (unsigned long)(*d - '0');
+    }
+    if (!ok || port > 65535)
+        return cuzk_errf(eb, CUZK_BAD_CONFIG, "%s '%s': port '%s' is not 1 to 65535 (0: any "
+                         "free port)", what, addr, p);
+    return CUZK_OK;
+}
+
 static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_dir,
                       cuzk_errbuf *eb)
 {
@@ -137,6 +161,13 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         (e = get_tier_budget(root, "memory.gpu_budget", &c->gpu_budget, eb)) ||
         (e = cuzk_toml_get_size(root, "memory.witness_budget", &c->witness_budget, eb)))
         return e;
+    cuzk_errbuf lb = {{0}};
+    if ((v = cuzk_toml_get(root, "daemon.listen")) &&
+        cuzk_daemon_check_listen("address", c->listen, 1, &lb))
+        return cuzk_toml_errf(v, eb, "%s", lb.msg);
+    if ((v = cuzk_toml_get(root, "metrics.listen")) && c->metrics_listen[0] &&
+        cuzk_daemon_check_listen("address", c->metrics_listen, 0, &lb))
+        return cuzk_toml_errf(v, eb, "%s", lb.msg);
     if (c->max_message_size < 1024 || c->max_message_size > 0x7fffffffull) {
         v = cuzk_toml_get(root, "daemon.max_message_size");
         return cuzk_toml_errf(v, eb, "must be between 1KiB and 2GiB-1 (gRPC's limit)");
@@ -208,6 +239,10 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         (e = get_str(root, "keys.cache_dir", &c->key_cache_dir, eb)) ||
         (e = resolve_path(&c->key_cache_dir, base_dir, eb)))
         return e;
+    struct stat st;
+    if (c->witness_dir[0] && stat(c->witness_dir, &st) == 0 && !S_ISDIR(st.st_mode))
+        return cuzk_toml_errf(cuzk_toml_get(root, "daemon.witness_dir"), eb,
+                              "%s is not a directory", c->witness_dir);
     bool kc = c->key_cache;
     if ((e = cuzk_toml_get_bool(root, "keys.cache", &kc, eb)))
         return e;

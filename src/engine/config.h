@@ -86,6 +86,10 @@ cuzk_err cuzk_daemon_config_load(cuzk_daemon_config *c, const char *path, cuzk_e
 cuzk_err cuzk_daemon_config_parse(cuzk_daemon_config *c, const char *name, const char *text,
                                   size_t len, const char *base_dir, cuzk_errbuf *eb);
 void cuzk_daemon_config_free(cuzk_daemon_config *c);
+/* A listen address: HOST:PORT with a port 0 to 65535 (0: any free port), or unix:PATH when
+ * allow_unix. what names the setting in the message ("daemon.listen", "--listen"). */
+cuzk_err cuzk_daemon_check_listen(const char *what, const char *addr, int allow_unix,
+                                  cuzk_errbuf *eb);
 /* The engine settings of a daemon config (pointers into c). */
 void cuzk_daemon_config_engine(const cuzk_daemon_config *c, cuzk_engine_config *out);
 

@@ -1225,12 +1225,15 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
     s->witness_fd = -1;
     if (cfg->witness_dir && cfg->witness_dir[0]) {
         s->witness_fd = open(cfg->witness_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        s->witness_real = realpath(cfg->witness_dir, NULL);
+        int en = errno;
+        s->witness_real = s->witness_fd >= 0 ? realpath(cfg->witness_dir, NULL) : NULL;
         s->witness_dir = strdup(cfg->witness_dir);
+        if (s->witness_fd >= 0)
+            en = errno;
         if (s->witness_fd < 0 || !s->witness_real || !s->witness_dir) {
             cuzk_err e = cuzk_errf(eb, CUZK_BAD_CONFIG, "daemon.witness_dir %s: %s",
                                    cfg->witness_dir,
-                                   errno == ENOTDIR ? "not a directory" : strerror(errno));
+                                   en == ENOTDIR ? "not a directory" : strerror(en));
             if (s->witness_fd >= 0)
                 close(s->witness_fd);
             free(s->witness_real);

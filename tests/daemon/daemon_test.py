@@ -420,6 +420,21 @@ def test_config():
     run_bad_config("pinb.toml", "[memory]\n\npinned_budget = -1\n", ["%(p)s:3", "memory.pinned_budget"])
     run_bad_config("zkey.toml", "[[circuit]]\nid = \"x\"\nzkey = \"/nonexistent.zkey\"\n",
                    ["circuit 'x'", "/nonexistent.zkey"])
+    # Ports beyond 65535 are refused (gRPC would bind the port modulo 65536).
+    run_bad_config("port.toml", "[daemon]\nlisten = \"127.0.0.1:99999\"\n",
+                   ["%(p)s:2", "daemon.listen", "99999", "1 to 65535"])
+    run_bad_config("port6.toml", "[daemon]\nlisten = \"[::1]:65536\"\n",
+                   ["daemon.listen", "65536"])
+    run_bad_config("noport.toml", "[daemon]\nlisten = \"127.0.0.1\"\n", ["daemon.listen", "port"])
+    run_bad_config("mport.toml", "[metrics]\nlisten = \"127.0.0.1:70000\"\n",
+                   ["%(p)s:2", "metrics.listen", "70000"])
+    run_bad_config("cliport.toml", "", ["--listen", "99999"], ["--listen", "127.0.0.1:99999"])
+    # witness_dir must be a directory.
+    wfile = os.path.join(TMP, "not-a-dir")
+    with open(wfile, "w") as f:
+        f.write("x")
+    run_bad_config("wdirfile.toml", "[metrics]\nlisten = \"\"\n[daemon]\nwitness_dir = \"%s\"\n" % wfile,
+                   ["daemon.witness_dir", "not a directory"])
     # An empty file works (every key has a default).
     d = Daemon("empty", "", ["--metrics", ""])
     check(len(d.call("ListCircuits").circuits) == 0, "empty config serves no circuits")
