@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cuzk/err.h"
+#include "cuzk/groth16.h"
 #include "cuzk/log.h"
 #include "engine/config.h"
 #include "engine/engine.h"
@@ -33,6 +34,13 @@ static const char *HELP =
     "  --metrics ADDR     HTTP /metrics address, overrides metrics.listen (\"\" disables)\n"
     "  --log-level LEVEL  error, warn, info, debug, trace, off; overrides logging.level\n"
     "  -h, --help         this help\n";
+
+static void log_stale(void *ctx, const char *path)
+{
+    (void)ctx;
+    CUZK_LOG_INFO(TGT, "removed a stale key-cache temp file (its writer is gone)", "path=%s",
+                  path);
+}
 
 static int usage(const char *msg)
 {
@@ -119,6 +127,12 @@ int main(int argc, char **argv)
                   cfg.backend == CUZK_BACKEND_CPU ? "cpu" : cfg.backend == CUZK_BACKEND_GPU ? "gpu"
                                                                                       : "auto",
                   cuzk_gpu_device_count());
+    for (size_t i = 0; cfg.key_cache && i < cfg.n_circuits; i++) {
+        char *cp = cuzk_pk_cache_path(cfg.circuits[i].zkey, cfg.key_cache_dir);
+        if (cp)
+            cuzk_pk_cache_remove_stale(cp, log_stale, NULL);
+        free(cp);
+    }
     cuzk_engine_config ec;
     cuzk_daemon_config_engine(&cfg, &ec);
     /* TESTING ONLY: simulated GPUs (their stage runs on the CPU in the GPU worker threads), so

@@ -732,6 +732,30 @@ def test_witness_race():
         d.reader.join(5)
 
 
+def test_stale_cache_tmp():
+    """A key-cache write killed midway leaves ZKEY.cuzkcache.tmp.PID: the next start removes
+    those whose process is gone, and leaves a live writer's file alone."""
+    import shutil
+    kdir = os.path.join(TMP, "stale")
+    os.mkdir(kdir)
+    zk = os.path.join(kdir, "mul.zkey")
+    shutil.copyfile(os.path.join(FIX, "bn128/multiplier.zkey"), zk)
+    p = subprocess.Popen(["true"])
+    p.wait()
+    dead = zk + ".cuzkcache.tmp.%d" % p.pid
+    live = zk + ".cuzkcache.tmp.%d" % os.getpid()
+    other = os.path.join(kdir, "other.zkey.cuzkcache.tmp.%d" % p.pid)  # no circuit names it
+    for f in (dead, live, other):
+        with open(f, "wb") as fh:
+            fh.write(b"partial")
+    d = Daemon("stale", '[[circuit]]\nid = "m"\nzkey = "%s"\n' % zk, ["--metrics", ""])
+    check(not os.path.exists(dead), "a dead writer's temp file is removed")
+    check(os.path.exists(live) and os.path.exists(other), "a live writer's and an unrelated file stay")
+    check(any("stale key-cache temp file" in l and dead in l for l in d.lines),
+          "the removal is logged: %s" % [l for l in d.lines if "stale" in l])
+    check(d.stop() == 0, "stale daemon exits 0")
+
+
 def test_handler_threads():
     """2,000 AwaitProof calls parked on one long job hold no thread each: the daemon's thread
     count stays near its idle count plus the handler pool, GetStatus still answers, calls past
@@ -809,7 +833,7 @@ host_threads = 1
 
 
 TESTS = ["config", "demo", "main", "priority", "budget", "cache", "tiers", "witness_paths",
-         "witness_race", "handler_threads"]
+         "witness_race", "stale_cache_tmp", "handler_threads"]
 
 if __name__ == "__main__":
     t0 = time.time()
