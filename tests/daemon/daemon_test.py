@@ -218,6 +218,9 @@ working_budget = "256MiB"
     r = d.call("Prove", circuit_id="bn-pos", witnesses=[W["bn128/poseidon"], bytes(unsat)])
     check(r.state == FAILED and r.error.code == "WITNESS_UNSATISFIED" and "partition 1" in r.error.message
           and len(r.proofs) == 0, "unsatisfied witness: %s" % r.error)
+    ended = [l for l in d.lines if "job ended" in l and "state=failed" in l]
+    check(ended and re.search(r" total_ms=[\d.]+ error=\"partition 1: ", ended[-1]),
+          "a failed job's log line: total_ms and error apart: %s" % ended[-1:])
     rg = d.call("AwaitProof", job_id=good.job_id)
     check(rg.state == COMPLETED and len(rg.proofs) == 4, "the good job beside the bad ones completes")
     snarkjs_verify("bn128/poseidon_vk.json", rg.proofs[3].public_json, rg.proofs[3].proof_json, "good[3]")
@@ -732,6 +735,25 @@ def test_witness_race():
         d.reader.join(5)
 
 
+def test_log_json():
+    """JSON logs: a failed job's total_ms is a number and its error a field of its own."""
+    import json
+    d = Daemon("logjson", CIRCUITS + '[logging]\nformat = "json"\n', ["--metrics", ""])
+    unsat = bytearray(W["bn128/poseidon"])
+    unsat[-32] ^= 1
+    r = d.call("Prove", circuit_id="bn-pos", request_id="rid-json", witnesses=[bytes(unsat)])
+    check(r.state == FAILED, "unsatisfied witness fails")
+    check(d.stop() == 0, "json daemon exits 0")
+    recs = [json.loads(l) for l in d.lines if l.startswith("{")]
+    ended = [x for x in recs if x.get("message") == "job ended"]
+    f = ended[-1]["fields"] if ended else {}
+    check(isinstance(f.get("total_ms"), (int, float)) and "partition 0" in f.get("error", ""),
+          "json job ended fields: %s" % f)
+    acc = [x["fields"] for x in recs if x.get("message") == "job accepted"]
+    check(acc and acc[-1].get("partitions") == 1 and acc[-1].get("request_id") == "rid-json",
+          "json job accepted fields: %s" % acc[-1:])
+
+
 def test_stale_cache_tmp():
     """A key-cache write killed midway leaves ZKEY.cuzkcache.tmp.PID: the next start removes
     those whose process is gone, and leaves a live writer's file alone."""
@@ -833,7 +855,7 @@ host_threads = 1
 
 
 TESTS = ["config", "demo", "main", "priority", "budget", "cache", "tiers", "witness_paths",
-         "witness_race", "stale_cache_tmp", "handler_threads"]
+         "witness_race", "log_json", "stale_cache_tmp", "handler_threads"]
 
 if __name__ == "__main__":
     t0 = time.time()
