@@ -57,6 +57,7 @@ struct call {
     int refs;          /* the reply path, the close batch, a park check in progress */
     int close_started; /* RECV_CLOSE_ON_SERVER runs as its own batch */
     int closed;        /* ... and has completed */
+    int begun;         /* a client's call (counted in srv->open_calls) */
     int admitted;      /* counted in srv->pending until its reply starts */
     int parked;        /* in srv->parked, waiting for job_id to end */
     int resume;        /* queued to answer its parked wait */
@@ -89,6 +90,7 @@ struct cuzk_rpc_server {
     pthread_t timer_thread;
     int timer_started;
     unsigned max_pending, pending, n_parked;
+    unsigned open_calls; /* calls begun by clients and not yet freed */
     call *q_head, *q_tail, *parked;
 };
 
@@ -790,6 +792,8 @@ static void unref_call(call *c)
     cuzk_rpc_server *s = c->srv;
     pthread_mutex_lock(&s->mu);
     int last = --c->refs == 0;
+    if (last && c->begun)
+        s->open_calls--;
     pthread_mutex_unlock(&s->mu);
     if (last)
         free_call(c);
@@ -1095,6 +1099,8 @@ static void on_event(cuzk_rpc_server *s, call *c, int ok)
         }
         pthread_mutex_lock(&s->mu);
         int more = !s->shutting_down;
+        s->open_calls++;
+        c->begun = 1;
         pthread_mutex_unlock(&s->mu);
         if (more)
             request_next(s);
@@ -1109,7 +1115,7 @@ static void on_event(cuzk_rpc_server *s, call *c, int ok)
         op.data.recv_message.recv_message = &c->req;
         c->stage = ST_RECV;
         if (grpc_call_start_batch(c->call, &op, 1, &c->t_main, NULL) != GRPC_CALL_OK)
-            free_call(c);
+            unref_call(c);
         return;
     }
     case ST_RECV: {
@@ -1339,7 +1345,24 @@ static int none_pending(cuzk_rpc_server *s) { return s->pending == 0; }
 void cuzk_rpc_finish(cuzk_rpc_server *s, uint64_t wait_ms)
 {
     cuzk_rpc_stop_accepting(s);
-    if (!wait_until(s, is_shut, wait_ms)) {
+    /* gRPC's shutdown also waits for calls whose request has not arrived yet and for idle
+     * client connections: with no call open nothing is lost by closing those at once; with
+     * calls open, say what the grace period waits for. */
+    if (!wait_until(s, is_shut, 100)) {
+        pthread_mutex_lock(&s->mu);
+        unsigned open = s->open_calls, pend = s->pending;
+        pthread_mutex_unlock(&s->mu);
+        if (open == 0) {
+            CUZK_LOG_INFO(TGT, "shutdown: no open calls; closing idle client connections");
+            grpc_server_cancel_all_calls(s->server);
+        } else {
+            char m[160];
+            snprintf(m, sizeof m, "shutdown: waiting up to %.1f s for %u open calls",
+                     (double)wait_ms / 1000.0, open);
+            CUZK_LOG_INFO(TGT, m, "open_calls=%u answering=%u", open, pend);
+        }
+    }
+    if (!wait_until(s, is_shut, wait_ms > 100 ? wait_ms - 100 : 0)) {
         CUZK_LOG_WARN(TGT, "calls still open after the grace period: cancelling them");
         grpc_server_cancel_all_calls(s->server);
         wait_until(s, is_shut, 10000);

@@ -74,6 +74,7 @@ zkey = "%(f)s/bls12381/poseidon.zkey"
 """ % {"f": FIX}
 
 
+SVC_PREFIX = "/cuzk.v1.ProvingService/"
 DAEMONS = []  # every daemon started, killed at exit if a failed test left one running
 
 
@@ -778,6 +779,52 @@ def test_stale_cache_tmp():
     check(d.stop() == 0, "stale daemon exits 0")
 
 
+def test_idle_shutdown():
+    """SIGTERM while clients hold idle connections: no silent grace-period stall. With no call
+    open the daemon closes them and exits at once; with a call open (its request not sent) it
+    logs what it waits for."""
+    import socket
+
+    def stop_timed(d):
+        t0 = time.time()
+        d.proc.send_signal(signal.SIGTERM)
+        rc = d.proc.wait(30)
+        took = time.time() - t0
+        d.reader.join(5)
+        d.client.close()
+        return rc, took
+
+    d = Daemon("idle", "", ["--metrics", ""])  # its client's channel is connected and idle
+    host, port = d.addr.rsplit(":", 1)
+    raw = socket.create_connection((host, int(port)))  # a connection that never speaks
+    time.sleep(0.2)
+    rc, took = stop_timed(d)
+    raw.close()
+    check(rc == 0 and took < 2, "idle connections: exit %s after %.1f s: %s" %
+          (rc, took, "".join(d.lines[-3:])))
+    check(any("closing idle client connections" in l for l in d.lines), "idle close logged")
+    print("idle shutdown: %.1f s" % took, flush=True)
+
+    d = Daemon("idle-call", "", ["--metrics", ""])
+    st = d.client.channel.stream_unary(SVC_PREFIX + "GetStatus", request_serializer=bytes,
+                                       response_deserializer=bytes)
+    never = threading.Event()
+
+    def no_request():
+        never.wait(30)
+        return
+        yield b""
+    f = st.future(no_request())
+    time.sleep(0.3)
+    rc, took = stop_timed(d)
+    never.set()
+    f.cancel()
+    check(rc == 0, "open call: exit %s" % rc)
+    logged = [l for l in d.lines if "shutdown: waiting up to 5.0 s for 1 open calls" in l]
+    check(logged, "the wait for an open call is logged: %s" % "".join(d.lines[-4:]))
+    print("open-call shutdown: %.1f s" % took, flush=True)
+
+
 def test_handler_threads():
     """2,000 AwaitProof calls parked on one long job hold no thread each: the daemon's thread
     count stays near its idle count plus the handler pool, GetStatus still answers, calls past
@@ -855,7 +902,7 @@ host_threads = 1
 
 
 TESTS = ["config", "demo", "main", "priority", "budget", "cache", "tiers", "witness_paths",
-         "witness_race", "log_json", "stale_cache_tmp", "handler_threads"]
+         "witness_race", "log_json", "stale_cache_tmp", "idle_shutdown", "handler_threads"]
 
 if __name__ == "__main__":
     t0 = time.time()
