@@ -30,7 +30,8 @@ static const char *HELP =
     "service cuzk.v1.ProvingService (proto/cuzk/v1/proving.proto).\n"
     "\n"
     "  --config FILE      TOML configuration (every key has a default; see configs/demo.toml)\n"
-    "  --listen ADDR      gRPC address, overrides daemon.listen (HOST:PORT, unix:///PATH)\n"
+    "  --listen ADDR      gRPC address, overrides daemon.listen (HOST:PORT, unix:///PATH);\n"
+    "                     beyond loopback only with daemon.insecure = true\n"
     "  --metrics ADDR     HTTP /metrics address, overrides metrics.listen (\"\" disables)\n"
     "  --log-level LEVEL  error, warn, info, debug, trace, off; overrides logging.level\n"
     "  -h, --help         this help\n";
@@ -106,6 +107,14 @@ int main(int argc, char **argv)
         cuzk_daemon_config_free(&cfg);
         return 2;
     }
+    if (cuzk_daemon_check_exposure(&cfg, &eb)) {
+        fprintf(stderr, "cuzk-daemon: error: %s\n", eb.msg);
+        cuzk_daemon_config_free(&cfg);
+        return 2;
+    }
+    if (cfg.insecure && !cuzk_daemon_listen_is_local(cfg.listen))
+        fprintf(stderr, "cuzk-daemon: warning: daemon.insecure: serving unauthenticated calls "
+                "on %s\n", cfg.listen);
     if (level && cuzk_log_parse_level(level, &cfg.log_level, &eb)) {
         cuzk_daemon_config_free(&cfg);
         return usage(eb.msg);

@@ -22,7 +22,7 @@ static char *dup_or_die(const char *s)
 void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
 {
     memset(c, 0, sizeof *c);
-    c->listen = dup_or_die("0.0.0.0:9820");
+    c->listen = dup_or_die("127.0.0.1:9820");
     c->max_message_size = 256ull << 20;
     c->shutdown_grace_ms = 30000;
     c->metrics_listen = dup_or_die("127.0.0.1:9821");
@@ -113,6 +113,37 @@ static cuzk_err resolve_path(char **path, const char *base_dir, cuzk_errbuf *eb)
     return CUZK_OK;
 }
 
+int cuzk_daemon_listen_is_local(const char *addr)
+{
+    if (strncmp(addr, "unix:", 5) == 0)
+        return 1;
+    const char *colon = strrchr(addr, ':');
+    size_t hl = colon ? (size_t)(colon - addr) : strlen(addr);
+    static const char *const local[] = {"localhost", "[::1]", "ip6-localhost"};
+    for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
+        if (hl == strlen(local[i]) && strncmp(addr, local[i], hl) == 0)
+            return 1;
+    /* 127.0.0.0/8: four decimal parts, the first 127 */
+    unsigned a, b, c, d;
+    char tail;
+    char host[64];
+    if (hl >= sizeof host)
+        return 0;
+    memcpy(host, addr, hl);
+    host[hl] = 0;
+    return sscanf(host, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) == 4 && a == 127 && b < 256 &&
+           c < 256 && d < 256;
+}
+
+cuzk_err cuzk_daemon_check_exposure(const cuzk_daemon_config *c, cuzk_errbuf *eb)
+{
+    if (c->insecure || cuzk_daemon_listen_is_local(c->listen))
+        return CUZK_OK;
+    return cuzk_errf(eb, CUZK_BAD_CONFIG, "daemon.listen '%s' is reachable from the network and "
+                     "calls are not authenticated: listen on 127.0.0.1 or unix:PATH, or set "
+                     "daemon.insecure = true to serve anyone who can connect", c->listen);
+}
+
 cuzk_err cuzk_daemon_check_listen(const char *what, const char *addr, int allow_unix,
                                    cuzk_errbuf *eb)
 {
@@ -180,6 +211,10 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
     if ((e = cuzk_toml_get_duration_ns(root, "daemon.shutdown_grace", &grace, eb)))
         return e;
     c->shutdown_grace_ms = grace / 1000000ull;
+    bool insecure = c->insecure;
+    if ((e = cuzk_toml_get_bool(root, "daemon.insecure", &insecure, eb)))
+        return e;
+    c->insecure = insecure;
     bool verify = c->verify;
     if ((e = cuzk_toml_get_bool(root, "prover.verify", &verify, eb)))
         return e;

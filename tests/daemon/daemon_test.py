@@ -439,6 +439,17 @@ def test_config():
         f.write("x")
     run_bad_config("wdirfile.toml", "[metrics]\nlisten = \"\"\n[daemon]\nwitness_dir = \"%s\"\n" % wfile,
                    ["daemon.witness_dir", "not a directory"])
+    # A network address without authentication needs daemon.insecure = true.
+    run_bad_config("open.toml", "[metrics]\nlisten = \"\"\n[daemon]\nlisten = \"0.0.0.0:0\"\n",
+                   ["daemon.listen '0.0.0.0:0'", "daemon.insecure = true"])
+    run_bad_config("open6.toml", "[metrics]\nlisten = \"\"\n", ["daemon.insecure"],
+                   ["--listen", "[::]:0"])
+    run_bad_config("openhost.toml", "[metrics]\nlisten = \"\"\n", ["daemon.insecure"],
+                   ["--listen", "example.com:0"])
+    d = Daemon("insecure", "[daemon]\ninsecure = true\n", ["--listen", "0.0.0.0:0", "--metrics", ""])
+    check(d.addr.startswith("0.0.0.0:") and any("daemon.insecure" in l for l in d.lines),
+          "insecure = true serves on 0.0.0.0 with a warning: %s" % d.addr)
+    check(d.stop() == 0, "insecure daemon exits 0")
     # An empty file works (every key has a default).
     d = Daemon("empty", "", ["--metrics", ""])
     check(len(d.call("ListCircuits").circuits) == 0, "empty config serves no circuits")
@@ -902,7 +913,8 @@ host_threads = 1
 
 
 TESTS = ["config", "demo", "main", "priority", "budget", "cache", "tiers", "witness_paths",
-         "witness_race", "log_json", "stale_cache_tmp", "idle_shutdown", "handler_threads"]
+         "witness_race", "log_json", "stale_cache_tmp", "idle_shutdown",
+         "handler_threads"]
 
 if __name__ == "__main__":
     t0 = time.time()
