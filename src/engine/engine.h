@@ -260,6 +260,11 @@ void cuzk_job_result_free(cuzk_job_result *r);
  * out->state / out->err, not in the return value. */
 cuzk_err cuzk_engine_await(cuzk_engine *e, const char *job_id, uint64_t timeout_ms,
                            cuzk_job_result *out, cuzk_errbuf *eb);
+/* Called each time a job ends, with the engine's lock held: fn must not call the engine (the
+ * daemon notes the id and answers the AwaitProof calls parked on it from its own threads).
+ * One hook per engine; fn NULL removes it. */
+typedef void (*cuzk_job_end_fn)(void *ctx, const char *job_id);
+void cuzk_engine_set_job_end_hook(cuzk_engine *e, cuzk_job_end_fn fn, void *ctx);
 /* *was_live = 1 when the job had not ended; *state: its state after the call. CUZK_NOT_FOUND
  * for an unknown id. */
 cuzk_err cuzk_engine_cancel(cuzk_engine *e, const char *job_id, int *was_live,

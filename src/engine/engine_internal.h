@@ -133,6 +133,8 @@ struct cuzk_engine {
     pthread_mutex_t pin_mu;   /* page-locking calls on pin_ctx */
     pthread_cond_t work_cv;   /* a partition may be available, or stopping */
     pthread_cond_t idle_cv;   /* a job ended or a partition ended */
+    cuzk_job_end_fn job_end_fn; /* cuzk_engine_set_job_end_hook; called under mu */
+    void *job_end_ctx;
     pthread_cond_t tier_cv;   /* a GPU stage released its key, or a GPU worker got room */
 
     circuit *circuits;

@@ -162,11 +162,19 @@ void cuzk__job_finish(cuzk_engine *e, job *j, cuzk_job_state st, cuzk_err err, c
     else
         e->cancelled++;
     e->n_finished++;
-    CUZK_LOG_INFO(TGT, "job ended", "job=%s circuit=%s state=%s partitions=%zu total_ms=%.1f%s%s",
-                  j->id, j->circ->id, cuzk_job_state_name(st), j->n_parts, j->t_end - j->t_submit,
-                  msg && msg[0] ? " error=" : "", msg && msg[0] ? msg : "");
+    /* One conversion per field: a "%s" that appended " error=..." became part of total_ms. */
+    if (msg && msg[0])
+        CUZK_LOG_INFO(TGT, "job ended", "job=%s circuit=%s state=%s partitions=%zu total_ms=%.1f "
+                      "error=%s", j->id, j->circ->id, cuzk_job_state_name(st), j->n_parts,
+                      j->t_end - j->t_submit, msg);
+    else
+        CUZK_LOG_INFO(TGT, "job ended", "job=%s circuit=%s state=%s partitions=%zu total_ms=%.1f",
+                      j->id, j->circ->id, cuzk_job_state_name(st), j->n_parts,
+                      j->t_end - j->t_submit);
     pthread_cond_broadcast(&j->ended_cv);
     pthread_cond_broadcast(&e->idle_cv);
+    if (e->job_end_fn)
+        e->job_end_fn(e->job_end_ctx, j->id);
     admit(e);
     trim_finished(e);
 }
@@ -417,8 +425,12 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
     e->jobs_tail = j;
     e->submitted++;
     memcpy(job_id, j->id, sizeof j->id);
-    CUZK_LOG_INFO(TGT, "job accepted", "job=%s circuit=%s priority=%s partitions=%zu%s%s", j->id,
-                  c->id, cuzk_priority_name(prio), j->n_parts, rid[0] ? " request_id=" : "", rid);
+    if (rid[0])
+        CUZK_LOG_INFO(TGT, "job accepted", "job=%s circuit=%s priority=%s partitions=%zu "
+                      "request_id=%s", j->id, c->id, cuzk_priority_name(prio), j->n_parts, rid);
+    else
+        CUZK_LOG_INFO(TGT, "job accepted", "job=%s circuit=%s priority=%s partitions=%zu", j->id,
+                      c->id, cuzk_priority_name(prio), j->n_parts);
     admit(e);
     pthread_mutex_unlock(&e->mu);
     return CUZK_OK;
@@ -523,4 +535,12 @@ cuzk_err cuzk_engine_cancel(cuzk_engine *e, const char *job_id, int *was_live,
     *state = j->state;
     pthread_mutex_unlock(&e->mu);
     return CUZK_OK;
+}
+
+void cuzk_engine_set_job_end_hook(cuzk_engine *e, cuzk_job_end_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&e->mu);
+    e->job_end_fn = fn;
+    e->job_end_ctx = ctx;
+    pthread_mutex_unlock(&e->mu);
 }
