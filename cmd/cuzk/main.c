@@ -68,8 +68,7 @@ static const char *PROVE_HELP =
     "                     making each MSM ~10-13% faster; skipped when they do not fit\n"
     "                     (the proof's line then names the point sets left without). The\n"
     "                     memory the points and tables leave goes to the MSMs' batch-affine\n"
-    "                     chunk (up to 16 GiB, named on the proof's line; the environment's\n"
-    "                     CUZK_GPU_BA_CHUNK_BYTES and CUZK_GPU_BA_QUADS set it instead)\n"
+    "                     chunk (up to 16 GiB, named on the proof's line)\n"
     "  --synth WHERE      gpu | cpu (default gpu): with the GPU backend, compute a = A.w,\n"
     "                     b = B.w, c = a*b on the GPU from the key's A and B rows (kept\n"
     "                     resident beside its points) or on CPU threads while the GPU runs\n"
@@ -660,7 +659,7 @@ static int cmd_inspect(int argc, char **argv)
             e = cuzk_pk_load(&pk, &zk, 0, &eb);
         if (!e) {
             /* Each MSM set's points at infinity (signals absent from A or B make them in A,
-             * B1 and B2): work the GPU backend's MSMs drop (src/gpu/gpu.h CUZK_GPU_INF_DROP). */
+             * B1 and B2): work the GPU backend's MSMs drop (src/gpu/gpu.h, points at infinity). */
             void *ptr[CUZK_PK_GPU_ARRAYS];
             size_t len[CUZK_PK_GPU_ARRAYS];
             cuzk_pk_gpu_arrays(pk, ptr, len);
