@@ -88,11 +88,10 @@ template <class F> static cuzk_err root_inv(cuzk_gpu_ctx *ctx, F *d, cuzk_errbuf
 static inline unsigned nblk(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
 
 /* Whether F's XYZZ sums after level 1 (the carry levels, the bucket reduction) run two lanes a
- * sum (ba_halves.cuh's k_accumk_h ... k_pair_sum_h): G2's, unless built with
- * CUZK_GPU_HALVES_REDUCE=0. */
+ * sum (ba_halves.cuh's k_accumk_h ... k_pair_sum_h): G2's. */
 template <class F> static bool reduce_halves(const cuzk_gpu_ctx *)
 {
-    return !std::is_void<typename fe2_base<F>::type>::value && CUZK_GPU_HALVES_REDUCE;
+    return !std::is_void<typename fe2_base<F>::type>::value;
 }
 
 /* The product tree's blocks the device runs at once (msm_reduce.cuh's tree_k sizes the chains
@@ -190,7 +189,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             int nbk = 0;
             size_t lanes = 1; /* threads a slice */
             if constexpr (!std::is_void<C2>::value) {
-                const ba_halves_kernels<C2, ALL_ZERO> hk(hv);
+                const ba_halves_kernels<C2, ALL_ZERO> hk;
                 if (quads && (hv & HALVES_OCTS)) {
                     CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbk, hk.octs, ACC_THREADS,
                                                                      0));
@@ -249,7 +248,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             if (quads) {
                 if constexpr (!std::is_void<C2>::value) {
                     if (hv & HALVES_PAIRS) {
-                        const auto k = ba_halves_kernels<C2, ALL_ZERO>(hv).pairs;
+                        const auto k = ba_halves_kernels<C2, ALL_ZERO>().pairs;
                         k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                             keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks);
                         LAUNCHED("k_ba_pairs_h");
@@ -263,7 +262,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
                 TRY(tree_inverse(ctx, tr, tc, tcap, eb));
                 if constexpr (!std::is_void<C2>::value) {
                     if (hv & HALVES_OCTS) { /* octs come with quads */
-                        const ba_halves_kernels<C2, ALL_ZERO> hk(hv);
+                        const ba_halves_kernels<C2, ALL_ZERO> hk;
                         hk.quads_o<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                             keys, M, L1, t0, tc, pre, tr, npre, psum, masks);
                         LAUNCHED("k_ba_quads_oh");
@@ -273,7 +272,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
                             ck0, cp0, into);
                         LAUNCHED("k_ba_octs_h");
                     } else if (hv & HALVES_QUADS) {
-                        const auto k = ba_halves_kernels<C2, ALL_ZERO>(hv).quads;
+                        const auto k = ba_halves_kernels<C2, ALL_ZERO>().quads;
                         k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                             keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets,
                             ck0, cp0, into);
@@ -289,7 +288,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             } else {
                 if constexpr (!std::is_void<C2>::value) {
                     if (hv & HALVES_PASS_B) {
-                        const auto k = ba_halves_kernels<C2, ALL_ZERO>(hv).pass_b;
+                        const auto k = ba_halves_kernels<C2, ALL_ZERO>().pass_b;
                         k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                             keys, vals, M, L1, t0, tc, pts, pre, tr, npre, buckets, ck0, cp0,
                             into);
