@@ -23,6 +23,7 @@
 #include "cuzk/log.h"
 #include "cuzk/v1/proving.pb-c.h"
 #include "io/binfile.h"
+#include "rpc/cluster_rpc.h"
 
 #define TGT "cuzk_rpc"
 #define SVC "/cuzk.v1.ProvingService/"
@@ -45,6 +46,7 @@ typedef struct call {
 
 struct cuzk_rpc_server {
     cuzk_engine *engine;
+    cuzk_cluster *cluster; /* NULL: a single node */
     grpc_server *server;
     grpc_completion_queue *cq;
     pthread_t cq_thread;
@@ -267,7 +269,9 @@ static int do_submit(call *c, char job_id[32], int *existing)
         cuzk_submit s = {q->circuit_id, q->request_id, (cuzk_priority)q->priority,
                          nw, ptrs, lens};
         cuzk_errbuf eb = {{0}};
-        cuzk_err e = cuzk_engine_submit(c->srv->engine, &s, job_id, existing, &eb);
+        cuzk_cluster *cl = c->srv->cluster;
+        cuzk_err e = cl ? cuzk_cluster_submit(cl, &s, job_id, existing, &eb)
+                        : cuzk_engine_submit(c->srv->engine, &s, job_id, existing, &eb);
         if (e)
             set_err(c, e, &eb);
         else
@@ -286,7 +290,8 @@ static void await_reply(call *c, const char *job_id, uint64_t timeout_ms)
 {
     cuzk_job_result r;
     cuzk_errbuf eb = {{0}};
-    cuzk_err e = cuzk_engine_await(c->srv->engine, job_id, timeout_ms, &r, &eb);
+    cuzk_err e = c->srv->cluster ? cuzk_cluster_await(c->srv->cluster, job_id, timeout_ms, &r, &eb)
+                                 : cuzk_engine_await(c->srv->engine, job_id, timeout_ms, &r, &eb);
     if (e) {
         set_err(c, e, &eb);
         return;
@@ -335,7 +340,8 @@ static void h_cancel(call *c)
     int was = 0;
     cuzk_job_state st = 0;
     cuzk_errbuf eb = {{0}};
-    cuzk_err e = cuzk_engine_cancel(c->srv->engine, q->job_id, &was, &st, &eb);
+    cuzk_err e = c->srv->cluster ? cuzk_cluster_cancel(c->srv->cluster, q->job_id, &was, &st, &eb)
+                                 : cuzk_engine_cancel(c->srv->engine, q->job_id, &was, &st, &eb);
     protobuf_c_message_free_unpacked(&q->base, NULL);
     if (e) {
         set_err(c, e, &eb);
@@ -463,7 +469,9 @@ static void h_status(call *c)
     m.gpu_unstages = s.gpu_unstages;
     m.pinned_unpins = s.pinned_unpins;
     m.gpu_budget_cpu = s.gpu_budget_cpu;
+    cuzk__rpc_fleet *fleet = c->srv->cluster ? cuzk__rpc_fleet_fill(c->srv->cluster, &m) : NULL;
     set_resp(c, &m.base);
+    cuzk__rpc_fleet_free(fleet);
 }
 
 static void h_metrics(call *c)
@@ -765,6 +773,7 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
     if (!s)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     s->engine = e;
+    s->cluster = cfg->cluster;
     s->devices = strdup(cfg->devices ? cfg->devices : "cpu");
     if (cfg->witness_dir && cfg->witness_dir[0]) {
         s->witness_dir = realpath(cfg->witness_dir, NULL);

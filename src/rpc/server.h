@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "cluster/cluster.h"
 #include "cuzk/err.h"
 #include "engine/engine.h"
 
@@ -20,6 +21,7 @@ typedef struct {
     uint64_t max_message_size; /* receive and send limit, bytes */
     const char *devices;       /* comma separated, for GetStatus ("cpu") */
     const char *witness_dir;   /* SubmitProof witness_paths must lie inside it; NULL/"": off */
+    cuzk_cluster *cluster;     /* a cluster node: jobs go through it (src/rpc/cluster_rpc.c) */
 } cuzk_rpc_config;
 
 /* Binds and starts serving. *bound receives the address actually served (port resolved). */
