@@ -63,7 +63,7 @@ def pg(action):
                    check=True)
 
 
-def write_config(name, lease="2s", slots=1, db=CONNINFO):
+def write_config(name, lease="2s", slots=1, db=CONNINFO, extra=""):
     path = os.path.join(TMP, "%s.toml" % name)
     with open(path, "w") as f:
         f.write("""
@@ -81,6 +81,7 @@ node_id = "%(name)s"
 lease = "%(lease)s"
 poll_interval = "300ms"
 slots = %(slots)d
+%(extra)s
 [[circuit]]
 id = "bn-pos"
 zkey = "%(f)s/bn128/poseidon.zkey"
@@ -93,14 +94,14 @@ preload = true
 id = "bn-chain"
 zkey = "%(f)s/bn128/chain.zkey"
 preload = true
-""" % {"db": db, "name": name, "lease": lease, "slots": slots, "f": FIX})
+""" % {"db": db, "name": name, "lease": lease, "slots": slots, "f": FIX, "extra": extra})
     return path
 
 
 class Node:
-    def __init__(self, name, lease="2s", slots=1):
+    def __init__(self, name, lease="2s", slots=1, extra=""):
         self.name = name
-        self.path = write_config(name, lease, slots)
+        self.path = write_config(name, lease, slots, extra=extra)
         self.lines = []
         self.ready = threading.Event()
         self.proc = subprocess.Popen([DAEMON, "--config", self.path, "--listen", "127.0.0.1:0"],
@@ -290,8 +291,14 @@ def main():
     check(a.stop() == 0 and b.stop() == 0, "clean SIGTERM exit")
 
     # The database restarted under load: nodes reconnect, nothing is lost or recorded twice.
-    # Leases longer than the outage, so no partition changes hands.
-    a, b = Node("node-a", lease="10s"), Node("node-b", lease="10s")
+    # Leases longer than the outage, so no partition changes hands. Node a stores the witnesses
+    # it accepts as files in a shared folder (node b reads them there); node b does without
+    # LISTEN/NOTIFY (polling only).
+    shared = os.path.join(TMP, "shared")
+    os.mkdir(shared)
+    a = Node("node-a", lease="10s", extra='witness_storage = "shared_dir"\nwitness_dir = "%s"' %
+             shared)
+    b = Node("node-b", lease="10s", extra="notify = false")
     jobs = [a.call("SubmitProof", circuit_id="bn-chain", witnesses=[CHAIN] * 4).job_id
             for _ in range(2)]
     wait_for(lambda: a.log("partition proved job=%s" % jobs[0]) or
@@ -318,6 +325,12 @@ def main():
               "job %s: no partition changed hands" % j)
     snarkjs_verify("bn128/chain_vk.json", b.call("AwaitProof", job_id=jobs[0]).proofs[0],
                    "after the database restart")
+    check(sql("SELECT count(*) FROM cuzk_partitions WHERE job_id = '%s' AND witness_path LIKE "
+              "'%s/%%'" % (jobs[0], shared)) == "4", "node a's witnesses were files")
+    check("node-b|" in proved_by(jobs[0]) or "node-b|" in proved_by(jobs[1]),
+          "node b proved from node a's shared files: %r" % proved_by(jobs[0]))
+    left = [f for _, _, fs in os.walk(shared) for f in fs]
+    check(left == [], "witness files removed once proved: %r" % left)
     check(a.log("cluster database reachable again") or b.log("cluster database reachable again"),
           "a node logged the reconnection")
     check(a.stop() == 0 and b.stop() == 0, "clean SIGTERM exit after the restart")
