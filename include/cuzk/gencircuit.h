@@ -37,7 +37,8 @@ typedef struct {
     cuzk_gen_profile profile;
     const char *seed;         /* circuit (structure) seed: any string */
     const char *witness_seed; /* witness seed (NULL: the circuit seed) */
-    unsigned nthreads;        /* unused for now: generation is one sequential pass */
+    unsigned nthreads;        /* cuzk_pk_generate's setup threads (0: all); the circuit and
+                               * witness are one sequential pass */
 } cuzk_gen_params;
 
 typedef struct {
@@ -52,5 +53,18 @@ typedef struct {
  * NULL: skip). Errors: CUZK_INVALID_ARGUMENT, CUZK_IO, CUZK_NO_MEMORY. */
 cuzk_err cuzk_gen_circuit(const cuzk_gen_params *p, const char *r1cs_path, const char *wtns_path,
                           const char *input_json_path, cuzk_gen_info *info, cuzk_errbuf *eb);
+
+/* The witness of cuzk_gen_circuit's wtns file, in memory: w holds n_values x 32 bytes (the
+ * circuit's n_wires, else CUZK_SIZE_MISMATCH), plain little-endian values as in a .wtns, the
+ * form cuzk_prove takes. info (may be NULL) as cuzk_gen_circuit's. */
+cuzk_err cuzk_gen_witness(uint8_t *w, uint64_t n_values, const cuzk_gen_params *p,
+                          cuzk_gen_info *info, cuzk_errbuf *eb);
+/* The circuit's wire count (the witness length), or 0 for invalid parameters. */
+uint32_t cuzk_gen_n_wires(const cuzk_gen_params *p);
+/* The shape of the key cuzk_pk_generate makes for p, without making it: its n_vars (the wire
+ * count), n_public (the output and the public inputs) and the setup's domain size (the least
+ * power of two >= constraints + n_public + 1). Errors: CUZK_INVALID_ARGUMENT. */
+cuzk_err cuzk_gen_key_shape(const cuzk_gen_params *p, uint32_t *n_vars, uint32_t *n_public,
+                            uint32_t *domain_size, cuzk_errbuf *eb);
 
 #endif

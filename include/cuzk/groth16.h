@@ -16,8 +16,10 @@
 
 #include "cuzk/curve.h"
 #include "cuzk/err.h"
+#include "cuzk/gencircuit.h"
 #include "cuzk/io.h"
 #include "cuzk/json.h"
+#include "cuzk/setup.h"
 
 #define CUZK_G1_MAX_BYTES 96
 #define CUZK_G2_MAX_BYTES 192
@@ -96,6 +98,18 @@ typedef struct {
 
 /* Loads and validates a proving key from a parsed zkey (which may be closed afterwards). */
 cuzk_err cuzk_pk_load(cuzk_pk **out, const cuzk_zkey *zk, unsigned nthreads, cuzk_errbuf *eb);
+/* A TEST key made in memory, never written: the circuit of cuzk_gen_circuit(p) and the key
+ * `cuzk setup` makes for it with the bytes of p->seed as its seed (so `cuzk gen-circuit
+ * --seed S` then `cuzk setup --seed HEX(S)` write this key), on p->nthreads threads (0: all).
+ * Whoever makes it knows its secrets: it proves nothing to anyone else (CUZK_PK_GENERATED_NOTE
+ * says so where keys are listed). p->witness_seed is ignored; cuzk_gen_witness makes
+ * witnesses for it. info (may be NULL): the setup's figures. Errors: as cuzk_gen_circuit's
+ * and cuzk_setup's (CUZK_OUT_OF_BUDGET when the setup's memory exceeds the machine's). */
+cuzk_err cuzk_pk_generate(cuzk_pk **out, const cuzk_gen_params *p, cuzk_setup_info *info,
+                          cuzk_errbuf *eb);
+/* 1 for a key from cuzk_pk_generate. */
+int cuzk_pk_is_generated(const cuzk_pk *pk);
+#define CUZK_PK_GENERATED_NOTE "generated test key: secrets known to whoever made it"
 void cuzk_pk_free(cuzk_pk *pk);
 cuzk_curve cuzk_pk_curve(const cuzk_pk *pk);
 uint32_t cuzk_pk_n_vars(const cuzk_pk *pk);
@@ -141,6 +155,11 @@ void cuzk_witness_buf_free(void *p);
  * made of the zkey's file name and a hash of its full path. malloc'd; NULL when out of
  * memory. */
 char *cuzk_pk_cache_path(const char *zkey_path, const char *cache_dir);
+/* Removes CACHE_PATH.tmp.PID files, left by a cache write that was killed midway, whose
+ * process no longer exists (a live writer's file stays); removed(ctx, path) is told each.
+ * Returns the count. */
+unsigned cuzk_pk_cache_remove_stale(const char *cache_path,
+                                    void (*removed)(void *ctx, const char *path), void *ctx);
 /* Writes the cache (to a temporary file renamed into place). */
 cuzk_err cuzk_pk_cache_save(const cuzk_pk *pk, const char *cache_path, const char *zkey_path,
                             cuzk_errbuf *eb);

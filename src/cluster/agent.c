@@ -284,7 +284,7 @@ static void *run_main(void *arg)
     char msg[CUZK_ERRBUF_SIZE + 64];
     const uint8_t *w = run->witness;
     size_t wl = run->witness_len;
-    cuzk_submit s = {run->circuit_id, NULL, run->priority, 1, &w, &wl};
+    cuzk_submit s = {run->circuit_id, NULL, run->priority, 1, &w, &wl, 0, NULL};
     char local[32];
     int existing = 0;
     cuzk_err e = cuzk_engine_submit(cl->engine, &s, local, &existing, &eb);
@@ -483,6 +483,43 @@ static void broadcast_done(struct cuzk_cluster *cl)
     pthread_mutex_unlock(&cl->mu);
 }
 
+static void report_end(struct cuzk_cluster *cl, const char *job_id)
+{
+    pthread_mutex_lock(&cl->hook_mu);
+    if (cl->end_fn)
+        cl->end_fn(cl->end_ctx, job_id);
+    pthread_mutex_unlock(&cl->hook_mu);
+}
+
+/* Reports the jobs that ended since the last look, by their expires_at (finished_at + retain).
+ * A transaction stamps its time when it starts, so one that committed late may carry an older
+ * stamp: the look reaches 10 s behind the mark (a job reported twice is harmless). */
+static int report_ended(struct cuzk_cluster *cl, PGconn *c, cuzk_errbuf *eb)
+{
+    pthread_mutex_lock(&cl->hook_mu);
+    int hooked = cl->end_fn != NULL;
+    pthread_mutex_unlock(&cl->hook_mu);
+    if (!hooked)
+        return 0;
+    char rs[32];
+    snprintf(rs, sizeof rs, "%" PRIu64, cl->retain_ms);
+    const char *v[2] = {cl->end_mark[0] ? cl->end_mark : NULL, rs};
+    PGresult *r = cuzk__db_exec(
+        c, "SELECT job_id, expires_at::text FROM cuzk_jobs WHERE expires_at >"
+           " COALESCE($1::timestamptz, now() + $2::bigint * interval '1 millisecond')"
+           " - interval '10 seconds' ORDER BY expires_at",
+        2, v, NULL, NULL, 0, eb);
+    if (!r)
+        return -1;
+    int n = PQntuples(r);
+    for (int i = 0; i < n; i++)
+        report_end(cl, PQgetvalue(r, i, 0));
+    if (n)
+        snprintf(cl->end_mark, sizeof cl->end_mark, "%s", PQgetvalue(r, n - 1, 1));
+    PQclear(r);
+    return 0;
+}
+
 static void *claimer_main(void *arg)
 {
     struct cuzk_cluster *cl = arg;
@@ -542,6 +579,8 @@ static void *claimer_main(void *arg)
                 PGnotify *nt;
                 while ((nt = PQnotifies(c))) {
                     done |= strcmp(nt->relname, "cuzk_done") == 0;
+                    if (strcmp(nt->relname, "cuzk_done") == 0)
+                        report_end(cl, nt->extra);
                     cancel |= strcmp(nt->relname, "cuzk_cancel") == 0;
                     PQfreemem(nt);
                 }
@@ -555,6 +594,10 @@ static void *claimer_main(void *arg)
         }
         if (done || n == 0)
             broadcast_done(cl); /* waiting callers look again (at least every poll_interval) */
+        if (c && report_ended(cl, c, &eb) && cuzk__db_broken(c)) {
+            PQfinish(c);
+            c = NULL;
+        }
     }
     if (c)
         PQfinish(c);

@@ -157,6 +157,7 @@ void cuzk_cluster_free(cuzk_cluster *cl)
         close(cl->wake_fd[1]);
     pthread_mutex_destroy(&cl->mu);
     pthread_mutex_destroy(&cl->pool_mu);
+    pthread_mutex_destroy(&cl->hook_mu);
     pthread_cond_destroy(&cl->cv);
     pthread_cond_destroy(&cl->done_cv);
     free(cl->conninfo);
@@ -178,6 +179,7 @@ cuzk_err cuzk_cluster_start(cuzk_cluster **out, cuzk_engine *e, const cuzk_clust
     cl->wake_fd[0] = cl->wake_fd[1] = -1;
     pthread_mutex_init(&cl->mu, NULL);
     pthread_mutex_init(&cl->pool_mu, NULL);
+    pthread_mutex_init(&cl->hook_mu, NULL);
     pthread_cond_init(&cl->cv, NULL);
     pthread_cond_init(&cl->done_cv, NULL);
     cl->engine = e;
@@ -237,6 +239,14 @@ fail:
     cl->stopped = 1; /* nothing to drain */
     cuzk_cluster_free(cl);
     return err;
+}
+
+void cuzk_cluster_set_job_end_hook(cuzk_cluster *cl, cuzk_job_end_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&cl->hook_mu);
+    cl->end_fn = fn;
+    cl->end_ctx = ctx;
+    pthread_mutex_unlock(&cl->hook_mu);
 }
 
 void cuzk_cluster_set_address(cuzk_cluster *cl, const char *address)

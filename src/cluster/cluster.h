@@ -64,6 +64,11 @@ cuzk_err cuzk_cluster_await(cuzk_cluster *cl, const char *job_id, uint64_t timeo
 cuzk_err cuzk_cluster_cancel(cuzk_cluster *cl, const char *job_id, int *was_live,
                              cuzk_job_state *state, cuzk_errbuf *eb);
 
+/* Called (from a cluster thread, no cluster lock held) with the id of each job this node learns
+ * has ended: at once on NOTIFY, else within poll_interval; a job may be reported more than
+ * once. fn NULL removes it. */
+void cuzk_cluster_set_job_end_hook(cuzk_cluster *cl, cuzk_job_end_fn fn, void *ctx);
+
 typedef struct {
     char node_id[128];
     char address[256];

@@ -50,6 +50,11 @@ struct cuzk_cluster {
     int wake_fd[2];         /* self-pipe: wakes the claimer */
     int maint_kick;         /* a cancel arrived: renew (and so stop cancelled runs) now */
 
+    pthread_mutex_t hook_mu; /* taken before whatever lock the hook takes */
+    cuzk_job_end_fn end_fn;
+    void *end_ctx;
+    char end_mark[64]; /* claimer: the latest expires_at of an ended job reported */
+
     pthread_mutex_t pool_mu;
     PGconn *idle[CUZK__POOL_IDLE];
     unsigned n_idle;

@@ -71,3 +71,10 @@ void cuzk_cluster_fleet_free(cuzk_cluster_fleet *f)
 {
     (void)f;
 }
+
+void cuzk_cluster_set_job_end_hook(cuzk_cluster *cl, cuzk_job_end_fn fn, void *ctx)
+{
+    (void)cl;
+    (void)fn;
+    (void)ctx;
+}

@@ -203,6 +203,9 @@ cuzk_err cuzk_cluster_submit(cuzk_cluster *cl, const cuzk_submit *req, char job_
     pthread_mutex_unlock(&cl->mu);
     if (stopping)
         return cuzk_errf(eb, CUZK_CANCELLED, "the daemon is shutting down");
+    if (req->n_witness_seeds)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "witness_seeds are not taken by a cluster "
+                         "node: send the witnesses");
     if (req->n_witnesses == 0)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "no witness: send one .witness per partition");
     if (req->n_witnesses > cl->max_partitions)
@@ -424,8 +427,8 @@ cuzk_err cuzk_cluster_await(cuzk_cluster *cl, const char *job_id, uint64_t timeo
         cuzk__db_put(cl, c);
         double now = cuzk__now_ms();
         if (e == CUZK_IO) {
-            /* The database is away: wait for it a while, as for the job. */
-            if (now >= db_until || stopping || (until && now >= until))
+            /* The database is away (a restart, a failover): wait for it a while. */
+            if (now >= db_until || stopping)
                 return e;
             sleep_ms(cl->poll_ms < 500 ? cl->poll_ms : 500);
             continue;

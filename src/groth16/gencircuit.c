@@ -12,7 +12,9 @@
 #include "cuzk/json.h"
 #include "cuzk/setup.h"
 #include "ff/ff.h"
+#include "groth16/gen_internal.h"
 #include "util/clock.h"
+#include "util/sha256.h"
 
 /* Operands are drawn from the last GC_RING constraint outputs (a power of two). */
 #define GC_RING (1u << 16)
@@ -80,6 +82,37 @@ static void gc_le64(uint8_t *p, uint64_t v)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* Wires: 0 = 1, 1 = output, then the public inputs, the bits, the full-width private inputs,
+ * then one per constraint but the last (whose output is wire 1). */
+typedef struct {
+    uint32_t n_pub, n_bits, n_full, base, n_wires;
+} gc_layout;
+
+static cuzk_err gc_layout_of(const cuzk_gen_params *p, gc_layout *l, cuzk_errbuf *eb)
+{
+    if (!p || !p->seed || (unsigned)p->profile > CUZK_GEN_MIXED ||
+        (unsigned)p->curve >= CUZK_CURVE_COUNT)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "gen-circuit: invalid parameters");
+    switch (p->profile) {
+    case CUZK_GEN_DENSE:
+        l->n_pub = 4, l->n_bits = 0, l->n_full = 16;
+        break;
+    case CUZK_GEN_SPARSE_BITS:
+        l->n_pub = 8, l->n_bits = 64, l->n_full = 8;
+        break;
+    default:
+        l->n_pub = 4, l->n_bits = 32, l->n_full = 8;
+        break;
+    }
+    l->base = 2 + l->n_pub + l->n_bits + l->n_full;
+    uint64_t nw = (uint64_t)l->base + p->n_constraints - 1;
+    if (p->n_constraints == 0 || nw > UINT32_MAX)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "gen-circuit: %llu constraints out of range",
+                         (unsigned long long)p->n_constraints);
+    l->n_wires = (uint32_t)nw;
+    return CUZK_OK;
+}
+
 #define GC_FR bn254_fr
 #define GC_NAME bn254
 #include "groth16/gencircuit_tmpl.h"
@@ -105,19 +138,224 @@ int cuzk_gen_profile_from_name(const char *name, cuzk_gen_profile *out)
     return -1;
 }
 
+cuzk_err cuzk__gen_layout(const cuzk_gen_params *p, cuzk_gen_info *info, cuzk_errbuf *eb)
+{
+    gc_layout l = {0, 0, 0, 0, 0};
+    cuzk_err e = gc_layout_of(p, &l, eb);
+    if (e)
+        return e;
+    memset(info, 0, sizeof *info);
+    info->n_wires = l.n_wires;
+    info->n_public_inputs = l.n_pub;
+    info->n_private_inputs = l.n_bits + l.n_full;
+    return CUZK_OK;
+}
+
+cuzk_err cuzk__gen_walk(const cuzk_gen_params *p, const cuzk__gen_sink *s,
+                        const char *input_json_path, cuzk_gen_info *info, cuzk_errbuf *eb)
+{
+    gc_layout l = {0, 0, 0, 0, 0};
+    cuzk_err e = gc_layout_of(p, &l, eb);
+    if (e)
+        return e;
+    return p->curve == CUZK_CURVE_BN254 ? walk_bn254(p, s, input_json_path, info, eb)
+                                        : walk_bls12_381(p, s, input_json_path, info, eb);
+}
+
+/* ------------------------------------------------------------------ file sinks */
+
+/* A .wtns written as the values arrive; wire 1 (the last) is patched into its place. */
+typedef struct {
+    cuzk_r1cs_writer *rw;
+    FILE *f;
+    const char *path;
+} gc_files;
+
+#define GC_WTNS_HEAD (12 + 12 + 40 + 12)
+
+static cuzk_err gc_wtns_open(gc_files *g, const char *path, cuzk_curve curve, uint32_t n_wires,
+                             char *buf, cuzk_errbuf *eb)
+{
+    g->path = path;
+    g->f = fopen(path, "wb");
+    if (!g->f)
+        return cuzk_errf(eb, CUZK_IO, "%s: cannot create: %s", path, strerror(errno));
+    if (buf)
+        setvbuf(g->f, buf, _IOFBF, 1 << 20);
+    uint8_t h[GC_WTNS_HEAD];
+    uint8_t *q = h;
+    memcpy(q, "wtns", 4);
+    gc_le32(q + 4, 2);
+    gc_le32(q + 8, 2);
+    q += 12;
+    gc_le32(q, 1);
+    gc_le64(q + 4, 40);
+    q += 12;
+    gc_le32(q, 32);
+    cuzk_curve_r_le(curve, q + 4);
+    gc_le32(q + 36, n_wires);
+    q += 40;
+    gc_le32(q, 2);
+    gc_le64(q + 4, (uint64_t)n_wires * 32);
+    fwrite(h, 1, sizeof h, g->f);
+    return CUZK_OK;
+}
+
+static cuzk_err gc_wtns_value(void *ctx, uint32_t wire, const uint8_t v[32], cuzk_errbuf *eb)
+{
+    gc_files *g = ctx;
+    if (wire == 1 && fseeko(g->f, GC_WTNS_HEAD + 32, SEEK_SET) != 0)
+        return cuzk_errf(eb, CUZK_IO, "%s: seek failed", g->path);
+    fwrite(v, 1, 32, g->f);
+    if (wire == 0) {
+        static const uint8_t zero[32];
+        fwrite(zero, 1, 32, g->f); /* wire 1, patched at the end */
+    }
+    return CUZK_OK;
+}
+
+static cuzk_err gc_files_constraint(void *ctx, uint64_t row, const cuzk_r1cs_term *a,
+                                    uint32_t na, const cuzk_r1cs_term *b, uint32_t nb,
+                                    const cuzk_r1cs_term *c, uint32_t nc, cuzk_errbuf *eb)
+{
+    (void)row;
+    return cuzk_r1cs_writer_add(((gc_files *)ctx)->rw, a, na, b, nb, c, nc, eb);
+}
+
 cuzk_err cuzk_gen_circuit(const cuzk_gen_params *p, const char *r1cs_path, const char *wtns_path,
                           const char *input_json_path, cuzk_gen_info *info, cuzk_errbuf *eb)
 {
     double t0 = cuzk__now_ms();
-    if (!p || !p->seed || (unsigned)p->profile > CUZK_GEN_MIXED ||
-        (unsigned)p->curve >= CUZK_CURVE_COUNT)
-        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "gen-circuit: invalid parameters");
+    gc_layout l = {0, 0, 0, 0, 0};
+    cuzk_err e = gc_layout_of(p, &l, eb);
+    if (e)
+        return e;
     if (info)
         memset(info, 0, sizeof *info);
-    cuzk_err e = p->curve == CUZK_CURVE_BN254
-                     ? run_bn254(p, r1cs_path, wtns_path, input_json_path, info, eb)
-                     : run_bls12_381(p, r1cs_path, wtns_path, input_json_path, info, eb);
+    cuzk_r1cs_writer rw;
+    gc_files g = {NULL, NULL, NULL};
+    char *wbuf = NULL;
+    if (r1cs_path) {
+        if ((e = cuzk_r1cs_writer_open(&rw, r1cs_path, p->curve, l.n_wires, 1, l.n_pub,
+                                       l.n_bits + l.n_full, eb)))
+            return e;
+        g.rw = &rw;
+    }
+    if (wtns_path) {
+        wbuf = malloc(1 << 20);
+        e = gc_wtns_open(&g, wtns_path, p->curve, l.n_wires, wbuf, eb);
+    }
+    if (!e) {
+        cuzk__gen_sink s = {g.rw ? gc_files_constraint : NULL, g.f ? gc_wtns_value : NULL, &g};
+        e = cuzk__gen_walk(p, &s, input_json_path, info, eb);
+    }
+    if (g.f) {
+        int bad = ferror(g.f);
+        bad |= fclose(g.f) != 0;
+        if (bad && !e)
+            e = cuzk_errf(eb, CUZK_IO, "%s: write failed: %s", wtns_path, strerror(errno));
+    }
+    if (e && wtns_path)
+        remove(wtns_path);
+    free(wbuf);
+    if (g.rw) {
+        if (e) {
+            if (!rw.bw.err)
+                rw.bw.err = e; /* makes close remove the partial file */
+            cuzk_errbuf tmp;
+            cuzk_r1cs_writer_close(&rw, &tmp);
+        } else {
+            e = cuzk_r1cs_writer_close(&rw, eb);
+        }
+    }
     if (info)
         info->ms = cuzk__now_ms() - t0;
     return e;
+}
+
+/* ------------------------------------------------------------------ in memory */
+
+typedef struct {
+    uint8_t *w;
+    uint64_t n;
+} gc_mem;
+
+static cuzk_err gc_mem_value(void *ctx, uint32_t wire, const uint8_t v[32], cuzk_errbuf *eb)
+{
+    gc_mem *m = ctx;
+    if (wire >= m->n)
+        return cuzk_errf(eb, CUZK_INTERNAL, "gen-witness: wire %u out of range", wire);
+    memcpy(m->w + (uint64_t)wire * 32, v, 32);
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_gen_witness(uint8_t *w, uint64_t n_values, const cuzk_gen_params *p,
+                          cuzk_gen_info *info, cuzk_errbuf *eb)
+{
+    double t0 = cuzk__now_ms();
+    cuzk_gen_info lay;
+    cuzk_err e = cuzk__gen_layout(p, &lay, eb);
+    if (e)
+        return e;
+    if (n_values != lay.n_wires)
+        return cuzk_errf(eb, CUZK_SIZE_MISMATCH,
+                         "gen-witness: the circuit has %u wires, the buffer holds %llu values",
+                         lay.n_wires, (unsigned long long)n_values);
+    gc_mem m = {w, n_values};
+    cuzk__gen_sink s = {NULL, gc_mem_value, &m};
+    e = cuzk__gen_walk(p, &s, NULL, info, eb);
+    if (info)
+        info->ms = cuzk__now_ms() - t0;
+    return e;
+}
+
+uint32_t cuzk_gen_n_wires(const cuzk_gen_params *p)
+{
+    gc_layout l = {0, 0, 0, 0, 0};
+    cuzk_errbuf eb;
+    return gc_layout_of(p, &l, &eb) ? 0 : l.n_wires;
+}
+
+cuzk_err cuzk_gen_key_shape(const cuzk_gen_params *p, uint32_t *n_vars, uint32_t *n_public,
+                            uint32_t *domain_size, cuzk_errbuf *eb)
+{
+    gc_layout l = {0, 0, 0, 0, 0};
+    cuzk_err e = gc_layout_of(p, &l, eb);
+    if (e)
+        return e;
+    /* As cuzk__setup_run: one row per constraint, one per public signal and one for wire 0. */
+    uint64_t rows = (uint64_t)p->n_constraints + 1 + l.n_pub + 1, N = 1;
+    while (N < rows)
+        N <<= 1;
+    if (N > (1ull << 31))
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "gen-circuit: %u constraints need a domain "
+                         "above 2^31", p->n_constraints);
+    *n_vars = l.n_wires;
+    *n_public = 1 + l.n_pub;
+    *domain_size = (uint32_t)N;
+    return CUZK_OK;
+}
+
+static cuzk_err gc_source_each(const void *src, cuzk__constraint_fn fn, void *ctx,
+                               cuzk_errbuf *eb)
+{
+    cuzk__gen_sink s = {fn, NULL, ctx};
+    return cuzk__gen_walk(src, &s, NULL, NULL, eb);
+}
+
+cuzk_err cuzk__gen_source(cuzk__circuit_source *out, const cuzk_gen_params *p, cuzk_errbuf *eb)
+{
+    gc_layout l = {0, 0, 0, 0, 0};
+    cuzk_err e = gc_layout_of(p, &l, eb);
+    if (e)
+        return e;
+    memset(out, 0, sizeof *out);
+    out->curve = p->curve;
+    out->n_constraints = p->n_constraints;
+    out->n_wires = l.n_wires;
+    out->n_public = 1 + l.n_pub;
+    out->name = "generated circuit";
+    out->each = gc_source_each;
+    out->src = p;
+    return CUZK_OK;
 }

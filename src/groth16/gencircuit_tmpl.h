@@ -92,41 +92,28 @@ static void GC_(to_r1cs)(cuzk_r1cs_term *o, const GC_(term) *t, unsigned n)
     }
 }
 
-static cuzk_err GC_(run)(const cuzk_gen_params *p, const char *r1cs_path, const char *wtns_path,
-                         const char *json_path, cuzk_gen_info *info, cuzk_errbuf *eb)
+static cuzk_err GC_(walk)(const cuzk_gen_params *p, const cuzk__gen_sink *s,
+                          const char *json_path, cuzk_gen_info *info, cuzk_errbuf *eb)
 {
     GC_(gen) G;
     memset(&G, 0, sizeof G);
     G.n = p->n_constraints;
-    switch (p->profile) {
-    case CUZK_GEN_DENSE:
-        G.n_pub = 4, G.n_bits = 0, G.n_full = 16;
-        break;
-    case CUZK_GEN_SPARSE_BITS:
-        G.n_pub = 8, G.n_bits = 64, G.n_full = 8;
-        break;
-    default:
-        G.n_pub = 4, G.n_bits = 32, G.n_full = 8;
-        break;
-    }
-    G.base = 2 + G.n_pub + G.n_bits + G.n_full;
-    uint64_t nw = (uint64_t)G.base + G.n - 1;
-    if (G.n == 0 || nw > UINT32_MAX)
-        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "gen-circuit: %llu constraints out of range",
-                         (unsigned long long)G.n);
-    G.n_wires = (uint32_t)nw;
+    gc_layout lay = {0, 0, 0, 0, 0};
+    cuzk_err e = gc_layout_of(p, &lay, eb);
+    if (e)
+        return e;
+    G.n_pub = lay.n_pub, G.n_bits = lay.n_bits, G.n_full = lay.n_full;
+    G.base = lay.base;
+    G.n_wires = lay.n_wires;
     gc_seed(&G.rs, "cuzk-gen-structure-v1", p->seed);
     gc_seed(&G.rw, "cuzk-gen-witness-v1", p->witness_seed ? p->witness_seed : p->seed);
     G.one = GF_(ONE);
     GF_(add)(&G.two, &G.one, &G.one);
     GF_(neg)(&G.mone, &G.one);
     GF_(to_bytes_le)(G.b_one, &G.one);
+    /* The structure stream never depends on values: without a witness they are skipped. */
+    const int values = s->value || json_path;
 
-    cuzk_err e = CUZK_OK;
-    cuzk_r1cs_writer rw;
-    int rw_open = 0;
-    FILE *wf = NULL;
-    char *wbuf = NULL;
     uint64_t n_terms = 0, n_bin = 0;
     G.val = malloc(GC_RING * sizeof(GFT));
     G.kind = calloc(GC_RING, 1);
@@ -143,44 +130,14 @@ static cuzk_err GC_(run)(const cuzk_gen_params *p, const char *r1cs_path, const 
         else
             GC_(rand_fr)(&G.rw, l, &G.inval[i]);
     }
-    if (r1cs_path) {
-        if ((e = cuzk_r1cs_writer_open(&rw, r1cs_path, p->curve, G.n_wires, 1, G.n_pub,
-                                       G.n_bits + G.n_full, eb)))
-            goto out;
-        rw_open = 1;
-    }
     uint8_t buf32[32];
-    if (wtns_path) {
-        wf = fopen(wtns_path, "wb");
-        if (!wf) {
-            e = cuzk_errf(eb, CUZK_IO, "%s: cannot create: %s", wtns_path, strerror(errno));
+    if (s->value) {
+        if ((e = s->value(s->ctx, 0, G.b_one, eb)))
             goto out;
-        }
-        wbuf = malloc(1 << 20);
-        if (wbuf)
-            setvbuf(wf, wbuf, _IOFBF, 1 << 20);
-        uint8_t h[12 + 12 + 40 + 12];
-        uint8_t *q = h;
-        memcpy(q, "wtns", 4);
-        gc_le32(q + 4, 2);
-        gc_le32(q + 8, 2);
-        q += 12;
-        gc_le32(q, 1);
-        gc_le64(q + 4, 40);
-        q += 12;
-        gc_le32(q, 32);
-        cuzk_curve_r_le(p->curve, q + 4);
-        gc_le32(q + 36, G.n_wires);
-        q += 40;
-        gc_le32(q, 2);
-        gc_le64(q + 4, (uint64_t)G.n_wires * 32);
-        fwrite(h, 1, sizeof h, wf);
-        fwrite(G.b_one, 1, 32, wf);
-        memset(buf32, 0, 32);
-        fwrite(buf32, 1, 32, wf); /* wire 1, patched at the end */
         for (uint32_t i = 0; i < G.base - 2; i++) {
             GF_(to_bytes_le)(buf32, &G.inval[i]);
-            fwrite(buf32, 1, 32, wf);
+            if ((e = s->value(s->ctx, 2 + i, buf32, eb)))
+                goto out;
         }
     }
     n_bin += 1 + G.n_bits;
@@ -281,6 +238,17 @@ static cuzk_err GC_(run)(const cuzk_gen_params *p, const char *r1cs_path, const 
                 C[nc++].c = G.one;
             }
         }
+        G.kind[k & (GC_RING - 1)] = (uint8_t)bit_out;
+        n_terms += na + nb + nc;
+        if (s->constraint) {
+            GC_(to_r1cs)(tA, A, na);
+            GC_(to_r1cs)(tB, B, nb);
+            GC_(to_r1cs)(tC, C, nc);
+            if ((e = s->constraint(s->ctx, k, tA, na, tB, nb, tC, nc, eb)))
+                goto out;
+        }
+        if (!values)
+            continue;
         /* Witness: out = (A.w * B.w - rest of C) / cout, cout = +-1; C[nc-1] or C[0] is out. */
         GFT av, bv, rest, ov;
         GC_(dot)(&G, &av, A, na);
@@ -297,41 +265,13 @@ static cuzk_err GC_(run)(const cuzk_gen_params *p, const char *r1cs_path, const 
         if (!GF_(eq)(&cout, &G.one))
             GF_(neg)(&ov, &ov);
         G.val[k & (GC_RING - 1)] = ov;
-        G.kind[k & (GC_RING - 1)] = (uint8_t)bit_out;
         if (GF_(is_zero)(&ov) || GF_(is_one)(&ov))
             n_bin++;
-        n_terms += na + nb + nc;
-        if (rw_open) {
-            GC_(to_r1cs)(tA, A, na);
-            GC_(to_r1cs)(tB, B, nb);
-            GC_(to_r1cs)(tC, C, nc);
-            if ((e = cuzk_r1cs_writer_add(&rw, tA, na, tB, nb, tC, nc, eb)))
+        if (s->value) {
+            GF_(to_bytes_le)(buf32, &ov);
+            if ((e = s->value(s->ctx, out, buf32, eb)))
                 goto out;
         }
-        if (wf) {
-            GF_(to_bytes_le)(buf32, &ov);
-            if (out == 1) {
-                if (fseeko(wf, 12 + 12 + 40 + 12 + 32, SEEK_SET) != 0) {
-                    e = cuzk_errf(eb, CUZK_IO, "%s: seek failed", wtns_path);
-                    goto out;
-                }
-            }
-            fwrite(buf32, 1, 32, wf);
-        }
-    }
-    if (wf) {
-        int bad = ferror(wf);
-        bad |= fclose(wf) != 0;
-        wf = NULL;
-        if (bad) {
-            e = cuzk_errf(eb, CUZK_IO, "%s: write failed: %s", wtns_path, strerror(errno));
-            goto out;
-        }
-    }
-    if (rw_open) {
-        rw_open = 0;
-        if ((e = cuzk_r1cs_writer_close(&rw, eb)))
-            goto out;
     }
     if (json_path) {
         cuzk_strbuf sb;
@@ -355,22 +295,9 @@ static cuzk_err GC_(run)(const cuzk_gen_params *p, const char *r1cs_path, const 
         info->n_public_inputs = G.n_pub;
         info->n_private_inputs = G.n_bits + G.n_full;
         info->n_terms = n_terms;
-        info->n_binary = n_bin;
+        info->n_binary = values ? n_bin : 0;
     }
 out:
-    if (rw_open) {
-        if (!rw.bw.err)
-            rw.bw.err = e ? e : CUZK_INTERNAL;
-        cuzk_errbuf tmp;
-        cuzk_r1cs_writer_close(&rw, &tmp);
-    }
-    if (wf) {
-        fclose(wf);
-        remove(wtns_path);
-    } else if (e && wtns_path) {
-        remove(wtns_path);
-    }
-    free(wbuf);
     free(G.val);
     free(G.kind);
     free(G.inval);

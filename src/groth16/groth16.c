@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdatomic.h>
+#include <signal.h>
 #include <sys/random.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -23,6 +25,7 @@
 #include "ec/encode.h"
 #include "ec/pairing.h"
 #include "gpu/gpu.h"
+#include "groth16/gen_internal.h"
 #include "groth16/pk_device.h"
 #include "msm/msm.h"
 #include "poly/ntt.h"
@@ -162,6 +165,7 @@ static int cuzk__cache_hash_mem(const void *buf, size_t len, uint64_t *h)
 #define GP_FR_BITS BN254_FR_BITS
 #include "groth16/groth16_tmpl.h"
 #include "groth16/pk_cache_tmpl.h"
+#include "groth16/pk_gen_tmpl.h"
 #undef GP
 #undef GP_CURVE
 #undef GP_FR_BITS
@@ -171,12 +175,14 @@ static int cuzk__cache_hash_mem(const void *buf, size_t len, uint64_t *h)
 #define GP_FR_BITS BLS12_381_FR_BITS
 #include "groth16/groth16_tmpl.h"
 #include "groth16/pk_cache_tmpl.h"
+#include "groth16/pk_gen_tmpl.h"
 #undef GP
 #undef GP_CURVE
 #undef GP_FR_BITS
 
 struct cuzk_pk {
     cuzk_curve curve;
+    int generated; /* cuzk_pk_generate: a test key whose secrets its maker knows */
     union {
         bn254_pk *bn254;
         bls12_381_pk *bls12_381;
@@ -202,6 +208,45 @@ cuzk_err cuzk_pk_load(cuzk_pk **out, const cuzk_zkey *zk, unsigned nthreads, cuz
     *out = pk;
     return CUZK_OK;
 }
+
+cuzk_err cuzk_pk_generate(cuzk_pk **out, const cuzk_gen_params *p, cuzk_setup_info *info,
+                          cuzk_errbuf *eb)
+{
+    double t0 = cuzk__now_ms();
+    *out = NULL;
+    cuzk_ff_init();
+    cuzk__circuit_source src;
+    cuzk_err e = cuzk__gen_source(&src, p, eb);
+    if (e)
+        return e;
+    size_t sl = strlen(p->seed);
+    if (sl == 0 || sl > 256)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                         "generated key: the seed must be 1 to 256 characters");
+    cuzk_setup_opts o = {0};
+    o.seed = (const uint8_t *)p->seed;
+    o.seed_len = sl;
+    o.nthreads = p->nthreads;
+    if (info)
+        memset(info, 0, sizeof *info);
+    cuzk_pk *pk = calloc(1, sizeof *pk);
+    if (!pk)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+    pk->curve = p->curve;
+    pk->generated = 1;
+    e = p->curve == CUZK_CURVE_BN254 ? bn254_pk_generate(&pk->k.bn254, &src, &o, info, eb)
+                                     : bls12_381_pk_generate(&pk->k.bls12_381, &src, &o, info, eb);
+    if (info)
+        info->ms_total = cuzk__now_ms() - t0;
+    if (e) {
+        free(pk);
+        return e;
+    }
+    *out = pk;
+    return CUZK_OK;
+}
+
+int cuzk_pk_is_generated(const cuzk_pk *pk) { return pk->generated; }
 
 void cuzk_pk_free(cuzk_pk *pk)
 {
@@ -727,6 +772,47 @@ char *cuzk_pk_cache_path(const char *zkey_path, const char *cache_dir)
         out = NULL;
     free(abs);
     return out;
+}
+
+unsigned cuzk_pk_cache_remove_stale(const char *cache_path,
+                                    void (*removed)(void *ctx, const char *path), void *ctx)
+{
+    char *dir = strdup(cache_path);
+    if (!dir)
+        return 0;
+    char *slash = strrchr(dir, '/');
+    const char *base = strrchr(cache_path, '/') ? strrchr(cache_path, '/') + 1 : cache_path;
+    if (slash)
+        slash[slash == dir] = 0; /* "/name": the root folder */
+    size_t bl = strlen(base);
+    unsigned n = 0;
+    DIR *d = opendir(slash ? dir : ".");
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        /* BASE.tmp.PID, as cuzk_pk_cache_save names its temporary file */
+        const char *nm = de->d_name;
+        if (strncmp(nm, base, bl) != 0 || strncmp(nm + bl, ".tmp.", 5) != 0)
+            continue;
+        char *end;
+        long pid = strtol(nm + bl + 5, &end, 10);
+        if (*end || pid <= 0 || end == nm + bl + 5)
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* the writer lives (or belongs to another user): its file */
+        char *full = NULL;
+        if (asprintf(&full, "%s/%s", slash ? dir : ".", nm) < 0)
+            break;
+        if (unlinkat(dirfd(d), nm, 0) == 0) {
+            n++;
+            if (removed)
+                removed(ctx, full);
+        }
+        free(full);
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+    return n;
 }
 
 cuzk_err cuzk_pk_precompute(cuzk_pk *pk, unsigned t, unsigned nthreads, cuzk_errbuf *eb)

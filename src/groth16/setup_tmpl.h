@@ -55,25 +55,25 @@ static void ST_(canon)(uint64_t k[4], const FRT *x) { FR_(to_canonical)(k, x); }
 #define ST_CHUNK 65536
 
 /* Writes the points k_i * G1 for the chunk's Montgomery scalars s[0..cnt). */
-static cuzk_err ST_(put_g1)(cuzk_binfile_writer *bw, const G1_(fb) *fb, const FRT *s, size_t cnt,
+static cuzk_err ST_(put_g1)(cuzk__zkey_sink *bw, const G1_(fb) *fb, const FRT *s, size_t cnt,
                             uint64_t (*k)[4], uint8_t *pts, unsigned nt, cuzk_errbuf *eb)
 {
     for (size_t i = 0; i < cnt; i++)
         ST_(canon)(k[i], &s[i]);
     cuzk_err e = G1_(fb_mul)(fb, pts, ST_G1_BYTES, (const uint64_t(*)[4])k, cnt, nt, eb);
     if (!e)
-        e = cuzk_binfile_write(bw, pts, cnt * ST_G1_BYTES, eb);
+        e = bw->write(bw, pts, cnt * ST_G1_BYTES, eb);
     return e;
 }
 
-static cuzk_err ST_(put_g2)(cuzk_binfile_writer *bw, const G2_(fb) *fb, const FRT *s, size_t cnt,
+static cuzk_err ST_(put_g2)(cuzk__zkey_sink *bw, const G2_(fb) *fb, const FRT *s, size_t cnt,
                             uint64_t (*k)[4], uint8_t *pts, unsigned nt, cuzk_errbuf *eb)
 {
     for (size_t i = 0; i < cnt; i++)
         ST_(canon)(k[i], &s[i]);
     cuzk_err e = G2_(fb_mul)(fb, pts, ST_G2_BYTES, (const uint64_t(*)[4])k, cnt, nt, eb);
     if (!e)
-        e = cuzk_binfile_write(bw, pts, cnt * ST_G2_BYTES, eb);
+        e = bw->write(bw, pts, cnt * ST_G2_BYTES, eb);
     return e;
 }
 
@@ -91,16 +91,104 @@ static void ST_(header_point_g2)(uint8_t *out, const FRT *x)
     G2_(mul_gen_bytes)(out, k);
 }
 
-static cuzk_err ST_(run)(const cuzk_r1cs *r, const char *out_path, const cuzk_setup_opts *o,
-                         const uint8_t *seed, size_t seed_len, cuzk_setup_info *info,
-                         cuzk_errbuf *eb)
+static void ST_(u32)(cuzk__zkey_sink *bw, uint32_t v, cuzk_errbuf *eb)
 {
+    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    bw->write(bw, b, 4, eb);
+}
+
+/* Pass 1's state: the Lagrange values L_j(tau) of one chunk of rows at a time, and the
+ * per-wire sums A_i(tau), B_i(tau), C_i(tau) (constraint rows and the public rows). */
+typedef struct {
+    const ST_(secrets) *S;
+    const char *name;
+    FRT *a, *b, *c, *xs, *ls, *sc;
+    FRT x;           /* w^r0 */
+    uint64_t r0, cnt; /* rows r0 .. r0 + cnt - 1 have ls */
+    uint64_t m, n_coef[2];
+} ST_(pass1);
+
+/* ls[j] = L_{r0 + j}(tau) = zl w^j / (tau - w^j) for the next chunk, one batch inversion. */
+static void ST_(pass1_chunk)(ST_(pass1) *P, uint64_t rows)
+{
+    P->r0 += P->cnt;
+    P->cnt = rows - P->r0 < ST_CHUNK ? rows - P->r0 : ST_CHUNK;
+    for (size_t j = 0; j < P->cnt; j++) {
+        P->xs[j] = P->x;
+        FR_(sub)(&P->ls[j], &P->S->tau, &P->x);
+        FR_(mul)(&P->x, &P->x, &P->S->w);
+    }
+    FR_(batch_inv)(P->ls, P->ls, P->cnt, P->sc);
+    for (size_t j = 0; j < P->cnt; j++) {
+        FR_(mul)(&P->ls[j], &P->ls[j], &P->xs[j]);
+        FR_(mul)(&P->ls[j], &P->ls[j], &P->S->zl);
+    }
+}
+
+static cuzk_err ST_(pass1_row)(void *ctx, uint64_t row, const cuzk_r1cs_term *ta, uint32_t na,
+                               const cuzk_r1cs_term *tb, uint32_t nb, const cuzk_r1cs_term *tc,
+                               uint32_t nc, cuzk_errbuf *eb)
+{
+    ST_(pass1) *P = ctx;
+    if (row >= P->r0 + P->cnt)
+        ST_(pass1_chunk)(P, P->m);
+    const FRT *l = &P->ls[row - P->r0];
+    const cuzk_r1cs_term *t[3] = {ta, tb, tc};
+    const uint32_t nt[3] = {na, nb, nc};
+    FRT *acc[3] = {P->a, P->b, P->c};
+    P->n_coef[0] += na;
+    P->n_coef[1] += nb;
+    for (int mtx = 0; mtx < 3; mtx++)
+        for (uint32_t i = 0; i < nt[mtx]; i++) {
+            FRT co;
+            if (FR_(from_bytes_le)(&co, t[mtx][i].coef))
+                return cuzk_errf(eb, CUZK_NON_CANONICAL,
+                                 "%s: constraint %llu, %c term %u: coefficient >= r", P->name,
+                                 (unsigned long long)row, "ABC"[mtx], i);
+            FR_(mul)(&co, &co, l);
+            FR_(add)(&acc[mtx][t[mtx][i].wire], &acc[mtx][t[mtx][i].wire], &co);
+        }
+    return CUZK_OK;
+}
+
+/* Section 4's records of one constraint: its A terms then its B terms, values coef * R^2 (the
+ * Montgomery limbs of coef * R). */
+static cuzk_err ST_(coef_row)(void *ctx, uint64_t row, const cuzk_r1cs_term *ta, uint32_t na,
+                              const cuzk_r1cs_term *tb, uint32_t nb, const cuzk_r1cs_term *tc,
+                              uint32_t nc, cuzk_errbuf *eb)
+{
+    (void)tc, (void)nc;
+    cuzk__zkey_sink *bw = ctx;
+    const cuzk_r1cs_term *t[2] = {ta, tb};
+    const uint32_t nt[2] = {na, nb};
+    uint8_t rec[44];
+    cuzk_err e = CUZK_OK;
+    for (uint32_t mtx = 0; mtx < 2 && !e; mtx++)
+        for (uint32_t i = 0; i < nt[mtx] && !e; i++) {
+            FRT co;
+            FR_(from_bytes_le)(&co, t[mtx][i].coef);
+            FR_(mul)(&co, &co, &FR_(R2));
+            uint32_t hdr[3] = {mtx, (uint32_t)row, t[mtx][i].wire};
+            for (int q = 0; q < 3; q++)
+                for (int y = 0; y < 4; y++)
+                    rec[4 * q + y] = (uint8_t)(hdr[q] >> (8 * y));
+            FR_(to_mont_bytes_le)(rec + 12, &co);
+            e = bw->write(bw, rec, sizeof rec, eb);
+        }
+    return e;
+}
+
+static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
+                         const cuzk_setup_opts *o, cuzk_setup_info *info, cuzk_errbuf *eb)
+{
+    const uint8_t *seed = o->seed;
+    const size_t seed_len = o->seed_len;
     const unsigned nt = o->nthreads ? o->nthreads : cuzk_num_threads();
     const uint64_t m = r->n_constraints, n = r->n_wires;
-    const uint64_t np = (uint64_t)r->n_outputs + r->n_pub_inputs;
+    const uint64_t np = r->n_public;
     if (np + 1 > n)
         return cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: %llu public signals but only %llu wires",
-                         r->file.name, (unsigned long long)np, (unsigned long long)n);
+                         r->name, (unsigned long long)np, (unsigned long long)n);
     const uint64_t rows = m + np + 1;
     unsigned log_n = 0;
     while (((uint64_t)1 << log_n) < rows)
@@ -111,7 +199,7 @@ static cuzk_err ST_(run)(const cuzk_r1cs *r, const char *out_path, const cuzk_se
         return cuzk_errf(eb, CUZK_UNSUPPORTED,
                          "%s: %llu constraints + %llu public inputs need a domain of 2^%u, "
                          "larger than the %s scalar field supports for Groth16 (2^%u at most)",
-                         r->file.name, (unsigned long long)m, (unsigned long long)np, log_n,
+                         r->name, (unsigned long long)m, (unsigned long long)np, log_n,
                          cuzk_curve_name(r->curve), ST_MAX_LOG - 1);
     FR_(root_of_unity)(&S.w, log_n);
 
@@ -140,7 +228,7 @@ static cuzk_err ST_(run)(const cuzk_r1cs *r, const char *out_path, const cuzk_se
         return cuzk_errf(eb, CUZK_OUT_OF_BUDGET,
                          "%s: setup of %llu constraints x %llu wires (domain 2^%u) needs about "
                          "%llu MiB of memory, above the limit of %llu MiB (--max-memory)",
-                         r->file.name, (unsigned long long)m, (unsigned long long)n, log_n,
+                         r->name, (unsigned long long)m, (unsigned long long)n, log_n,
                          (unsigned long long)(mem >> 20),
                          (unsigned long long)(o->max_memory >> 20));
 
@@ -175,64 +263,33 @@ static cuzk_err ST_(run)(const cuzk_r1cs *r, const char *out_path, const cuzk_se
     uint8_t *pts = malloc((size_t)ST_CHUNK * ST_G2_BYTES);
     G1_(fb) fb1 = {0};
     G2_(fb) fb2 = {0};
-    cuzk_binfile_writer bw;
-    int bw_open = 0;
     if (!a || !b || !c || !xs || !ls || !sc || !k || !pts) {
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "setup: out of memory (%llu wires)",
                       (unsigned long long)n);
         goto out;
     }
 
-    /* Pass 1: A_i(tau), B_i(tau), C_i(tau). Rows in chunks: L_j(tau) = zl w^j / (tau - w^j)
-     * with one batch inversion per chunk. */
-    uint64_t n_coefs = np + 1;
-    {
-        FRT x = FR_(ONE);
-        for (uint64_t r0 = 0; r0 < rows; r0 += ST_CHUNK) {
-            size_t cnt = rows - r0 < ST_CHUNK ? (size_t)(rows - r0) : ST_CHUNK;
-            for (size_t j = 0; j < cnt; j++) {
-                xs[j] = x;
-                FR_(sub)(&ls[j], &S.tau, &x);
-                FR_(mul)(&x, &x, &S.w);
-            }
-            FR_(batch_inv)(ls, ls, cnt, sc);
-            for (size_t j = 0; j < cnt; j++) {
-                FR_(mul)(&ls[j], &ls[j], &xs[j]);
-                FR_(mul)(&ls[j], &ls[j], &S.zl);
-            }
-            for (size_t j = 0; j < cnt; j++) {
-                uint64_t row = r0 + j;
-                if (row >= m) {
-                    FR_(add)(&a[row - m], &a[row - m], &ls[j]);
-                    continue;
-                }
-                cuzk_r1cs_lc lc[3];
-                cuzk_r1cs_constraint(r, (uint32_t)row, lc);
-                FRT *acc[3] = {a, b, c};
-                n_coefs += lc[0].n_terms + lc[1].n_terms;
-                for (int mtx = 0; mtx < 3; mtx++)
-                    for (uint32_t t = 0; t < lc[mtx].n_terms; t++) {
-                        uint32_t wire = cuzk_r1cs_term_wire(r, &lc[mtx], t);
-                        FRT co;
-                        if (FR_(from_bytes_le)(&co, cuzk_r1cs_term_coef(r, &lc[mtx], t))) {
-                            e = cuzk_errf(eb, CUZK_NON_CANONICAL,
-                                          "%s: constraint %llu, %c term %u: coefficient >= r",
-                                          r->file.name, (unsigned long long)row, "ABC"[mtx], t);
-                            goto out;
-                        }
-                        FR_(mul)(&co, &co, &ls[j]);
-                        FR_(add)(&acc[mtx][wire], &acc[mtx][wire], &co);
-                    }
-            }
-        }
+    /* Pass 1: A_i(tau), B_i(tau), C_i(tau) over the constraint rows, then the public rows
+     * (A = 1 at row m + i for wire i). */
+    ST_(pass1) P = {&S, r->name, a, b, c, xs, ls, sc, FR_(ONE), 0, 0, m, {0, 0}};
+    if ((e = r->each(r->src, ST_(pass1_row), &P, eb)))
+        goto out;
+    for (uint64_t row = m; row < rows; row++) {
+        if (row >= P.r0 + P.cnt)
+            ST_(pass1_chunk)(&P, rows);
+        FR_(add)(&a[row - m], &a[row - m], &ls[row - P.r0]);
     }
+    P.n_coef[0] += np + 1;
+    uint64_t n_coefs = P.n_coef[0] + P.n_coef[1];
     if (n_coefs > UINT32_MAX) {
         e = cuzk_errf(eb, CUZK_UNSUPPORTED, "%s: %llu coefficients exceed the zkey's u32 count",
-                      r->file.name, (unsigned long long)n_coefs);
+                      r->name, (unsigned long long)n_coefs);
         goto out;
     }
     if (info)
         info->n_coefs = n_coefs;
+    bw->n_coef[0] = P.n_coef[0];
+    bw->n_coef[1] = P.n_coef[1];
 
     /* Tables. */
     if ((e = G1_(fb_init)(&fb1, w1, nt, eb)) || (e = G2_(fb_init)(&fb2, w2, nt, eb)))
@@ -247,40 +304,37 @@ static cuzk_err ST_(run)(const cuzk_r1cs *r, const char *out_path, const cuzk_se
             o->progress(o->progress_ctx, done, total);                                        \
     } while (0)
 
-    if ((e = cuzk_binfile_writer_open(&bw, out_path, "zkey", 1, 10, eb)))
-        goto out;
-    bw_open = 1;
     /* 1: protocol. */
-    cuzk_binfile_begin_section(&bw, 1, eb);
-    cuzk_binfile_write_u32(&bw, 1, eb);
-    cuzk_binfile_end_section(&bw, eb);
+    bw->begin(bw, 1, eb);
+    ST_(u32)(bw, 1, eb);
+    bw->end(bw, eb);
     /* 2: header. */
     {
         uint8_t q[48], rr[32], p[ST_G2_BYTES];
         const uint32_t n8q = cuzk_curve_n8q(r->curve);
         cuzk_curve_q_le(r->curve, q);
         cuzk_curve_r_le(r->curve, rr);
-        cuzk_binfile_begin_section(&bw, 2, eb);
-        cuzk_binfile_write_u32(&bw, n8q, eb);
-        cuzk_binfile_write(&bw, q, n8q, eb);
-        cuzk_binfile_write_u32(&bw, 32, eb);
-        cuzk_binfile_write(&bw, rr, 32, eb);
-        cuzk_binfile_write_u32(&bw, (uint32_t)n, eb);
-        cuzk_binfile_write_u32(&bw, (uint32_t)np, eb);
-        cuzk_binfile_write_u32(&bw, (uint32_t)N, eb);
+        bw->begin(bw, 2, eb);
+        ST_(u32)(bw, n8q, eb);
+        bw->write(bw, q, n8q, eb);
+        ST_(u32)(bw, 32, eb);
+        bw->write(bw, rr, 32, eb);
+        ST_(u32)(bw, (uint32_t)n, eb);
+        ST_(u32)(bw, (uint32_t)np, eb);
+        ST_(u32)(bw, (uint32_t)N, eb);
         ST_(header_point_g1)(p, &S.alpha);
-        cuzk_binfile_write(&bw, p, ST_G1_BYTES, eb);
+        bw->write(bw, p, ST_G1_BYTES, eb);
         ST_(header_point_g1)(p, &S.beta);
-        cuzk_binfile_write(&bw, p, ST_G1_BYTES, eb);
+        bw->write(bw, p, ST_G1_BYTES, eb);
         ST_(header_point_g2)(p, &S.beta);
-        cuzk_binfile_write(&bw, p, ST_G2_BYTES, eb);
+        bw->write(bw, p, ST_G2_BYTES, eb);
         ST_(header_point_g2)(p, &S.gamma);
-        cuzk_binfile_write(&bw, p, ST_G2_BYTES, eb);
+        bw->write(bw, p, ST_G2_BYTES, eb);
         ST_(header_point_g1)(p, &S.delta);
-        cuzk_binfile_write(&bw, p, ST_G1_BYTES, eb);
+        bw->write(bw, p, ST_G1_BYTES, eb);
         ST_(header_point_g2)(p, &S.delta);
-        cuzk_binfile_write(&bw, p, ST_G2_BYTES, eb);
-        if ((e = cuzk_binfile_end_section(&bw, eb)))
+        bw->write(bw, p, ST_G2_BYTES, eb);
+        if ((e = bw->end(bw, eb)))
             goto out;
     }
     /* 3 (IC, wires 0..np, over gamma) and 8 (C, wires np+1.., over delta) share the scalar
@@ -296,38 +350,24 @@ static cuzk_err ST_(run)(const cuzk_r1cs *r, const char *out_path, const cuzk_se
         if (sec == 4) {
             /* Coefficients: per constraint its A terms then its B terms, then the public
              * rows; values coef * R^2 = the Montgomery limbs of coef * R. */
-            cuzk_binfile_begin_section(&bw, 4, eb);
-            cuzk_binfile_write_u32(&bw, (uint32_t)n_coefs, eb);
+            bw->begin(bw, 4, eb);
+            ST_(u32)(bw, (uint32_t)n_coefs, eb);
             uint8_t rec[44];
-            for (uint64_t row = 0; row < m && !bw.err; row++) {
-                cuzk_r1cs_lc lc[3];
-                cuzk_r1cs_constraint(r, (uint32_t)row, lc);
-                for (uint32_t mtx = 0; mtx < 2; mtx++)
-                    for (uint32_t t = 0; t < lc[mtx].n_terms; t++) {
-                        FRT co;
-                        FR_(from_bytes_le)(&co, cuzk_r1cs_term_coef(r, &lc[mtx], t));
-                        FR_(mul)(&co, &co, &FR_(R2));
-                        uint32_t hdr[3] = {mtx, (uint32_t)row, cuzk_r1cs_term_wire(r, &lc[mtx], t)};
-                        for (int q = 0; q < 3; q++)
-                            for (int y = 0; y < 4; y++)
-                                rec[4 * q + y] = (uint8_t)(hdr[q] >> (8 * y));
-                        FR_(to_mont_bytes_le)(rec + 12, &co);
-                        cuzk_binfile_write(&bw, rec, sizeof rec, eb);
-                    }
-            }
+            if ((e = r->each(r->src, ST_(coef_row), bw, eb)))
+                goto out;
             for (uint64_t i = 0; i <= np; i++) {
                 uint32_t hdr[3] = {0, (uint32_t)(m + i), (uint32_t)i};
                 for (int q = 0; q < 3; q++)
                     for (int y = 0; y < 4; y++)
                         rec[4 * q + y] = (uint8_t)(hdr[q] >> (8 * y));
                 FR_(to_mont_bytes_le)(rec + 12, &FR_(R2));
-                cuzk_binfile_write(&bw, rec, sizeof rec, eb);
+                bw->write(bw, rec, sizeof rec, eb);
             }
-            if ((e = cuzk_binfile_end_section(&bw, eb)))
+            if ((e = bw->end(bw, eb)))
                 goto out;
             continue;
         }
-        cuzk_binfile_begin_section(&bw, (uint32_t)sec, eb);
+        bw->begin(bw, (uint32_t)sec, eb);
         FRT hx; /* section 9: v w^j */
         hx = S.v;
         for (uint64_t i0 = lo; i0 < hi; i0 += ST_CHUNK) {
@@ -367,33 +407,25 @@ static cuzk_err ST_(run)(const cuzk_r1cs *r, const char *out_path, const cuzk_se
                     FR_(mul)(&sc[j], &sc[j], &S.zh);
                 }
             }
-            e = sec == 7 ? ST_(put_g2)(&bw, &fb2, sc, cnt, k, pts, nt, eb)
-                         : ST_(put_g1)(&bw, &fb1, sc, cnt, k, pts, nt, eb);
+            e = sec == 7 ? ST_(put_g2)(bw, &fb2, sc, cnt, k, pts, nt, eb)
+                         : ST_(put_g1)(bw, &fb1, sc, cnt, k, pts, nt, eb);
             if (e)
                 goto out;
             ST_PROGRESS(cnt);
         }
-        if ((e = cuzk_binfile_end_section(&bw, eb)))
+        if ((e = bw->end(bw, eb)))
             goto out;
     }
 #undef ST_PROGRESS
     /* 10: MPC parameters: a zero circuit hash and no contributions. */
     {
         uint8_t zero[64] = {0};
-        cuzk_binfile_begin_section(&bw, 10, eb);
-        cuzk_binfile_write(&bw, zero, 64, eb);
-        cuzk_binfile_write_u32(&bw, 0, eb);
-        cuzk_binfile_end_section(&bw, eb);
+        bw->begin(bw, 10, eb);
+        bw->write(bw, zero, 64, eb);
+        ST_(u32)(bw, 0, eb);
+        bw->end(bw, eb);
     }
-    bw_open = 0;
-    e = cuzk_binfile_writer_close(&bw, eb);
 out:
-    if (bw_open) {
-        if (!bw.err)
-            bw.err = e ? e : CUZK_INTERNAL; /* make close remove the partial file */
-        cuzk_errbuf tmp;
-        cuzk_binfile_writer_close(&bw, &tmp);
-    }
     G1_(fb_free)(&fb1);
     G2_(fb_free)(&fb2);
     free(a);

@@ -832,6 +832,409 @@ cuzk_err MG_(msm_ex)(MG_(jac) *out, const MG_(affine) *points, const uint8_t *sc
     return MG_(msm_run)(out, points, NULL, 1, 0, scalars, n, opts);
 }
 
+/* ------------------------------------------------------------------ batched MSMs
+ *
+ * k scalar vectors over one point set (the partitions of a proof): every (window, chunk) task
+ * reads each listed point once and files it into the buckets of every vector whose digit
+ * there is not 0, k bucket sets side by side; each batch-affine round then shares one
+ * inversion across all k sets, and each set is summed on its own. A point is listed when
+ * some vector's scalar at it is neither 0 nor 1; mask says which vectors' are. */
+
+typedef struct {
+    const MG_(affine) *points;
+    const uint8_t *const *sc; /* k vectors of canonical 32-byte scalars */
+    unsigned k;
+    size_t n;
+    uint32_t *idx, *mask;     /* per classification chunk: listed points and their vectors */
+    uint32_t *one_idx;        /* k x n: per vector and chunk, the points with scalar 1 */
+    size_t *cnt;
+    MG_(xyzz) *ones;          /* per chunk and vector: sum of the points with scalar 1 */
+    size_t cls_chunk;
+    atomic_int bad;
+    size_t m;                 /* listed points after compaction */
+    unsigned c, nwin, nchunks;
+    size_t chunk_cap;         /* most listed points in one task */
+    size_t min_pairs;
+    MG_(affine) *spts;        /* per thread: k chunk_cap sorted entries */
+    MFT *sscr;
+    uint32_t *sdig, *sstart, *slen;
+    MG_(xyzz) *buckets;       /* XYZZ phase: per thread k 2^(c-1) buckets */
+    MG_(jac) *partial;        /* k x nwin x nchunks window sums */
+    atomic_uint next;
+} MG_(msmb_ctx);
+
+static void MG_(msmb_classify_task)(void *arg, size_t t)
+{
+    MG_(msmb_ctx) *cx = arg;
+    const unsigned K = cx->k;
+    size_t lo = t * cx->cls_chunk, hi = lo + cx->cls_chunk < cx->n ? lo + cx->cls_chunk : cx->n;
+    size_t c = 0, c1[CUZK_MSM_BATCH_MAX] = {0};
+    for (size_t i = lo; i < hi; i++) {
+        uint32_t msk = 0;
+        for (unsigned j = 0; j < K; j++) {
+            uint64_t k[4];
+            MG_(msm_load)(k, cx->sc[j] + 32 * i);
+            if (!(k[1] | k[2] | k[3]) && k[0] <= 1) {
+                if (k[0] == 1)
+                    cx->one_idx[j * cx->n + lo + c1[j]++] = (uint32_t)i;
+                continue;
+            }
+            if (!MG_(msm_lt_r)(k)) {
+                atomic_store(&cx->bad, 1);
+                continue;
+            }
+            msk |= 1u << j;
+        }
+        if (msk && !MG_(affine_is_inf)(&cx->points[i])) {
+            cx->idx[lo + c] = (uint32_t)i;
+            cx->mask[lo + c++] = msk;
+        }
+    }
+    cx->cnt[t] = c;
+    size_t most = 0;
+    for (unsigned j = 0; j < K; j++)
+        most = c1[j] > most ? c1[j] : most;
+    MG_(affine) *cp = most > 8 ? malloc(sizeof(MG_(affine)) * most) : NULL;
+    MFT *scr = cp ? malloc(sizeof(MFT) * (most / 2)) : NULL;
+    for (unsigned j = 0; j < K; j++) {
+        const uint32_t *oi = cx->one_idx + j * cx->n + lo;
+        MG_(xyzz) acc;
+        if (cp && scr && c1[j] > 8) {
+            for (size_t q = 0; q < c1[j]; q++)
+                cp[q] = cx->points[oi[q]];
+            MG_(msm_tree_sum)(&acc, cp, c1[j], scr);
+        } else {
+            MG_(xyzz_set_inf)(&acc);
+            for (size_t q = 0; q < c1[j]; q++)
+                MG_(xyzz_add_affine)(&acc, &acc, &cx->points[oi[q]]);
+        }
+        cx->ones[t * K + j] = acc;
+    }
+    free(cp);
+    free(scr);
+}
+
+/* sum_b (b+1) B_b of one vector's buckets (as msm_bucket_thread's), into *out. */
+static void MG_(msmb_affine_sum)(MG_(jac) *out, const MG_(affine) *pts, const uint32_t *start,
+                                 const uint32_t *len, size_t nb, size_t st)
+{
+    MG_(xyzz) run, tot;
+    MG_(xyzz_set_inf)(&run);
+    MG_(xyzz_set_inf)(&tot);
+    for (size_t b = nb; b-- > 0;) {
+        for (size_t i = 0; i < len[b]; i++)
+            MG_(xyzz_add_affine)(&run, &run, &pts[start[b] + i * st]);
+        MG_(xyzz_add)(&tot, &tot, &run);
+    }
+    MG_(xyzz_to_jac)(out, &tot);
+}
+
+static void MG_(msmb_bucket_thread)(void *arg, unsigned t, unsigned T)
+{
+    (void)T;
+    MG_(msmb_ctx) *cx = arg;
+    const unsigned K = cx->k;
+    const size_t nb = (size_t)1 << (cx->c - 1), nbt = nb * K;
+    const size_t cap = cx->chunk_cap * K;
+    MG_(affine) *pts = cx->spts + (size_t)t * cap;
+    MFT *scr = cx->sscr + (size_t)t * (cap / 2 + 1);
+    uint32_t *dig = cx->sdig + (size_t)t * cap;
+    uint32_t *start = cx->sstart + (size_t)t * (nbt + 1);
+    uint32_t *len = cx->slen + (size_t)t * nbt;
+    const unsigned ntasks = cx->nwin * cx->nchunks;
+    for (;;) {
+        unsigned task = atomic_fetch_add(&cx->next, 1);
+        if (task >= ntasks)
+            return;
+        unsigned w = task / cx->nchunks, ch = task % cx->nchunks;
+        size_t lo = cx->m * ch / cx->nchunks, hi = cx->m * (ch + 1) / cx->nchunks;
+        /* dig[(v - lo) K + j]: vector j's bucket of point v | sign << 31, or UINT32_MAX. */
+        memset(len, 0, sizeof(uint32_t) * nbt);
+        for (size_t v = lo; v < hi; v++) {
+            uint32_t *dv = dig + (v - lo) * K, msk = cx->mask[v];
+            for (unsigned j = 0; j < K; j++) {
+                dv[j] = UINT32_MAX;
+                if (!(msk >> j & 1))
+                    continue;
+                uint64_t k[4];
+                MG_(msm_load)(k, cx->sc[j] + 32 * (size_t)cx->idx[v]);
+                int32_t d = MG_(msm_digit)(k, w, cx->c);
+                if (!d)
+                    continue;
+                uint32_t b = (uint32_t)j * (uint32_t)nb + (uint32_t)(d > 0 ? d : -d) - 1;
+                dv[j] = b | (d < 0 ? 0x80000000u : 0);
+                len[b]++;
+            }
+        }
+        start[0] = 0;
+        size_t np = 0;
+        for (size_t b = 0; b < nbt; b++) {
+            start[b + 1] = start[b] + len[b];
+            np += len[b] / 2;
+            len[b] = 0;
+        }
+        for (size_t v = lo; v < hi; v++) {
+            const uint32_t *dv = dig + (v - lo) * K;
+            if (v + MSM_SORT_PF < hi)
+                __builtin_prefetch(&cx->points[cx->idx[v + MSM_SORT_PF]]);
+            const MG_(affine) *src = &cx->points[cx->idx[v]];
+            for (unsigned j = 0; j < K; j++) {
+                uint32_t ev = dv[j];
+                if (ev == UINT32_MAX)
+                    continue;
+                uint32_t b = ev & 0x7fffffffu;
+                MG_(affine) *dst = &pts[start[b] + len[b]++];
+                dst->x = src->x;
+                if (ev >> 31)
+                    MF_(neg)(&dst->y, &src->y);
+                else
+                    dst->y = src->y;
+            }
+        }
+        int has_inf = 0;
+        size_t st = 1;
+        for (; np >= cx->min_pairs && np; st *= 2)
+            np = MG_(msm_affine_round)(pts, start, len, nbt, st, scr, &has_inf);
+        for (unsigned j = 0; j < K; j++)
+            MG_(msmb_affine_sum)(&cx->partial[((size_t)j * cx->nwin + w) * cx->nchunks + ch],
+                                 pts, start + (size_t)j * nb, len + (size_t)j * nb, nb, st);
+    }
+}
+
+static void MG_(msmb_xyzz_thread)(void *arg, unsigned t, unsigned T)
+{
+    (void)T;
+    MG_(msmb_ctx) *cx = arg;
+    const unsigned K = cx->k;
+    const size_t nb = (size_t)1 << (cx->c - 1);
+    MG_(xyzz) *bk = cx->buckets + (size_t)t * nb * K;
+    const unsigned ntasks = cx->nwin * cx->nchunks;
+    for (;;) {
+        unsigned task = atomic_fetch_add(&cx->next, 1);
+        if (task >= ntasks)
+            return;
+        unsigned w = task / cx->nchunks, ch = task % cx->nchunks;
+        size_t lo = cx->m * ch / cx->nchunks, hi = cx->m * (ch + 1) / cx->nchunks;
+        for (size_t b = 0; b < nb * K; b++)
+            MG_(xyzz_set_inf)(&bk[b]);
+        for (size_t v = lo; v < hi; v++) {
+            if (v + 8 < hi)
+                __builtin_prefetch(&cx->points[cx->idx[v + 8]]);
+            const MG_(affine) *p = &cx->points[cx->idx[v]];
+            uint32_t msk = cx->mask[v];
+            for (unsigned j = 0; j < K; j++) {
+                if (!(msk >> j & 1))
+                    continue;
+                uint64_t k[4];
+                MG_(msm_load)(k, cx->sc[j] + 32 * (size_t)cx->idx[v]);
+                int32_t d = MG_(msm_digit)(k, w, cx->c);
+                MG_(xyzz) *bj = bk + (size_t)j * nb;
+                if (d > 0)
+                    MG_(xyzz_add_affine)(&bj[d - 1], &bj[d - 1], p);
+                else if (d < 0)
+                    MG_(xyzz_sub_affine)(&bj[-d - 1], &bj[-d - 1], p);
+            }
+        }
+        for (unsigned j = 0; j < K; j++) {
+            const MG_(xyzz) *bj = bk + (size_t)j * nb;
+            MG_(xyzz) run, tot;
+            MG_(xyzz_set_inf)(&run);
+            MG_(xyzz_set_inf)(&tot);
+            for (size_t b = nb; b-- > 0;) {
+                MG_(xyzz_add)(&run, &run, &bj[b]);
+                MG_(xyzz_add)(&tot, &tot, &run);
+            }
+            MG_(xyzz_to_jac)(&cx->partial[((size_t)j * cx->nwin + w) * cx->nchunks + ch], &tot);
+        }
+    }
+}
+
+/* Window and chunks for e entries (listed point-vector pairs) over m listed points in k
+ * bucket sets: msm_pick_window's model with k bucket sums per task; affine: at least enough
+ * chunks that a task's sorted copy holds at most MSM_AFFINE_MAX entries. */
+static unsigned MG_(msmb_pick_window)(size_t e, size_t m, unsigned k, unsigned T, int affine,
+                                      unsigned *nchunks_out)
+{
+    unsigned best_c = 2, best_k = 1;
+    double best = 1e300;
+    size_t kmin = affine ? (m * k + MSM_AFFINE_MAX - 1) / MSM_AFFINE_MAX : 1;
+    for (unsigned c = 2; c <= 20; c++) {
+        unsigned W = MSM_NBITS / c + 1, K = kmin ? (unsigned)kmin : 1;
+        while (K * W < 2 * T && (size_t)K * 1024 < m)
+            K++;
+        double rounds = (double)((W * K + T - 1) / T);
+        double cost = rounds * ((double)e / K + (affine ? 1.5 : 1.0) * k *
+                                                    (double)((size_t)1 << c));
+        if (cost < best) {
+            best = cost;
+            best_c = c;
+            best_k = K;
+        }
+    }
+    *nchunks_out = best_k;
+    return best_c;
+}
+
+cuzk_err MG_(msm_batch)(MG_(jac) *out, const MG_(affine) *points, const uint8_t *const *scalars,
+                        size_t k, size_t n, const cuzk_msm_opts *opts)
+{
+    if (!out || k < 1 || k > CUZK_MSM_BATCH_MAX)
+        return CUZK_INVALID_ARGUMENT;
+    for (size_t j = 0; j < k; j++)
+        MG_(set_inf)(&out[j]);
+    if (n == 0)
+        return CUZK_OK;
+    if (!points || !scalars || n >= ((size_t)1 << 32))
+        return CUZK_INVALID_ARGUMENT;
+    for (size_t j = 0; j < k; j++)
+        if (!scalars[j])
+            return CUZK_INVALID_ARGUMENT;
+    unsigned T = opts && opts->nthreads ? opts->nthreads : cuzk_num_threads();
+    unsigned flags = opts ? opts->flags : 0;
+    if (n * k < 64 * (size_t)T)
+        T = n * k < 64 ? 1 : (unsigned)(n * k / 64);
+    if (T > 1024)
+        T = 1024;
+
+    cuzk_err err = CUZK_NO_MEMORY;
+    MG_(msmb_ctx) cx;
+    memset(&cx, 0, sizeof cx);
+    cx.points = points;
+    cx.k = (unsigned)k;
+    cx.n = n;
+    const uint8_t *sc[CUZK_MSM_BATCH_MAX];
+    for (size_t j = 0; j < k; j++)
+        sc[j] = scalars[j];
+    cx.sc = sc;
+    uint8_t *canon = NULL;
+    char *blk = NULL;
+    size_t blk_n = 0;
+    if (flags & CUZK_MSM_SCALARS_MONT) {
+        canon = malloc(32 * n * k);
+        if (!canon)
+            goto done;
+        for (size_t j = 0; j < k; j++) {
+            MG_(msm_ctx) mc;
+            memset(&mc, 0, sizeof mc);
+            mc.n = n;
+            mc.mont_in = scalars[j];
+            mc.canon = canon + 32 * n * j;
+            cuzk_parallel_for((n + 4095) / 4096, T, MG_(msm_mont_task), &mc);
+            if (atomic_load(&mc.bad)) {
+                err = CUZK_NON_CANONICAL;
+                goto done;
+            }
+            sc[j] = mc.canon;
+        }
+    }
+
+    size_t ncls = (size_t)T * 4;
+    if (ncls > n)
+        ncls = n;
+    cx.cls_chunk = (n + ncls - 1) / ncls;
+    ncls = (n + cx.cls_chunk - 1) / cx.cls_chunk;
+    cx.idx = malloc(sizeof(uint32_t) * n);
+    cx.mask = malloc(sizeof(uint32_t) * n);
+    cx.one_idx = malloc(sizeof(uint32_t) * n * k);
+    cx.cnt = malloc(sizeof(size_t) * ncls);
+    cx.ones = malloc(sizeof(MG_(xyzz)) * ncls * k);
+    if (!cx.idx || !cx.mask || !cx.one_idx || !cx.cnt || !cx.ones)
+        goto done;
+    cuzk_parallel_for(ncls, T, MG_(msmb_classify_task), &cx);
+    if (atomic_load(&cx.bad)) {
+        err = CUZK_NON_CANONICAL;
+        goto done;
+    }
+    size_t m = 0, e = 0;
+    for (size_t t = 0; t < ncls; t++) {
+        memmove(cx.idx + m, cx.idx + t * cx.cls_chunk, sizeof(uint32_t) * cx.cnt[t]);
+        memmove(cx.mask + m, cx.mask + t * cx.cls_chunk, sizeof(uint32_t) * cx.cnt[t]);
+        m += cx.cnt[t];
+    }
+    for (size_t v = 0; v < m; v++)
+        e += (size_t)__builtin_popcount(cx.mask[v]);
+    cx.m = m;
+
+    if (m) {
+        unsigned Tb = T;
+        if (e < 64 * (size_t)Tb)
+            Tb = e < 64 ? 1 : (unsigned)(e / 64);
+        int affine = (m <= MSM_AFFINE_MAX || (flags & CUZK__MSM_ALL_ROUNDS)) &&
+                     !(flags & CUZK__MSM_XYZZ);
+        cx.c = MG_(msmb_pick_window)(e, m, cx.k, Tb, affine, &cx.nchunks);
+        if (opts && opts->window >= 2 && opts->window <= 20)
+            cx.c = opts->window;
+        if ((flags & CUZK__MSM_ALL_ROUNDS) && cx.nchunks < 3)
+            cx.nchunks = m < 3 ? (unsigned)m : 3;
+        cx.nwin = MSM_NBITS / cx.c + 1;
+        if (cx.nwin * cx.nchunks < Tb)
+            Tb = cx.nwin * cx.nchunks;
+        size_t nbt = ((size_t)1 << (cx.c - 1)) * k;
+        size_t cap = (m + cx.nchunks - 1) / cx.nchunks + 1;
+        cx.partial = malloc(sizeof(MG_(jac)) * k * cx.nwin * cx.nchunks);
+        if (!cx.partial)
+            goto done;
+        if (affine) {
+            cx.chunk_cap = cap;
+            cx.min_pairs = flags & CUZK__MSM_ALL_ROUNDS ? 1 : MSM_MIN_PAIRS;
+            size_t ce = cap * k, o_scr, o_dig, o_start, o_len, sz;
+            sz = (sizeof(MG_(affine)) * ce * Tb + 63) & ~(size_t)63;
+            o_scr = sz;
+            sz += (sizeof(MFT) * (ce / 2 + 1) * Tb + 63) & ~(size_t)63;
+            o_dig = sz;
+            sz += (sizeof(uint32_t) * ce * Tb + 63) & ~(size_t)63;
+            o_start = sz;
+            sz += (sizeof(uint32_t) * (nbt + 1) * Tb + 63) & ~(size_t)63;
+            o_len = sz;
+            sz += sizeof(uint32_t) * nbt * Tb;
+            blk = msm_scratch_get(sz, &blk_n);
+            if (!blk)
+                goto done;
+            cx.spts = (MG_(affine) *)blk;
+            cx.sscr = (MFT *)(blk + o_scr);
+            cx.sdig = (uint32_t *)(blk + o_dig);
+            cx.sstart = (uint32_t *)(blk + o_start);
+            cx.slen = (uint32_t *)(blk + o_len);
+            cuzk_parallel_threads(Tb, MG_(msmb_bucket_thread), &cx);
+        } else {
+            cx.buckets = malloc(sizeof(MG_(xyzz)) * nbt * Tb);
+            if (!cx.buckets)
+                goto done;
+            cuzk_parallel_threads(Tb, MG_(msmb_xyzz_thread), &cx);
+        }
+    }
+    for (size_t j = 0; j < k; j++) {
+        MG_(jac) acc;
+        MG_(set_inf)(&acc);
+        if (m)
+            for (unsigned w = cx.nwin; w-- > 0;) {
+                for (unsigned i = 0; i < cx.c; i++)
+                    MG_(dbl)(&acc, &acc);
+                for (unsigned ch = 0; ch < cx.nchunks; ch++)
+                    MG_(add)(&acc, &acc, &cx.partial[(j * cx.nwin + w) * cx.nchunks + ch]);
+            }
+        MG_(xyzz) ones;
+        MG_(xyzz_set_inf)(&ones);
+        for (size_t t = 0; t < ncls; t++)
+            MG_(xyzz_add)(&ones, &ones, &cx.ones[t * k + j]);
+        MG_(jac) oj;
+        MG_(xyzz_to_jac)(&oj, &ones);
+        MG_(add)(&out[j], &acc, &oj);
+    }
+    err = CUZK_OK;
+done:
+    free(canon);
+    free(cx.idx);
+    free(cx.mask);
+    free(cx.one_idx);
+    free(cx.cnt);
+    free(cx.ones);
+    free(cx.buckets);
+    msm_scratch_put(blk, blk_n);
+    free(cx.partial);
+    return err;
+}
+
 /* ------------------------------------------------------------------ fixed-base tables */
 
 unsigned MG_(msm_tab_copies)(unsigned t, unsigned c)
