@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all build test asan run bench clean gpu-check format
+.PHONY: all build test asan run cluster-demo bench clean gpu-check format
 
 all: build
 
@@ -27,6 +27,11 @@ asan:
 
 run: build
 	./scripts/run-demo
+
+# A local two-node cluster on a throwaway PostgreSQL, nginx in front when installed
+# (docs/CLUSTER.md).
+cluster-demo: build
+	./scripts/cluster-demo
 
 bench: build
 	$(BUILD)/bin/cuzk-bench-core

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster/cluster.h"
 #include "cuzk/err.h"
 #include "cuzk/groth16.h"
 #include "cuzk/log.h"
@@ -150,12 +151,32 @@ int main(int argc, char **argv)
         cuzk_daemon_config_free(&cfg);
         return 2;
     }
+    /* [cluster]: this daemon is one node of a cluster on a shared database. */
+    cuzk_cluster *cluster = NULL;
+    if (cfg.cluster_database[0]) {
+        cuzk_cluster_config cc = {cfg.cluster_database, cfg.cluster_node_id,
+                                  cfg.cluster_lease_ms, cfg.cluster_poll_ms,
+                                  cfg.cluster_retain_ms,
+                                  cfg.cluster_slots ? cfg.cluster_slots : cfg.partition_workers,
+                                  cfg.cluster_max_attempts, cfg.cluster_notify,
+                                  cfg.cluster_witness_shared ? cfg.cluster_witness_dir : NULL,
+                                  cfg.max_partitions};
+        if ((e = cuzk_cluster_start(&cluster, engine, &cc, &eb))) {
+            CUZK_LOG_ERROR(TGT, "cluster start failed", "error=%s code=%s", eb.msg,
+                           cuzk_errname(e));
+            fprintf(stderr, "cuzk-daemon: error: %s\n", eb.msg);
+            cuzk_engine_free(engine);
+            cuzk_daemon_config_free(&cfg);
+            return 2;
+        }
+    }
     grpc_init();
     cuzk_metrics_http *mh = NULL;
     char mbound[256] = "";
     if (cfg.metrics_listen[0]) {
         if ((e = cuzk_metrics_http_start(&mh, engine, cfg.metrics_listen, mbound, &eb))) {
             CUZK_LOG_ERROR(TGT, "metrics endpoint failed", "error=%s", eb.msg);
+            cuzk_cluster_free(cluster);
             cuzk_engine_free(engine);
             grpc_shutdown();
             cuzk_daemon_config_free(&cfg);
@@ -168,12 +189,14 @@ int main(int argc, char **argv)
                           .devices = "cpu",
                           .witness_dir = cfg.witness_dir,
                           .handler_threads = cfg.handler_threads,
-                          .max_pending_calls = cfg.max_pending_calls};
+                          .max_pending_calls = cfg.max_pending_calls,
+                          .cluster = cluster};
     cuzk_rpc_server *srv = NULL;
     char bound[256];
     if ((e = cuzk_rpc_start(&srv, engine, &rc, bound, &eb))) {
         CUZK_LOG_ERROR(TGT, "gRPC server failed", "error=%s", eb.msg);
         cuzk_metrics_http_stop(mh);
+        cuzk_cluster_free(cluster);
         cuzk_engine_free(engine);
         grpc_shutdown();
         cuzk_daemon_config_free(&cfg);
@@ -181,6 +204,8 @@ int main(int argc, char **argv)
     }
     CUZK_LOG_INFO(TGT, "listening", "addr=%s max_message_size=%" PRIu64, bound,
                   cfg.max_message_size);
+    if (cluster)
+        cuzk_cluster_set_address(cluster, bound);
     {
         char ready[300];
         snprintf(ready, sizeof ready, "cuzk-daemon ready, serving on %s", bound);
@@ -195,9 +220,12 @@ int main(int argc, char **argv)
     /* Stop accepting calls (gRPC refuses new ones), let jobs finish, answer the waiting
      * calls, then tear down. A second signal during the drain is ignored (still blocked). */
     cuzk_rpc_stop_accepting(srv);
+    if (cluster) /* first: its partitions drain through the engine, the rest go to other nodes */
+        cuzk_cluster_stop(cluster, cfg.shutdown_grace_ms);
     unsigned n = cuzk_engine_shutdown(engine, cfg.shutdown_grace_ms);
     cuzk_rpc_finish(srv, 5000);
     cuzk_rpc_free(srv);
+    cuzk_cluster_free(cluster);
     cuzk_metrics_http_stop(mh);
     cuzk_engine_status st;
     cuzk_engine_get_status(engine, &st);

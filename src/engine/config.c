@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "engine/config.h"
 
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,14 @@ void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
     c->verify = 1;
     c->log_level = CUZK_LOG_LEVEL_INFO;
     c->log_format = CUZK_LOG_FORMAT_TEXT;
+    c->cluster_database = dup_or_die("");
+    c->cluster_node_id = dup_or_die("");
+    c->cluster_witness_dir = dup_or_die("");
+    c->cluster_lease_ms = 30000;
+    c->cluster_poll_ms = 1000;
+    c->cluster_retain_ms = 24ull * 3600 * 1000;
+    c->cluster_max_attempts = 3;
+    c->cluster_notify = 1;
 }
 
 void cuzk_daemon_config_free(cuzk_daemon_config *c)
@@ -56,6 +65,9 @@ void cuzk_daemon_config_free(cuzk_daemon_config *c)
     free(c->key_cache_dir);
     free(c->witness_dir);
     free(c->gpu_devices);
+    free(c->cluster_database);
+    free(c->cluster_node_id);
+    free(c->cluster_witness_dir);
     for (size_t i = 0; i < c->n_circuits; i++) {
         free((char *)c->circuits[i].id);
         free((char *)c->circuits[i].zkey);
@@ -248,6 +260,56 @@ cuzk_err cuzk_daemon_check_listen(const char *what, const char *addr, int allow_
     if (!ok || port > 65535)
         return cuzk_errf(eb, CUZK_BAD_CONFIG, "%s '%s': port '%s' is not 1 to 65535 (0: any "
                          "free port)", what, addr, p);
+    return CUZK_OK;
+}
+
+static cuzk_err get_ms(const cuzk_toml_value *root, const char *path, uint64_t lo_ms,
+                       uint64_t *ms, cuzk_errbuf *eb)
+{
+    uint64_t ns = *ms * 1000000ull;
+    cuzk_err e = cuzk_toml_get_duration_ns(root, path, &ns, eb);
+    if (e)
+        return e;
+    if (ns < lo_ms * 1000000ull)
+        return cuzk_toml_errf(cuzk_toml_get(root, path), eb, "must be at least %" PRIu64 "ms",
+                              lo_ms);
+    *ms = ns / 1000000ull;
+    return CUZK_OK;
+}
+
+/* [cluster]: present only when the daemon joins a cluster (docs/CLUSTER.md). */
+static cuzk_err apply_cluster(cuzk_daemon_config *c, const cuzk_toml_value *root,
+                              const char *base_dir, cuzk_errbuf *eb)
+{
+    const cuzk_toml_value *t;
+    cuzk_err e = cuzk_toml_get_table(root, "cluster", &t, eb);
+    if (e || !t)
+        return e;
+    const char *s = NULL;
+    bool notify = c->cluster_notify;
+    if ((e = get_str(root, "cluster.database", &c->cluster_database, eb)) ||
+        (e = get_str(root, "cluster.node_id", &c->cluster_node_id, eb)) ||
+        (e = get_str(root, "cluster.witness_dir", &c->cluster_witness_dir, eb)) ||
+        (e = resolve_path(&c->cluster_witness_dir, base_dir, eb)) ||
+        (e = get_ms(root, "cluster.lease", 500, &c->cluster_lease_ms, eb)) ||
+        (e = get_ms(root, "cluster.poll_interval", 10, &c->cluster_poll_ms, eb)) ||
+        (e = get_ms(root, "cluster.retain", 1000, &c->cluster_retain_ms, eb)) ||
+        (e = get_uint(root, "cluster.slots", 0, 4096, &c->cluster_slots, eb)) ||
+        (e = get_uint(root, "cluster.max_attempts", 1, 1000, &c->cluster_max_attempts, eb)) ||
+        (e = cuzk_toml_get_bool(root, "cluster.notify", &notify, eb)) ||
+        (e = cuzk_toml_get_string(root, "cluster.witness_storage", &s, eb)))
+        return e;
+    c->cluster_notify = notify;
+    if (!c->cluster_database[0])
+        return cuzk_toml_errf(t, eb, "missing required key 'database' (a PostgreSQL connection "
+                              "string, e.g. \"postgresql://cuzk@db-host/cuzk\")");
+    if (s && strcmp(s, "database") != 0 && strcmp(s, "shared_dir") != 0)
+        return cuzk_toml_errf(cuzk_toml_get(root, "cluster.witness_storage"), eb,
+                              "'%s' is not one of database, shared_dir", s);
+    c->cluster_witness_shared = s && strcmp(s, "shared_dir") == 0;
+    if (c->cluster_witness_shared && !c->cluster_witness_dir[0])
+        return cuzk_toml_errf(t, eb, "witness_storage = \"shared_dir\" needs witness_dir (a "
+                              "folder every node mounts at the same path)");
     return CUZK_OK;
 }
 
@@ -446,6 +508,8 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         ec->preload = preload;
         ec->priority = p;
     }
+    if ((e = apply_cluster(c, root, base_dir, eb)))
+        return e;
     return cuzk_toml_check_unused(doc, eb);
 }
 

@@ -46,6 +46,13 @@
  *                generate_constraints = 1048576 or "2^20" (required), generate_curve =
  *                "bn128" | "bls12381", generate_profile = "dense" | "sparse-bits" |
  *                "mixed", generate_seed = "1" (string or integer), defaults as gen-circuit's
+ *   [cluster]    (absent: a single node, jobs in memory; docs/CLUSTER.md) database =
+ *                "postgresql://..." (required in the table), node_id = "" (the host name),
+ *                lease = "30s", poll_interval = "1s", retain = "24h", slots = 0 (partitions
+ *                claimed at once; 0: partition_workers), max_attempts = 3 (leases a partition
+ *                may lose before its job fails), notify = true (LISTEN/NOTIFY wake-ups),
+ *                witness_storage = "database" | "shared_dir", witness_dir = "" (shared_dir:
+ *                the folder every node mounts)
  */
 #ifndef CUZK_ENGINE_CONFIG_H
 #define CUZK_ENGINE_CONFIG_H
@@ -87,6 +94,12 @@ typedef struct {
     cuzk_log_format log_format;
     cuzk_engine_circuit *circuits; /* strings owned by the config */
     size_t n_circuits;
+    /* [cluster]: cluster_database "" runs a single node. */
+    char *cluster_database, *cluster_node_id, *cluster_witness_dir;
+    uint64_t cluster_lease_ms, cluster_poll_ms, cluster_retain_ms;
+    unsigned cluster_slots, cluster_max_attempts;
+    int cluster_notify;
+    int cluster_witness_shared; /* witness_storage = "shared_dir" */
 } cuzk_daemon_config;
 
 /* Fills *c with the defaults. */

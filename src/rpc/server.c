@@ -27,6 +27,7 @@
 #include "cuzk/curve.h"
 #include "cuzk/log.h"
 #include "cuzk/v1/proving.pb-c.h"
+#include "rpc/cluster_rpc.h"
 #include "rpc/status_memory.h"
 
 #define TGT "cuzk_rpc"
@@ -69,6 +70,7 @@ struct call {
 
 struct cuzk_rpc_server {
     cuzk_engine *engine;
+    cuzk_cluster *cluster; /* NULL: a single node */
     grpc_server *server;
     grpc_completion_queue *cq;
     pthread_t cq_thread;
@@ -476,7 +478,9 @@ static int do_submit(call *c, char job_id[32], int *existing)
         cuzk_submit s = {q->circuit_id, q->request_id, (cuzk_priority)q->priority,
                          nw, ptrs, lens, q->n_witness_seeds, q->witness_seeds};
         cuzk_errbuf eb = {{0}};
-        cuzk_err e = cuzk_engine_submit(c->srv->engine, &s, job_id, existing, &eb);
+        cuzk_cluster *cl = c->srv->cluster;
+        cuzk_err e = cl ? cuzk_cluster_submit(cl, &s, job_id, existing, &eb)
+                        : cuzk_engine_submit(c->srv->engine, &s, job_id, existing, &eb);
         if (e)
             set_err(c, e, &eb);
         else
@@ -532,7 +536,8 @@ static void h_cancel(call *c)
     int was = 0;
     cuzk_job_state st = 0;
     cuzk_errbuf eb = {{0}};
-    cuzk_err e = cuzk_engine_cancel(c->srv->engine, q->job_id, &was, &st, &eb);
+    cuzk_err e = c->srv->cluster ? cuzk_cluster_cancel(c->srv->cluster, q->job_id, &was, &st, &eb)
+                                 : cuzk_engine_cancel(c->srv->engine, q->job_id, &was, &st, &eb);
     protobuf_c_message_free_unpacked(&q->base, NULL);
     if (e) {
         set_err(c, e, &eb);
@@ -662,7 +667,9 @@ static void h_status(call *c)
     m.pinned_unpins = s.pinned_unpins;
     m.gpu_budget_cpu = s.gpu_budget_cpu;
     cuzk__rpc_status_memory(&m, gs, &s);
+    cuzk__rpc_fleet *fleet = c->srv->cluster ? cuzk__rpc_fleet_fill(c->srv->cluster, &m) : NULL;
     set_resp(c, &m.base);
+    cuzk__rpc_fleet_free(fleet);
 }
 
 static void h_metrics(call *c)
@@ -916,13 +923,22 @@ static int job_ended(cuzk_job_state st)
     return st == CUZK_JOB_COMPLETED || st == CUZK_JOB_FAILED || st == CUZK_JOB_CANCELLED;
 }
 
+/* The job's state now (waiting at most 1 ms): from the engine, or on a cluster node from the
+ * cluster's database. */
+static cuzk_err peek_job(cuzk_rpc_server *s, const char *job_id, cuzk_job_result *r,
+                         cuzk_errbuf *eb)
+{
+    return s->cluster ? cuzk_cluster_await(s->cluster, job_id, 1, r, eb)
+                      : cuzk_engine_await(s->engine, job_id, 1, r, eb);
+}
+
 /* The job's result now (waiting at most 1 ms), as the reply. 1: the job has ended or is
  * unknown (the reply is final), 0: still live. */
 static int try_result(call *c, int final)
 {
     cuzk_job_result r;
     cuzk_errbuf eb = {{0}};
-    cuzk_err e = cuzk_engine_await(c->srv->engine, c->job_id, 1, &r, &eb);
+    cuzk_err e = peek_job(c->srv, c->job_id, &r, &eb);
     if (e) {
         set_err(c, e, &eb);
         return 1;
@@ -963,7 +979,7 @@ static void park(call *c, const char *job_id, uint64_t timeout_ms)
     /* The job may have ended before the call was parked, unseen by the hook. */
     cuzk_job_result r;
     cuzk_errbuf eb = {{0}};
-    cuzk_err e = cuzk_engine_await(s->engine, c->job_id, 1, &r, &eb);
+    cuzk_err e = peek_job(s, c->job_id, &r, &eb);
     int ended = e || job_ended(r.state);
     pthread_mutex_lock(&s->mu);
     int mine = ended && c->parked;
@@ -1233,6 +1249,7 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
     if (!s)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     s->engine = e;
+    s->cluster = cfg->cluster;
     s->devices = strdup(cfg->devices ? cfg->devices : "cpu");
     s->witness_fd = -1;
     if (cfg->witness_dir && cfg->witness_dir[0]) {
@@ -1309,6 +1326,8 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
     }
     s->timer_started = 1;
     cuzk_engine_set_job_end_hook(e, on_job_end, s);
+    if (s->cluster)
+        cuzk_cluster_set_job_end_hook(s->cluster, on_job_end, s);
     grpc_server_start(s->server);
     request_next(s);
     if (pthread_create(&s->cq_thread, NULL, cq_main, s) != 0) {
@@ -1381,6 +1400,8 @@ void cuzk_rpc_free(cuzk_rpc_server *s)
     if (!s)
         return;
     cuzk_engine_set_job_end_hook(s->engine, NULL, NULL);
+    if (s->cluster)
+        cuzk_cluster_set_job_end_hook(s->cluster, NULL, NULL);
     pthread_mutex_lock(&s->mu);
     s->stopping = 1;
     pthread_cond_broadcast(&s->work_cv);

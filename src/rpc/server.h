@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "cluster/cluster.h"
 #include "cuzk/err.h"
 #include "engine/engine.h"
 
@@ -27,6 +28,7 @@ typedef struct {
                                 * way, read into memory; NULL/"": paths refused */
     unsigned handler_threads;   /* handler pool size (0: 64) */
     unsigned max_pending_calls; /* calls accepted and unanswered (0: 4096) */
+    cuzk_cluster *cluster;     /* a cluster node: jobs go through it (src/rpc/cluster_rpc.c) */
 } cuzk_rpc_config;
 
 /* Binds and starts serving. *bound receives the address actually served (port resolved). */

@@ -417,6 +417,38 @@ static void test_budget(void)
     free(bp.data);
 }
 
+/* [cluster]: absent means a single node; present needs database; durations and storage. */
+static void test_cluster_config(void)
+{
+    cuzk_daemon_config c;
+    cuzk_errbuf eb = {{0}};
+    CHECK(cuzk_daemon_config_parse(&c, "e.toml", "", 0, ".", &eb) == CUZK_OK);
+    CHECK(c.cluster_database[0] == 0 && c.cluster_lease_ms == 30000 &&
+          c.cluster_retain_ms == 24ull * 3600 * 1000 && c.cluster_notify == 1);
+    cuzk_daemon_config_free(&c);
+    const char *ok = "[cluster]\ndatabase = \"postgresql://db/cuzk\"\nnode_id = \"n1\"\n"
+                     "lease = \"2s\"\nretain = \"1h\"\nslots = 3\nnotify = false\n"
+                     "witness_storage = \"shared_dir\"\nwitness_dir = \"w\"\n";
+    CHECK(cuzk_daemon_config_parse(&c, "c.toml", ok, strlen(ok), "/cfg", &eb) == CUZK_OK);
+    CHECK(strcmp(c.cluster_database, "postgresql://db/cuzk") == 0 &&
+          strcmp(c.cluster_node_id, "n1") == 0 && c.cluster_lease_ms == 2000 &&
+          c.cluster_retain_ms == 3600000 && c.cluster_slots == 3 && !c.cluster_notify &&
+          c.cluster_witness_shared && strcmp(c.cluster_witness_dir, "/cfg/w") == 0);
+    cuzk_daemon_config_free(&c);
+    const char *nodb = "[cluster]\nnode_id = \"n1\"\n";
+    CHECK(cuzk_daemon_config_parse(&c, "n.toml", nodb, strlen(nodb), ".", &eb) ==
+          CUZK_BAD_CONFIG);
+    CHECK_MSG(strstr(eb.msg, "n.toml:1") && strstr(eb.msg, "database"), "%s", eb.msg);
+    const char *nodir = "[cluster]\ndatabase = \"x\"\nwitness_storage = \"shared_dir\"\n";
+    CHECK(cuzk_daemon_config_parse(&c, "s.toml", nodir, strlen(nodir), ".", &eb) ==
+          CUZK_BAD_CONFIG);
+    CHECK_MSG(strstr(eb.msg, "witness_dir"), "%s", eb.msg);
+    const char *lease = "[cluster]\ndatabase = \"x\"\nlease = \"10ms\"\n";
+    CHECK(cuzk_daemon_config_parse(&c, "l.toml", lease, strlen(lease), ".", &eb) ==
+          CUZK_BAD_CONFIG);
+    CHECK_MSG(strstr(eb.msg, "l.toml:3") && strstr(eb.msg, "cluster.lease"), "%s", eb.msg);
+}
+
 static void test_config(void)
 {
     cuzk_daemon_config c;
@@ -1384,6 +1416,7 @@ int main(void)
 {
     cuzk_log_set_level(CUZK_LOG_LEVEL_WARN);
     test_config();
+    test_cluster_config();
     test_basic();
     test_key_lru();
     test_priority_cancel();
