@@ -271,6 +271,11 @@ def test_tls():
     tls_fails(d.addr, "a plaintext client of a TLS port")
     tls_fails(d.addr, "a client that trusts another CA", tls_ca=other_ca[1])
     check(any("tls=server" in l for l in d.lines), "listening line says tls=server")
+    r = subprocess.run(["/usr/bin/python3", os.path.join(dt.ROOT, "scripts/cuzk-client.py"),
+                        "--addr", d.addr, "--tls-ca", ca_pem, "list"], capture_output=True,
+                       text=True, timeout=60)
+    check(r.returncode == 0 and "bn-mul" in r.stdout, "cuzk-client --tls-ca list: %s" %
+          r.stderr[-300:])
     check(d.stop() == 0, "tls daemon exits 0")
 
     # Mutual TLS, on a network address (client_ca authenticates), with a certificate reload.
@@ -372,7 +377,8 @@ def test_unix_socket():
 
 
 def test_client_cli():
-    """scripts/cuzk-client.py's --token-file, --unix, --tls-* options."""
+    """scripts/cuzk-client.py's and cuzk-bench's --token-file and --unix options (--tls-* build
+    the same Client as test_tls's)."""
     sock = os.path.join(TMP, "cli.sock")
     tf = write(os.path.join(TMP, "tokens-cli"), tokens_text(["prove"]))
     tokfile = write(os.path.join(TMP, "prove.token"), TOK["prove"] + "\n")
@@ -389,6 +395,13 @@ def test_client_cli():
                        text=True, timeout=60)
     check(r.returncode == 2 and "UNAUTHENTICATED" in r.stderr, "cuzk-client without a token: %s"
           % r.stderr[-200:])
+    bench = os.path.join(os.path.dirname(os.path.abspath(dt.DAEMON)), "cuzk-bench")
+    r = subprocess.run(["/usr/bin/python3", bench, "--unix", sock, "--token-file", tokfile,
+                        "single", "--circuit", "bn-mul", "--witness",
+                        os.path.join(dt.FIX, "bn128/multiplier.wtns")],
+                       capture_output=True, text=True, timeout=300)
+    check(r.returncode == 0, "cuzk-bench --unix --token-file single: %s %s" %
+          (r.stdout[-300:], r.stderr[-300:]))
     check(d.stop() == 0, "cli daemon exits 0")
 
 
