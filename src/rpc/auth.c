@@ -310,7 +310,7 @@ static int begin_line(const char *p, const char *end, char lab[64], const char *
     if ((size_t)(end - p) < bl || memcmp(p, B, bl) != 0)
         return 0;
     const char *s = p + bl, *d = s;
-    while (d < end && *d != '-' && *d != '\n')
+    while (d < end && ((*d >= 'A' && *d <= 'Z') || *d == ' '))
         d++;
     if ((size_t)(end - d) < 5 || memcmp(d, "-----", 5) != 0 || d - s >= 64 || d == s)
         return 0;
@@ -330,6 +330,9 @@ cuzk_err cuzk_tls_check_pem(const char *what, const char *text, size_t len, int 
 {
     const char *p = text, *end = text + len;
     unsigned certs = 0, keys = 0;
+    /* gRPC reads the PEM as a C string: a NUL would cut it short. */
+    if (memchr(text, 0, len))
+        return cuzk_errf(eb, CUZK_BAD_CONFIG, "%s: holds a NUL byte (not a PEM text file)", what);
     while (p < end) {
         char lab[64];
         const char *body;
