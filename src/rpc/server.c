@@ -1064,12 +1064,19 @@ static void *timer_main(void *arg)
     return NULL;
 }
 
-/* The caller's role from its `authorization: Bearer TOKEN` metadata. 0 when it may call a
- * method of role need; else -1 with UNAUTHENTICATED or PERMISSION_DENIED set. */
-static int authorize(call *c, cuzk_role need)
+/* The caller's role from its `authorization: Bearer TOKEN` metadata, checked against the
+ * method's least role (an unknown method needs a known token). Runs when the call arrives,
+ * before its request message is read: a caller without a token costs no message buffer.
+ * 0 when allowed; else -1 with UNAUTHENTICATED or PERMISSION_DENIED set. */
+static int authorize(call *c)
 {
     if (!c->srv->auth)
         return 0;
+    cuzk_role need = CUZK_ROLE_READ;
+    if (strncmp(c->method, SVC, strlen(SVC)) == 0)
+        for (size_t i = 0; i < sizeof METHODS / sizeof METHODS[0]; i++)
+            if (strcmp(c->method + strlen(SVC), METHODS[i].name) == 0)
+                need = METHODS[i].role;
     c->role = CUZK_ROLE_NONE;
     for (size_t i = 0; i < c->md.count && c->role == CUZK_ROLE_NONE; i++) {
         const grpc_metadata *m = &c->md.metadata[i];
@@ -1099,10 +1106,6 @@ static void dispatch(call *c)
     if (strncmp(m, SVC, strlen(SVC)) == 0)
         for (size_t i = 0; i < sizeof METHODS / sizeof METHODS[0]; i++)
             if (strcmp(m + strlen(SVC), METHODS[i].name) == 0) {
-                if (authorize(c, METHODS[i].role)) {
-                    reply(c);
-                    return;
-                }
                 pthread_mutex_lock(&c->srv->mu);
                 c->refs++; /* c outlives a park() answered meanwhile by another thread */
                 pthread_mutex_unlock(&c->srv->mu);
@@ -1184,6 +1187,10 @@ static void on_event(cuzk_rpc_server *s, call *c, int ok)
             ml = sizeof c->method - 1;
         memcpy(c->method, GRPC_SLICE_START_PTR(c->details.method), ml);
         c->method[ml] = 0;
+        if (authorize(c)) {
+            send_reply(c);
+            return;
+        }
         grpc_op op;
         memset(&op, 0, sizeof op);
         op.op = GRPC_OP_RECV_MESSAGE;

@@ -197,12 +197,21 @@ def test_tokens_config():
         p = write(os.path.join(TMP, name), text)
         run_bad_config(name + ".toml", base % p, [p + needle])
     # Tokens make a network address acceptable (with a warning: no TLS).
-    tf = write(os.path.join(TMP, "tokens-net"), tokens_text(["read"]))
-    d = Daemon("tokens-net", base % tf, ["--listen", "0.0.0.0:0"],
-               client_kw={"token": TOK["read"]})
+    tf = write(os.path.join(TMP, "tokens-net"), tokens_text(["prove"]))
+    d = Daemon("tokens-net", base % tf + "[daemon]\nmax_message_size = \"1KiB\"\n",
+               ["--listen", "0.0.0.0:0"], client_kw={"token": TOK["prove"]})
     check(d.addr.startswith("0.0.0.0:"), "tokens serve on 0.0.0.0: %s" % d.addr)
     check(any("travel unencrypted" in l for l in d.lines), "warning: tokens without TLS")
     check(d.call("GetStatus").uptime_s >= 0, "tokens on 0.0.0.0 answer")
+    # The token is checked before the request is read: no token, a message over the limit,
+    # UNAUTHENTICATED (a caller with a token gets the size error).
+    big = {"circuit_id": "x", "witnesses": [b"w" * 4096]}
+    anon = cc.Client("127.0.0.1:" + d.addr.rsplit(":", 1)[1])
+    expect_error(lambda: anon.call("SubmitProof", timeout=10, **big), SC.UNAUTHENTICATED, "",
+                 "a large request without a token")
+    anon.close()
+    expect_error(lambda: d.call("SubmitProof", **big), SC.RESOURCE_EXHAUSTED, "",
+                 "a large request with a token")
     check(d.stop() == 0, "tokens-net exits 0")
     # metrics on the network needs require_token or metrics.insecure.
     run_bad_config("m-open.toml", "[metrics]\nlisten = \"0.0.0.0:0\"\n",
