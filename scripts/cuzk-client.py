@@ -5,7 +5,8 @@ Needs Debian's python3-grpcio and python3-protobuf (run it with /usr/bin/python3
 (protobuf-compiler): the message classes are generated from proto/cuzk/v1/proving.proto into a
 temporary folder at start, so nothing generated is committed.
 
-  cuzk-client.py [--addr HOST:PORT] prove CIRCUIT W.wtns [W2.wtns ...] [--out DIR]
+  cuzk-client.py [--addr HOST:PORT | --unix PATH] [--token-file F] [--tls-ca CA.pem
+                 [--tls-cert C.pem --tls-key K.pem]] prove CIRCUIT W.wtns [...] [--out DIR]
                  [--request-id ID] [--priority low|normal|high|critical]
   cuzk-client.py prove CIRCUIT --seeds 1,2,3 [...]  a generated key's circuit: witness seeds
   cuzk-client.py submit CIRCUIT W.wtns [...]        prints the job id
@@ -16,6 +17,11 @@ temporary folder at start, so nothing generated is committed.
 prove / await write DIR/proof.json and DIR/public.json (one partition) or proof_K.json /
 public_K.json per partition K, plus proof_K.bin (192-byte compressed) on BLS12-381, and print
 a JSON summary. Exit status: 0 ok, 1 the job failed or was cancelled, 2 a gRPC error.
+
+--token-file names a file holding the bearer token alone (sent as `authorization: Bearer ..`);
+--tls-ca the CA that signed the daemon's certificate (TLS), with --tls-cert / --tls-key the
+client's certificate for mutual TLS; --tls-name the name to expect in the daemon's
+certificate when it differs from the address's host.
 """
 import argparse
 import atexit
@@ -86,13 +92,40 @@ METHODS = {
 }
 
 
-class Client:
-    """Unary calls to the daemon through grpc's generic channel API."""
+def read_token(path):
+    """The bearer token in a file of its own (surrounding whitespace dropped)."""
+    with open(path) as f:
+        return f.read().strip()
 
-    def __init__(self, addr, max_message=(2 << 30) - 1):
-        self.channel = grpc.insecure_channel(addr, options=[
-            ("grpc.max_receive_message_length", max_message),
-            ("grpc.max_send_message_length", max_message)])
+
+def _read(path):
+    if not path:
+        return None
+    with open(path, "rb") as f:
+        return f.read()
+
+
+class Client:
+    """Unary calls to the daemon through grpc's generic channel API. token: sent on every call;
+    tls_ca: a TLS channel trusting that CA (PEM bytes or path), with tls_cert / tls_key the
+    client's certificate (mutual TLS); tls_name overrides the name checked in the daemon's
+    certificate."""
+
+    def __init__(self, addr, max_message=(2 << 30) - 1, token=None, tls_ca=None, tls_cert=None,
+                 tls_key=None, tls_name=None):
+        opts = [("grpc.max_receive_message_length", max_message),
+                ("grpc.max_send_message_length", max_message)]
+        if tls_ca:
+            rd = (lambda x: x if isinstance(x, bytes) or x is None else _read(x))
+            creds = grpc.ssl_channel_credentials(root_certificates=rd(tls_ca),
+                                                 private_key=rd(tls_key),
+                                                 certificate_chain=rd(tls_cert))
+            if tls_name:
+                opts.append(("grpc.ssl_target_name_override", tls_name))
+            self.channel = grpc.secure_channel(addr, creds, options=opts)
+        else:
+            self.channel = grpc.insecure_channel(addr, options=opts)
+        self.metadata = (("authorization", "Bearer " + token),) if token else None
         self.pb = pb()
         self._stubs = {}
         for name, (req, resp) in METHODS.items():
@@ -103,7 +136,11 @@ class Client:
 
     def call(self, method, timeout=None, **fields):
         req = getattr(self.pb, METHODS[method][0])(**fields)
-        return self._stubs[method](req, timeout=timeout)
+        return self._stubs[method](req, timeout=timeout, metadata=self.metadata)
+
+    def future(self, method, timeout=None, **fields):
+        req = getattr(self.pb, METHODS[method][0])(**fields)
+        return self._stubs[method].future(req, timeout=timeout, metadata=self.metadata)
 
     def wait_ready(self, timeout=30):
         grpc.channel_ready_future(self.channel).result(timeout=timeout)
@@ -176,9 +213,38 @@ def memory_table(st):
     return "\n".join("%-*s %14s" % (w, name, mib(v)) for name, v in rows)
 
 
+def add_connection_args(ap):
+    """--addr / --unix, --token-file, --tls-ca, --tls-cert, --tls-key, --tls-name."""
+    ap.add_argument("--addr", default="127.0.0.1:9820")
+    ap.add_argument("--unix", metavar="PATH", help="the daemon's unix socket (instead of --addr)")
+    ap.add_argument("--token-file", metavar="FILE", help="bearer token (the file holds it alone)")
+    ap.add_argument("--tls-ca", metavar="PEM", help="TLS: the CA of the daemon's certificate")
+    ap.add_argument("--tls-cert", metavar="PEM", help="mutual TLS: this client's certificate")
+    ap.add_argument("--tls-key", metavar="PEM", help="mutual TLS: this client's key")
+    ap.add_argument("--tls-name", metavar="NAME", help="name expected in the daemon's certificate")
+
+
+def connection_kwargs(a):
+    """Client() keyword arguments from add_connection_args' options."""
+    if bool(a.tls_cert) != bool(a.tls_key):
+        raise SystemExit("cuzk: --tls-cert and --tls-key go together")
+    if a.tls_cert and not a.tls_ca:
+        raise SystemExit("cuzk: --tls-cert needs --tls-ca")
+    return dict(token=read_token(a.token_file) if a.token_file else None, tls_ca=a.tls_ca,
+                tls_cert=a.tls_cert, tls_key=a.tls_key, tls_name=a.tls_name)
+
+
+def connection_addr(a):
+    return "unix:" + os.path.abspath(a.unix) if a.unix else a.addr
+
+
+def client_from_args(a):
+    return Client(connection_addr(a), **connection_kwargs(a))
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description="client for cuzk-daemon")
-    ap.add_argument("--addr", default="127.0.0.1:9820")
+    add_connection_args(ap)
     sub = ap.add_subparsers(dest="cmd", required=True)
     for name in ("prove", "submit"):
         p = sub.add_parser(name)
@@ -201,7 +267,7 @@ def main(argv):
     sub.add_parser("preload").add_argument("circuit")
     sub.add_parser("evict").add_argument("circuit")
     a = ap.parse_args(argv)
-    c = Client(a.addr)
+    c = client_from_args(a)
     from google.protobuf import json_format
     try:
         if a.cmd in ("prove", "submit"):

@@ -1,7 +1,9 @@
 /* cuzk-daemon: the persistent proving server. Reads the config (every key has a default),
- * loads the preloaded keys, starts the engine, serves gRPC (and HTTP /metrics), and on
- * SIGTERM / SIGINT stops accepting, drains in-flight jobs within daemon.shutdown_grace, frees
- * everything and exits 0. Exit 2: bad configuration or start-up failure. */
+ * loads the preloaded keys, starts the engine, serves gRPC (and HTTP /metrics), on SIGHUP
+ * re-reads the tokens file and the TLS certificate (keeping the old ones when the new are bad;
+ * connections stay open), and on SIGTERM / SIGINT stops accepting, drains in-flight jobs
+ * within daemon.shutdown_grace, frees everything and exits 0. Exit 2: bad configuration or
+ * start-up failure. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <grpc/grpc.h>
@@ -32,16 +34,38 @@ static const char *HELP =
     "\n"
     "  --config FILE      TOML configuration (every key has a default; see configs/demo.toml)\n"
     "  --listen ADDR      gRPC address, overrides daemon.listen (HOST:PORT, unix:///PATH);\n"
-    "                     beyond loopback only with daemon.insecure = true\n"
+    "                     beyond loopback only with tokens, mutual TLS or daemon.insecure\n"
     "  --metrics ADDR     HTTP /metrics address, overrides metrics.listen (\"\" disables)\n"
     "  --log-level LEVEL  error, warn, info, debug, trace, off; overrides logging.level\n"
-    "  -h, --help         this help\n";
+    "  -h, --help         this help\n"
+    "\n"
+    "SIGHUP re-reads [daemon.auth] tokens_file and the [daemon.tls] files.\n";
 
 static void log_stale(void *ctx, const char *path)
 {
     (void)ctx;
     CUZK_LOG_INFO(TGT, "removed a stale key-cache temp file (its writer is gone)", "path=%s",
                   path);
+}
+
+/* SIGHUP: new tokens and certificates for the calls and connections that follow. */
+static void reload(cuzk_auth *auth, cuzk_rpc_server *srv)
+{
+    cuzk_errbuf eb = {{0}};
+    size_t n = 0;
+    int tls = 0;
+    if (auth && cuzk_auth_reload(auth, &n, &eb))
+        CUZK_LOG_ERROR(TGT, "SIGHUP: tokens not reloaded, the old ones stay", "error=%s",
+                       eb.msg);
+    else if (auth)
+        CUZK_LOG_INFO(TGT, "SIGHUP: tokens reloaded", "tokens=%zu", n);
+    if (cuzk_rpc_reload_tls(srv, &tls, &eb))
+        CUZK_LOG_ERROR(TGT, "SIGHUP: TLS files not reloaded, the old ones stay", "error=%s",
+                       eb.msg);
+    else if (tls)
+        CUZK_LOG_INFO(TGT, "SIGHUP: TLS certificate reloaded (new connections use it)");
+    if (!auth && !tls)
+        CUZK_LOG_INFO(TGT, "SIGHUP: nothing to reload (no tokens_file, no TLS)");
 }
 
 static int usage(const char *msg)
@@ -113,10 +137,25 @@ int main(int argc, char **argv)
         cuzk_daemon_config_free(&cfg);
         return 2;
     }
-    if (cfg.insecure && !cuzk_daemon_listen_is_local(cfg.listen))
+    int net = !cuzk_daemon_listen_is_local(cfg.listen);
+    if (net && !cfg.tokens_file[0] && !cfg.tls_client_ca[0])
         fprintf(stderr, "cuzk-daemon: warning: daemon.insecure: serving unauthenticated calls "
                 "on %s\n", cfg.listen);
+    else if (net && cfg.tokens_file[0] && !cfg.tls_cert[0])
+        fprintf(stderr, "cuzk-daemon: warning: bearer tokens travel unencrypted on %s: set "
+                "[daemon.tls] cert and key\n", cfg.listen);
+    if (cfg.metrics_listen[0] && cfg.metrics_insecure && !cfg.metrics_require_token &&
+        !cuzk_daemon_listen_is_local(cfg.metrics_listen))
+        fprintf(stderr, "cuzk-daemon: warning: metrics.insecure: /metrics open to anyone on "
+                "%s\n", cfg.metrics_listen);
+    cuzk_auth *auth = NULL;
+    if (cfg.tokens_file[0] && cuzk_auth_new(&auth, cfg.tokens_file, &eb)) {
+        fprintf(stderr, "cuzk-daemon: error: %s\n", eb.msg);
+        cuzk_daemon_config_free(&cfg);
+        return 2;
+    }
     if (level && cuzk_log_parse_level(level, &cfg.log_level, &eb)) {
+        cuzk_auth_free(auth);
         cuzk_daemon_config_free(&cfg);
         return usage(eb.msg);
     }
@@ -129,6 +168,7 @@ int main(int argc, char **argv)
     sigemptyset(&sigs);
     sigaddset(&sigs, SIGTERM);
     sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
 
@@ -148,6 +188,7 @@ int main(int argc, char **argv)
     cuzk_engine *engine = NULL;
     if ((e = cuzk_engine_new(&engine, &ec, &eb))) {
         CUZK_LOG_ERROR(TGT, "engine start failed", "error=%s code=%s", eb.msg, cuzk_errname(e));
+        cuzk_auth_free(auth);
         cuzk_daemon_config_free(&cfg);
         return 2;
     }
@@ -174,11 +215,14 @@ int main(int argc, char **argv)
     cuzk_metrics_http *mh = NULL;
     char mbound[256] = "";
     if (cfg.metrics_listen[0]) {
-        if ((e = cuzk_metrics_http_start(&mh, engine, cfg.metrics_listen, mbound, &eb))) {
+        if ((e = cuzk_metrics_http_start(&mh, engine, cfg.metrics_listen,
+                                         cfg.metrics_require_token ? auth : NULL, mbound,
+                                         &eb))) {
             CUZK_LOG_ERROR(TGT, "metrics endpoint failed", "error=%s", eb.msg);
             cuzk_cluster_free(cluster);
             cuzk_engine_free(engine);
             grpc_shutdown();
+            cuzk_auth_free(auth);
             cuzk_daemon_config_free(&cfg);
             return 2;
         }
@@ -190,7 +234,12 @@ int main(int argc, char **argv)
                           .witness_dir = cfg.witness_dir,
                           .handler_threads = cfg.handler_threads,
                           .max_pending_calls = cfg.max_pending_calls,
-                          .cluster = cluster};
+                          .cluster = cluster,
+                          .auth = auth,
+                          .tls_cert = cfg.tls_cert,
+                          .tls_key = cfg.tls_key,
+                          .tls_client_ca = cfg.tls_client_ca,
+                          .socket_mode = cfg.socket_mode};
     cuzk_rpc_server *srv = NULL;
     char bound[256];
     if ((e = cuzk_rpc_start(&srv, engine, &rc, bound, &eb))) {
@@ -199,11 +248,14 @@ int main(int argc, char **argv)
         cuzk_cluster_free(cluster);
         cuzk_engine_free(engine);
         grpc_shutdown();
+        cuzk_auth_free(auth);
         cuzk_daemon_config_free(&cfg);
         return 2;
     }
-    CUZK_LOG_INFO(TGT, "listening", "addr=%s max_message_size=%" PRIu64, bound,
-                  cfg.max_message_size);
+    CUZK_LOG_INFO(TGT, "listening", "addr=%s max_message_size=%" PRIu64 " tls=%s auth=%s",
+                  bound, cfg.max_message_size,
+                  !cfg.tls_cert[0] ? "off" : cfg.tls_client_ca[0] ? "mutual" : "server",
+                  auth ? "tokens" : "off");
     if (cluster)
         cuzk_cluster_set_address(cluster, bound);
     {
@@ -213,8 +265,13 @@ int main(int argc, char **argv)
     }
 
     int sig = 0;
-    while (sigwait(&sigs, &sig) != 0)
-        ;
+    for (;;) {
+        if (sigwait(&sigs, &sig) != 0)
+            continue;
+        if (sig != SIGHUP)
+            break;
+        reload(auth, srv);
+    }
     CUZK_LOG_INFO(TGT, "signal received: stopping", "signal=%s grace_ms=%" PRIu64,
                   sig == SIGTERM ? "SIGTERM" : "SIGINT", cfg.shutdown_grace_ms);
     /* Stop accepting calls (gRPC refuses new ones), let jobs finish, answer the waiting
@@ -231,6 +288,7 @@ int main(int argc, char **argv)
     cuzk_engine_get_status(engine, &st);
     cuzk_engine_free(engine);
     grpc_shutdown();
+    cuzk_auth_free(auth);
     CUZK_LOG_INFO(TGT, "cuzk-daemon stopped", "jobs_completed=%" PRIu64 " jobs_failed=%" PRIu64
                   " jobs_cancelled=%" PRIu64 " cancelled_at_shutdown=%u", st.jobs_completed,
                   st.jobs_failed, st.jobs_cancelled, n);

@@ -3,7 +3,8 @@
 Runs with Debian's python3-grpcio / python3-protobuf (/usr/bin/python3) and protoc; the gRPC
 plumbing is scripts/cuzk-client.py's (imported, not copied). Full guide: docs/BENCH.md.
 
-  cuzk-bench [--addr HOST:PORT [--pid PID] | --spawn CONFIG.toml] [--json FILE] [--report DIR]
+  cuzk-bench [--addr HOST:PORT [--pid PID] | --unix PATH | --spawn CONFIG.toml] [--json FILE]
+             [--report DIR] [--token-file F] [--tls-ca CA.pem [--tls-cert C --tls-key K]]
     single --circuit ID --witness FILE... [--partitions N] [--vk VK.json]
            (every --witness FILE... here and below: or --seeds S1,S2,... for a generated key)
     batch  --circuit ID --witness FILE... -c COUNT -j CONCURRENCY [--partitions N] [--vk VK]
@@ -73,6 +74,12 @@ def main(argv):
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--addr", default="127.0.0.1:9820")
     g.add_argument("--spawn", metavar="CONFIG.toml")
+    g.add_argument("--unix", metavar="PATH", help="the daemon's unix socket (instead of --addr)")
+    ap.add_argument("--token-file", metavar="FILE", help="bearer token (the file holds it alone)")
+    ap.add_argument("--tls-ca", metavar="PEM", help="TLS: the CA of the daemon's certificate")
+    ap.add_argument("--tls-cert", metavar="PEM", help="mutual TLS: this client's certificate")
+    ap.add_argument("--tls-key", metavar="PEM", help="mutual TLS: this client's key")
+    ap.add_argument("--tls-name", metavar="NAME", help="name expected in the daemon's certificate")
     ap.add_argument("--pid", type=int, default=0, help="daemon pid for /proc sampling (--addr)")
     ap.add_argument("--start-timeout", type=float, default=600, metavar="SECONDS",
                     help="--spawn: how long the daemon may take to print its ready line")

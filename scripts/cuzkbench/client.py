@@ -194,8 +194,8 @@ class Bench:
             print("daemon: pid %d serving on %s (%s)" % (self.pid, addr, binary),
                   file=sys.stderr, flush=True)
         else:
-            addr = a.addr
-        self.client = cc.Client(addr)
+            addr = cc.connection_addr(a)
+        self.client = cc.Client(addr, **cc.connection_kwargs(a))
         self.pb = cc.pb()
         self.client.wait_ready(30)
         self.mem_source = "proc" if self.pid else "GetStatus"
@@ -239,7 +239,8 @@ class Bench:
             else:
                 req = self.pb.SubmitProofRequest(circuit_id=circuit, witnesses=witnesses,
                                                  priority=priority)
-            fut = self.client._stubs["Prove"].future(req, timeout=3600)
+            fut = self.client._stubs["Prove"].future(req, timeout=3600,
+                                                    metadata=self.client.metadata)
         while True:
             try:
                 res = fut.result(timeout=0.2)

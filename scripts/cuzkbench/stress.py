@@ -185,7 +185,8 @@ def cmd_stress(b, a):
                 cancel_jobs.append(job)
                 return
             af = b.client._stubs["AwaitProof"].future(pb.AwaitProofRequest(job_id=job),
-                                                      timeout=a.duration + a.drain + 600)
+                                                      timeout=a.duration + a.drain + 600,
+                                                      metadata=b.client.metadata)
             live[i] = af
         af.add_done_callback(lambda f: on_done(i, f))
 
@@ -264,7 +265,8 @@ def cmd_stress(b, a):
             req = pb.SubmitProofRequest(circuit_id=s["circuit"], witnesses=[wit[s["circuit"]]] *
                                         s["partitions"],
                                         priority=PRIORITY_NAMES.index(s["priority"]))
-            fut = b.client._stubs["SubmitProof"].future(req, timeout=a.duration + a.drain + 600)
+            fut = b.client._stubs["SubmitProof"].future(req, timeout=a.duration + a.drain + 600,
+                                                        metadata=b.client.metadata)
             with lock:
                 live[idx] = fut
             fut.add_done_callback(lambda f, idx=idx: on_submitted(idx, f))

@@ -36,6 +36,11 @@ void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
     c->key_cache = 1;
     c->key_cache_dir = dup_or_die("");
     c->witness_dir = dup_or_die("");
+    c->socket_mode = 0600;
+    c->tokens_file = dup_or_die("");
+    c->tls_cert = dup_or_die("");
+    c->tls_key = dup_or_die("");
+    c->tls_client_ca = dup_or_die("");
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     c->partition_workers = ncpu > 1 ? 2 : 1;
     c->max_jobs_in_flight = 16;
@@ -64,6 +69,10 @@ void cuzk_daemon_config_free(cuzk_daemon_config *c)
     free(c->metrics_listen);
     free(c->key_cache_dir);
     free(c->witness_dir);
+    free(c->tokens_file);
+    free(c->tls_cert);
+    free(c->tls_key);
+    free(c->tls_client_ca);
     free(c->gpu_devices);
     free(c->cluster_database);
     free(c->cluster_node_id);
@@ -233,11 +242,20 @@ int cuzk_daemon_listen_is_local(const char *addr)
 
 cuzk_err cuzk_daemon_check_exposure(const cuzk_daemon_config *c, cuzk_errbuf *eb)
 {
-    if (c->insecure || cuzk_daemon_listen_is_local(c->listen))
-        return CUZK_OK;
-    return cuzk_errf(eb, CUZK_BAD_CONFIG, "daemon.listen '%s' is reachable from the network and "
-                     "calls are not authenticated: listen on 127.0.0.1 or unix:PATH, or set "
-                     "daemon.insecure = true to serve anyone who can connect", c->listen);
+    /* Server-only TLS encrypts but does not say who calls: it does not count. */
+    int authenticated = c->tokens_file[0] || c->tls_client_ca[0];
+    if (!c->insecure && !authenticated && !cuzk_daemon_listen_is_local(c->listen))
+        return cuzk_errf(eb, CUZK_BAD_CONFIG, "daemon.listen '%s' is reachable from the network "
+                         "and calls are not authenticated: listen on 127.0.0.1 or unix:PATH, "
+                         "set [daemon.auth] tokens_file or [daemon.tls] client_ca, or set "
+                         "daemon.insecure = true to serve anyone who can connect", c->listen);
+    if (c->metrics_listen[0] && !c->metrics_insecure && !c->metrics_require_token &&
+        !cuzk_daemon_listen_is_local(c->metrics_listen))
+        return cuzk_errf(eb, CUZK_BAD_CONFIG, "metrics.listen '%s' is reachable from the "
+                         "network and /metrics asks for no token: listen on 127.0.0.1, set "
+                         "metrics.require_token = true (with [daemon.auth] tokens_file), or "
+                         "metrics.insecure = true", c->metrics_listen);
+    return CUZK_OK;
 }
 
 cuzk_err cuzk_daemon_check_listen(const char *what, const char *addr, int allow_unix,
@@ -363,6 +381,44 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
     if ((e = cuzk_toml_get_bool(root, "daemon.insecure", &insecure, eb)))
         return e;
     c->insecure = insecure;
+    bool minsecure = c->metrics_insecure, mtoken = c->metrics_require_token;
+    if ((e = cuzk_toml_get_bool(root, "metrics.insecure", &minsecure, eb)) ||
+        (e = cuzk_toml_get_bool(root, "metrics.require_token", &mtoken, eb)))
+        return e;
+    c->metrics_insecure = minsecure;
+    c->metrics_require_token = mtoken;
+    s = NULL;
+    if ((e = cuzk_toml_get_string(root, "daemon.socket_mode", &s, eb)))
+        return e;
+    if (s) {
+        char *end = NULL;
+        unsigned long m = strtoul(s, &end, 8);
+        if (!s[0] || *end || m > 0777 || s[0] == '-' || s[0] == '+' || s[0] == ' ')
+            return cuzk_toml_errf(cuzk_toml_get(root, "daemon.socket_mode"), eb,
+                                  "'%s' is not an octal mode from \"0000\" to \"0777\" (e.g. "
+                                  "\"0660\")", s);
+        c->socket_mode = (unsigned)m;
+    }
+    if ((e = get_str(root, "daemon.auth.tokens_file", &c->tokens_file, eb)) ||
+        (e = resolve_path(&c->tokens_file, base_dir, eb)) ||
+        (e = get_str(root, "daemon.tls.cert", &c->tls_cert, eb)) ||
+        (e = resolve_path(&c->tls_cert, base_dir, eb)) ||
+        (e = get_str(root, "daemon.tls.key", &c->tls_key, eb)) ||
+        (e = resolve_path(&c->tls_key, base_dir, eb)) ||
+        (e = get_str(root, "daemon.tls.client_ca", &c->tls_client_ca, eb)) ||
+        (e = resolve_path(&c->tls_client_ca, base_dir, eb)))
+        return e;
+    if (!c->tls_cert[0] != !c->tls_key[0])
+        return cuzk_toml_errf(cuzk_toml_get(root, c->tls_cert[0] ? "daemon.tls.cert"
+                                                                   : "daemon.tls.key"),
+                              eb, "[daemon.tls] needs both cert and key");
+    if (c->tls_client_ca[0] && !c->tls_cert[0])
+        return cuzk_toml_errf(cuzk_toml_get(root, "daemon.tls.client_ca"), eb,
+                              "client_ca (mutual TLS) needs cert and key in [daemon.tls]");
+    if (c->metrics_require_token && !c->tokens_file[0])
+        return cuzk_toml_errf(cuzk_toml_get(root, "metrics.require_token"), eb,
+                              "needs [daemon.auth] tokens_file (a token of role read or "
+                              "above opens /metrics)");
     bool verify = c->verify;
     if ((e = cuzk_toml_get_bool(root, "prover.verify", &verify, eb)))
         return e;

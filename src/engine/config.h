@@ -4,14 +4,25 @@
  *
  *   [daemon]     listen = "127.0.0.1:9820" ("unix:///path" too), insecure = false (true: allow
  *                a listen address other than loopback or unix while calls are not
- *                authenticated; else the daemon refuses to start), max_message_size = "256MiB",
+ *                authenticated by tokens or mutual TLS; else the daemon refuses to start),
+ *                socket_mode = "0600" (octal permission bits of a unix: socket),
+ *                max_message_size = "256MiB",
  *                shutdown_grace = "30s", retain_jobs = 1024, max_partitions = 1024,
  *                witness_dir = "" (SubmitProof may name .wtns files inside it instead of
  *                sending them; "" refuses witness_paths), handler_threads = 64 (threads
  *                that serve calls; more calls queue; a wait for a job holds none),
  *                max_pending_calls = 4096 (calls accepted and not yet answered, waits
  *                included; more are refused with RESOURCE_EXHAUSTED)
- *   [metrics]    listen = "127.0.0.1:9821" (HTTP GET /metrics; "" disables)
+ *   [daemon.auth] tokens_file = "" (lines `ROLE TOKEN`, roles read / prove / admin, mode 0600;
+ *                every call then needs `authorization: Bearer TOKEN`; re-read on SIGHUP; "":
+ *                calls are not authenticated; see rpc/auth.h)
+ *   [daemon.tls] cert = "", key = "" (PEM; both or neither: TLS on the gRPC port), client_ca =
+ *                "" (PEM CA: mutual TLS, clients must present a certificate it signed); the
+ *                files are re-read on SIGHUP for new connections
+ *   [metrics]    listen = "127.0.0.1:9821" (HTTP GET /metrics; "" disables), require_token =
+ *                false (true: `Authorization: Bearer TOKEN` of role read or above, from
+ *                daemon.auth.tokens_file), insecure = false (true: allow a listen address other
+ *                than loopback without require_token)
  *   [gpus]       backend = "auto" (GPU workers on every usable device, none without one) |
  *                "cpu" | "gpu" (refuse to start without a device), devices = [] (all),
  *                workers_per_device = 2 (gw), g2 = "auto" (B in G2 on the partition worker's
@@ -88,6 +99,10 @@ typedef struct {
     unsigned retain_jobs, max_partitions;
     unsigned handler_threads, max_pending_calls;
     int insecure; /* daemon.insecure */
+    unsigned socket_mode; /* daemon.socket_mode (permission bits of a unix: socket) */
+    char *tokens_file;    /* daemon.auth.tokens_file ("": calls are not authenticated) */
+    char *tls_cert, *tls_key, *tls_client_ca; /* daemon.tls.* ("": plaintext) */
+    int metrics_insecure, metrics_require_token; /* metrics.insecure, metrics.require_token */
     uint64_t working_budget, key_budget, pinned_budget, gpu_budget;
     int verify;
     cuzk_log_level log_level;
@@ -116,8 +131,10 @@ cuzk_err cuzk_daemon_check_listen(const char *what, const char *addr, int allow_
                                   cuzk_errbuf *eb);
 /* 1 when addr is reachable only from this machine: unix:, localhost, [::1], 127.0.0.0/8. */
 int cuzk_daemon_listen_is_local(const char *addr);
-/* Refuses (CUZK_BAD_CONFIG) a listen address reachable from the network unless
- * daemon.insecure: calls are not authenticated. After command-line overrides. */
+/* Refuses (CUZK_BAD_CONFIG) a listen address reachable from the network unless calls are
+ * authenticated (daemon.auth.tokens_file, or mutual TLS: daemon.tls.client_ca) or
+ * daemon.insecure; and a network metrics.listen unless metrics.require_token or
+ * metrics.insecure. After command-line overrides. */
 cuzk_err cuzk_daemon_check_exposure(const cuzk_daemon_config *c, cuzk_errbuf *eb);
 /* The engine settings of a daemon config (pointers into c). */
 void cuzk_daemon_config_engine(const cuzk_daemon_config *c, cuzk_engine_config *out);

@@ -219,6 +219,9 @@ typedef struct {
      * seed per partition (see "Generated keys"). */
     size_t n_witness_seeds;
     const uint64_t *witness_seeds;
+    /* Opaque id of the submitter (the daemon's token id; NULL or "": none, at most 64
+     * bytes). A request_id is matched only among the jobs of the same owner. */
+    const char *owner;
 } cuzk_submit;
 
 /* Accepts a job. *job_id receives its id (a NUL-terminated string, at most 32 bytes with the
@@ -260,6 +263,10 @@ void cuzk_job_result_free(cuzk_job_result *r);
  * out->state / out->err, not in the return value. */
 cuzk_err cuzk_engine_await(cuzk_engine *e, const char *job_id, uint64_t timeout_ms,
                            cuzk_job_result *out, cuzk_errbuf *eb);
+/* The owner a job was submitted with (cuzk_submit.owner; "" when none) into owner[cap].
+ * CUZK_NOT_FOUND for an unknown job id. */
+cuzk_err cuzk_engine_job_owner(cuzk_engine *e, const char *job_id, char *owner, size_t cap,
+                               cuzk_errbuf *eb);
 /* Called each time a job ends, with the engine's lock held: fn must not call the engine (the
  * daemon notes the id and answers the AwaitProof calls parked on it from its own threads).
  * One hook per engine; fn NULL removes it. */

@@ -63,6 +63,7 @@ typedef struct job {
     uint64_t seq;             /* submission order */
     char id[32];
     char *request_id;         /* "" when none */
+    char *owner;              /* cuzk_submit.owner, "" when none */
     uint64_t fingerprint;     /* of the witnesses, to tell a reused request_id apart */
     circuit *circ;
     cuzk_priority priority;

@@ -56,10 +56,10 @@ static job *find_job(cuzk_engine *e, const char *id)
     return NULL;
 }
 
-static job *find_request(cuzk_engine *e, const char *rid)
+static job *find_request(cuzk_engine *e, const char *rid, const char *owner)
 {
     for (job *j = e->jobs_head; j; j = j->next)
-        if (j->request_id[0] && strcmp(j->request_id, rid) == 0)
+        if (j->request_id[0] && strcmp(j->request_id, rid) == 0 && strcmp(j->owner, owner) == 0)
             return j;
     return NULL;
 }
@@ -73,6 +73,7 @@ void cuzk__job_free(job *j)
     }
     free(j->parts);
     free(j->request_id);
+    free(j->owner);
     free(j->error);
     pthread_cond_destroy(&j->ended_cv);
     free(j);
@@ -271,8 +272,11 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
     *existing = 0;
     job_id[0] = 0;
     const char *rid = req->request_id ? req->request_id : "";
+    const char *owner = req->owner ? req->owner : "";
     if (strlen(rid) > 256)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "request_id is longer than 256 bytes");
+    if (strlen(owner) > 64)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "owner is longer than 64 bytes");
     pthread_mutex_lock(&e->mu);
     circuit *c = cuzk__engine_find_circuit(e, req->circuit_id ? req->circuit_id : "");
     int accepting = e->accepting;
@@ -379,6 +383,7 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     }
     j->request_id = xstrdup(rid);
+    j->owner = xstrdup(owner);
     j->fingerprint = fp;
     j->circ = c;
     j->priority = prio;
@@ -394,7 +399,7 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
         return cuzk_errf(eb, CUZK_CANCELLED, "the daemon is shutting down");
     }
     if (rid[0]) {
-        job *old = find_request(e, rid);
+        job *old = find_request(e, rid, owner);
         if (old) {
             cuzk_err err = CUZK_OK;
             if (old->circ != c || old->n_parts != j->n_parts || old->fingerprint != fp)
@@ -513,6 +518,20 @@ cuzk_err cuzk_engine_await(cuzk_engine *e, const char *job_id, uint64_t timeout_
     fill_result(j, out);
     trim_finished(e);
     pthread_mutex_unlock(&e->mu);
+    return CUZK_OK;
+}
+
+cuzk_err cuzk_engine_job_owner(cuzk_engine *e, const char *job_id, char *owner, size_t cap,
+                               cuzk_errbuf *eb)
+{
+    pthread_mutex_lock(&e->mu);
+    job *j = find_job(e, job_id);
+    if (j)
+        snprintf(owner, cap, "%s", j->owner);
+    pthread_mutex_unlock(&e->mu);
+    if (!j)
+        return cuzk_errf(eb, CUZK_NOT_FOUND, "unknown job '%s' (finished jobs are forgotten "
+                         "after %u newer ones)", job_id, e->cfg.retain_jobs);
     return CUZK_OK;
 }
 

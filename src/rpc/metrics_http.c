@@ -1,6 +1,7 @@
 /* A minimal HTTP/1.0 endpoint for Prometheus: GET /metrics answers the engine's metrics text,
  * anything else 404. One thread, one connection at a time (scrapes are rare and small), a
- * pipe to wake it for shutdown, and a 5 s limit on reading a request. */
+ * pipe to wake it for shutdown, and a 5 s limit on reading a request. With tokens
+ * (metrics.require_token), a request needs `Authorization: Bearer TOKEN` of role read or up. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -19,6 +21,7 @@
 
 struct cuzk_metrics_http {
     cuzk_engine *engine;
+    cuzk_auth *auth; /* NULL: open */
     int fd, wake[2];
     pthread_t th;
 };
@@ -37,6 +40,26 @@ static void write_all(int fd, const char *p, size_t n)
     }
 }
 
+/* 1 when a header line "Authorization: Bearer TOKEN" names a token of role read or above. */
+static int authorized(cuzk_auth *a, const char *req)
+{
+    static const char H[] = "authorization:";
+    for (const char *l = strchr(req, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+        const char *p = l + 1;
+        if (strncasecmp(p, H, sizeof H - 1) != 0)
+            continue;
+        p += sizeof H - 1;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        size_t n = strcspn(p, "\r\n");
+        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+            n--;
+        char owner[CUZK_OWNER_ID_LEN];
+        return cuzk_auth_check(a, p, n, owner) >= CUZK_ROLE_READ;
+    }
+    return 0;
+}
+
 static void serve(cuzk_metrics_http *m, int cfd)
 {
     char req[2048];
@@ -53,6 +76,16 @@ static void serve(cuzk_metrics_http *m, int cfd)
     }
     req[len] = 0;
     char hdr[256];
+    if (m->auth && !authorized(m->auth, req)) {
+        const char *body = "unauthorized: send 'Authorization: Bearer TOKEN' (role read)\n";
+        int n = snprintf(hdr, sizeof hdr,
+                         "HTTP/1.0 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\n"
+                         "Content-Type: text/plain\r\nContent-Length: %zu\r\n"
+                         "Connection: close\r\n\r\n", strlen(body));
+        write_all(cfd, hdr, (size_t)n);
+        write_all(cfd, body, strlen(body));
+        return;
+    }
     if (strncmp(req, "GET /metrics ", 13) == 0 || strncmp(req, "GET /metrics?", 13) == 0) {
         char *t = cuzk_engine_metrics(m->engine);
         const char *body = t ? t : "";
@@ -96,7 +129,7 @@ static void *metrics_main(void *arg)
 }
 
 cuzk_err cuzk_metrics_http_start(cuzk_metrics_http **out, cuzk_engine *e, const char *addr,
-                                 char bound[256], cuzk_errbuf *eb)
+                                 cuzk_auth *auth, char bound[256], cuzk_errbuf *eb)
 {
     *out = NULL;
     const char *colon = strrchr(addr, ':');
@@ -141,6 +174,7 @@ cuzk_err cuzk_metrics_http_start(cuzk_metrics_http **out, cuzk_engine *e, const 
         return cuzk_errf(eb, CUZK_NO_MEMORY, "cannot set up the metrics endpoint");
     }
     m->engine = e;
+    m->auth = auth;
     m->fd = fd;
     if (pthread_create(&m->th, NULL, metrics_main, m) != 0) {
         close(fd);

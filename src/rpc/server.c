@@ -29,6 +29,7 @@
 #include "cuzk/v1/proving.pb-c.h"
 #include "rpc/cluster_rpc.h"
 #include "rpc/status_memory.h"
+#include "rpc/tls.h"
 
 #define TGT "cuzk_rpc"
 #define SVC "/cuzk.v1.ProvingService/"
@@ -54,6 +55,8 @@ struct call {
     int has_status_msg;
     int cancelled;
     char method[64];
+    cuzk_role role;                 /* of the caller's token (with auth) */
+    char owner[CUZK_OWNER_ID_LEN];  /* the caller's owner id; "" without auth */
     call_tag t_main, t_close;
     /* Under srv->mu: */
     int refs;          /* the reply path, the close batch, a park check in progress */
@@ -85,6 +88,8 @@ struct cuzk_rpc_server {
     char *witness_dir; /* daemon.witness_dir as configured, NULL when paths are refused */
     char *witness_real; /* its realpath: absolute client paths may use either spelling */
     int witness_fd;     /* the directory, opened once at start; client paths resolve beneath */
+    cuzk_auth *auth;    /* NULL: calls are not authenticated */
+    cuzk_rpc_tls *tls;  /* NULL: plaintext */
     /* Handler pool: calls are queued and served by at most max_workers threads, started as
      * needed; a wait for a job parks the call (no thread) until the job ends, its timeout, or
      * the client goes away. */
@@ -476,7 +481,7 @@ static int do_submit(call *c, char job_id[32], int *existing)
             lens[i] = q->witnesses[i].len;
         }
         cuzk_submit s = {q->circuit_id, q->request_id, (cuzk_priority)q->priority,
-                         nw, ptrs, lens, q->n_witness_seeds, q->witness_seeds};
+                         nw, ptrs, lens, q->n_witness_seeds, q->witness_seeds, c->owner};
         cuzk_errbuf eb = {{0}};
         cuzk_cluster *cl = c->srv->cluster;
         cuzk_err e = cl ? cuzk_cluster_submit(cl, &s, job_id, existing, &eb)
@@ -493,6 +498,28 @@ static int do_submit(call *c, char job_id[32], int *existing)
     free(lens);
     protobuf_c_message_free_unpacked(&q->base, NULL);
     return rc;
+}
+
+/* With tokens, a caller below admin awaits and cancels only the jobs its token submitted.
+ * 0: allowed; -1 with the call's status set. */
+static int check_owner(call *c, const char *job_id)
+{
+    if (!c->srv->auth || c->role >= CUZK_ROLE_ADMIN)
+        return 0;
+    char owner[80];
+    cuzk_errbuf eb = {{0}};
+    cuzk_err e = cuzk_engine_job_owner(c->srv->engine, job_id, owner, sizeof owner, &eb);
+    if (e) {
+        set_err(c, e, &eb);
+        return -1;
+    }
+    if (strcmp(owner, c->owner) == 0)
+        return 0;
+    char msg[200];
+    snprintf(msg, sizeof msg, "job '%.64s' was submitted with another token (role admin may "
+             "await or cancel any job)", job_id);
+    set_status(c, GRPC_STATUS_PERMISSION_DENIED, msg);
+    return -1;
 }
 
 static void park(call *c, const char *job_id, uint64_t timeout_ms);
@@ -523,7 +550,8 @@ static void h_await(call *c)
         (Cuzk__V1__AwaitProofRequest *)unpack(c, &cuzk__v1__await_proof_request__descriptor);
     if (!q)
         return;
-    park(c, q->job_id, q->timeout_ms);
+    if (check_owner(c, q->job_id) == 0)
+        park(c, q->job_id, q->timeout_ms);
     protobuf_c_message_free_unpacked(&q->base, NULL);
 }
 
@@ -533,6 +561,10 @@ static void h_cancel(call *c)
         (Cuzk__V1__CancelProofRequest *)unpack(c, &cuzk__v1__cancel_proof_request__descriptor);
     if (!q)
         return;
+    if (check_owner(c, q->job_id)) {
+        protobuf_c_message_free_unpacked(&q->base, NULL);
+        return;
+    }
     int was = 0;
     cuzk_job_state st = 0;
     cuzk_errbuf eb = {{0}};
@@ -774,13 +806,17 @@ static void h_evict(call *c)
     set_resp(c, &m.base);
 }
 
+/* Each method with the least role that may call it (with tokens). */
 static const struct {
     const char *name;
     void (*fn)(call *);
+    cuzk_role role;
 } METHODS[] = {
-    {"SubmitProof", h_submit}, {"AwaitProof", h_await},     {"Prove", h_prove},
-    {"CancelProof", h_cancel}, {"GetStatus", h_status},     {"GetMetrics", h_metrics},
-    {"ListCircuits", h_list},  {"PreloadKey", h_preload},   {"EvictKey", h_evict},
+    {"SubmitProof", h_submit, CUZK_ROLE_PROVE}, {"AwaitProof", h_await, CUZK_ROLE_READ},
+    {"Prove", h_prove, CUZK_ROLE_PROVE},        {"CancelProof", h_cancel, CUZK_ROLE_PROVE},
+    {"GetStatus", h_status, CUZK_ROLE_READ},    {"GetMetrics", h_metrics, CUZK_ROLE_READ},
+    {"ListCircuits", h_list, CUZK_ROLE_READ},   {"PreloadKey", h_preload, CUZK_ROLE_ADMIN},
+    {"EvictKey", h_evict, CUZK_ROLE_ADMIN},
 };
 
 /* ------------------------------------------------------------------ call plumbing */
@@ -1044,6 +1080,42 @@ static void *timer_main(void *arg)
     return NULL;
 }
 
+/* The caller's role from its `authorization: Bearer TOKEN` metadata, checked against the
+ * method's least role (an unknown method needs a known token). Runs when the call arrives,
+ * before its request message is read: a caller without a token costs no message buffer.
+ * 0 when allowed; else -1 with UNAUTHENTICATED or PERMISSION_DENIED set. */
+static int authorize(call *c)
+{
+    if (!c->srv->auth)
+        return 0;
+    cuzk_role need = CUZK_ROLE_READ;
+    if (strncmp(c->method, SVC, strlen(SVC)) == 0)
+        for (size_t i = 0; i < sizeof METHODS / sizeof METHODS[0]; i++)
+            if (strcmp(c->method + strlen(SVC), METHODS[i].name) == 0)
+                need = METHODS[i].role;
+    c->role = CUZK_ROLE_NONE;
+    for (size_t i = 0; i < c->md.count && c->role == CUZK_ROLE_NONE; i++) {
+        const grpc_metadata *m = &c->md.metadata[i];
+        if (grpc_slice_str_cmp(m->key, "authorization") == 0)
+            c->role = cuzk_auth_check(c->srv->auth, (const char *)GRPC_SLICE_START_PTR(m->value),
+                                      GRPC_SLICE_LENGTH(m->value), c->owner);
+    }
+    char msg[200];
+    if (c->role == CUZK_ROLE_NONE) {
+        set_status(c, GRPC_STATUS_UNAUTHENTICATED, "this daemon needs a token: send metadata "
+                   "'authorization: Bearer TOKEN' with a token of its tokens_file");
+    } else if (c->role < need) {
+        snprintf(msg, sizeof msg, "%s needs role %s; this token has role %s",
+                 c->method + strlen(SVC), cuzk_role_name(need), cuzk_role_name(c->role));
+        set_status(c, GRPC_STATUS_PERMISSION_DENIED, msg);
+    } else {
+        return 0;
+    }
+    CUZK_LOG_DEBUG(TGT, "call refused", "method=%s code=%d owner=%s", c->method, (int)c->code,
+                   c->owner[0] ? c->owner : "-");
+    return -1;
+}
+
 static void dispatch(call *c)
 {
     const char *m = c->method;
@@ -1131,6 +1203,10 @@ static void on_event(cuzk_rpc_server *s, call *c, int ok)
             ml = sizeof c->method - 1;
         memcpy(c->method, GRPC_SLICE_START_PTR(c->details.method), ml);
         c->method[ml] = 0;
+        if (authorize(c)) {
+            send_reply(c);
+            return;
+        }
         grpc_op op;
         memset(&op, 0, sizeof op);
         op.op = GRPC_OP_RECV_MESSAGE;
@@ -1215,30 +1291,41 @@ static void *cq_main(void *arg)
 
 /* ------------------------------------------------------------------ lifecycle */
 
-/* A daemon that died leaves its unix socket file behind and the next bind fails: remove the
- * file when it is a socket nobody accepts on (connect refused). A live daemon's socket stays. */
-static void remove_stale_socket(const char *listen)
+static const char *unix_path(const char *listen)
 {
     if (strncmp(listen, "unix:", 5) != 0)
-        return;
-    const char *path = listen + 5;
-    if (strncmp(path, "//", 2) == 0)
-        path += 2;
+        return NULL;
+    return strncmp(listen + 5, "//", 2) == 0 ? listen + 7 : listen + 5;
+}
+
+/* A daemon that died leaves its unix socket file behind and the next bind fails: the file is
+ * removed when it is a socket nobody accepts on (connect refused). -1 when a process still
+ * accepts on it: gRPC would unlink the file and bind anew, leaving that process unreachable. */
+static int check_unix_socket(const char *listen, cuzk_errbuf *eb)
+{
+    const char *path = unix_path(listen);
     struct stat st;
     struct sockaddr_un sa;
-    if (stat(path, &st) != 0 || !S_ISSOCK(st.st_mode) || strlen(path) >= sizeof sa.sun_path)
-        return;
+    if (!path || stat(path, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+        strlen(path) >= sizeof sa.sun_path)
+        return 0;
     memset(&sa, 0, sizeof sa);
     sa.sun_family = AF_UNIX;
     memcpy(sa.sun_path, path, strlen(path));
-    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
-        return;
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 && errno == ECONNREFUSED) {
+        return 0;
+    int rc = 0;
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+        cuzk_errf(eb, CUZK_IO, "cannot listen on '%s': another process serves on that socket "
+                  "(stop it, or choose another path)", listen);
+        rc = -1;
+    } else if (errno == ECONNREFUSED) {
         CUZK_LOG_INFO(TGT, "removing stale unix socket", "path=%s", path);
         unlink(path);
     }
     close(fd);
+    return rc;
 }
 
 cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_config *cfg,
@@ -1252,6 +1339,21 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
     s->cluster = cfg->cluster;
     s->devices = strdup(cfg->devices ? cfg->devices : "cpu");
     s->witness_fd = -1;
+    s->auth = cfg->auth;
+    if (check_unix_socket(cfg->listen, eb)) {
+        free(s->devices);
+        free(s);
+        return CUZK_IO;
+    }
+    if (cfg->tls_cert && cfg->tls_cert[0]) {
+        cuzk_err te = cuzk_rpc_tls_new(&s->tls, cfg->tls_cert, cfg->tls_key, cfg->tls_client_ca,
+                                       eb);
+        if (te) {
+            free(s->devices);
+            free(s);
+            return te;
+        }
+    }
     if (cfg->witness_dir && cfg->witness_dir[0]) {
         s->witness_fd = open(cfg->witness_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         int en = errno;
@@ -1268,6 +1370,7 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
             free(s->witness_real);
             free(s->witness_dir);
             free(s->devices);
+            cuzk_rpc_tls_free(s->tls);
             free(s);
             return e;
         }
@@ -1295,10 +1398,24 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
     s->cq = grpc_completion_queue_create_for_next(NULL);
     s->server = grpc_server_create(&ca, NULL);
     grpc_server_register_completion_queue(s->server, s->cq, NULL);
-    remove_stale_socket(cfg->listen);
-    grpc_server_credentials *cr = grpc_insecure_server_credentials_create();
-    int port = grpc_server_add_http2_port(s->server, cfg->listen, cr);
-    grpc_server_credentials_release(cr);
+    grpc_server_credentials *cr = s->tls ? cuzk_rpc_tls_credentials(s->tls)
+                                         : grpc_insecure_server_credentials_create();
+    /* A unix socket is created with mode 0600 at most (the umask), then given socket_mode:
+     * it is never open to more than the owner before its mode is set. */
+    const char *upath = unix_path(cfg->listen);
+    mode_t old_mask = upath ? umask(0177) : 0;
+    int port = cr ? grpc_server_add_http2_port(s->server, cfg->listen, cr) : 0;
+    int en = 0;
+    if (upath) {
+        umask(old_mask);
+        unsigned mode = cfg->socket_mode ? cfg->socket_mode : 0600;
+        if (port > 0 && chmod(upath, (mode_t)mode) != 0) {
+            en = errno;
+            port = 0;
+        }
+    }
+    if (cr)
+        grpc_server_credentials_release(cr);
     if (port <= 0) {
         grpc_server_destroy(s->server);
         grpc_completion_queue_shutdown(s->cq);
@@ -1308,9 +1425,14 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
         free(s->witness_real);
         if (s->witness_fd >= 0)
             close(s->witness_fd);
+        int tls = s->tls != NULL;
+        cuzk_rpc_tls_free(s->tls);
         free(s);
-        return cuzk_errf(eb, CUZK_IO, "cannot listen on '%s' (address in use or invalid)",
-                         cfg->listen);
+        if (en)
+            return cuzk_errf(eb, CUZK_IO, "daemon.socket_mode: chmod %s: %s", upath,
+                             strerror(en));
+        return cuzk_errf(eb, CUZK_IO, "cannot listen on '%s' (address in use or invalid%s)",
+                         cfg->listen, tls ? ", or the TLS certificate and key do not match" : "");
     }
     const char *colon = strrchr(cfg->listen, ':');
     if (strncmp(cfg->listen, "unix:", 5) != 0 && colon)
@@ -1428,5 +1550,16 @@ void cuzk_rpc_free(cuzk_rpc_server *s)
     free(s->witness_real);
     if (s->witness_fd >= 0)
         close(s->witness_fd);
+    cuzk_rpc_tls_free(s->tls); /* after the server: its credentials fetch from it */
     free(s);
+}
+
+cuzk_err cuzk_rpc_reload_tls(cuzk_rpc_server *s, int *reloaded, cuzk_errbuf *eb)
+{
+    *reloaded = 0;
+    if (!s->tls)
+        return CUZK_OK;
+    cuzk_err e = cuzk_rpc_tls_reload(s->tls, eb);
+    *reloaded = !e;
+    return e;
 }

@@ -16,6 +16,7 @@
 #include "cluster/cluster.h"
 #include "cuzk/err.h"
 #include "engine/engine.h"
+#include "rpc/auth.h"
 
 typedef struct cuzk_rpc_server cuzk_rpc_server;
 
@@ -29,9 +30,15 @@ typedef struct {
     unsigned handler_threads;   /* handler pool size (0: 64) */
     unsigned max_pending_calls; /* calls accepted and unanswered (0: 4096) */
     cuzk_cluster *cluster;     /* a cluster node: jobs go through it (src/rpc/cluster_rpc.c) */
+    cuzk_auth *auth;            /* bearer tokens checked on every call; NULL: none */
+    const char *tls_cert, *tls_key; /* PEM files; NULL/"": plaintext */
+    const char *tls_client_ca;      /* PEM CA of client certificates (mutual TLS); NULL/"" */
+    unsigned socket_mode;           /* permission bits of a unix: socket (0: 0600) */
 } cuzk_rpc_config;
 
-/* Binds and starts serving. *bound receives the address actually served (port resolved). */
+/* Binds and starts serving. *bound receives the address actually served (port resolved).
+ * A unix: socket that another process still accepts on is refused (CUZK_IO); a socket file
+ * nobody accepts on is replaced. */
 cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_config *cfg,
                         char bound[256], cuzk_errbuf *eb);
 /* Stops accepting calls (new ones are refused by gRPC); calls in progress go on. */
@@ -40,11 +47,15 @@ void cuzk_rpc_stop_accepting(cuzk_rpc_server *s);
  * polling thread. After cuzk_rpc_stop_accepting. */
 void cuzk_rpc_finish(cuzk_rpc_server *s, uint64_t wait_ms);
 void cuzk_rpc_free(cuzk_rpc_server *s);
+/* Re-reads the TLS certificate, key and client CA for new connections (SIGHUP); on an error
+ * the old ones stay. *reloaded = 0 when the server has no TLS. */
+cuzk_err cuzk_rpc_reload_tls(cuzk_rpc_server *s, int *reloaded, cuzk_errbuf *eb);
 
-/* HTTP GET /metrics (Prometheus text) on addr "host:port" (port 0: any). */
+/* HTTP GET /metrics (Prometheus text) on addr "host:port" (port 0: any). With auth, a
+ * request needs `Authorization: Bearer TOKEN` of role read or above (else 401). */
 typedef struct cuzk_metrics_http cuzk_metrics_http;
 cuzk_err cuzk_metrics_http_start(cuzk_metrics_http **out, cuzk_engine *e, const char *addr,
-                                 char bound[256], cuzk_errbuf *eb);
+                                 cuzk_auth *auth, char bound[256], cuzk_errbuf *eb);
 void cuzk_metrics_http_stop(cuzk_metrics_http *m);
 
 #endif

@@ -79,7 +79,7 @@ DAEMONS = []  # every daemon started, killed at exit if a failed test left one r
 
 
 class Daemon:
-    def __init__(self, name, body, extra_args=(), env=None):
+    def __init__(self, name, body, extra_args=(), env=None, client_kw=None):
         self.path = os.path.join(TMP, name + ".toml")
         with open(self.path, "w") as f:
             f.write(body)
@@ -96,7 +96,7 @@ class Daemon:
             raise RuntimeError("%s: no ready line:\n%s" % (name, "".join(self.lines)))
         m = re.search(r"cuzk-daemon ready, serving on (\S+)$", self.ready_line)
         self.addr = m.group(1)
-        self.client = cc.Client(self.addr)
+        self.client = cc.Client(self.addr, **(client_kw or {}))
         self.client.wait_ready(30)
 
     def _read(self):

@@ -76,7 +76,7 @@ static cuzk_err submit(cuzk_engine *e, const char *circ, const char *rid, cuzk_p
         ptrs[i] = w[i].data;
         lens[i] = w[i].len;
     }
-    cuzk_submit s = {circ, rid, p, n, ptrs, lens, 0, NULL};
+    cuzk_submit s = {circ, rid, p, n, ptrs, lens, 0, NULL, NULL};
     int existing;
     return cuzk_engine_submit(e, &s, id, &existing, eb);
 }
@@ -187,7 +187,7 @@ static void test_basic(void)
     int existing = 0;
     const uint8_t *pp[2] = {bp.data, bp.data};
     size_t ll[2] = {bp.len, bp.len};
-    cuzk_submit s = {"bn-pos", "req-a", 0, 2, pp, ll, 0, NULL};
+    cuzk_submit s = {"bn-pos", "req-a", 0, 2, pp, ll, 0, NULL, NULL};
     CHECK(cuzk_engine_submit(e, &s, again, &existing, &eb) == CUZK_OK);
     CHECK(existing == 1 && strcmp(again, id2) == 0);
     s.n_witnesses = 1;
@@ -312,6 +312,20 @@ static void test_basic(void)
     char *m = cuzk_engine_metrics(e);
     CHECK(m && strstr(m, "cuzk_jobs_finished_total{state=\"completed\"} 6"));
     free(m);
+    /* A request id is matched among one owner's jobs only: another owner's is a new job. */
+    {
+        char other[32], owner[80];
+        cuzk_submit so = s;
+        so.owner = "0123456789abcdef";
+        CHECK(cuzk_engine_submit(e, &so, other, &existing, &eb) == CUZK_OK);
+        CHECK(existing == 0 && strcmp(other, id2) != 0);
+        CHECK(cuzk_engine_job_owner(e, other, owner, sizeof owner, &eb) == CUZK_OK &&
+              strcmp(owner, "0123456789abcdef") == 0);
+        CHECK(cuzk_engine_job_owner(e, id2, owner, sizeof owner, &eb) == CUZK_OK && !owner[0]);
+        CHECK(cuzk_engine_job_owner(e, "j999-0", owner, sizeof owner, &eb) == CUZK_NOT_FOUND);
+        CHECK(cuzk_engine_submit(e, &so, again, &existing, &eb) == CUZK_OK && existing == 1 &&
+              strcmp(again, other) == 0);
+    }
     cuzk_engine_free(e);
     free(bm.data);
     free(bp.data);
@@ -455,6 +469,7 @@ static void test_config(void)
     cuzk_errbuf eb = {{0}};
     CHECK(cuzk_daemon_config_parse(&c, "empty.toml", "", 0, ".", &eb) == CUZK_OK);
     CHECK(strcmp(c.listen, "127.0.0.1:9820") == 0 && c.gpu_workers_per_device == 2 && c.verify);
+    CHECK(c.socket_mode == 0600 && !c.tokens_file[0] && !c.tls_cert[0] && !c.metrics_insecure);
     cuzk_daemon_config_free(&c);
     const char *good = "[daemon]\nlisten = \"127.0.0.1:1\"\n[memory]\nworking_budget = \"2GiB\"\n"
                        "[scheduler]\nmax_jobs_in_flight = 3\n[[circuit]]\nid = \"x\"\n"
@@ -762,7 +777,7 @@ static cuzk_engine *make_gen(uint64_t budget, cuzk_errbuf *eb, cuzk_err *err)
 static cuzk_err submit_seeds(cuzk_engine *e, const char *circ, const uint64_t *seeds, size_t n,
                              char id[32], cuzk_errbuf *eb)
 {
-    cuzk_submit s = {circ, NULL, 0, 0, NULL, NULL, n, seeds};
+    cuzk_submit s = {circ, NULL, 0, 0, NULL, NULL, n, seeds, NULL};
     int existing;
     return cuzk_engine_submit(e, &s, id, &existing, eb);
 }
@@ -854,7 +869,7 @@ static void test_generated(void)
     blob bm = load("tests/fixtures/bn128/multiplier.wtns");
     const uint8_t *wp[1] = {bm.data};
     size_t wl[1] = {bm.len};
-    cuzk_submit both = {"gen", NULL, 0, 1, wp, wl, 1, seeds};
+    cuzk_submit both = {"gen", NULL, 0, 1, wp, wl, 1, seeds, NULL};
     int existing;
     CHECK(cuzk_engine_submit(e, &both, id, &existing, &eb) == CUZK_INVALID_ARGUMENT);
     free(bm.data);
