@@ -121,6 +121,63 @@ static void ST_(header_point_g2)(uint8_t *out, const FRT *x)
     G2_(mul_gen_bytes)(out, k);
 }
 
+/* One chunk's scalars of section sec (3, 5 .. 9), for points i0 .. i0 + cnt - 1, in blocks of
+ * ST_BLOCK on all threads. */
+#define ST_BLOCK 4096
+typedef struct {
+    const ST_(secrets) *S;
+    const FRT *a, *b, *c;
+    FRT *sc, *xs, *ls; /* xs, ls: section 9's v w^i and tau - v w^i */
+    uint64_t i0;
+    size_t cnt;
+    int sec;
+} ST_(scalars);
+
+static void ST_(scalars_block)(void *arg, size_t blk)
+{
+    const ST_(scalars) *P = arg;
+    const ST_(secrets) *S = P->S;
+    const size_t j0 = blk * ST_BLOCK, j1 = P->cnt - j0 < ST_BLOCK ? P->cnt : j0 + ST_BLOCK;
+    if (P->sec == 9) {
+        /* H_i = zh v w^i / (tau - v w^i) */
+        FRT hx;
+        FR_(pow_u64)(&hx, &S->w, P->i0 + j0);
+        FR_(mul)(&hx, &hx, &S->v);
+        for (size_t j = j0; j < j1; j++) {
+            P->xs[j] = hx;
+            FR_(sub)(&P->ls[j], &S->tau, &hx);
+            FR_(mul)(&hx, &hx, &S->w);
+        }
+        FR_(batch_inv)(P->ls + j0, P->ls + j0, j1 - j0, P->sc + j0);
+        for (size_t j = j0; j < j1; j++) {
+            FR_(mul)(&P->sc[j], &P->ls[j], &P->xs[j]);
+            FR_(mul)(&P->sc[j], &P->sc[j], &S->zh);
+        }
+        return;
+    }
+    for (size_t j = j0; j < j1; j++) {
+        const uint64_t i = P->i0 + j;
+        switch (P->sec) {
+        case 3:
+        case 8: {
+            FRT t;
+            FR_(mul)(&P->sc[j], &S->beta, &P->a[i]);
+            FR_(mul)(&t, &S->alpha, &P->b[i]);
+            FR_(add)(&P->sc[j], &P->sc[j], &t);
+            FR_(add)(&P->sc[j], &P->sc[j], &P->c[i]);
+            FR_(mul)(&P->sc[j], &P->sc[j], P->sec == 3 ? &S->gamma_inv : &S->delta_inv);
+            break;
+        }
+        case 5:
+            P->sc[j] = P->a[i];
+            break;
+        default: /* 6, 7 */
+            P->sc[j] = P->b[i];
+            break;
+        }
+    }
+}
+
 static void ST_(u32)(cuzk__zkey_sink *bw, uint32_t v, cuzk_errbuf *eb)
 {
     uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
@@ -303,11 +360,12 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
     FRT *xs = malloc(chunk_n * sizeof(FRT)), *ls = malloc(chunk_n * sizeof(FRT));
     FRT *sc = malloc(chunk_n * sizeof(FRT));
     uint64_t(*k)[4] = on_gpu ? NULL : malloc(chunk_n * sizeof *k);
-    uint8_t *pts = malloc(chunk_n * ST_G2_BYTES);
+    uint8_t *pts = on_gpu ? NULL : malloc(chunk_n * ST_G2_BYTES); /* on a GPU: page-locked */
+    int pts_pinned = 0;
     G1_(fb) fb1 = {0};
     G2_(fb) fb2 = {0};
     ST_(gpu) gpu = {0};
-    if (!a || !b || !c || !xs || !ls || !sc || (!k && !on_gpu) || !pts) {
+    if (!a || !b || !c || !xs || !ls || !sc || (!k && !on_gpu) || (!pts && !on_gpu)) {
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "setup: out of memory (%llu wires)",
                       (unsigned long long)n);
         goto out;
@@ -343,6 +401,14 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
             (e = cuzk_gpu_fixed_base_new(gpu.ctx, ST_GPU_CURVE, CUZK_GPU_G2, &gpu.g2, &geb))) {
             e = cuzk_errf(eb, e, "setup: GPU %d (--device -1 runs on the CPU): %s", o->device,
                           geb.msg);
+            goto out;
+        }
+        /* The points come back by DMA at full bus speed into page-locked memory. */
+        if (cuzk_gpu_host_alloc(gpu.ctx, chunk_n * ST_G2_BYTES, (void **)&pts, &geb) == 0)
+            pts_pinned = 1;
+        else if (!(pts = malloc(chunk_n * ST_G2_BYTES))) {
+            e = cuzk_errf(eb, CUZK_NO_MEMORY, "setup: out of memory (%zu-point chunks)",
+                          chunk_n);
             goto out;
         }
     } else if ((e = G1_(fb_init)(&fb1, w1, nt, eb)) || (e = G2_(fb_init)(&fb2, w2, nt, eb))) {
@@ -422,45 +488,10 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
             continue;
         }
         bw->begin(bw, (uint32_t)sec, eb);
-        FRT hx; /* section 9: v w^j */
-        hx = S.v;
         for (uint64_t i0 = lo; i0 < hi; i0 += chunk_n) {
             size_t cnt = hi - i0 < chunk_n ? (size_t)(hi - i0) : chunk_n;
-            for (size_t j = 0; j < cnt; j++) {
-                uint64_t i = i0 + j;
-                switch (sec) {
-                case 3:
-                case 8: {
-                    FRT t;
-                    FR_(mul)(&sc[j], &S.beta, &a[i]);
-                    FR_(mul)(&t, &S.alpha, &b[i]);
-                    FR_(add)(&sc[j], &sc[j], &t);
-                    FR_(add)(&sc[j], &sc[j], &c[i]);
-                    FR_(mul)(&sc[j], &sc[j], sec == 3 ? &S.gamma_inv : &S.delta_inv);
-                    break;
-                }
-                case 5:
-                    sc[j] = a[i];
-                    break;
-                case 6:
-                case 7:
-                    sc[j] = b[i];
-                    break;
-                case 9:
-                    xs[j] = hx;
-                    FR_(sub)(&ls[j], &S.tau, &hx);
-                    FR_(mul)(&hx, &hx, &S.w);
-                    break;
-                }
-            }
-            if (sec == 9) {
-                /* H_j = zh v w^j / (tau - v w^j) */
-                FR_(batch_inv)(ls, ls, cnt, sc);
-                for (size_t j = 0; j < cnt; j++) {
-                    FR_(mul)(&sc[j], &ls[j], &xs[j]);
-                    FR_(mul)(&sc[j], &sc[j], &S.zh);
-                }
-            }
+            ST_(scalars) sj = {&S, a, b, c, sc, xs, ls, i0, cnt, sec};
+            cuzk_parallel_for((cnt + ST_BLOCK - 1) / ST_BLOCK, nt, ST_(scalars_block), &sj);
             e = sec == 7 ? ST_(put_g2)(bw, &fb2, &gpu, sc, cnt, k, pts, nt, eb)
                          : ST_(put_g1)(bw, &fb1, &gpu, sc, cnt, k, pts, nt, eb);
             if (e)
@@ -484,6 +515,10 @@ out:
     G2_(fb_free)(&fb2);
     cuzk_gpu_fixed_base_free(gpu.g1);
     cuzk_gpu_fixed_base_free(gpu.g2);
+    if (pts_pinned)
+        cuzk_gpu_host_free(gpu.ctx, pts);
+    else
+        free(pts);
     cuzk_gpu_close(gpu.ctx);
     free(a);
     free(b);
@@ -492,7 +527,6 @@ out:
     free(ls);
     free(sc);
     free(k);
-    free(pts);
     return e;
 }
 
