@@ -4,8 +4,7 @@
  * Points stay resident on the device (uploaded once); scalars come from pinned host memory on
  * every call, as in a prover. Times are wall clock around the synchronous API call: best and
  * median of the repetitions after one warm-up. The MSMs are one-off (CUZK_GPU_SCALARS_ONCE):
- * from 2^21 scalars their upload overlaps their work, except BLS12-381 G2's (src/gpu/gpu.h;
- * CUZK_GPU_MSM_SPLIT=0 turns that off).
+ * from 2^21 scalars their upload overlaps their work, BLS12-381 G2's from 2^24 (src/gpu/gpu.h).
  *
  *   cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] [--only TAGS] [--logs K,K..]
  *                  [--scalars KIND[,KIND..]] [--inf-every K] [--tables C] [--no-ba-fit]
@@ -542,10 +541,7 @@ int main(int argc, char **argv)
                     "few16, u64 (skewed)\n"
                     "  every MSM result is checked on the host (exit 1 if wrong)\n"
                     "  NTT rows: 2^18 to 2^20, 2^22 and 2^24 to 2^27 (--logs selects; --max-log "
-                    "does not cap them)\n"
-                    "  environment: CUZK_GPU_NTT_BLOCK / _TILE / _PLAN / _RADIX, "
-                    "CUZK_GPU_BATCH_AFFINE, CUZK_GPU_BA_CHUNK_BYTES, CUZK_GPU_BA_QUADS "
-                    "(printed when set)\n");
+                    "does not cap them)\n");
             if (!help)
                 fprintf(stderr, "cuzk-bench-gpu: unknown argument '%s'\n", argv[i]);
             return help ? 0 : 2;
@@ -571,18 +567,6 @@ int main(int argc, char **argv)
              "from pinned host memory\n\n| what       | curve     | size | scalars   |  best ms "
              "| median ms |\n| --- | --- | --- | --- | ---: | ---: |",
              cuzk_gpu_name(ctx), reps);
-    /* The environment's geometry overrides, so that an A/B's two tables say which is which. */
-    static const char *const envs[] = {"CUZK_GPU_NTT_BLOCK",    "CUZK_GPU_NTT_TILE",
-                                       "CUZK_GPU_NTT_PLAN",     "CUZK_GPU_NTT_RADIX",
-                                       "CUZK_GPU_BATCH_AFFINE", "CUZK_GPU_BA_CHUNK_BYTES",
-                                       "CUZK_GPU_REDUCE_CHUNK", "CUZK_GPU_CARRY_SLICE",
-                                       "CUZK_GPU_MSM_SPLIT",    "CUZK_GPU_BA_QUADS"};
-    for (size_t k = 0; k < sizeof envs / sizeof envs[0]; k++)
-        if (getenv(envs[k])) {
-            printf("environment: %s=%s\n", envs[k], getenv(envs[k]));
-            if (outf)
-                fprintf(outf, "environment: %s=%s\n", envs[k], getenv(envs[k]));
-        }
     if (!ba_fit) {
         printf("batch-affine chunk: the default (--no-ba-fit)\n");
         if (outf)

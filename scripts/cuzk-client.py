@@ -7,9 +7,11 @@ temporary folder at start, so nothing generated is committed.
 
   cuzk-client.py [--addr HOST:PORT] prove CIRCUIT W.wtns [W2.wtns ...] [--out DIR]
                  [--request-id ID] [--priority low|normal|high|critical]
+  cuzk-client.py prove CIRCUIT --seeds 1,2,3 [...]  a generated key's circuit: witness seeds
   cuzk-client.py submit CIRCUIT W.wtns [...]        prints the job id
   cuzk-client.py await JOB [--timeout-ms N] [--out DIR]
-  cuzk-client.py cancel JOB | status | metrics | list | preload CIRCUIT | evict CIRCUIT
+  cuzk-client.py status [--memory]                  --memory: where the large bytes are, a table
+  cuzk-client.py cancel JOB | metrics | list | preload CIRCUIT | evict CIRCUIT
 
 prove / await write DIR/proof.json and DIR/public.json (one partition) or proof_K.json /
 public_K.json per partition K, plus proof_K.bin (192-byte compressed) on BLS12-381, and print
@@ -139,9 +141,39 @@ def summary(res):
                         "synthesis": round(res.timings.synthesis_ms, 2),
                         "prove": round(res.timings.prove_ms, 2),
                         "total": round(res.timings.total_ms, 2)}}
+    if res.timings.witness_ms:
+        d["timings_ms"]["witness"] = round(res.timings.witness_ms, 2)
     if res.HasField("error"):
         d["error"] = {"code": res.error.code, "message": res.error.message}
     return d
+
+
+def mib(n):
+    return "%.1f MiB" % (n / 2**20)
+
+
+def memory_table(st):
+    """GetStatus's bytes by owner, one line each: keys by tier, witnesses, working sets,
+    page-locked buffers, the daemon's resident memory, each GPU's memory."""
+    rows = [("keys, host (resident)", st.keys_bytes),
+            ("keys, page-locked (part of host)", st.keys_pinned_bytes),
+            ("keys, staged on GPUs", st.keys_gpu_bytes),
+            ("keys, cache files (mapped)", st.keys_mapped_bytes),
+            ("witnesses received (of %s)" % mib(st.witness_budget_limit), st.witness_in_use),
+            ("working sets reserved (of %s)" % mib(st.budget_limit), st.budget_in_use),
+            ("working sets allocated", st.working_allocated),
+            ("witnesses page-locked", st.witness_pinned_bytes)]
+    rows += [("  working: %s" % m.owner, m.in_use) for m in st.memory
+             if not m.owner.startswith("keys_") and m.in_use]
+    rows += [("daemon resident (RSS)", st.host_rss), ("daemon resident peak", st.host_rss_peak)]
+    for g in st.gpus:
+        rows.append(("gpu%d keys staged (budget %s)" % (g.device, mib(g.key_budget)), g.key_bytes))
+        rows.append(("gpu%d scratch estimate" % g.device, g.scratch_estimate))
+        if g.memory_total:
+            rows.append(("gpu%d memory used (of %s)" % (g.device, mib(g.memory_total)),
+                         g.memory_used))
+    w = max(len(r[0]) for r in rows)
+    return "\n".join("%-*s %14s" % (w, name, mib(v)) for name, v in rows)
 
 
 def main(argv):
@@ -151,7 +183,10 @@ def main(argv):
     for name in ("prove", "submit"):
         p = sub.add_parser(name)
         p.add_argument("circuit")
-        p.add_argument("witness", nargs="+")
+        p.add_argument("witness", nargs="*")
+        p.add_argument("--seeds", default="",
+                       help="witness seeds (comma separated), one per partition, instead of "
+                            "witness files: for a circuit whose key the daemon generates")
         p.add_argument("--request-id", default="")
         p.add_argument("--priority", choices=PRIORITIES, default="default")
         p.add_argument("--out", default=".")
@@ -160,7 +195,7 @@ def main(argv):
     p.add_argument("--timeout-ms", type=int, default=0)
     p.add_argument("--out", default=".")
     sub.add_parser("cancel").add_argument("job")
-    sub.add_parser("status")
+    sub.add_parser("status").add_argument("--memory", action="store_true")
     sub.add_parser("metrics")
     sub.add_parser("list")
     sub.add_parser("preload").add_argument("circuit")
@@ -170,12 +205,15 @@ def main(argv):
     from google.protobuf import json_format
     try:
         if a.cmd in ("prove", "submit"):
+            if bool(a.witness) == bool(a.seeds):
+                ap.error("give witness files or --seeds, one of the two")
             wit = []
             for w in a.witness:
                 with open(w, "rb") as f:
                     wit.append(f.read())
             kw = dict(circuit_id=a.circuit, request_id=a.request_id,
-                      priority=PRIORITIES[a.priority], witnesses=wit)
+                      priority=PRIORITIES[a.priority], witnesses=wit,
+                      witness_seeds=[int(x) for x in a.seeds.split(",") if x])
             if a.cmd == "submit":
                 r = c.call("SubmitProof", **kw)
                 print(json.dumps({"job_id": r.job_id, "existing": r.existing}))
@@ -188,6 +226,9 @@ def main(argv):
                 r = c.call("CancelProof", job_id=a.job)
             elif a.cmd == "status":
                 r = c.call("GetStatus")
+                if a.memory:
+                    print(memory_table(r))
+                    return 0
             elif a.cmd == "metrics":
                 sys.stdout.write(c.call("GetMetrics").text)
                 return 0

@@ -3,12 +3,13 @@
 # -fsanitize=fuzzer,address,undefined and run each for a short time over its seed corpus
 # fuzz/corpus/<target>/. Targets: zkey, wtns, r1cs (the file readers, src/io), point (the point
 # decoders of src/ec/encode.c: snarkjs binary and JSON, ZCash), toml (the config parser and
-# the size / duration strings) and json (the JSON reader and writer).
+# the size / duration strings), json (the JSON reader and writer) and inputs (circuit inputs,
+# src/witness/inputs.c).
 # New inputs go to a scratch directory, never into the committed corpus; crashes are written to
 # the build directory and make the script fail.
 # Usage: scripts/fuzz-smoke.sh [BUILD_DIR]      (default build-fuzz)
 # Env:   FUZZ_TIME=20 (seconds per target; FUZZ_SECONDS is read too)  CC=clang
-#        FUZZ_TARGETS="zkey wtns r1cs point toml json"
+#        FUZZ_TARGETS="zkey wtns r1cs point toml json inputs"
 #        FUZZ_SEED_REFRESH=1 first re-makes the seed corpora of zkey, wtns, r1cs (copies of the
 #        small snarkjs fixtures in tests/fixtures) and point (fuzz/point-seeds.py).
 #        FUZZ_MERGE=1 afterwards merges inputs that add coverage into fuzz/corpus/<target>/ (this
@@ -18,7 +19,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=$(mkdir -p "${1:-$ROOT/build-fuzz}" && cd "${1:-$ROOT/build-fuzz}" && pwd)
 CC=${CC:-clang}
 FUZZ_TIME=${FUZZ_TIME:-${FUZZ_SECONDS:-20}}
-TARGETS=${FUZZ_TARGETS:-"zkey wtns r1cs point toml json"}
+TARGETS=${FUZZ_TARGETS:-"zkey wtns r1cs point toml json inputs"}
 command -v "$CC" >/dev/null || { echo "fuzz-smoke: $CC not found" >&2; exit 2; }
 
 if [ "${FUZZ_SEED_REFRESH:-0}" = 1 ]; then
@@ -50,7 +51,8 @@ for k in $TARGETS; do
         OPT=-O0 ;;
     toml) SRCS=("$ROOT/src/util/toml.c" "$ROOT/src/util/alloc.c" "$ROOT/src/util/err.c") ;;
     json) SRCS=("$ROOT/src/util/json.c" "$ROOT/src/util/err.c") ;;
-    *) echo "fuzz-smoke: unknown target '$k' (zkey wtns r1cs point toml json)" >&2; exit 2 ;;
+    inputs) SRCS=("$ROOT/src/witness/inputs.c" "$ROOT/src/util/json.c" "$ROOT/src/util/err.c") ;;
+    *) echo "fuzz-smoke: unknown target '$k' (zkey wtns r1cs point toml json inputs)" >&2; exit 2 ;;
     esac
     bin=$OUT/fuzz_$k
     echo "== build fuzz_$k" >&2

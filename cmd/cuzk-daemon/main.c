@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cuzk/err.h"
+#include "cuzk/groth16.h"
 #include "cuzk/log.h"
 #include "engine/config.h"
 #include "engine/engine.h"
@@ -29,10 +30,18 @@ static const char *HELP =
     "service cuzk.v1.ProvingService (proto/cuzk/v1/proving.proto).\n"
     "\n"
     "  --config FILE      TOML configuration (every key has a default; see configs/demo.toml)\n"
-    "  --listen ADDR      gRPC address, overrides daemon.listen (HOST:PORT, unix:///PATH)\n"
+    "  --listen ADDR      gRPC address, overrides daemon.listen (HOST:PORT, unix:///PATH);\n"
+    "                     beyond loopback only with daemon.insecure = true\n"
     "  --metrics ADDR     HTTP /metrics address, overrides metrics.listen (\"\" disables)\n"
     "  --log-level LEVEL  error, warn, info, debug, trace, off; overrides logging.level\n"
     "  -h, --help         this help\n";
+
+static void log_stale(void *ctx, const char *path)
+{
+    (void)ctx;
+    CUZK_LOG_INFO(TGT, "removed a stale key-cache temp file (its writer is gone)", "path=%s",
+                  path);
+}
 
 static int usage(const char *msg)
 {
@@ -92,6 +101,20 @@ int main(int argc, char **argv)
         free(cfg.metrics_listen);
         cfg.metrics_listen = strdup(metrics);
     }
+    if ((listen && cuzk_daemon_check_listen("--listen", listen, 1, &eb)) ||
+        (metrics && metrics[0] && cuzk_daemon_check_listen("--metrics", metrics, 0, &eb))) {
+        fprintf(stderr, "cuzk-daemon: error: %s\n", eb.msg);
+        cuzk_daemon_config_free(&cfg);
+        return 2;
+    }
+    if (cuzk_daemon_check_exposure(&cfg, &eb)) {
+        fprintf(stderr, "cuzk-daemon: error: %s\n", eb.msg);
+        cuzk_daemon_config_free(&cfg);
+        return 2;
+    }
+    if (cfg.insecure && !cuzk_daemon_listen_is_local(cfg.listen))
+        fprintf(stderr, "cuzk-daemon: warning: daemon.insecure: serving unauthenticated calls "
+                "on %s\n", cfg.listen);
     if (level && cuzk_log_parse_level(level, &cfg.log_level, &eb)) {
         cuzk_daemon_config_free(&cfg);
         return usage(eb.msg);
@@ -113,6 +136,12 @@ int main(int argc, char **argv)
                   cfg.backend == CUZK_BACKEND_CPU ? "cpu" : cfg.backend == CUZK_BACKEND_GPU ? "gpu"
                                                                                       : "auto",
                   cuzk_gpu_device_count());
+    for (size_t i = 0; cfg.key_cache && i < cfg.n_circuits; i++) {
+        char *cp = cuzk_pk_cache_path(cfg.circuits[i].zkey, cfg.key_cache_dir);
+        if (cp)
+            cuzk_pk_cache_remove_stale(cp, log_stale, NULL);
+        free(cp);
+    }
     cuzk_engine_config ec;
     cuzk_daemon_config_engine(&cfg, &ec);
     cuzk_engine *engine = NULL;
@@ -134,7 +163,12 @@ int main(int argc, char **argv)
         }
         CUZK_LOG_INFO(TGT, "metrics endpoint listening", "addr=http://%s/metrics", mbound);
     }
-    cuzk_rpc_config rc = {cfg.listen, cfg.max_message_size, "cpu", cfg.witness_dir};
+    cuzk_rpc_config rc = {.listen = cfg.listen,
+                          .max_message_size = cfg.max_message_size,
+                          .devices = "cpu",
+                          .witness_dir = cfg.witness_dir,
+                          .handler_threads = cfg.handler_threads,
+                          .max_pending_calls = cfg.max_pending_calls};
     cuzk_rpc_server *srv = NULL;
     char bound[256];
     if ((e = cuzk_rpc_start(&srv, engine, &rc, bound, &eb))) {

@@ -18,6 +18,7 @@
 #include "util/parallel.h"
 
 #include "cli.h"
+#include "cmd_witness.h"
 
 #define EXIT_INVALID 1
 #define EXIT_INPUT 2
@@ -48,12 +49,19 @@ static int fail(cuzk_err e, const cuzk_errbuf *eb)
 
 static const char *PROVE_HELP =
     "Usage: cuzk prove [options] CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json\n"
+    "       cuzk prove [options] --wasm CIRCUIT.wasm --input INPUT.json CIRCUIT.zkey\n"
+    "                  PROOF.json PUBLIC.json\n"
     "\n"
     "Makes a Groth16 proof from a snarkjs proving key and a witness (same arguments as\n"
-    "rapidsnark's prover). The proof is checked against the key before it is written unless\n"
-    "--no-verify is given.\n"
+    "rapidsnark's prover), or from the circuit's inputs and circom's witness program (like\n"
+    "`snarkjs groth16 fullprove`; see `cuzk witness --help`). The proof is checked against\n"
+    "the key before it is written unless --no-verify is given.\n"
     "\n"
     "Options:\n"
+    "  --wasm FILE        compute the witness with circom's witness program FILE ...\n"
+    "  --input FILE       ... from the circuit inputs in FILE (both or neither)\n"
+    "  --wasm-cache DIR   where built witness programs are kept (default: a folder\n"
+    "                     " CUZK_WITNESS_CACHE_DIR " beside the wasm)\n"
     "  --threads N        CPU threads (default: all cores, or CUZK_THREADS)\n"
     "  --backend B        auto | cpu | gpu (default auto: the GPU when one is present,\n"
     "                     falling back to the CPU if the GPU faults)\n"
@@ -192,9 +200,12 @@ static int cmd_prove(int argc, char **argv)
                    {"repeat", 0, 1, NULL, 0},        {"synth", 0, 1, NULL, 0},
                    {"g2-device", 0, 1, NULL, 0},
                    {"key-cache", 0, 1, NULL, 0},     {"precompute", 0, 1, NULL, 0},
-                   {"gpu-tables", 0, 1, NULL, 0}};
+                   {"gpu-tables", 0, 1, NULL, 0},
+                   {"wasm", 0, 1, NULL, 0},          {"input", 0, 1, NULL, 0},
+                   {"wasm-cache", 0, 1, NULL, 0}};
     enum { O_THREADS, O_BACKEND, O_FORMAT, O_R1CS, O_NOVERIFY, O_VERIFY, O_ZERO, O_QUIET, O_HELP,
-           O_G2, O_REPEAT, O_SYNTH, O_G2DEV, O_KEYCACHE, O_PRECOMP, O_GPUTAB };
+           O_G2, O_REPEAT, O_SYNTH, O_G2DEV, O_KEYCACHE, O_PRECOMP, O_GPUTAB, O_WASM, O_INPUT,
+           O_WASMCACHE };
     const char *pos[8];
     int npos, rc;
     if ((rc = cli_parse("prove", argc, argv, o, (int)(sizeof o / sizeof o[0]), pos, 8, &npos)))
@@ -204,8 +215,20 @@ static int cmd_prove(int argc, char **argv)
         return 0;
     }
     g_quiet = o[O_QUIET].seen;
-    if (npos != 4)
+    const int from_inputs = o[O_WASM].seen;
+    if (o[O_WASM].seen != o[O_INPUT].seen)
+        return cli_usage("prove", "--wasm and --input go together");
+    if (from_inputs && npos != 3)
+        return cli_usage("prove", "expected --wasm CIRCUIT.wasm --input INPUT.json CIRCUIT.zkey "
+                                  "PROOF.json PUBLIC.json");
+    if (!from_inputs && npos != 4)
         return cli_usage("prove", "expected CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json");
+    /* pos[]: zkey, witness (when from a file), proof, public. */
+    if (from_inputs) {
+        pos[3] = pos[2];
+        pos[2] = pos[1];
+        pos[1] = NULL;
+    }
     /* One process, one key: the CPU MSMs may keep their scratch blocks for the next MSM
      * (a proof runs five back to back; fresh pages cost a fault and a zeroing each). */
     cuzk_msm_scratch_limit((size_t)256 << 20);
@@ -298,11 +321,22 @@ static int cmd_prove(int argc, char **argv)
     cuzk_err e;
     cuzk_zkey zk;
     cuzk_wtns w;
+    cuzk_witness wit = {0};
     double t0 = cuzk__now_ms();
     progress("reading %s", pos[0]);
     if ((e = cuzk_zkey_open(&zk, pos[0], &eb)))
         return fail(e, &eb);
-    if ((e = cuzk_wtns_open(&w, pos[1], &eb))) {
+    if (from_inputs) {
+        progress("computing the witness of %s", o[O_INPUT].value);
+        e = cuzk_cmd_witness_compute(&wit, o[O_WASM].value, o[O_INPUT].value,
+                                     o[O_WASMCACHE].value, g_quiet ? NULL : stderr, &eb);
+        if (!e)
+            cuzk_witness_as_wtns(&wit, &w, o[O_INPUT].value);
+    } else {
+        e = cuzk_wtns_open(&w, pos[1], &eb);
+    }
+    if (e) {
+        cuzk_witness_clear(&wit);
         cuzk_zkey_close(&zk);
         return fail(e, &eb);
     }
@@ -446,6 +480,7 @@ done:
     cuzk_witness_buf_free(wpinned);
     cuzk_pk_free(pk);
     cuzk_wtns_close(&w);
+    cuzk_witness_clear(&wit);
     cuzk_zkey_close(&zk);
     return ret == 0 ? 0 : fail(e, &eb);
 }
@@ -711,6 +746,8 @@ static const char *MAIN_HELP =
     "\n"
     "Commands:\n"
     "  prove       CIRCUIT.zkey WITNESS.wtns PROOF.json PUBLIC.json\n"
+    "              (or --wasm CIRCUIT.wasm --input INPUT.json CIRCUIT.zkey PROOF.json PUBLIC.json)\n"
+    "  witness     CIRCUIT.wasm INPUT.json WITNESS.wtns  (circom's witness program)\n"
     "  verify      VERIFICATION_KEY.json PUBLIC.json PROOF.json\n"
     "  export-vk   CIRCUIT.zkey VERIFICATION_KEY.json\n"
     "  inspect     FILE (.zkey, .wtns or .r1cs)\n"
@@ -746,6 +783,10 @@ int main(int argc, char **argv)
     if (strcmp(c, "setup") == 0) {
         extern int cuzk_cmd_setup(int, char **);
         return cuzk_cmd_setup(argc - 2, argv + 2);
+    }
+    if (strcmp(c, "witness") == 0) {
+        extern int cuzk_cmd_witness(int, char **);
+        return cuzk_cmd_witness(argc - 2, argv + 2);
     }
     if (strcmp(c, "gen-circuit") == 0) {
         extern int cuzk_cmd_gen_circuit(int, char **);

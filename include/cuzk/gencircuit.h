@@ -63,5 +63,10 @@ cuzk_err cuzk_gen_witness(uint8_t *w, uint64_t n_values, const cuzk_gen_params *
                           cuzk_gen_info *info, cuzk_errbuf *eb);
 /* The circuit's wire count (the witness length), or 0 for invalid parameters. */
 uint32_t cuzk_gen_n_wires(const cuzk_gen_params *p);
+/* The shape of the key cuzk_pk_generate makes for p, without making it: its n_vars (the wire
+ * count), n_public (the output and the public inputs) and the setup's domain size (the least
+ * power of two >= constraints + n_public + 1). Errors: CUZK_INVALID_ARGUMENT. */
+cuzk_err cuzk_gen_key_shape(const cuzk_gen_params *p, uint32_t *n_vars, uint32_t *n_public,
+                            uint32_t *domain_size, cuzk_errbuf *eb);
 
 #endif

@@ -155,6 +155,11 @@ void cuzk_witness_buf_free(void *p);
  * made of the zkey's file name and a hash of its full path. malloc'd; NULL when out of
  * memory. */
 char *cuzk_pk_cache_path(const char *zkey_path, const char *cache_dir);
+/* Removes CACHE_PATH.tmp.PID files, left by a cache write that was killed midway, whose
+ * process no longer exists (a live writer's file stays); removed(ctx, path) is told each.
+ * Returns the count. */
+unsigned cuzk_pk_cache_remove_stale(const char *cache_path,
+                                    void (*removed)(void *ctx, const char *path), void *ctx);
 /* Writes the cache (to a temporary file renamed into place). */
 cuzk_err cuzk_pk_cache_save(const cuzk_pk *pk, const char *cache_path, const char *zkey_path,
                             cuzk_errbuf *eb);

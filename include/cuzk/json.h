@@ -64,8 +64,10 @@ void cuzk_sb_puts(cuzk_strbuf *sb, const char *s);
 void cuzk_sb_printf(cuzk_strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A JSON string literal with escapes. */
 void cuzk_sb_json_string(cuzk_strbuf *sb, const char *s);
-/* Writes the buffer to path atomically (temp file + rename); CUZK_IO on failure, CUZK_NO_MEMORY
- * if the buffer ran out of memory while being built. */
+/* Writes the buffer to path: a regular file or a missing path atomically (temp file + rename);
+ * a device, FIFO or symlink in place (a link's target receives the text; the node itself is
+ * never replaced); a directory is refused. CUZK_IO on failure (ENOSPC from /dev/full
+ * included), CUZK_NO_MEMORY if the buffer ran out of memory while being built. */
 cuzk_err cuzk_sb_write_file(const cuzk_strbuf *sb, const char *path, cuzk_errbuf *eb);
 
 #endif

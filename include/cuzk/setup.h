@@ -60,7 +60,4 @@ typedef struct {
 cuzk_err cuzk_setup(const char *r1cs_path, const char *zkey_path, const cuzk_setup_opts *opts,
                     cuzk_setup_info *info, cuzk_errbuf *eb);
 
-/* SHA-256 (FIPS 180-4), used for deterministic seeds here and by gen-circuit. */
-void cuzk_sha256(uint8_t out[32], const void *data, size_t len);
-
 #endif

@@ -5,6 +5,7 @@ plumbing is scripts/cuzk-client.py's (imported, not copied). Full guide: docs/BE
 
   cuzk-bench [--addr HOST:PORT [--pid PID] | --spawn CONFIG.toml] [--json FILE] [--report DIR]
     single --circuit ID --witness FILE... [--partitions N] [--vk VK.json]
+           (every --witness FILE... here and below: or --seeds S1,S2,... for a generated key)
     batch  --circuit ID --witness FILE... -c COUNT -j CONCURRENCY [--partitions N] [--vk VK]
     soak   --circuit ID --witness FILE... -c COUNT [--warmup N] [--max-slope BYTES] [-j 2]
     stress --mix CIRCUIT:PRIORITY:RATE[:PARTITIONS][,...] --witness CIRCUIT=FILE...
@@ -17,9 +18,13 @@ plumbing is scripts/cuzk-client.py's (imported, not copied). Full guide: docs/BE
     min..max, stdev and the B/A ratio, plus both memory curves)
 
 --witness may be repeated: partition k gets the k-th file (cycling when --partitions is larger;
-default one partition per file). --witness-paths sends the files' paths instead of their bytes
-(the daemon must be configured with a daemon.witness_dir that holds them). Every result is checked: one groth16 proof per partition, its
-public signals equal to its witness's; --vk also verifies every proof with snarkjs.
+default one partition per file). --seeds S1,S2,... instead sends witness seeds, for a circuit
+whose key the daemon generates (generate_* keys in its [[circuit]]): the daemon makes each
+partition's witness itself (its self-verification checks every proof; public values are not
+compared then, as there is no file to read them from). --witness-paths sends the files' paths
+instead of their bytes (the daemon must be configured with a daemon.witness_dir that holds
+them). Every result is checked: one groth16 proof per partition, its public signals equal to
+its witness's; --vk also verifies every proof with snarkjs.
 
 --spawn starts <bin>/cuzk-daemon (next to this script, or $CUZK_DAEMON) with CONFIG on
 127.0.0.1:0 and stops it with SIGTERM at the end (and if cuzk-bench dies). Memory is sampled
@@ -52,6 +57,16 @@ from .stress import cmd_stress, parse_duration, STRESS_HELP
 from .compare import run_compare
 
 
+def parse_seeds(text):
+    try:
+        seeds = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError("want comma-separated integers, e.g. 1,2,3")
+    if not seeds or any(x < 0 or x >= 1 << 64 for x in seeds):
+        raise argparse.ArgumentTypeError("want seeds from 0 to 2^64-1")
+    return seeds
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog="cuzk-bench", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -67,8 +82,12 @@ def main(argv):
 
     def work(p, count=False):
         p.add_argument("--circuit", required=True)
-        p.add_argument("--witness", required=True, action="append", metavar="FILE.wtns",
+        p.add_argument("--witness", action="append", metavar="FILE.wtns",
                        help="a partition's witness; repeat for distinct partitions")
+        p.add_argument("--seeds", type=parse_seeds, metavar="S1,S2,...",
+                       help="instead of --witness, for a circuit whose key the daemon "
+                       "generates: witness seeds (SubmitProof witness_seeds), one partition "
+                       "each; the daemon makes the witnesses, nothing is sent")
         p.add_argument("--partitions", type=int, default=None,
                        help="partitions per proof, cycling through the --witness files "
                        "(default: one per file)")
@@ -114,8 +133,13 @@ def main(argv):
     p.add_argument("-j", "--concurrency", type=int, default=1)
     p.add_argument("--rounds", type=int, default=3)
     a = ap.parse_args(argv)
+    if a.cmd in ("single", "batch", "soak", "compare"):
+        if bool(a.witness) == bool(a.seeds):
+            ap.error("%s: give --witness files or --seeds, one of the two" % a.cmd)
+        if a.seeds and a.witness_paths:
+            ap.error("--witness-paths goes with --witness files, not --seeds")
     if getattr(a, "partitions", 0) is None:
-        a.partitions = len(a.witness)
+        a.partitions = len(a.seeds or a.witness)
 
     mach = machine()
     print("machine: %s, %d cores" % (mach["cpu_model"], mach["cores"]))

@@ -124,6 +124,7 @@ class Sampler(threading.Thread):
         self.samples = []  # (t, rss, hwm)
         self.owners = []   # (t, {owner: in_use}, keys_bytes, budget_in_use)
         self.gpu = []      # (t, bytes): the daemon's GPU memory from nvidia-smi, about 1/s
+        self.gpu_status = []  # (t, bytes): device memory in use, all GPUs (GetStatus)
         self.halt = threading.Event()
         self.t0 = time.time()
         self.use_nvsmi = bool(bench.pid and shutil.which("nvidia-smi"))
@@ -133,6 +134,9 @@ class Sampler(threading.Thread):
             st = self.bench.client.call("GetStatus", timeout=2)
         except grpc.RpcError:
             return
+        if len(st.gpus) and any(g.memory_total for g in st.gpus):
+            self.gpu_status.append((round(time.time() - self.t0, 3),
+                                    sum(g.memory_used for g in st.gpus)))
         own = {o.owner: o.in_use for o in st.memory}
         if getattr(st, "witness_budget_limit", 0):
             own["witnesses (accepted jobs)"] = st.witness_in_use
@@ -170,6 +174,8 @@ class Sampler(threading.Thread):
         if self.gpu:
             d["peak_gpu"] = max(g[1] for g in self.gpu)
             d["gpu_curve"] = self.gpu
+        if self.gpu_status:
+            d["peak_gpu_device"] = max(g[1] for g in self.gpu_status)
         return d
 
 
@@ -224,7 +230,10 @@ class Bench:
         well-formed groth16 proof."""
         t0 = t0 or time.time()
         if fut is None:
-            if witnesses and isinstance(witnesses[0], WitnessPath):
+            if witnesses and isinstance(witnesses[0], WitnessSeed):
+                req = self.pb.SubmitProofRequest(circuit_id=circuit, witness_seeds=witnesses,
+                                                 priority=priority)
+            elif witnesses and isinstance(witnesses[0], WitnessPath):
                 req = self.pb.SubmitProofRequest(circuit_id=circuit, witness_paths=witnesses,
                                                  priority=priority)
             else:
@@ -302,8 +311,14 @@ def gpu_mem(pid):
 
 def witness_files(a):
     """The witness file of each partition: the --witness files in turn, --partitions of them
-    (default: one partition per file)."""
+    (default: one partition per file); None with --seeds."""
+    if getattr(a, "seeds", None):
+        return None
     return [a.witness[k % len(a.witness)] for k in range(a.partitions)]
+
+
+class WitnessSeed(int):
+    """A witness sent as a seed (SubmitProof witness_seeds): the daemon makes the witness."""
 
 
 class WitnessPath(str):
@@ -311,6 +326,8 @@ class WitnessPath(str):
 
 
 def witnesses(a):
+    if getattr(a, "seeds", None):
+        return [WitnessSeed(a.seeds[k % len(a.seeds)]) for k in range(a.partitions)]
     if getattr(a, "witness_paths", False):
         return [WitnessPath(os.path.abspath(f)) for f in witness_files(a)]
     data = {}

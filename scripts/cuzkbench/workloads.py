@@ -40,7 +40,7 @@ class Progress:
 def expected_public(b, circuit, files):
     """Each partition's witness file's public values for the daemon's circuit (None if it is
     unknown there: the daemon then answers NOT_FOUND, reported as a failed proof)."""
-    n = b.n_public(circuit)
+    n = b.n_public(circuit) if files is not None else None
     if n is None:
         return None
     cache = {}
@@ -154,6 +154,9 @@ def cmd_batch(b, a):
             if "peak_gpu" in mem:
                 print("daemon GPU memory (nvidia-smi, %d samples): peak %s" %
                       (len(mem["gpu_curve"]), mib(mem["peak_gpu"])))
+            if "peak_gpu_device" in mem:
+                print("GPU memory in use (GetStatus, all devices): peak %s" %
+                      mib(mem["peak_gpu_device"]))
         else:
             print("daemon memory (GetStatus owners + keys, %d samples): peak %s" %
                   (mem["samples"], mib(mem["peak_hwm"])))

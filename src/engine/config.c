@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cuzk/toml.h"
@@ -21,7 +22,7 @@ static char *dup_or_die(const char *s)
 void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
 {
     memset(c, 0, sizeof *c);
-    c->listen = dup_or_die("0.0.0.0:9820");
+    c->listen = dup_or_die("127.0.0.1:9820");
     c->max_message_size = 256ull << 20;
     c->shutdown_grace_ms = 30000;
     c->metrics_listen = dup_or_die("127.0.0.1:9821");
@@ -39,6 +40,8 @@ void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
     c->max_jobs_in_flight = 16;
     c->retain_jobs = 1024;
     c->max_partitions = 1024;
+    c->handler_threads = 64;
+    c->max_pending_calls = 4096;
     c->pinned_budget = CUZK_BUDGET_AUTO;
     c->gpu_budget = CUZK_BUDGET_AUTO;
     c->verify = 1;
@@ -56,6 +59,10 @@ void cuzk_daemon_config_free(cuzk_daemon_config *c)
     for (size_t i = 0; i < c->n_circuits; i++) {
         free((char *)c->circuits[i].id);
         free((char *)c->circuits[i].zkey);
+        if (c->circuits[i].generate) {
+            free((char *)c->circuits[i].generate->seed);
+            free((cuzk_gen_params *)c->circuits[i].generate);
+        }
     }
     free(c->circuits);
     memset(c, 0, sizeof *c);
@@ -110,6 +117,140 @@ static cuzk_err resolve_path(char **path, const char *base_dir, cuzk_errbuf *eb)
     return CUZK_OK;
 }
 
+/* generate_constraints: an integer, or a string of digits or "2^K". */
+static cuzk_err get_constraints(const cuzk_toml_value *t, uint32_t *out, cuzk_errbuf *eb)
+{
+    const cuzk_toml_value *v = cuzk_toml_get(t, "generate_constraints");
+    int64_t n = -1;
+    cuzk_err e;
+    if (cuzk_toml_type_of(v) == CUZK_TOML_STRING) {
+        const char *s;
+        if ((e = cuzk_toml_as_string(v, &s, eb)))
+            return e;
+        char *end = NULL;
+        if (s[0] == '2' && s[1] == '^' && s[2] >= '0' && s[2] <= '9') {
+            long k = strtol(s + 2, &end, 10);
+            n = *end || k > 31 ? -1 : (int64_t)1 << k;
+        } else if (s[0] >= '0' && s[0] <= '9') {
+            long long x = strtoll(s, &end, 10);
+            n = *end ? -1 : x;
+        }
+        if (n < 0)
+            return cuzk_toml_errf(v, eb, "'%s' is not a number of constraints (1048576 or "
+                                  "\"2^20\")", s);
+    } else if ((e = cuzk_toml_as_int(v, &n, eb))) {
+        return e;
+    }
+    if (n < 1 || n > (1ll << 31))
+        return cuzk_toml_errf(v, eb, "%lld constraints: want 1 to 2^31", (long long)n);
+    *out = (uint32_t)n;
+    return CUZK_OK;
+}
+
+/* A [[circuit]] entry's generated key (generate_* keys), or *out NULL when it has none. */
+static cuzk_err get_generate(const cuzk_toml_value *t, cuzk_gen_params **out, cuzk_errbuf *eb)
+{
+    static const char *keys[] = {"generate_curve", "generate_profile", "generate_constraints",
+                                 "generate_seed"};
+    const cuzk_toml_value *any = NULL;
+    for (int k = 0; k < 4 && !any; k++)
+        any = cuzk_toml_get(t, keys[k]);
+    *out = NULL;
+    if (!any)
+        return CUZK_OK;
+    if (!cuzk_toml_get(t, "generate_constraints"))
+        return cuzk_toml_errf(t, eb, "'%s' without 'generate_constraints' (the generated key's "
+                              "number of constraints)", cuzk_toml_path(any));
+    cuzk_gen_params p = {0};
+    p.curve = CUZK_CURVE_BN254;
+    p.profile = CUZK_GEN_DENSE;
+    const char *curve = NULL, *prof = NULL, *seed = "1";
+    char num[24];
+    cuzk_err e;
+    if ((e = cuzk_toml_get_string(t, "generate_curve", &curve, eb)) ||
+        (e = cuzk_toml_get_string(t, "generate_profile", &prof, eb)) ||
+        (e = get_constraints(t, &p.n_constraints, eb)))
+        return e;
+    if (curve && cuzk_curve_from_name(curve, &p.curve))
+        return cuzk_toml_errf(cuzk_toml_get(t, "generate_curve"), eb,
+                              "'%s' is not one of bn128, bls12381", curve);
+    if (prof && cuzk_gen_profile_from_name(prof, &p.profile))
+        return cuzk_toml_errf(cuzk_toml_get(t, "generate_profile"), eb,
+                              "'%s' is not one of dense, sparse-bits, mixed", prof);
+    const cuzk_toml_value *sv = cuzk_toml_get(t, "generate_seed");
+    if (sv && cuzk_toml_type_of(sv) == CUZK_TOML_INT) {
+        int64_t x;
+        if ((e = cuzk_toml_as_int(sv, &x, eb)))
+            return e;
+        snprintf(num, sizeof num, "%lld", (long long)x);
+        seed = num;
+    } else if (sv && (e = cuzk_toml_as_string(sv, &seed, eb))) {
+        return e;
+    }
+    if (!seed[0])
+        return cuzk_toml_errf(sv, eb, "the seed is empty");
+    *out = malloc(sizeof **out);
+    if (!*out)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+    **out = p;
+    (*out)->seed = dup_or_die(seed);
+    return CUZK_OK;
+}
+
+int cuzk_daemon_listen_is_local(const char *addr)
+{
+    if (strncmp(addr, "unix:", 5) == 0)
+        return 1;
+    const char *colon = strrchr(addr, ':');
+    size_t hl = colon ? (size_t)(colon - addr) : strlen(addr);
+    static const char *const local[] = {"localhost", "[::1]", "ip6-localhost"};
+    for (size_t i = 0; i < sizeof local / sizeof local[0]; i++)
+        if (hl == strlen(local[i]) && strncmp(addr, local[i], hl) == 0)
+            return 1;
+    /* 127.0.0.0/8: four decimal parts, the first 127 */
+    unsigned a, b, c, d;
+    char tail;
+    char host[64];
+    if (hl >= sizeof host)
+        return 0;
+    memcpy(host, addr, hl);
+    host[hl] = 0;
+    return sscanf(host, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) == 4 && a == 127 && b < 256 &&
+           c < 256 && d < 256;
+}
+
+cuzk_err cuzk_daemon_check_exposure(const cuzk_daemon_config *c, cuzk_errbuf *eb)
+{
+    if (c->insecure || cuzk_daemon_listen_is_local(c->listen))
+        return CUZK_OK;
+    return cuzk_errf(eb, CUZK_BAD_CONFIG, "daemon.listen '%s' is reachable from the network and "
+                     "calls are not authenticated: listen on 127.0.0.1 or unix:PATH, or set "
+                     "daemon.insecure = true to serve anyone who can connect", c->listen);
+}
+
+cuzk_err cuzk_daemon_check_listen(const char *what, const char *addr, int allow_unix,
+                                   cuzk_errbuf *eb)
+{
+    if (allow_unix && strncmp(addr, "unix:", 5) == 0)
+        return addr[5] ? CUZK_OK
+                       : cuzk_errf(eb, CUZK_BAD_CONFIG, "%s 'unix:' names no socket path", what);
+    const char *colon = strrchr(addr, ':');
+    if (!colon || colon == addr || (addr[0] == '[' && colon[-1] != ']'))
+        return cuzk_errf(eb, CUZK_BAD_CONFIG, "%s '%s' has no port (HOST:PORT%s)", what, addr,
+                         allow_unix ? " or unix:PATH" : "");
+    const char *p = colon + 1;
+    unsigned long port = 0;
+    int ok = *p != 0 && strlen(p) <= 5;
+    for (const char *d = p; ok && *d; d++) {
+        ok = *d >= '0' && *d <= '9';
+        port = port * 10 + (unsigned long)(*d - '0');
+    }
+    if (!ok || port > 65535)
+        return cuzk_errf(eb, CUZK_BAD_CONFIG, "%s '%s': port '%s' is not 1 to 65535 (0: any "
+                         "free port)", what, addr, p);
+    return CUZK_OK;
+}
+
 static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_dir,
                       cuzk_errbuf *eb)
 {
@@ -120,6 +261,9 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         (e = cuzk_toml_get_size(root, "daemon.max_message_size", &c->max_message_size, eb)) ||
         (e = get_uint(root, "daemon.retain_jobs", 1, 1 << 20, &c->retain_jobs, eb)) ||
         (e = get_uint(root, "daemon.max_partitions", 1, 1 << 20, &c->max_partitions, eb)) ||
+        (e = get_uint(root, "daemon.handler_threads", 1, 4096, &c->handler_threads, eb)) ||
+        (e = get_uint(root, "daemon.max_pending_calls", 1, 1 << 20, &c->max_pending_calls,
+                      eb)) ||
         (e = get_str(root, "metrics.listen", &c->metrics_listen, eb)) ||
         (e = get_uint(root, "gpus.workers_per_device", 1, 64, &c->gpu_workers_per_device, eb)) ||
         (e = get_uint(root, "gpus.host_threads", 0, 4096, &c->host_threads, eb)) ||
@@ -134,6 +278,13 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         (e = get_tier_budget(root, "memory.gpu_budget", &c->gpu_budget, eb)) ||
         (e = cuzk_toml_get_size(root, "memory.witness_budget", &c->witness_budget, eb)))
         return e;
+    cuzk_errbuf lb = {{0}};
+    if ((v = cuzk_toml_get(root, "daemon.listen")) &&
+        cuzk_daemon_check_listen("address", c->listen, 1, &lb))
+        return cuzk_toml_errf(v, eb, "%s", lb.msg);
+    if ((v = cuzk_toml_get(root, "metrics.listen")) && c->metrics_listen[0] &&
+        cuzk_daemon_check_listen("address", c->metrics_listen, 0, &lb))
+        return cuzk_toml_errf(v, eb, "%s", lb.msg);
     if (c->max_message_size < 1024 || c->max_message_size > 0x7fffffffull) {
         v = cuzk_toml_get(root, "daemon.max_message_size");
         return cuzk_toml_errf(v, eb, "must be between 1KiB and 2GiB-1 (gRPC's limit)");
@@ -146,6 +297,10 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
     if ((e = cuzk_toml_get_duration_ns(root, "daemon.shutdown_grace", &grace, eb)))
         return e;
     c->shutdown_grace_ms = grace / 1000000ull;
+    bool insecure = c->insecure;
+    if ((e = cuzk_toml_get_bool(root, "daemon.insecure", &insecure, eb)))
+        return e;
+    c->insecure = insecure;
     bool verify = c->verify;
     if ((e = cuzk_toml_get_bool(root, "prover.verify", &verify, eb)))
         return e;
@@ -205,6 +360,10 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         (e = get_str(root, "keys.cache_dir", &c->key_cache_dir, eb)) ||
         (e = resolve_path(&c->key_cache_dir, base_dir, eb)))
         return e;
+    struct stat st;
+    if (c->witness_dir[0] && stat(c->witness_dir, &st) == 0 && !S_ISDIR(st.st_mode))
+        return cuzk_toml_errf(cuzk_toml_get(root, "daemon.witness_dir"), eb,
+                              "%s is not a directory", c->witness_dir);
     bool kc = c->key_cache;
     if ((e = cuzk_toml_get_bool(root, "keys.cache", &kc, eb)))
         return e;
@@ -254,8 +413,6 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
             return e;
         if (!id || !id[0])
             return cuzk_toml_errf(t, eb, "missing required key 'id'");
-        if (!zkey || !zkey[0])
-            return cuzk_toml_errf(t, eb, "missing required key 'zkey'");
         for (size_t k = 0; k < c->n_circuits; k++)
             if (strcmp(c->circuits[k].id, id) == 0)
                 return cuzk_toml_errf(cuzk_toml_get(t, "id"), eb,
@@ -264,14 +421,28 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         if (prio && cuzk_priority_parse(prio, &p, eb))
             return cuzk_toml_errf(cuzk_toml_get(t, "priority"), eb,
                                   "'%s' is not one of low, normal, high, critical", prio);
-        char *path = dup_or_die(zkey);
-        if ((e = resolve_path(&path, base_dir, eb))) {
+        cuzk_gen_params *gen = NULL;
+        if ((e = get_generate(t, &gen, eb)))
+            return e;
+        if (gen && zkey) {
+            free((char *)gen->seed);
+            free(gen);
+            return cuzk_toml_errf(cuzk_toml_get(t, "zkey"), eb, "circuit '%s' has both 'zkey' "
+                                  "and generate_* keys: give one (a zkey file, or the "
+                                  "parameters of a generated test key)", id);
+        }
+        if (!gen && (!zkey || !zkey[0]))
+            return cuzk_toml_errf(t, eb, "missing required key 'zkey' (or "
+                                  "'generate_constraints' for a generated test key)");
+        char *path = gen ? NULL : dup_or_die(zkey);
+        if (path && (e = resolve_path(&path, base_dir, eb))) {
             free(path);
             return e;
         }
         cuzk_engine_circuit *ec = &c->circuits[c->n_circuits++];
         ec->id = dup_or_die(id);
         ec->zkey = path;
+        ec->generate = gen;
         ec->preload = preload;
         ec->priority = p;
     }

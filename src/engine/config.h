@@ -2,10 +2,15 @@
  * errors naming file, line and key) and its defaults. Every key has a default, so an empty
  * file (or none) works. Relative zkey paths are resolved against the config file's folder.
  *
- *   [daemon]     listen = "0.0.0.0:9820"   ("unix:///path" too), max_message_size = "256MiB",
+ *   [daemon]     listen = "127.0.0.1:9820" ("unix:///path" too), insecure = false (true: allow
+ *                a listen address other than loopback or unix while calls are not
+ *                authenticated; else the daemon refuses to start), max_message_size = "256MiB",
  *                shutdown_grace = "30s", retain_jobs = 1024, max_partitions = 1024,
  *                witness_dir = "" (SubmitProof may name .wtns files inside it instead of
- *                sending them; "" refuses witness_paths)
+ *                sending them; "" refuses witness_paths), handler_threads = 64 (threads
+ *                that serve calls; more calls queue; a wait for a job holds none),
+ *                max_pending_calls = 4096 (calls accepted and not yet answered, waits
+ *                included; more are refused with RESOURCE_EXHAUSTED)
  *   [metrics]    listen = "127.0.0.1:9821" (HTTP GET /metrics; "" disables)
  *   [gpus]       backend = "auto" (GPU workers on every usable device, none without one) |
  *                "cpu" | "gpu" (refuse to start without a device), devices = [] (all),
@@ -35,7 +40,12 @@
  *                device's free memory at start less the GPU workers' scratch and a margin)
  *   [prover]     verify = true (self-verify every proof before returning it)
  *   [logging]    level = "info", format = "text" | "json"
- *   [[circuit]]  id = "...", zkey = "path.zkey", preload = false, priority = "normal"
+ *   [[circuit]]  id = "...", zkey = "path.zkey", preload = false, priority = "normal"; or
+ *                instead of zkey, a test key generated in memory (engine.h "Generated keys";
+ *                the key `cuzk gen-circuit` + `cuzk setup --seed HEX(SEED)` would write):
+ *                generate_constraints = 1048576 or "2^20" (required), generate_curve =
+ *                "bn128" | "bls12381", generate_profile = "dense" | "sparse-bits" |
+ *                "mixed", generate_seed = "1" (string or integer), defaults as gen-circuit's
  */
 #ifndef CUZK_ENGINE_CONFIG_H
 #define CUZK_ENGINE_CONFIG_H
@@ -69,6 +79,8 @@ typedef struct {
     unsigned partition_workers;
     unsigned max_jobs_in_flight;
     unsigned retain_jobs, max_partitions;
+    unsigned handler_threads, max_pending_calls;
+    int insecure; /* daemon.insecure */
     uint64_t working_budget, key_budget, pinned_budget, gpu_budget;
     int verify;
     cuzk_log_level log_level;
@@ -85,6 +97,15 @@ cuzk_err cuzk_daemon_config_load(cuzk_daemon_config *c, const char *path, cuzk_e
 cuzk_err cuzk_daemon_config_parse(cuzk_daemon_config *c, const char *name, const char *text,
                                   size_t len, const char *base_dir, cuzk_errbuf *eb);
 void cuzk_daemon_config_free(cuzk_daemon_config *c);
+/* A listen address: HOST:PORT with a port 0 to 65535 (0: any free port), or unix:PATH when
+ * allow_unix. what names the setting in the message ("daemon.listen", "--listen"). */
+cuzk_err cuzk_daemon_check_listen(const char *what, const char *addr, int allow_unix,
+                                  cuzk_errbuf *eb);
+/* 1 when addr is reachable only from this machine: unix:, localhost, [::1], 127.0.0.0/8. */
+int cuzk_daemon_listen_is_local(const char *addr);
+/* Refuses (CUZK_BAD_CONFIG) a listen address reachable from the network unless
+ * daemon.insecure: calls are not authenticated. After command-line overrides. */
+cuzk_err cuzk_daemon_check_exposure(const cuzk_daemon_config *c, cuzk_errbuf *eb);
 /* The engine settings of a daemon config (pointers into c). */
 void cuzk_daemon_config_engine(const cuzk_daemon_config *c, cuzk_engine_config *out);
 

@@ -19,6 +19,62 @@ circuit *cuzk__engine_find_circuit(cuzk_engine *e, const char *id)
     return NULL;
 }
 
+void cuzk__generate_desc(const circuit *c, char *out, size_t n)
+{
+    snprintf(out, n, "%s %s %u constraints seed %s", cuzk_curve_name(c->gen.curve),
+             cuzk_gen_profile_name(c->gen.profile), c->gen.n_constraints, c->gen.seed);
+}
+
+/* Fills c from its configuration: the zkey's header, or a generated key's shape (the key is
+ * made later, where a zkey would be loaded). */
+static cuzk_err register_circuit(cuzk_engine *e, circuit *c, const cuzk_engine_circuit *cc,
+                                 cuzk_errbuf *eb)
+{
+    int has_zkey = cc->zkey && cc->zkey[0];
+    if (has_zkey == (cc->generate != NULL))
+        return cuzk_errf(eb, CUZK_BAD_CONFIG, "circuit '%s': give exactly one of a zkey and "
+                         "the parameters of a generated key", cc->id);
+    cuzk_err err;
+    if (cc->generate) {
+        uint32_t nv, np, dom;
+        if ((err = cuzk_gen_key_shape(cc->generate, &nv, &np, &dom, eb))) {
+            char m[CUZK_ERRBUF_SIZE];
+            snprintf(m, sizeof m, "%s", eb->msg);
+            return cuzk_errf(eb, CUZK_BAD_CONFIG, "circuit '%s': %s", cc->id, m);
+        }
+        c->generated = 1;
+        c->gen = *cc->generate;
+        c->gen.seed = xstrdup(cc->generate->seed);
+        c->gen.witness_seed = NULL;
+        c->curve = c->gen.curve;
+        c->n8q = cuzk_curve_n8q(c->curve);
+        c->n_vars = nv;
+        c->n_public = np;
+        c->domain_size = dom;
+        c->zkey = xstrdup("");
+    } else {
+        cuzk_zkey zk;
+        if ((err = cuzk_zkey_open(&zk, cc->zkey, eb))) {
+            char m[CUZK_ERRBUF_SIZE];
+            snprintf(m, sizeof m, "%s", eb->msg);
+            return cuzk_errf(eb, err, "circuit '%s': %s", cc->id, m);
+        }
+        c->curve = zk.curve;
+        c->n8q = zk.n8q;
+        c->n_vars = zk.n_vars;
+        c->n_public = zk.n_public;
+        c->domain_size = zk.domain_size;
+        cuzk_zkey_close(&zk);
+        c->zkey = xstrdup(cc->zkey);
+    }
+    c->id = xstrdup(cc->id);
+    c->preload = cc->preload;
+    c->priority = cc->priority ? cc->priority : CUZK_PRIO_NORMAL;
+    c->partition_bytes = cuzk_engine_partition_bytes(c->n_vars, c->domain_size, c->n8q,
+                                                     e->cfg.prove_threads);
+    return CUZK_OK;
+}
+
 cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_errbuf *eb)
 {
     *out = NULL;
@@ -84,29 +140,20 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
             return cuzk_errf(eb, CUZK_BAD_CONFIG, "circuit id '%s' is configured twice", cc->id);
         }
         circuit *c = &e->circuits[e->n_circuits];
-        cuzk_zkey zk;
-        if ((err = cuzk_zkey_open(&zk, cc->zkey, eb))) {
-            char m[CUZK_ERRBUF_SIZE];
-            snprintf(m, sizeof m, "%s", eb->msg);
+        if ((err = register_circuit(e, c, cc, eb))) {
             cuzk_engine_free(e);
-            return cuzk_errf(eb, err, "circuit '%s': %s", cc->id, m);
+            return err;
         }
-        c->id = xstrdup(cc->id);
-        c->zkey = xstrdup(cc->zkey);
-        c->preload = cc->preload;
-        c->priority = cc->priority ? cc->priority : CUZK_PRIO_NORMAL;
-        c->curve = zk.curve;
-        c->n8q = zk.n8q;
-        c->n_vars = zk.n_vars;
-        c->n_public = zk.n_public;
-        c->domain_size = zk.domain_size;
-        c->partition_bytes = cuzk_engine_partition_bytes(c->n_vars, c->domain_size, c->n8q,
-                                                    e->cfg.prove_threads);
-        cuzk_zkey_close(&zk);
         e->n_circuits++;
+        char gen[160] = "";
+        if (c->generated)
+            cuzk__generate_desc(c, gen, sizeof gen);
         CUZK_LOG_INFO(TGT, "circuit registered", "circuit=%s curve=%s n_vars=%u domain=%u "
-                      "partition_bytes=%" PRIu64 " preload=%s", c->id, cuzk_curve_name(c->curve),
-                      c->n_vars, c->domain_size, c->partition_bytes, c->preload ? "true" : "false");
+                      "partition_bytes=%" PRIu64 " preload=%s%s%s%s%s", c->id,
+                      cuzk_curve_name(c->curve), c->n_vars, c->domain_size, c->partition_bytes,
+                      c->preload ? "true" : "false", c->generated ? " generate=\"" : "", gen,
+                      c->generated ? "\" note=\"" CUZK_PK_GENERATED_NOTE : "",
+                      c->generated ? "\"" : "");
         c->mapped = cuzk__key_cache_valid(e, c, &c->cache_bytes);
     }
     cuzk__key_setup_tiers(e);
@@ -227,6 +274,7 @@ void cuzk_engine_free(cuzk_engine *e)
         cuzk_pk_free(e->circuits[i].pk);
         free(e->circuits[i].id);
         free(e->circuits[i].zkey);
+        free((char *)e->circuits[i].gen.seed);
     }
     free(e->circuits);
     cuzk_gpu_close(e->pin_ctx);

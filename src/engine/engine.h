@@ -60,6 +60,22 @@
  *    is loaded instead and the cache rewritten.
  * Evicting a key from the host unpins it and frees its staged copies first.
  *
+ * Generated keys. A circuit configured with generate instead of a zkey has a test key made in
+ * memory by cuzk_pk_generate (on the engine's CPU threads, pw x prove_threads) where a zkey
+ * would be loaded: at start when preloaded, else on first use. Such a key is never written
+ * (no cache file): evicted, it is "cold" and is generated again on its next use. Its bytes
+ * count in every tier budget as a loaded key's do. Logs and circuit lists carry
+ * CUZK_PK_GENERATED_NOTE for it. Its jobs may send witness seeds instead of witnesses: each
+ * seed is one partition's witness (cuzk_gen_witness with the seed in decimal as its witness
+ * seed, the witness `cuzk gen-witness --seed SEED` writes), made by the partition worker
+ * inside the partition's working-set reservation, which then also holds 32 n_vars bytes for
+ * it; no witness bytes are received or charged to the witness budget.
+ *
+ * Budgets too small. A request is refused at submission (CUZK_OUT_OF_BUDGET, naming the
+ * budget's config key, its size and the need) when one partition's working set is larger than
+ * the whole working budget, or its witnesses larger than the whole witness budget: such a
+ * request could never run.
+ *
  * Pipeline. Partition workers (pw) take partitions as above. With GPU workers (gw per device,
  * each with its own stream and scratch on its device), a partition worker checks the witness
  * (synthesis of a, b, c is left to the GPU stage, which computes them on the device from the
@@ -112,9 +128,12 @@ const char *cuzk_job_state_name(cuzk_job_state s); /* "queued" ... */
 
 typedef struct {
     const char *id;       /* unique circuit name clients use */
-    const char *zkey;     /* path of the .zkey */
+    const char *zkey;     /* path of the .zkey (NULL or "" with generate) */
     int preload;          /* load before ready (else on first use) */
     cuzk_priority priority; /* default priority of its jobs (DEFAULT: NORMAL) */
+    /* Instead of a zkey: a test key generated in memory (see "Generated keys"); its nthreads
+     * and witness_seed are ignored. Exactly one of zkey and generate. */
+    const cuzk_gen_params *generate;
 } cuzk_engine_circuit;
 
 typedef struct {
@@ -196,6 +215,10 @@ typedef struct {
     size_t n_witnesses;
     const uint8_t *const *witnesses; /* .wtns bytes, copied */
     const size_t *witness_lens;
+    /* Instead of witnesses (n_witnesses 0), for a circuit with a generated key: one witness
+     * seed per partition (see "Generated keys"). */
+    size_t n_witness_seeds;
+    const uint64_t *witness_seeds;
 } cuzk_submit;
 
 /* Accepts a job. *job_id receives its id (a NUL-terminated string, at most 32 bytes with the
@@ -225,6 +248,7 @@ typedef struct {
     cuzk_part_result *parts; /* n_parts entries when COMPLETED, else NULL */
     double queue_ms, synth_ms, prove_ms, budget_wait_ms, total_ms;
     double gpu_ms, g2_ms; /* summed over partitions: the GPU stage (H + G1), B in G2 */
+    double witness_ms;    /* summed over partitions: witnesses generated from seeds */
     uint64_t seq;       /* completion order (1, 2, ...; 0 while live), for tests */
 } cuzk_job_result;
 
@@ -236,6 +260,11 @@ void cuzk_job_result_free(cuzk_job_result *r);
  * out->state / out->err, not in the return value. */
 cuzk_err cuzk_engine_await(cuzk_engine *e, const char *job_id, uint64_t timeout_ms,
                            cuzk_job_result *out, cuzk_errbuf *eb);
+/* Called each time a job ends, with the engine's lock held: fn must not call the engine (the
+ * daemon notes the id and answers the AwaitProof calls parked on it from its own threads).
+ * One hook per engine; fn NULL removes it. */
+typedef void (*cuzk_job_end_fn)(void *ctx, const char *job_id);
+void cuzk_engine_set_job_end_hook(cuzk_engine *e, cuzk_job_end_fn fn, void *ctx);
 /* *was_live = 1 when the job had not ended; *state: its state after the call. CUZK_NOT_FOUND
  * for an unknown id. */
 cuzk_err cuzk_engine_cancel(cuzk_engine *e, const char *job_id, int *was_live,
@@ -258,6 +287,9 @@ typedef struct {
     uint64_t gpu_bytes;    /* staged bytes, summed over the devices it is staged on */
     uint64_t pinned_bytes; /* page-locked host bytes */
     uint64_t mapped_bytes; /* its cache file's size when a valid cache is known (else 0) */
+    int generated;         /* a generated test key (zkey is ""): see note */
+    char generate[160];    /* its parameters ("bls12381 sparse-bits 1024 constraints seed 1") */
+    const char *note;      /* CUZK_PK_GENERATED_NOTE for a generated key, else "" */
 } cuzk_circuit_info;
 
 /* Fills up to max entries, returns the number of circuits. */
@@ -291,6 +323,10 @@ typedef struct {
         int disabled;      /* after 3 faults in a row */
         uint64_t key_budget, key_bytes, key_peak; /* GPU tier: gpu_budget, staged bytes */
         uint64_t key_stages, key_unstages; /* keys staged; unstaged to make room */
+        /* Device memory now (real GPUs: the driver's figures when the status is taken; 0 on
+         * emulated ones) and the GPU workers' scratch as the automatic key budget estimated
+         * it (gw x the largest circuit's estimate; 0 with a configured gpu_budget). */
+        uint64_t memory_total, memory_used, scratch_estimate;
     } devices[CUZK_MAX_DEVICES];
     uint64_t gpu_faults, gpu_retries, cpu_fallbacks, keys_from_cache;
     uint64_t g2_on_gpu; /* partitions whose B in G2 ran on a GPU worker */
@@ -305,6 +341,12 @@ typedef struct {
     uint64_t pinned_unpins;  /* pinned keys unpinned to make room */
     uint64_t keys_pinned;    /* keys page-locked */
     uint64_t gpu_budget_cpu; /* GPU stages run on the CPU: key larger than every gpu_budget */
+    /* Where the other large bytes are: the working sets reserved are budget.in_use (by owner in
+     * budget.owner); working_allocated is what the running partitions' provers and generated
+     * witnesses hold of them, taken at each partition's stage boundaries; witness_pinned_bytes
+     * the partitions' witness copies page-locked for DMA; host_rss / host_rss_peak the
+     * process's resident memory now and at its peak (VmRSS / VmHWM; 0 where unknown). */
+    uint64_t working_allocated, witness_pinned_bytes, host_rss, host_rss_peak;
 } cuzk_engine_status;
 
 void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *out);

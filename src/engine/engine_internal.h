@@ -43,12 +43,16 @@ typedef struct {
     uint64_t gpu_last_used[CUZK_MAX_DEVICES]; /* lru_tick of its last GPU stage on device d */
     int mapped;               /* a valid cache file exists (its tier while not resident) */
     uint64_t cache_bytes;     /* that file's size */
+    int generated;            /* its key is made by cuzk_pk_generate from gen (zkey is "") */
+    cuzk_gen_params gen;      /* gen.seed owned */
 } circuit;
 
 /* One partition of a job: its witness until it ends, then its proof. */
 typedef struct partition {
     uint8_t *witness;         /* the .wtns bytes, charged to e->witness_mem until freed */
     size_t witness_len;
+    int seeded;               /* no .wtns: the worker generates the witness of this seed */
+    uint64_t seed;
     cuzk_part_result result;
 } partition;
 
@@ -69,6 +73,7 @@ typedef struct job {
     cuzk_err err;
     char *error;
     double t_submit, t_start, t_end, synth_ms, prove_ms, budget_wait_ms, gpu_ms, g2_ms;
+    double witness_ms;        /* witnesses generated from seeds */
     uint64_t done_seq;        /* completion order (0 while live) */
     unsigned waiters;         /* callers in cuzk_engine_await: the job is not forgotten meanwhile */
     pthread_cond_t ended_cv;
@@ -128,6 +133,8 @@ struct cuzk_engine {
     pthread_mutex_t pin_mu;   /* page-locking calls on pin_ctx */
     pthread_cond_t work_cv;   /* a partition may be available, or stopping */
     pthread_cond_t idle_cv;   /* a job ended or a partition ended */
+    cuzk_job_end_fn job_end_fn; /* cuzk_engine_set_job_end_hook; called under mu */
+    void *job_end_ctx;
     pthread_cond_t tier_cv;   /* a GPU stage released its key, or a GPU worker got room */
 
     circuit *circuits;
@@ -163,6 +170,8 @@ struct cuzk_engine {
     uint64_t gpu_faults, gpu_retries, cpu_fallbacks, g2_gpu_partitions;
     uint64_t gpu_budget_cpu_stages; /* GPU stages run on the CPU: key above every GPU budget */
     double prove_ms_total;
+    uint64_t working_allocated;    /* cuzk_engine_status.working_allocated */
+    uint64_t witness_pinned_bytes; /* partitions' witness copies page-locked */
 };
 
 /* ------------------------------------------------------------------ small helpers */
@@ -210,6 +219,14 @@ static inline uint64_t phys_ram(void)
 /* ------------------------------------------------------------------ engine.c */
 
 circuit *cuzk__engine_find_circuit(cuzk_engine *e, const char *id);
+/* Working set of one partition of c: its prover's (c->partition_bytes), and with a witness
+ * seed the generated witness too. */
+static inline uint64_t cuzk__partition_need(const circuit *c, int seeded)
+{
+    return c->partition_bytes + (seeded ? 32ull * c->n_vars : 0);
+}
+/* "bls12381 sparse-bits 1024 constraints seed 1" */
+void cuzk__generate_desc(const circuit *c, char *out, size_t n);
 
 /* ------------------------------------------------------------------ key_residency.c */
 

@@ -248,7 +248,7 @@ void cuzk__key_gpu_release(cuzk_engine *e, circuit *c, unsigned d)
 int cuzk__key_cache_valid(const cuzk_engine *e, const circuit *c, uint64_t *bytes)
 {
     *bytes = 0;
-    if (!e->cfg.key_cache)
+    if (!e->cfg.key_cache || c->generated)
         return 0;
     char *p = cuzk_pk_cache_path(c->zkey, e->cfg.key_cache_dir);
     cuzk_errbuf eb = {{0}};
@@ -358,6 +358,34 @@ static unsigned key_stage_parts(const cuzk_engine *e, const circuit *c, cuzk_pk 
     return parts;
 }
 
+/* Makes c's generated key (engine.h "Generated keys") on the engine's CPU threads and checks
+ * it has the shape registered at start. Under e->load_mu. */
+static cuzk_err generate_key(cuzk_engine *e, const circuit *c, cuzk_pk **out, cuzk_errbuf *eb)
+{
+    char desc[160];
+    cuzk__generate_desc(c, desc, sizeof desc);
+    CUZK_LOG_INFO(TGT, "generating proving key", "circuit=%s generate=\"%s\" note=\"%s\"",
+                  c->id, desc, CUZK_PK_GENERATED_NOTE);
+    cuzk_gen_params p = c->gen;
+    p.nthreads = e->cfg.prove_threads * e->cfg.partition_workers;
+    cuzk_err err = cuzk_pk_generate(out, &p, NULL, eb);
+    if (err) {
+        char m[CUZK_ERRBUF_SIZE];
+        snprintf(m, sizeof m, "%s", eb->msg);
+        return cuzk_errf(eb, err, "circuit '%s': generating its key: %s", c->id, m);
+    }
+    if (cuzk_pk_n_vars(*out) != c->n_vars || cuzk_pk_domain_size(*out) != c->domain_size ||
+        cuzk_pk_n_public(*out) != c->n_public) {
+        err = cuzk_errf(eb, CUZK_INTERNAL, "circuit '%s': the generated key has %u wires, "
+                        "domain %u, %u public; its registered shape was %u, %u, %u", c->id,
+                        cuzk_pk_n_vars(*out), cuzk_pk_domain_size(*out), cuzk_pk_n_public(*out),
+                        c->n_vars, c->domain_size, c->n_public);
+        cuzk_pk_free(*out);
+        *out = NULL;
+    }
+    return err;
+}
+
 /* Makes c's key resident. The caller holds c (holders > 0) so nobody evicts it meanwhile.
  * Called without e->mu. */
 cuzk_err cuzk__key_ensure(cuzk_engine *e, circuit *c, int *was_loaded, double *ms,
@@ -376,11 +404,17 @@ cuzk_err cuzk__key_ensure(cuzk_engine *e, circuit *c, int *was_loaded, double *m
         return CUZK_OK;
     }
     double t0 = cuzk__now_ms();
-    CUZK_LOG_INFO(TGT, "loading proving key", "circuit=%s zkey=%s", c->id, c->zkey);
     cuzk_pk *pk = NULL;
     cuzk_err err = CUZK_OK;
-    char *cpath = e->cfg.key_cache ? cuzk_pk_cache_path(c->zkey, e->cfg.key_cache_dir) : NULL;
+    char *cpath = NULL;
     const char *source = "zkey";
+    if (c->generated) {
+        err = generate_key(e, c, &pk, eb);
+        source = "generated";
+    } else {
+        CUZK_LOG_INFO(TGT, "loading proving key", "circuit=%s zkey=%s", c->id, c->zkey);
+        cpath = e->cfg.key_cache ? cuzk_pk_cache_path(c->zkey, e->cfg.key_cache_dir) : NULL;
+    }
     if (cpath) {
         cuzk_errbuf ceb = {{0}};
         cuzk_err ce = cuzk_pk_cache_load(&pk, cpath, c->zkey, &ceb);
@@ -399,7 +433,7 @@ cuzk_err cuzk__key_ensure(cuzk_engine *e, circuit *c, int *was_loaded, double *m
                           c->id, ceb.msg);
     }
     cuzk_zkey zk;
-    if (!pk && !(err = cuzk_zkey_open(&zk, c->zkey, eb))) {
+    if (!pk && !c->generated && !(err = cuzk_zkey_open(&zk, c->zkey, eb))) {
         /* The file may have changed since start: the jobs were checked against the header
          * read then, so refuse a key whose shape differs. */
         if (zk.curve != c->curve || zk.n_vars != c->n_vars || zk.domain_size != c->domain_size ||
@@ -445,8 +479,9 @@ cuzk_err cuzk__key_ensure(cuzk_engine *e, circuit *c, int *was_loaded, double *m
         if (ms)
             *ms = dt;
         CUZK_LOG_INFO(TGT, "proving key loaded", "circuit=%s curve=%s n_vars=%u domain=%u "
-                      "bytes=%" PRIu64 " source=%s ms=%.1f", c->id, cuzk_curve_name(c->curve),
-                      c->n_vars, c->domain_size, bytes, source, dt);
+                      "bytes=%" PRIu64 " source=%s ms=%.1f%s", c->id, cuzk_curve_name(c->curve),
+                      c->n_vars, c->domain_size, bytes, source, dt,
+                      c->generated ? " note=\"" CUZK_PK_GENERATED_NOTE "\"" : "");
     }
     pthread_mutex_unlock(&e->load_mu);
     return err;

@@ -120,17 +120,64 @@ static cuzk_err run_stages(cuzk_engine *e, job *j, size_t pi, cuzk_prove_state *
     return err;
 }
 
+/* Sets this partition's share of e->working_allocated to bytes and of
+ * e->witness_pinned_bytes to pinned (status: where the large bytes are). */
+static void account(cuzk_engine *e, uint64_t *held, uint64_t bytes, uint64_t *pinned_held,
+                    uint64_t pinned)
+{
+    pthread_mutex_lock(&e->mu);
+    e->working_allocated += bytes - *held;
+    e->witness_pinned_bytes += pinned - *pinned_held;
+    pthread_mutex_unlock(&e->mu);
+    *held = bytes;
+    *pinned_held = pinned;
+}
+
+/* The witness of a witness seed (engine.h "Generated keys"): 32 n_vars bytes in *out
+ * (malloc'd), as `cuzk gen-witness --seed SEED` writes them. */
+static cuzk_err make_seed_witness(const circuit *c, uint64_t seed, uint8_t **out,
+                                  cuzk_errbuf *eb)
+{
+    char ws[24];
+    snprintf(ws, sizeof ws, "%" PRIu64, seed);
+    cuzk_gen_params p = c->gen;
+    p.witness_seed = ws;
+    *out = malloc(32ull * c->n_vars);
+    if (!*out)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory for the witness of seed %s", ws);
+    cuzk_err err = cuzk_gen_witness(*out, c->n_vars, &p, NULL, eb);
+    if (err) {
+        free(*out);
+        *out = NULL;
+    }
+    return err;
+}
+
 static void prove_partition(cuzk_engine *e, job *j, size_t pi)
 {
     circuit *c = j->circ;
     cuzk_errbuf eb = {{0}};
     cuzk_err err;
     double tw = cuzk__now_ms();
+    const int seeded = j->parts[pi].seeded;
+    const uint64_t gen_bytes = seeded ? 32ull * c->n_vars : 0;
     uint64_t bytes = c->partition_bytes;
-    err = cuzk_budget_reserve(e->working_mem, CUZK_OWNER_ABC, bytes, -1, &j->cancel_requested, &eb);
+    err = cuzk_budget_reserve(e->working_mem, CUZK_OWNER_ABC, cuzk__partition_need(c, seeded),
+                              -1, &j->cancel_requested, &eb);
     double wait_ms = cuzk__now_ms() - tw;
     cuzk_part_result res = {0};
-    double synth = 0, prove = 0, gpu_ms = 0, g2_ms = 0;
+    double synth = 0, prove = 0, gpu_ms = 0, g2_ms = 0, witness_ms = 0;
+    uint8_t *gen_w = NULL; /* a seed's witness values, alive until the partition ends */
+    if (!err && gen_bytes) {
+        cuzk_budget_transfer(e->working_mem, CUZK_OWNER_ABC, CUZK_OWNER_WITNESS, gen_bytes);
+        double t = cuzk__now_ms();
+        err = make_seed_witness(c, j->parts[pi].seed, &gen_w, &eb);
+        witness_ms = cuzk__now_ms() - t;
+        if (err)
+            cuzk_budget_release(e->working_mem, CUZK_OWNER_WITNESS, gen_bytes);
+        if (err)
+            cuzk_budget_release(e->working_mem, CUZK_OWNER_ABC, bytes);
+    }
     if (!err) {
         /* One reservation, then split by owner for the status report (witness and MSM
          * scratch vs the a, b, c, h vectors). a, b, c are returned as soon as H is done. */
@@ -143,6 +190,7 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
         }
         if (!(err = cuzk__key_ensure(e, c, NULL, NULL, &eb))) {
             cuzk_wtns w;
+            memset(&w, 0, sizeof w);
             pthread_mutex_lock(&e->mu);
             const uint8_t *wb = j->parts[pi].witness;
             size_t wl = j->parts[pi].witness_len;
@@ -151,11 +199,18 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
             int pin = e->pin_ctx && cuzk__gpu_any_device_takes(e, 0, c);
             pthread_mutex_unlock(&e->mu);
             /* Already checked at submission; parsing again only locates the values. */
-            if (!(err = cuzk_wtns_parse(&w, wb, wl, "witness", &eb))) {
+            if (gen_w) {
+                w.values = gen_w;
+                w.n_witness = c->n_vars;
+            } else {
+                err = cuzk_wtns_parse(&w, wb, wl, "witness", &eb);
+            }
+            if (!err) {
                 cuzk_prove_opts po = {0};
                 po.nthreads = e->cfg.prove_threads;
                 po.no_verify = e->cfg.no_verify;
                 cuzk_prove_state *ps = NULL;
+                uint64_t held = 0, pinned = 0, pinned_held = 0;
                 double t0 = cuzk__now_ms();
                 /* w.values points into the job's .wtns copy, alive until this partition
                  * ends: the public inputs are read from it below. */
@@ -166,7 +221,8 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                  * synthesizes first. */
                 err = cuzk_prove_begin_ex(&ps, pk, w.values, w.n_witness, &po,
                                           defer ? CUZK_PROVE_DEFER_SYNTH : 0, &eb);
-                cuzk_wtns_close(&w);
+                if (!gen_w)
+                    cuzk_wtns_close(&w);
                 /* Page-locking the partition's own witness copy lets the GPU stage upload it by
                  * DMA, several times faster than through staging buffers; the pinning costs CPU
                  * time here, while the GPU works on other partitions. pinned_budget = 0 (no
@@ -176,10 +232,18 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                     if (cuzk_prove_state_pin(ps, e->pin_ctx, &peb))
                         CUZK_LOG_DEBUG(TGT, "witness not page-locked", "job=%s partition=%zu "
                                        "error=%s", j->id, pi, peb.msg);
+                    else
+                        pinned = 32ull * c->n_vars;
                 }
+                if (!err)
+                    account(e, &held, cuzk_prove_state_bytes(ps) + gen_bytes, &pinned_held,
+                            pinned);
                 if (!err)
                     err = run_stages(e, j, pi, ps, g2_on_gpu(e, pub - 32, c->n_vars), &gpu_ms,
                                      &g2_ms, &eb);
+                if (!err)
+                    account(e, &held, cuzk_prove_state_bytes(ps) + gen_bytes, &pinned_held,
+                            pinned);
                 if (!err && split && cuzk_prove_state_bytes(ps) <= wit) {
                     cuzk_budget_release(e->working_mem, CUZK_OWNER_ABC, abc); /* H is done */
                     abc_held = 0;
@@ -194,6 +258,7 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                     prove = total > synth ? total - synth : 0;
                 }
                 cuzk_prove_state_free(ps);
+                account(e, &held, 0, &pinned_held, 0);
                 if (!err) {
                     cuzk_strbuf sb;
                     cuzk_sb_init(&sb);
@@ -219,6 +284,10 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
         } else {
             cuzk_budget_release(e->working_mem, CUZK_OWNER_ABC, bytes);
         }
+        if (gen_w) {
+            free(gen_w);
+            cuzk_budget_release(e->working_mem, CUZK_OWNER_WITNESS, gen_bytes);
+        }
     }
 
     pthread_mutex_lock(&e->mu);
@@ -228,6 +297,7 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
     j->prove_ms += prove;
     j->gpu_ms += gpu_ms;
     j->g2_ms += g2_ms;
+    j->witness_ms += witness_ms;
     cuzk__partition_drop_witness(e, &j->parts[pi]); /* dead once proved */
     if (!err) {
         j->parts[pi].result = res;

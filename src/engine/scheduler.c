@@ -162,11 +162,19 @@ void cuzk__job_finish(cuzk_engine *e, job *j, cuzk_job_state st, cuzk_err err, c
     else
         e->cancelled++;
     e->n_finished++;
-    CUZK_LOG_INFO(TGT, "job ended", "job=%s circuit=%s state=%s partitions=%zu total_ms=%.1f%s%s",
-                  j->id, j->circ->id, cuzk_job_state_name(st), j->n_parts, j->t_end - j->t_submit,
-                  msg && msg[0] ? " error=" : "", msg && msg[0] ? msg : "");
+    /* One conversion per field: a "%s" that appended " error=..." became part of total_ms. */
+    if (msg && msg[0])
+        CUZK_LOG_INFO(TGT, "job ended", "job=%s circuit=%s state=%s partitions=%zu total_ms=%.1f "
+                      "error=%s", j->id, j->circ->id, cuzk_job_state_name(st), j->n_parts,
+                      j->t_end - j->t_submit, msg);
+    else
+        CUZK_LOG_INFO(TGT, "job ended", "job=%s circuit=%s state=%s partitions=%zu total_ms=%.1f",
+                      j->id, j->circ->id, cuzk_job_state_name(st), j->n_parts,
+                      j->t_end - j->t_submit);
     pthread_cond_broadcast(&j->ended_cv);
     pthread_cond_broadcast(&e->idle_cv);
+    if (e->job_end_fn)
+        e->job_end_fn(e->job_end_ctx, j->id);
     admit(e);
     trim_finished(e);
 }
@@ -274,20 +282,34 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
     if (!c)
         return cuzk_errf(eb, CUZK_NOT_FOUND, "unknown circuit '%s'",
                          req->circuit_id ? req->circuit_id : "");
-    if (req->n_witnesses == 0)
+    const int seeded = req->n_witness_seeds > 0;
+    const size_t n_parts = seeded ? req->n_witness_seeds : req->n_witnesses;
+    if (seeded && req->n_witnesses)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "send witnesses or witness seeds, not both");
+    if (seeded && !c->generated)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "circuit '%s' proves with a zkey: witness "
+                         "seeds are only for circuits with a generated key (generate_* keys in "
+                         "its [[circuit]] entry); send witnesses", c->id);
+    if (n_parts == 0)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "no witness: send one .witness per partition");
-    if (req->n_witnesses > e->cfg.max_partitions)
+    if (n_parts > e->cfg.max_partitions)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "%zu witnesses; at most %u partitions per job",
-                         req->n_witnesses, e->cfg.max_partitions);
-    if (c->partition_bytes > e->cfg.working_budget)
+                         n_parts, e->cfg.max_partitions);
+    uint64_t need = cuzk__partition_need(c, seeded);
+    if (need > e->cfg.working_budget)
         return cuzk_errf(eb, CUZK_OUT_OF_BUDGET,
-                         "circuit '%s' needs %" PRIu64 " bytes per partition, the working budget "
-                         "is %" PRIu64 " bytes", c->id, c->partition_bytes, e->cfg.working_budget);
+                         "circuit '%s' needs %" PRIu64 " bytes of working memory per partition%s, "
+                         "more than the whole working budget (%" PRIu64 " bytes; "
+                         "memory.working_budget): no partition of it could ever run; raise "
+                         "memory.working_budget to at least %" PRIu64 " bytes", c->id, need,
+                         seeded ? " (its generated witness included)" : "",
+                         e->cfg.working_budget, need);
     cuzk_priority prio = req->priority ? req->priority : c->priority;
     if (prio < CUZK_PRIO_LOW || prio > CUZK_PRIO_CRITICAL)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "priority %d is out of range", (int)prio);
 
-    /* Check every witness before anything is queued: a bad one fails only this request. */
+    /* Check every witness before anything is queued: a bad one fails only this request. (A
+     * seed's witness is made for the circuit: nothing to check.) */
     for (size_t i = 0; i < req->n_witnesses; i++) {
         cuzk_wtns w;
         char name[48];
@@ -327,7 +349,7 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
                          "memory.witness_budget)", ws.in_use, ws.limit, wbytes);
     }
     job *j = calloc(1, sizeof *j);
-    partition *parts = calloc(req->n_witnesses, sizeof *parts);
+    partition *parts = calloc(n_parts, sizeof *parts);
     if (!j || !parts) {
         free(j);
         free(parts);
@@ -335,7 +357,11 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     }
     j->parts = parts;
-    j->n_parts = req->n_witnesses;
+    j->n_parts = n_parts;
+    for (size_t i = 0; i < req->n_witness_seeds; i++) {
+        parts[i].seeded = 1;
+        parts[i].seed = req->witness_seeds[i];
+    }
     for (size_t i = 0; i < req->n_witnesses; i++) {
         parts[i].witness = malloc(req->witness_lens[i] ? req->witness_lens[i] : 1);
         if (!parts[i].witness) {
@@ -345,8 +371,9 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
         }
         parts[i].witness_len = req->witness_lens[i];
     }
-    uint64_t fp;
-    if (sub_copy_hash(req, parts, &fp)) {
+    uint64_t fp = fnv1a(0x5eed5eed5eed5eedull, req->witness_seeds,
+                        req->n_witness_seeds * sizeof *req->witness_seeds);
+    if (!seeded && sub_copy_hash(req, parts, &fp)) {
         cuzk__job_free(j);
         cuzk_budget_release(e->witness_mem, CUZK_OWNER_WITNESS, wbytes);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
@@ -398,8 +425,12 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
     e->jobs_tail = j;
     e->submitted++;
     memcpy(job_id, j->id, sizeof j->id);
-    CUZK_LOG_INFO(TGT, "job accepted", "job=%s circuit=%s priority=%s partitions=%zu%s%s", j->id,
-                  c->id, cuzk_priority_name(prio), j->n_parts, rid[0] ? " request_id=" : "", rid);
+    if (rid[0])
+        CUZK_LOG_INFO(TGT, "job accepted", "job=%s circuit=%s priority=%s partitions=%zu "
+                      "request_id=%s", j->id, c->id, cuzk_priority_name(prio), j->n_parts, rid);
+    else
+        CUZK_LOG_INFO(TGT, "job accepted", "job=%s circuit=%s priority=%s partitions=%zu", j->id,
+                      c->id, cuzk_priority_name(prio), j->n_parts);
     admit(e);
     pthread_mutex_unlock(&e->mu);
     return CUZK_OK;
@@ -424,6 +455,7 @@ static void fill_result(const job *j, cuzk_job_result *r)
     r->budget_wait_ms = j->budget_wait_ms;
     r->gpu_ms = j->gpu_ms;
     r->g2_ms = j->g2_ms;
+    r->witness_ms = j->witness_ms;
     r->total_ms = end - j->t_submit;
     r->seq = j->done_seq;
     if (j->state == CUZK_JOB_COMPLETED) {
@@ -503,4 +535,12 @@ cuzk_err cuzk_engine_cancel(cuzk_engine *e, const char *job_id, int *was_live,
     *state = j->state;
     pthread_mutex_unlock(&e->mu);
     return CUZK_OK;
+}
+
+void cuzk_engine_set_job_end_hook(cuzk_engine *e, cuzk_job_end_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&e->mu);
+    e->job_end_fn = fn;
+    e->job_end_ctx = ctx;
+    pthread_mutex_unlock(&e->mu);
 }

@@ -7,6 +7,24 @@
 #include "cuzk/json.h"
 #include "util/clock.h"
 
+/* The process's resident memory now and at its peak (VmRSS, VmHWM; 0 where unknown). */
+static void process_memory(uint64_t *rss, uint64_t *peak)
+{
+    *rss = *peak = 0;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return;
+    char line[256];
+    unsigned long long kb;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "VmRSS: %llu kB", &kb) == 1)
+            *rss = (uint64_t)kb << 10;
+        else if (sscanf(line, "VmHWM: %llu kB", &kb) == 1)
+            *peak = (uint64_t)kb << 10;
+    }
+    fclose(f);
+}
+
 void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *s)
 {
     memset(s, 0, sizeof *s);
@@ -64,6 +82,7 @@ void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *s)
         s->devices[d].key_peak = g->key_peak;
         s->devices[d].key_stages = g->key_stages;
         s->devices[d].key_unstages = g->key_unstages;
+        s->devices[d].scratch_estimate = (uint64_t)g->workers * g->worker_scratch;
         s->gpu_unstages += g->key_unstages;
         s->gpu_workers += g->workers;
         s->gpu_busy += g->busy_workers;
@@ -73,7 +92,20 @@ void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *s)
     s->cpu_fallbacks = e->cpu_fallbacks;
     s->keys_from_cache = e->keys_from_cache;
     s->g2_on_gpu = e->g2_gpu_partitions;
+    s->working_allocated = e->working_allocated;
+    s->witness_pinned_bytes = e->witness_pinned_bytes;
+    int real = real_gpus(e);
     pthread_mutex_unlock(&e->mu);
+    for (unsigned d = 0; real && d < s->n_devices; d++) {
+        uint64_t fr = 0, tot = 0;
+        cuzk_errbuf meb = {{0}};
+        if (!s->devices[d].disabled &&
+            cuzk_gpu_mem_info(s->devices[d].id, &fr, &tot, &meb) == CUZK_OK && tot >= fr) {
+            s->devices[d].memory_total = tot;
+            s->devices[d].memory_used = tot - fr;
+        }
+    }
+    process_memory(&s->host_rss, &s->host_rss_peak);
     cuzk_budget_get_snapshot(e->working_mem, &s->budget);
     cuzk_budget_get_snapshot(e->witness_mem, &s->witness_budget);
 }
@@ -103,6 +135,10 @@ size_t cuzk_engine_circuits(cuzk_engine *e, cuzk_circuit_info *out, size_t max)
         o->holders = c->holders;
         o->priority = c->priority;
         o->partition_bytes = c->partition_bytes;
+        o->generated = c->generated;
+        o->note = c->generated ? CUZK_PK_GENERATED_NOTE : "";
+        if (c->generated)
+            cuzk__generate_desc(c, o->generate, sizeof o->generate);
     }
     size_t n = e->n_circuits;
     pthread_mutex_unlock(&e->mu);
@@ -151,6 +187,14 @@ char *cuzk_engine_metrics(cuzk_engine *e)
           "%" PRIu64, s.witness_budget.limit);
     GAUGE("cuzk_witness_bytes", "Witness bytes held for accepted jobs.", "%" PRIu64,
           s.witness_budget.in_use);
+    GAUGE("cuzk_working_allocated_bytes", "Working memory the running partitions hold now.",
+          "%" PRIu64, s.working_allocated);
+    GAUGE("cuzk_witness_pinned_bytes", "Partitions' witness copies page-locked for DMA.",
+          "%" PRIu64, s.witness_pinned_bytes);
+    GAUGE("cuzk_process_resident_bytes", "The process's resident memory (VmRSS).", "%" PRIu64,
+          s.host_rss);
+    GAUGE("cuzk_process_resident_peak_bytes", "The process's peak resident memory (VmHWM).",
+          "%" PRIu64, s.host_rss_peak);
     GAUGE("cuzk_gpu_workers", "GPU workers (gw x devices).", "%u", s.gpu_workers);
     GAUGE("cuzk_gpu_workers_busy", "GPU workers running a partition's GPU stage now.", "%u",
           s.gpu_busy);
@@ -193,6 +237,13 @@ char *cuzk_engine_metrics(cuzk_engine *e)
         for (unsigned d = 0; d < s.n_devices; d++)
             cuzk_sb_printf(&sb, "cuzk_gpu_key_budget_bytes{device=\"%d\"} %" PRIu64 "\n",
                            s.devices[d].id, s.devices[d].key_budget);
+    }
+    if (s.n_devices && s.devices[0].memory_total) {
+        cuzk_sb_printf(&sb, "# HELP cuzk_gpu_memory_used_bytes Device memory in use, by "
+                            "device.\n# TYPE cuzk_gpu_memory_used_bytes gauge\n");
+        for (unsigned d = 0; d < s.n_devices; d++)
+            cuzk_sb_printf(&sb, "cuzk_gpu_memory_used_bytes{device=\"%d\"} %" PRIu64 "\n",
+                           s.devices[d].id, s.devices[d].memory_used);
     }
     if (s.n_devices) {
         cuzk_sb_printf(&sb, "# HELP cuzk_gpu_partitions_total Partition GPU stages done, by "

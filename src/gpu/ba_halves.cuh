@@ -1,13 +1,11 @@
 /*
- * G2's batch-affine kernels with each Fp2 element split over two lanes (CUZK_GPU_BA_HALVES,
- * opt-in).
+ * G2's batch-affine kernels with each Fp2 element split over two lanes.
  *
  * k_ba_pairs, k_ba_quads and k_ba_pass_b (msm_kernels.cuh) give each slice one thread, which
  * holds whole Fp2 elements and makes each Fp2 product as two or three Fp products one after the
  * other. Their G2 instances sit at their register caps (BN254's k_ba_pairs at 128 registers,
  * BLS12-381's at 168, its k_ba_quads and pass B at 250-255: 2 warps per scheduler) and are
- * bound by the latency of those dependent products, not by the multiply-adds (PERF-NOTES,
- * twenty-third pass: a third of the issue slots used). Here a slice has two adjacent lanes
+ * bound by the latency of those dependent products, not by the multiply-adds. Here a slice has two adjacent lanes
  * (lane ^ 1): lane h holds coordinate c_h of every Fp2 value, so a lane holds half the words,
  * and an Fp2 product is one Fp sum of two products per lane, with one reduction (field.cuh's
  * mul_add_call), the partner's coordinates fetched by warp shuffles:
@@ -19,14 +17,14 @@
  * product are those of BN254's two sums (784; BLS12-381 1752 against Karatsuba's 1764), the
  * chain each lane waits on half as long.
  *
- * k_ba_pairs_h (CUZK_GPU_BA_HALVES bit 0) writes k_ba_pairs's outputs word for word (both make
+ * k_ba_pairs_h writes k_ba_pairs's outputs word for word (both make
  * canonical Fp values): the pair sums, the quads' prefix products, the slice's product, the
- * quad count and the two masks; k_ba_quads_h (bit 1) k_ba_quads's: the quads' sums, buckets
- * and carries; k_ba_pass_b_h (bit 3) k_ba_pass_b's: buckets and carries. Their phases are
+ * quad count and the two masks; k_ba_quads_h k_ba_quads's: the quads' sums, buckets
+ * and carries; k_ba_pass_b_h k_ba_pass_b's: buckets and carries. Their phases are
  * pair_sums_h and add_slice_h (ba_pair_sums and ba_add_slice for G2), the mixed additions
- * curve.cuh's generic xyzz_madd over fh (a lane's coordinate with Fp2's operations). Bit 2:
- * mul2 and the pair's two inverses' products in one call, rows interleaved
- * (mul_dual_pair_call). tests/gpu/msm_emu.cpp runs each beside the one-lane kernel on the same
+ * curve.cuh's generic xyzz_madd over fh (a lane's coordinate with Fp2's operations). Their
+ * PAIR instances make mul2 and the pair's two inverses' products in one call, rows interleaved
+ * (mul_dual_pair_call); the device runs the others. tests/gpu/msm_emu.cpp runs each beside the one-lane kernel on the same
  * chunks and compares every word; its host emulation runs the lanes as coroutines that meet at
  * each shuffle (tests/gpu/emu_cuda.h). gpu_test runs G2 MSMs through them on a device.
  */
@@ -276,51 +274,15 @@ template <class C, bool P> DI void st_xyzz_h(xyzz<fe2<C>> *b, const xyzz<fh<C, P
     st_h(&b->zzz, h, a.zzz.v);
 }
 
-/* The kernels' launch bounds (blocks of 64 threads per SM) per field size, for A/B runs:
- * CUZK_GPU_BA_HALVES_MINB_<bytes> (k_ba_pairs_h), _QUADS_MINB_<bytes> (k_ba_quads_h),
- * _PASSB_MINB_<bytes> (k_ba_pass_b_h). 8 blocks: 128 registers, 6: 168, 4: 255. BN254's at 8
- * (4 warps per scheduler; ptxas, products one after the other: k_ba_pairs_h 108 / 80 bytes
- * of spills, k_ba_quads_h 16 / 16, k_ba_pass_b_h none; the one-lane k_ba_pairs ran faster at 8
- * with spills than at 6 without, PERF-NOTES twenty-fifth pass), BLS12-381's at 6 (3 warps). */
-#ifndef CUZK_GPU_BA_HALVES_MINB_64
-#define CUZK_GPU_BA_HALVES_MINB_64 8
-#endif
-#ifndef CUZK_GPU_BA_HALVES_MINB_96
-#define CUZK_GPU_BA_HALVES_MINB_96 6
-#endif
-#ifndef CUZK_GPU_BA_HALVES_QUADS_MINB_64
-#define CUZK_GPU_BA_HALVES_QUADS_MINB_64 8
-#endif
-#ifndef CUZK_GPU_BA_HALVES_QUADS_MINB_96
-#define CUZK_GPU_BA_HALVES_QUADS_MINB_96 6
-#endif
-#ifndef CUZK_GPU_BA_HALVES_PASSB_MINB_64
-#define CUZK_GPU_BA_HALVES_PASSB_MINB_64 8
-#endif
-#ifndef CUZK_GPU_BA_HALVES_PASSB_MINB_96
-#define CUZK_GPU_BA_HALVES_PASSB_MINB_96 6
-#endif
-/* The carry levels' and the bucket sums' (k_accumk_h, k_bucket_sums_h): _REDUCE_MINB_<bytes>,
- * 6 blocks (168 registers) for BN254, 4 (255) for BLS12-381: on an H100 (2026-12-06, 2^24 with
- * tables) G2 BN254 114.67-115.05 ms and BLS12-381 228.74-228.78 with these, 115.13-115.15 and
- * 229.58-229.64 at 8 and 6 (128 and 168 registers, spilling), 115.27-115.52 and 231.45 with the
- * one-lane kernels (PERF-NOTES, session 39). */
-#ifndef CUZK_GPU_HALVES_REDUCE_MINB_64
-#define CUZK_GPU_HALVES_REDUCE_MINB_64 6
-#endif
-#ifndef CUZK_GPU_HALVES_REDUCE_MINB_96
-#define CUZK_GPU_HALVES_REDUCE_MINB_96 4
-#endif
+/* The kernels' launch bounds (blocks of 64 threads per SM) per field size: k_ba_pairs_h,
+ * k_ba_quads_h and k_ba_pass_b_h at 8 blocks (128 registers) for BN254, 6 (168) for BLS12-381;
+ * the carry levels' and the bucket sums' (k_accumk_h, k_bucket_sums_h) at 6 for BN254 and 4
+ * (255 registers) for BLS12-381, where their spills at more blocks cost more than the warps
+ * gained. */
 enum { HV_PAIRS, HV_QUADS, HV_PASSB, HV_REDUCE };
 template <class C, int K> constexpr int ba_halves_minb()
 {
-    return K == HV_PAIRS   ? (C::N == 8 ? CUZK_GPU_BA_HALVES_MINB_64 : CUZK_GPU_BA_HALVES_MINB_96)
-           : K == HV_QUADS ? (C::N == 8 ? CUZK_GPU_BA_HALVES_QUADS_MINB_64
-                                        : CUZK_GPU_BA_HALVES_QUADS_MINB_96)
-           : K == HV_PASSB ? (C::N == 8 ? CUZK_GPU_BA_HALVES_PASSB_MINB_64
-                                        : CUZK_GPU_BA_HALVES_PASSB_MINB_96)
-                           : (C::N == 8 ? CUZK_GPU_HALVES_REDUCE_MINB_64
-                                        : CUZK_GPU_HALVES_REDUCE_MINB_96);
+    return K == HV_REDUCE ? (C::N == 8 ? 6 : 4) : (C::N == 8 ? 8 : 6);
 }
 
 /* Pass B's phase 1 in halves (ba_pair_sums for G2, no JOIN): the slice's pairs (mask, beg)
@@ -375,33 +337,19 @@ DI uint64_t pair_sums_h(const pmask &mask, size_t beg, const uint32_t *vals,
     return spec;
 }
 
-/* CUZK_GPU_BA_QUAD_DEFER (default 1; 0 off, for A/B runs): k_ba_pairs_h makes the quads'
- * prefix products (the product so far times the quad's dx) only at its even puts (pair sums 0,
- * 2, ... of the slice's walk: in the same turns in every lane of a warp), a quad closed at an
- * odd put made at the next. A slice's quads close at every second pair of a run, so in any turn
- * about half the warp's lanes made one while the others waited an Fp2 product's time; no two
- * consecutive puts both close a quad (a quad leaves no open pair), so one product every two
- * puts makes every lane's. k_ba_quads_oh (octs, BLS12-381's default) the same for the octs'
- * prefix products over its quads. H100, G2 2^24 with tables: BN254 113.26-113.29 ->
- * 111.39-111.51 ms, BLS12-381 223.57-223.65 -> 215.53-215.61; k_ba_pairs_h's active threads
- * an instruction 28.2 -> 30.0 (PERF-NOTES session 43). */
-#ifndef CUZK_GPU_BA_QUAD_DEFER
-#define CUZK_GPU_BA_QUAD_DEFER 1
-#endif
+/* k_ba_pairs_h makes the quads' prefix products (the product so far times the quad's dx) only
+ * at its even puts (pair sums 0, 2, ... of the slice's walk: in the same turns in every lane of
+ * a warp), a quad closed at an odd put made at the next. A slice's quads close at every second
+ * pair of a run, so in any turn about half the lanes would make one while the others wait; no
+ * two consecutive puts both close a quad (a quad leaves no open pair), so one product every two
+ * puts makes every lane's. k_ba_quads_oh does the same for the octs' prefix products. */
 
-/* CUZK_GPU_BA_OPEN_COPY (default 2; 0 off): add_slice_h takes each lane to its next real
- * addition before the pair's lanes add: a run that opens without a bucket value (every run of a
- * split's first part, a slice's first run where it continues an earlier slice's) copies its
- * first point into the sum on the way, instead of spending an addition's turn of the warp on
- * xyzz_madd's copy while the other lanes add, and the warp's lanes meet in a vote before each
- * addition (nothing else makes nvcc reconverge them there: without the vote, 4228cde's setting
- * 1, it measured no faster). ncu put the first part's k_ba_quads_h at 23 active threads an
- * instruction against the second part's 29.8. H100, G2 2^24 with tables: BN254 113.64 ->
- * 113.16-113.19 ms, BLS12-381 even (PERF-NOTES session 42). 0: the loop as before, for A/B
- * runs. */
-#ifndef CUZK_GPU_BA_OPEN_COPY
-#define CUZK_GPU_BA_OPEN_COPY 2
-#endif
+/* add_slice_h takes each lane to its next real addition before the pair's lanes add: a run that
+ * opens without a bucket value (every run of a split's first part, a slice's first run where it
+ * continues an earlier slice's) copies its first point into the sum on the way, instead of
+ * spending an addition's turn of the warp on xyzz_madd's copy while the other lanes add, and
+ * the warp's lanes meet in a vote before each addition (nothing else makes nvcc reconverge
+ * them there). */
 
 /* Pass B's phase 2 in halves (ba_add_slice for G2): the slice forwards, a pair being one
  * addition of its sum (sum(pi): this lane's coordinates), a quad (QUADS: bit pi of quad) one
@@ -423,7 +371,7 @@ DI void add_slice_h(const uint32_t *keys, const uint32_t *vals, size_t beg, uint
     /* into: a run owned here starts at its bucket's value (acc_open, msm_kernels.cuh) */
     acc.set(into && !carry && live ? ld_xyzz_h<C, PAIR>(buckets + cur, h) : xyzz<E>::inf());
     int pi = 0;
-    if constexpr (CUZK_GPU_BA_OPEN_COPY) {
+    {
         /* empty: the sum is known to be infinity (a run opened without a bucket value), so
          * its next point is copied, not added: on the lane's way to its next addition */
         bool empty = !(into && !carry && live);
@@ -480,38 +428,7 @@ DI void add_slice_h(const uint32_t *keys, const uint32_t *vals, size_t beg, uint
         }
         if (live)
             flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
-        return;
     }
-    for (uint32_t r = 0; r < live;) {
-        const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
-        if (k != cur) {
-            flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
-            acc.set(into ? ld_xyzz_h<C, PAIR>(buckets + k, h) : xyzz<E>::inf());
-            cur = k;
-        }
-        const bool pair = mask.at(r);
-        const bool qd = QUADS && pair && ((quad >> pi) & 1);
-        /* OCTS: an oct's is bit pi + 1 of quad too (its first quad's second pair) */
-        const bool oc = OCTS && qd && ((quad >> (pi + 1)) & 1);
-        const bool sp = pair && ((spec >> pi) & 1);
-        affine<E> a;
-        if (pair && !sp) {
-            const affine<fe<C>> s = sum(pi);
-            a.x.v = s.x;
-            a.y.v = s.y;
-        } else {
-            a = ld_pt_fh<C, PAIR>(pts, vals[beg + r], h);
-        }
-        if (sp) {
-            xyzz_madd(acc, a);
-            a = ld_pt_fh<C, PAIR>(pts, vals[beg + r + 1], h);
-        }
-        xyzz_madd(acc, a);
-        pi += oc ? 4 : qd ? 2 : pair;
-        r += oc ? 8 : qd ? 4 : pair ? 2 : 1;
-    }
-    if (live)
-        flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
 }
 
 /* A slice of two lanes as pass B and k_ba_quads open it (BA_SLICE_OPEN): g the lane's index in
@@ -544,7 +461,7 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
 {
     typedef fe<C> H;
     typedef fe2<C> F;
-    __shared__ uint32_t qdx[CUZK_GPU_BA_QUAD_DEFER ? C::N : 1][ACC_THREADS];
+    __shared__ uint32_t qdx[C::N][ACC_THREADS];
     const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, tl = g >> 1;
     if (tl >= Tc)
         return; /* both lanes of a pair (Tc counts pairs) */
@@ -561,7 +478,7 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
         const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
         int open_r = -1;  /* the pair above the one being made, while in no quad */
         H ox = H::zero(); /* its x */
-        /* CUZK_GPU_BA_QUAD_DEFER: a quad's dx waits in shared memory (in registers ptxas
+        /* A quad's dx waits in shared memory (in registers ptxas
          * spilled more) for the next even put (puts 0, 2, ...: each lane's n-th pair in the
          * warp's n-th turn, unless a special pair, rare, took a turn without one) */
         bool pend = false;
@@ -573,12 +490,10 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
             k++;
         };
         auto quad_pending = [&]() {
-            if constexpr (CUZK_GPU_BA_QUAD_DEFER != 0) { /* qdx holds N words */
-                H dx;
-                sh_words_ld<ACC_THREADS>(dx, qdx, 0, threadIdx.x);
-                quad_product(dx);
-                pend = false;
-            }
+            H dx;
+            sh_words_ld<ACC_THREADS>(dx, qdx, 0, threadIdx.x);
+            quad_product(dx);
+            pend = false;
         };
         /* the running inverse: the inverse of the slice's product (the tree's) */
         spec = pair_sums_h<C, PAIR>(
@@ -592,19 +507,15 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
                 if (open_r == r + 2 &&
                     key_at<ALL_ZERO>(keys, beg + r) == key_at<ALL_ZERO>(keys, beg + r + 2) &&
                     !zero_eq_h(s.x, ox, hl)) {
-                    if constexpr (CUZK_GPU_BA_QUAD_DEFER != 0) {
-                        sh_words_st<ACC_THREADS>(ox - s.x, qdx, 0, threadIdx.x);
-                        pend = true;
-                    } else {
-                        quad_product(ox - s.x);
-                    }
+                    sh_words_st<ACC_THREADS>(ox - s.x, qdx, 0, threadIdx.x);
+                    pend = true;
                     quad |= 1ull << pi;
                     open_r = -1;
                 } else {
                     open_r = r;
                     ox = s.x;
                 }
-                if (CUZK_GPU_BA_QUAD_DEFER && pend && !(n & 1))
+                if (pend && !(n & 1))
                     quad_pending();
                 n++;
             });
@@ -690,7 +601,7 @@ k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
         });
 }
 
-/* ---- Octs: pairs of quad sums, added in affine too (CUZK_GPU_BA_HALVES bit 4, with bit 1).
+/* ---- Octs: pairs of quad sums, added in affine too (BLS12-381 G2, with quads).
  *
  * Two quads of one run, the second starting four entries after the first (pairs pi, pi + 1 and
  * pi + 2, pi + 3), whose sums Q1, Q2 have x1 != x2 (neither 0) are an oct: Q1 + Q2 by the same
@@ -710,11 +621,8 @@ k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
  *   the product tree over prod;
  *   k_ba_octs_h: the octs backwards (the reverse of their prefix order), each oct's sum over
  *     its first quad's, then add_slice_h with octs (one addition an oct).
- * G2 in halves only (the kernels the default runs). BLS12-381's default, not BN254's
- * (CUZK_GPU_BA_HALVES_DEFAULT_96 / _64, gpu_internal.cuh): G2 2^24 BLS12-381 232.3-232.5 ->
- * 230.9-231.0 ms on an H200 (235.4-236.7 against 236.2-237.1 on an H100), BN254 112.56 ->
- * 112.69-112.74 (117.2-117.6 -> 117.8-118.9), the quads' saved products eaten by the third tree
- * and the sums' trip through memory (PERF-NOTES, session 35). */
+ * G2 in halves only. BLS12-381 only (gpu_internal.cuh's CUZK_GPU_BA_HALVES_96): for BN254 the
+ * quads' saved products are eaten by the third tree and the sums' trip through memory. */
 
 /* The octs' first quads (bit pi) of a quad mask with octs: an oct of quads pi and pi + 2 has
  * bits pi and pi + 1 set and pi + 2, pi + 3 clear; any other quad bit pi + 1 clear. */
@@ -734,7 +642,7 @@ k_ba_quads_oh(const uint32_t *keys, size_t M, uint32_t L, size_t t0, size_t Tc, 
     /* The octs' prefix product (this lane's coordinate, words 0 .. N - 1) and the open quad's
      * x (N .. 2N - 1) wait in shared memory while the quads' sums use the registers (in
      * registers ptxas spilled 72 / 84 bytes in BN254's kernel). */
-    __shared__ uint32_t os[(CUZK_GPU_BA_QUAD_DEFER ? 3 : 2) * C::N][ACC_THREADS];
+    __shared__ uint32_t os[3 * C::N][ACC_THREADS];
     const int th = threadIdx.x;
     const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, tl = g >> 1;
     if (tl >= Tc)
@@ -757,7 +665,7 @@ k_ba_quads_oh(const uint32_t *keys, size_t M, uint32_t L, size_t t0, size_t Tc, 
         int open_pi = -1;    /* the quad below the one being made, while in no oct */
         int open_r = 0;      /* its first entry */
         uint64_t flags = 0, second = 0; /* the octs' bits pi + 1 and pi + 2 */
-        /* CUZK_GPU_BA_QUAD_DEFER: an oct's dx waits (words 2N .. 3N - 1) for the next even
+        /* An oct's dx waits (words 2N .. 3N - 1) for the next even
          * quad (quads 0, 2, ...), as k_ba_pairs_h's quads' for its next even put */
         bool pend = false;
         uint32_t n = 0; /* the quads so far */
@@ -772,12 +680,10 @@ k_ba_quads_oh(const uint32_t *keys, size_t M, uint32_t L, size_t t0, size_t Tc, 
             ko++;
         };
         auto oct_pending = [&]() {
-            if constexpr (CUZK_GPU_BA_QUAD_DEFER != 0) { /* os holds 3N words */
-                H dx;
-                sh_words_ld<ACC_THREADS>(dx, os, 2 * C::N, th);
-                oct_product(dx);
-                pend = false;
-            }
+            H dx;
+            sh_words_ld<ACC_THREADS>(dx, os, 2 * C::N, th);
+            oct_product(dx);
+            pend = false;
         };
         for (uint64_t qq = quad; qq; qq &= qq - 1) {
             const int pi = __ffsll((long long)qq) - 1;
@@ -796,12 +702,8 @@ k_ba_quads_oh(const uint32_t *keys, size_t M, uint32_t L, size_t t0, size_t Tc, 
                 sh_words_ld<ACC_THREADS>(ox, os, C::N, th);
                 oct = !zero_eq_h(s.x.v, ox, hl);
                 if (oct) {
-                    if constexpr (CUZK_GPU_BA_QUAD_DEFER != 0) {
-                        sh_words_st<ACC_THREADS>(s.x.v - ox, os, 2 * C::N, th);
-                        pend = true;
-                    } else {
-                        oct_product(s.x.v - ox);
-                    }
+                    sh_words_st<ACC_THREADS>(s.x.v - ox, os, 2 * C::N, th);
+                    pend = true;
                     flags |= 1ull << (open_pi + 1);
                     second |= 1ull << pi;
                     open_pi = -1;
@@ -812,7 +714,7 @@ k_ba_quads_oh(const uint32_t *keys, size_t M, uint32_t L, size_t t0, size_t Tc, 
                 open_r = r;
                 sh_words_st<ACC_THREADS>(s.x.v, os, C::N, th);
             }
-            if (CUZK_GPU_BA_QUAD_DEFER && pend && !(n & 1))
+            if (pend && !(n & 1))
                 oct_pending();
             n++;
         }
@@ -891,9 +793,7 @@ k_ba_pass_b_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, 
 }
 
 /* ---- G2's XYZZ sums after level 1, two lanes a sum (k_accumk_h, k_bucket_sums_h,
- * k_bit_sums_h, k_pair_sum_h; gpu_impl.cuh's reduce_halves picks them: CUZK_GPU_HALVES_REDUCE 1
- * by default, wherever G2's batch-affine kernels run in halves, CUZK_GPU_BA_HALVES not 0; 0 at
- * build time keeps the one-lane kernels, for A/B builds).
+ * k_bit_sums_h, k_pair_sum_h; gpu_impl.cuh runs them for every G2 MSM).
  *
  * k_accumk (the carry levels) and the bucket reduction's kernels give each thread whole Fp2
  * points: for G2 they sit at 254 registers (ptxas, BN254), two warps per
@@ -901,10 +801,6 @@ k_ba_pass_b_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, 
  * lanes share each of their threads' work, lane h holding coordinate h of every Fp2 value (fh,
  * above), curve.cuh's xyzz_add over fh; what they write is the one-lane kernels' output word
  * for word (msm_emu compares them). */
-
-#ifndef CUZK_GPU_HALVES_REDUCE
-#define CUZK_GPU_HALVES_REDUCE 1
-#endif
 
 /* k_accumk for F = fe2<C>: 2 Tn threads for the level's Tn carry slices. */
 template <class C>
@@ -1010,28 +906,20 @@ k_pair_sum_h(const xyzz<fe2<C>> *in, size_t n_out, xyzz<fe2<C>> *out)
     st_xyzz_h(out + t, a, h);
 }
 
-/* CUZK_GPU_BA_HALVES's bits (gpu_impl.cuh's accumulate) and the kernels its bit 2 picks. */
-enum {
-    HALVES_PAIRS = 1,
-    HALVES_QUADS = 2,
-    HALVES_PAIRED = 4,
-    HALVES_PASS_B = 8,
-    HALVES_OCTS = 16
-};
+/* Which G2 batch-affine kernels run two lanes a slice (gpu_internal.cuh's CUZK_GPU_BA_HALVES_*,
+ * gpu_impl.cuh's accumulate); the octs only with the quads. */
+enum { HALVES_PAIRS = 1, HALVES_QUADS = 2, HALVES_PASS_B = 8, HALVES_OCTS = 16 };
 template <class C, bool ALL_ZERO> struct ba_halves_kernels {
     decltype(&k_ba_pairs_h<C, ALL_ZERO, false>) pairs;
     decltype(&k_ba_quads_h<C, ALL_ZERO, false>) quads;
     decltype(&k_ba_pass_b_h<C, ALL_ZERO, false>) pass_b;
     decltype(&k_ba_quads_oh<C, ALL_ZERO, false>) quads_o;
     decltype(&k_ba_octs_h<C, ALL_ZERO, false>) octs;
-    explicit ba_halves_kernels(int hv)
+    ba_halves_kernels()
+        : pairs(k_ba_pairs_h<C, ALL_ZERO, false>), quads(k_ba_quads_h<C, ALL_ZERO, false>),
+          pass_b(k_ba_pass_b_h<C, ALL_ZERO, false>), quads_o(k_ba_quads_oh<C, ALL_ZERO, false>),
+          octs(k_ba_octs_h<C, ALL_ZERO, false>)
     {
-        const bool p = hv & HALVES_PAIRED;
-        pairs = p ? k_ba_pairs_h<C, ALL_ZERO, true> : k_ba_pairs_h<C, ALL_ZERO, false>;
-        quads = p ? k_ba_quads_h<C, ALL_ZERO, true> : k_ba_quads_h<C, ALL_ZERO, false>;
-        pass_b = p ? k_ba_pass_b_h<C, ALL_ZERO, true> : k_ba_pass_b_h<C, ALL_ZERO, false>;
-        quads_o = p ? k_ba_quads_oh<C, ALL_ZERO, true> : k_ba_quads_oh<C, ALL_ZERO, false>;
-        octs = p ? k_ba_octs_h<C, ALL_ZERO, true> : k_ba_octs_h<C, ALL_ZERO, false>;
     }
 };
 

@@ -155,18 +155,13 @@ DI void madd_tail_pairs(S &p, const F &R, const F &b, const F &ppp, const F &pp,
     p.set_zz(zz3);
     p.set_zzz(zzz3);
 }
-/* In Fp where field.cuh's dual_use holds (BN254's), unless CUZK_GPU_Y3 is 0: y3 with one
- * reduction beside zz3's product (mul_sub_pair_call), then zzz3's. BN254 G1 MSM 2^24 with
- * tables 48.2 -> 46.5 ms (y3 alone, then the pair: 46.6; H200, 2026-12-03, PERF-NOTES
- * sixteenth pass). */
-#ifndef CUZK_GPU_Y3
-#define CUZK_GPU_Y3 1
-#endif
+/* In Fp where field.cuh's dual_use holds (BN254's): y3 with one reduction beside zz3's
+ * product (mul_sub_pair_call), then zzz3's. */
 template <class C, class S>
 DI void madd_tail(S &p, const fe<C> &R, const fe<C> &b, const fe<C> &ppp, const fe<C> &pp,
                   const fe<C> &x3)
 {
-    if (CUZK_GPU_Y3 == 0 || !dual_use<C>()) {
+    if (!dual_use<C>()) {
         madd_tail_pairs(p, R, b, ppp, pp, x3);
     } else {
         const fe_pair<C> r = mul_sub_pair_call(R, b, p.y(), ppp, p.zz(), pp);

@@ -874,19 +874,14 @@ template <class C> DI fe<C> add_nr(const fe<C> &a, const fe<C> &b)
         return add_nr_raw(a, b);
 }
 
-/* Karatsuba: 3 base multiplications. With CUZK_GPU_FP2_DUAL (default 1), for 8-limb fields
- * (BN254's Fp, where dual_ok holds: 5p < R), two sums of two products with one reduction each
+/* Karatsuba: 3 base multiplications. For 8-limb fields (BN254's Fp, where dual_ok holds:
+ * 5p < R, which gpu_bn254.cuh asserts), two sums of two products with one reduction each
  * instead (mul_sub_call, mul_add_call): 784 multiply-adds against 792, two calls against three
- * and none of Karatsuba's sums and differences. BN254 G2 MSM 2^24 with tables 125.96-126.22 ->
- * 124.50-124.59 ms, although ptxas then spills 112-152 bytes in pass B (H200, 2026-12-03,
- * PERF-NOTES sixteenth pass); BLS12-381's Fp2 (12 limbs, G2 kernels at 255 registers) keeps
- * Karatsuba. The only 8-limb Fp2 is BN254's, whose 5p < R gpu_bn254.cuh asserts. */
-#ifndef CUZK_GPU_FP2_DUAL
-#define CUZK_GPU_FP2_DUAL 1
-#endif
+ * and none of Karatsuba's sums and differences. BLS12-381's Fp2 (12 limbs, G2 kernels at their
+ * register cap) keeps Karatsuba. */
 template <class C> DI fe2<C> operator*(const fe2<C> &a, const fe2<C> &b)
 {
-    if constexpr (CUZK_GPU_FP2_DUAL && C::N == 8) {
+    if constexpr (C::N == 8) {
         fe2<C> r;
         r.c0 = mul_sub_call(a.c0, b.c0, a.c1, b.c1);
         r.c1 = mul_add_call(a.c0, b.c1, a.c1, b.c0);

@@ -37,59 +37,33 @@ typedef struct cuzk_gpu_ctx cuzk_gpu_ctx;
 typedef struct cuzk_gpu_points cuzk_gpu_points;
 typedef struct cuzk_gpu_fr cuzk_gpu_fr;
 
-/* Batch-affine bucket accumulation (gpu_impl.cuh, msm_kernels.cuh): by default for G2 MSMs
- * and BLS12-381 G1 sets with at most 1/64 of their points at infinity (a key's C and H), from
- * CUZK_GPU_BA_MIN sorted entries (below, one inversion's latency outweighs the gain);
- * CUZK_GPU_BATCH_AFFINE=0 turns it off, 1 on for every G1 set too, 2 on for every MSM of every
- * size (tests), 3 G2 only. Its prefix products (in chunks with one field inversion each) take
- * at most half an entry's point coordinate per sorted entry and never more than
- * CUZK_GPU_BA_PRE_BYTES, or CUZK_GPU_BA_CHUNK_BYTES from the environment (tests lower it: many
- * chunks; up to CUZK_GPU_BA_CHUNK_MAX). cuzk_gpu_scratch_estimate counts them. */
+/* Batch-affine bucket accumulation (gpu_impl.cuh, msm_kernels.cuh): for G2 MSMs and
+ * BLS12-381 G1 sets from CUZK_GPU_BA_MIN sorted entries (below, one inversion's latency
+ * outweighs the gain). Its prefix products are made in chunks with one field inversion each, of
+ * at most half an entry's point coordinate per sorted entry and never more than the context's
+ * chunk bytes: CUZK_GPU_BA_PRE_BYTES by default, up to CUZK_GPU_BA_CHUNK_MAX through
+ * cuzk_gpu_ba_set or cuzk_gpu_ba_fit. cuzk_gpu_scratch_estimate counts them. */
 #define CUZK_GPU_BA_MIN ((size_t)1 << 22)
-/* 4 GiB: a BLS12-381 G2 MSM of 2^24 in 3 chunks instead of 5 (290.9 against 292.3 ms, H200,
- * 2026-12-01; the 2^24 BLS12-381 proof with tables peaked at 129,007 of 143,771 MiB). */
+/* 4 GiB: a BLS12-381 G2 MSM of 2^24 in 3 chunks, leaving the device room for its key's tables. */
 #define CUZK_GPU_BA_PRE_BYTES ((size_t)4 << 30)
-/* CUZK_GPU_BA_CHUNK_BYTES may also raise the chunk, up to this: each context and
- * cuzk_gpu_scratch_estimate read it alike, so memory budgets count it. */
 #define CUZK_GPU_BA_CHUNK_MAX ((size_t)16 << 30)
 /* Quads (msm_kernels.cuh): two pair sums of one run added in affine too, with a second product
- * tree per chunk; the pair sums then share the chunk's bytes with the prefixes. Off in a context
- * sized by the environment or a budget (a fitted one takes them, below): they pay only with
- * larger chunks (H200, MSM 2^24 with tables: BLS12-381 G1 93.0 -> 90.1 ms
- * with 16 GiB chunks, neutral with 4 GiB). B in G2 (its set with points at infinity, ~22%
- * estimated for a dense circuit, the bench's none) ran 16-18% slower with them (BN254 114.2 ->
- * 132.8 ms, BLS12-381 236.9 -> 280.7; src/gpu/PERF-NOTES.md, twentieth pass) until those points'
- * entries were dropped (CUZK_GPU_INF_DROP; then 3-4 ms faster, twenty-second pass).
- * CUZK_GPU_BA_QUADS from the environment: 0 off, 1 for G1 sets, 2 for G2 sets too. */
+ * tree per chunk; the pair sums share the chunk's bytes with the prefixes. They pay only with
+ * large chunks, so a context opens without them (0) and a fitted one takes them (below). */
 #define CUZK_GPU_BA_QUADS_DEFAULT 0
 
-/* Points at infinity: every resident set keeps a map of them (one bit per point, built at upload).
- * An MSM over a set with at least 1/64 of its points at infinity (a key's A, B1 and B2: one for
- * each signal absent from A or B) drops their entries from its sorted digits before the
- * accumulation (CUB's select with msm_kernels.cuh's inf_keep, into the sort pair's other buffers:
- * the sorted digits stay for the next MSM over the same scalars, as A, B1, B2 and C share them),
- * and from its list of scalars equal to 1 (into its own slot, the list staying likewise;
- * sparse-bits 2^22 proofs BN254 29.1 -> 28.9 ms, BLS12-381 49.9 -> 48.6, H200, PERF-NOTES.md
- * twenty-third pass). CUZK_GPU_INF_DROP: 0 off, 1 on, 2 (the default) on and batch-affine for every
- * BLS12-381 G1 set (A and B1 too, which with their points at infinity lost with it). H200, 2^24
- * dense proofs with tables: BN254 301.7 -> 262.5 ms (B in G2 113.5 -> 85.3), BLS12-381 609.4 ->
- * 521.1 with 1, 517.8 with 2; MSMs 2^24 with every fifth point at infinity, BN254 / BLS12-381: G1
- * 43.0 -> 38.6 / 92.6 -> 79.0, G2 125.5 -> 104.4 / 254.2 -> 209.2 (PERF-NOTES.md, twenty-second
- * pass). */
-#define CUZK_GPU_INF_DROP_DEFAULT 2
+/* Points at infinity: every resident set keeps a map of them (one bit per point, built at
+ * upload). An MSM over a set with at least 1/64 of its points at infinity (a key's A, B1 and
+ * B2: one for each signal absent from A or B) drops their entries from its sorted digits and
+ * from its list of scalars equal to 1 before the accumulation (CUB's select with
+ * msm_kernels.cuh's inf_keep, into the sort pair's other buffers, so the sorted digits stay for
+ * the next MSM over the same scalars), and every BLS12-381 G1 set then runs batch-affine. */
 
 /* A context that proves alone on its device may take more (cuzk_gpu_ba_fit): the largest chunk
  * up to CUZK_GPU_BA_CHUNK_MAX, in steps of CUZK_GPU_BA_FIT_STEP, that the device's memory
  * holds beside what is resident, with quads for MSMs of at least CUZK_GPU_BA_QUADS_MIN sorted
- * entries once the chunk has CUZK_GPU_BA_QUADS_FIT bytes (setting 3; H200, BLS12-381 G1 MSM
- * 2^24 with tables: quads 91.8 / 90.9 / 90.1 ms with 8 / 12 / 16 GiB chunks against 93.4 with
- * pairs at 4 or 8 GiB; at 2^22, 50 M entries in two parts, quads took 29.7 ms against pairs'
- * 29.5. Fitted: the MSM 2^24 89.7-90.1 ms against 93.0, the 2^24 proof 609.2-611.0 against
- * 620.3 with an 11.5 GiB chunk; PERF-NOTES.md, twenty-first pass). G2 too since B in G2 drops
- * its points at infinity (CUZK_GPU_INF_DROP): the 2^24 proofs with G2 quads as well
- * (CUZK_GPU_BA_QUADS=2 with the fitted chunk) 263.9 -> 259.8 ms (BN254), 517.8 -> 513.9
- * (BLS12-381), twenty-second pass. A margin of 1 GiB and 1/64 of the device's memory stays
- * free. */
+ * entries once the chunk has CUZK_GPU_BA_QUADS_FIT bytes (setting 3). A margin of 1 GiB and
+ * 1/64 of the device's memory stays free. */
 #define CUZK_GPU_BA_FIT_STEP ((size_t)256 << 20)
 #define CUZK_GPU_BA_QUADS_FIT ((size_t)8 << 30)
 #define CUZK_GPU_BA_QUADS_MIN ((size_t)1 << 26)
@@ -99,7 +73,7 @@ typedef struct cuzk_gpu_fr cuzk_gpu_fr;
  * twiddles; scalars all outside {0, 1}, the largest case), an upper estimate for memory
  * budgets. Needs no device (src/gpu/gpu_plan.c). */
 uint64_t cuzk_gpu_scratch_estimate(cuzk_gpu_curve curve, uint64_t n_points, uint64_t domain);
-/* The same at a given batch-affine setting (chunk bytes, quads) instead of the environment's. */
+/* The same at a given batch-affine setting (chunk bytes, quads) instead of the default. */
 uint64_t cuzk_gpu_scratch_estimate_at(cuzk_gpu_curve curve, uint64_t n_points, uint64_t domain,
                                       uint64_t chunk, int quads);
 
@@ -112,9 +86,8 @@ uint64_t cuzk_gpu_scratch_bytes(const cuzk_gpu_ctx *ctx);
  * a margin. Only for a context that proves alone on its device after its key's point sets and
  * tables are resident (cuzk_prove with the key's own context, cuzk-bench-gpu): contexts that
  * share a device under a memory budget (the daemon's GPU workers) keep the settings
- * cuzk_gpu_scratch_estimate counts. What the environment sets (CUZK_GPU_BA_CHUNK_BYTES,
- * CUZK_GPU_BA_QUADS) stays. cuzk_gpu_ba_reset returns ctx to the environment's settings and,
- * if they changed, frees the scratch the chunk sized (to grow again on the next MSM);
+ * cuzk_gpu_scratch_estimate counts. cuzk_gpu_ba_reset returns ctx to the default setting and,
+ * if it changed, frees the scratch the chunk sized (to grow again on the next MSM);
  * cuzk_gpu_ba_setting reports ctx's setting (quads: 0 none, 1 G1 sets, 2 G2 too, 3 G1 sets from
  * CUZK_GPU_BA_QUADS_MIN entries). */
 cuzk_err cuzk_gpu_ba_fit(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, uint64_t n_points,
@@ -126,8 +99,9 @@ void cuzk_gpu_ba_setting(const cuzk_gpu_ctx *ctx, uint64_t *chunk, int *quads);
  * give a context whose scratch may grow to `avail` bytes for circuits of (n_points, domain),
  * capped by the setting in *chunk / *quads when *chunk is not 0 (so several circuits' fits
  * chain to the smallest: a cap's quads come with it), and the scratch estimate at the result.
- * cuzk_gpu_ba_set gives ctx such a setting (cuzk_gpu_ba_reset returns it to the
- * environment's). */
+ * cuzk_gpu_ba_set gives ctx such a setting, or any chunk of 1 to CUZK_GPU_BA_CHUNK_MAX bytes
+ * and quads 0 to 3 (others are refused with INVALID_ARGUMENT; cuzk_gpu_ba_reset returns it to
+ * the default). */
 uint64_t cuzk_gpu_ba_fit_bytes(cuzk_gpu_curve curve, uint64_t n_points, uint64_t domain,
                                uint64_t avail, uint64_t *chunk, int *quads);
 cuzk_err cuzk_gpu_ba_set(cuzk_gpu_ctx *ctx, uint64_t chunk, int quads, cuzk_errbuf *eb);
@@ -182,7 +156,7 @@ size_t cuzk_gpu_points_count(const cuzk_gpu_points *pts);
 /* Fixed-base tables: a set's points are the same in every MSM (a proving key's), so copies
  * 2^(k s) P of each point (k < t) can be computed once; an MSM then sends all its windows into
  * g = s / c bucket sets instead of one per window (one bucket reduction, wider windows, fewer
- * bucket additions: src/gpu/PERF-NOTES.md, fourth pass). Costs t times the set's device
+ * bucket additions). Costs t times the set's device
  * memory. The plan (window width c, copies t, s = g c) comes from the set's size with at most
  * max_copies copies (0: as many as the windows need); an MSM uses them when they save work
  * for its count of scalars outside {0, 1} (else it runs as without). max_copies 1 drops the
@@ -192,7 +166,7 @@ size_t cuzk_gpu_points_count(const cuzk_gpu_points *pts);
 cuzk_err cuzk_gpu_points_tables(cuzk_gpu_points *pts, int max_copies, cuzk_errbuf *eb);
 /* Copies a set holds (1: no tables) and its device bytes (with the copies and the map of its
  * points at infinity, one bit per point: an MSM over a set with many drops their entries after
- * the sort, CUZK_GPU_INF_DROP below). */
+ * the sort, above). */
 int cuzk_gpu_points_copies(const cuzk_gpu_points *pts);
 uint64_t cuzk_gpu_points_bytes(const cuzk_gpu_points *pts);
 /* Device bytes of a set of n points with the tables cuzk_gpu_points_tables(max_copies) would
@@ -216,11 +190,9 @@ uint64_t cuzk_gpu_tables_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g, uint64_t 
  * over host scalars, e.g. a benchmark's). An MSM that uploads its scalars then runs in parts,
  * each part's upload overlapping the work of the parts before (classification, sort and
  * accumulation), each later part adding its runs to the buckets the parts before it filled:
- * three parts for BN254 G1 (1/21, 4/21, 16/21), two for the others (1/8, 7/8), from 2^21
- * scalars, BLS12-381 G2 from 2^24 (at 2^22 its split was slower; in cuzk_gpu_open:
- * CUZK_GPU_MSM_SPLIT, the smallest count split, in every group, 0 never;
- * CUZK_GPU_MSM_SPLIT_DIV=D, 2 to 16, each part D - 1 times the one before, so two parts
- * start with 1/D; CUZK_GPU_MSM_SPLIT_PARTS, 2 or 3). Its upload stays usable by a later
+ * three parts for BN254 G1 (1/21, 4/21, 16/21), two for the others (1/8, 7/8), from
+ * CUZK_GPU_MSM_SPLIT_MIN scalars, BLS12-381 G2 from CUZK_GPU_MSM_SPLIT_MIN_BLS_G2 (below, the
+ * split costs more than the hidden upload saves). Its upload stays usable by a later
  * CUZK_GPU_SCALARS_SAME, its preparation does not. */
 #define CUZK_GPU_SCALARS_ONCE 8u
 #define CUZK_GPU_MSM_SPLIT_MIN ((size_t)1 << 21)

@@ -38,10 +38,7 @@ struct FPL : FP {
     static __device__ __forceinline__ uint32_t p2(int i) { return LIMB32(fp_p2, i); }
 };
 /* r = 2^64 - 2^32 + 1 mod 2^64: its Montgomery reduction with adds for m p_0 and m p_1
- * (field.cuh, low64_1); CUZK_GPU_BLS_FR_LOW64=0 builds the generic reduction for A/B runs. */
-#ifndef CUZK_GPU_BLS_FR_LOW64
-#define CUZK_GPU_BLS_FR_LOW64 1
-#endif
+ * (field.cuh, low64_1). */
 constexpr uint64_t fr_p_h[4] = BLS12_381_FR_P;
 static_assert(fr_p_h[0] == 0xffffffff00000001ull && (uint32_t)BLS12_381_FR_N0 == 0xffffffffu,
               "BLS12-381 r mod 2^64 is 2^64 - 2^32 + 1");
@@ -58,7 +55,7 @@ struct FRL;
 struct FR {
     static constexpr int N = 8;
     static constexpr uint32_t n0 = (uint32_t)BLS12_381_FR_N0;
-    static constexpr bool low64_1 = CUZK_GPU_BLS_FR_LOW64;
+    static constexpr bool low64_1 = true;
     static __device__ __forceinline__ uint32_t p(int i) { return LIMB32(fr_p, i); }
     static __device__ __forceinline__ uint32_t one(int i) { return LIMB32(fr_one, i); }
     typedef FRL ntt_rep; /* the NTT passes compute in [0, 2r) (ntt_kernels.cuh, ntt_rep_of) */

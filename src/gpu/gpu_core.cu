@@ -134,21 +134,6 @@ static cuzk_err upload(cuzk_gpu_ctx *ctx, void *dst, const void *src, size_t byt
     return CUZK_OK;
 }
 
-/* An environment variable of one digit, 0 to hi, into *v (unset or empty: def); any other value
- * refused (INVALID_ARGUMENT, naming the variable), *v then def. */
-static cuzk_err env_digit(const char *name, int hi, int def, int *v, cuzk_errbuf *eb)
-{
-    const char *s = getenv(name);
-    *v = def;
-    if (!s || !*s)
-        return CUZK_OK;
-    if (s[1] || s[0] < '0' || s[0] > '0' + hi)
-        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "cuzk_gpu_open: %s=%s: expected 0 to %d", name,
-                         s, hi);
-    *v = s[0] - '0';
-    return CUZK_OK;
-}
-
 /* CUZK_GPU_TRACE=1: each MSM and H step prints its phases on stderr, host-timed around a
  * stream synchronisation (which the traced run pays; untraced runs do not synchronise). */
 static int trace_on(void)
@@ -241,158 +226,9 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     snprintf(ctx->name, sizeof ctx->name, "%s", prop.name);
     ctx->sm_count = prop.multiProcessorCount;
     ctx->bad_scalar = UINT64_MAX;
-    const char *ba = getenv("CUZK_GPU_BATCH_AFFINE");
-    ctx->ba_mode = !ba || !ba[0] || ba[1] || ba[0] < '0' || ba[0] > '3' ? -1 /* the default */
-                                                                        : ba[0] - '0';
-    if (cuzk__gpu_ba_quads() < 0) {
-        r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                      "cuzk_gpu_open: CUZK_GPU_BA_QUADS=%s: expected 0, 1 or 2",
-                      getenv("CUZK_GPU_BA_QUADS"));
-        cuzk_gpu_close(ctx);
-        return r;
-    }
-    cuzk__gpu_ba_env(&ctx->ba_chunk, &ctx->ba_quads);
-    /* The MSM's bucket reduction chunk (at most; msm_run) and carry slice (accumulate), for
-     * A/B runs: powers of two, 8..256 and 4..64 (the reduction's trees need chunks of 8 at
-     * least, gpu_plan.c's scratch estimate carry slices of 4); anything else is refused. The
-     * carry slice is 4 by default: more levels, each lighter (H200, 2^24 with tables, two
-     * rounds against 8: G1 BN254 43.05-43.14 -> 42.88-42.91 ms, G2 BN254 123.16-123.32 ->
-     * 122.74-122.98, the BLS12-381 MSMs within 0.1-0.2 ms either way; 16 was slower). */
-    const char *rc = getenv("CUZK_GPU_REDUCE_CHUNK"), *cs = getenv("CUZK_GPU_CARRY_SLICE");
-    const unsigned long rcv = rc && *rc ? strtoul(rc, NULL, 10) : 32,
-                        csv = cs && *cs ? strtoul(cs, NULL, 10) : 4;
-    if (rcv < 8 || rcv > 256 || (rcv & (rcv - 1)) || csv < 4 || csv > 64 || (csv & (csv - 1))) {
-        r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                      "cuzk_gpu_open: CUZK_GPU_REDUCE_CHUNK=%s, CUZK_GPU_CARRY_SLICE=%s: expected "
-                      "powers of two, 8 to 256 and 4 to 64",
-                      rc ? rc : "(unset)", cs ? cs : "(unset)");
-        cuzk_gpu_close(ctx);
-        return r;
-    }
-    ctx->red_chunk = (uint32_t)rcv;
-    ctx->carry_lk = (uint32_t)csv;
-    /* CUZK_GPU_SLICE_MIN: a floor on the accumulation's slice length (cuzk__gpu_slice_len's,
-     * by the MSM's entries), for A/B runs: a power of two, 4 to 128 (a batch-affine slice holds
-     * at most BA_MAXP pairs); unset or 0, none. A longer slice only means fewer slices, so
-     * gpu_plan.c's scratch estimate still holds. */
-    const char *sm = getenv("CUZK_GPU_SLICE_MIN");
-    char *sm_end = NULL;
-    const unsigned long smv = sm && *sm ? strtoul(sm, &sm_end, 10) : 0;
-    if ((sm_end && *sm_end) || (smv && (smv < 4 || smv > 128 || (smv & (smv - 1))))) {
-        r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                      "cuzk_gpu_open: CUZK_GPU_SLICE_MIN=%s: expected 0 or a power of two, 4 to "
-                      "128",
-                      sm);
-        cuzk_gpu_close(ctx);
-        return r;
-    }
-    ctx->slice_min = (uint32_t)smv;
-    /* CUZK_GPU_BA_LONG_SLICES: 1 (the default) batch-affine slices as long as the SMs allow
-     * (gpu_plan.c cuzk__gpu_ba_len), 0 cuzk__gpu_slice_len's by entries alone (as before
-     * session 36), for A/B runs. CUZK_GPU_INF_DROP (gpu.h): 0, 1 or 2. */
-    if ((r = env_digit("CUZK_GPU_BA_LONG_SLICES", 1, 1, &ctx->ba_long, eb)) ||
-        (r = env_digit("CUZK_GPU_INF_DROP", 2, CUZK_GPU_INF_DROP_DEFAULT, &ctx->inf_drop, eb))) {
-        cuzk_gpu_close(ctx);
-        return r;
-    }
-    /* CUZK_GPU_BA_HALVES: G2's batch-affine kernels with two lanes a slice (ba_halves.cuh):
-     * bit 0 k_ba_pairs_h for k_ba_pairs, bit 1 k_ba_quads_h for k_ba_quads, bit 3
-     * k_ba_pass_b_h for k_ba_pass_b, bit 2 their Fp2 products in interleaved pairs, bit 4
-     * (only with bit 1) octs, pairs of quads' sums added in affine too (k_ba_quads_oh and
-     * k_ba_octs_h); 0 to 31; unset, -1: by G2's Fp2 size, CUZK_GPU_BA_HALVES_DEFAULT_64 (11,
-     * the three kernels, products one after the other: BN254) or _96 (27, with the octs:
-     * BLS12-381). 0 keeps the one-lane kernels (A/B runs). */
-    const char *bh = getenv("CUZK_GPU_BA_HALVES");
-    ctx->ba_halves = -1;
-    if (bh && *bh) {
-        char *e = NULL;
-        const long v = strtol(bh, &e, 10);
-        if (*e || !cuzk__gpu_ba_halves_ok(v)) {
-            r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                          "cuzk_gpu_open: CUZK_GPU_BA_HALVES=%s: expected 0 to 31 (bit 4, the "
-                          "octs, only with bit 1, the quads)",
-                          bh);
-            cuzk_gpu_close(ctx);
-            return r;
-        }
-        ctx->ba_halves = (int)v;
-    }
-    /* CUZK_GPU_MSM_SPLIT: the smallest MSM (scalars) that CUZK_GPU_SCALARS_ONCE splits, in
-     * every group once set (unset: from 2^21, not BLS12-381 G2), 0 for none (A/B runs; tests
-     * lower it to split small MSMs); a number of at least 8, or 0. */
-    const char *sp = getenv("CUZK_GPU_MSM_SPLIT");
+    ctx->ba_chunk = CUZK_GPU_BA_PRE_BYTES;
+    ctx->ba_quads = CUZK_GPU_BA_QUADS_DEFAULT;
     ctx->split_min = CUZK_GPU_MSM_SPLIT_MIN;
-    if (sp && *sp) {
-        char *end = NULL;
-        const unsigned long long v = strtoull(sp, &end, 10);
-        if (*end || sp[0] == '-' || (v > 0 && v < 8)) {
-            r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                          "cuzk_gpu_open: CUZK_GPU_MSM_SPLIT=%s: expected 0 (never split) or a "
-                          "count of scalars of at least 8",
-                          sp);
-            cuzk_gpu_close(ctx);
-            return r;
-        }
-        ctx->split_min = (size_t)v;
-        ctx->split_all = true;
-    }
-    /* CUZK_GPU_MSM_SPLIT_DIV: D, 2 to 16, each part of a split D - 1 times the one before (of
-     * two parts the first is 1/D of the scalars; A/B runs; unset: by group, msm_split_run). */
-    const char *sd = getenv("CUZK_GPU_MSM_SPLIT_DIV");
-    if (sd && *sd) {
-        char *end = NULL;
-        const unsigned long v = strtoul(sd, &end, 10);
-        if (*end || sd[0] == '-' || v < 2 || v > 16) {
-            r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                          "cuzk_gpu_open: CUZK_GPU_MSM_SPLIT_DIV=%s: expected 2 to 16",
-                          sd);
-            cuzk_gpu_close(ctx);
-            return r;
-        }
-        ctx->split_div = (unsigned)v;
-    }
-    /* CUZK_GPU_MSM_SPLIT_PARTS: 2 or 3 parts (A/B runs; unset: by group, msm_split_run). */
-    const char *spp = getenv("CUZK_GPU_MSM_SPLIT_PARTS");
-    if (spp && *spp) {
-        if (spp[1] || spp[0] < '2' || spp[0] > '0' + CUZK_GPU_SPLIT_MAXP) {
-            r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                          "cuzk_gpu_open: CUZK_GPU_MSM_SPLIT_PARTS=%s: expected 2 or 3", spp);
-            cuzk_gpu_close(ctx);
-            return r;
-        }
-        ctx->split_parts = (unsigned)(spp[0] - '0');
-    }
-    /* NTT pass geometry (ntt_core; gpu_internal.cuh): blocks of up to 2^10 or 2^11 elements,
-     * tiles of 2^1..2^3 (unset: by size), greedy or even passes. A value set but not understood
-     * is refused: an A/B run must not measure the default under another name. */
-    const char *nb = getenv("CUZK_GPU_NTT_BLOCK"), *nt = getenv("CUZK_GPU_NTT_TILE");
-    const char *np = getenv("CUZK_GPU_NTT_PLAN"), *nr = getenv("CUZK_GPU_NTT_RADIX");
-    ctx->ntt_log_sh = CUZK_GPU_NTT_LOG_SH;
-    ctx->ntt_lob = CUZK_GPU_NTT_LOB;
-    ctx->ntt_even = CUZK_GPU_NTT_EVEN;
-    ctx->ntt_r4 = CUZK_GPU_NTT_R4;
-    if (nb && *nb)
-        ctx->ntt_log_sh = !strcmp(nb, "1024") ? 10 : !strcmp(nb, "2048") ? 11 : -1;
-    if (nt && *nt)
-        ctx->ntt_lob = nt[0] >= '1' && nt[0] <= '3' && !nt[1] ? nt[0] - '0' : -1;
-    if (np && *np)
-        ctx->ntt_even = !strcmp(np, "even") ? 1 : !strcmp(np, "greedy") ? 0 : -1;
-    if (nr && *nr)
-        ctx->ntt_r4 = !strcmp(nr, "4")    ? 1
-                      : !strcmp(nr, "4w") ? 2
-                      : !strcmp(nr, "4s") ? 3
-                      : !strcmp(nr, "2")  ? 0
-                                          : -1;
-    if (ctx->ntt_log_sh < 0 || ctx->ntt_lob < 0 || ctx->ntt_even < 0 || ctx->ntt_r4 < 0) {
-        r = cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                      "cuzk_gpu_open: CUZK_GPU_NTT_BLOCK=%s, CUZK_GPU_NTT_TILE=%s, "
-                      "CUZK_GPU_NTT_PLAN=%s, CUZK_GPU_NTT_RADIX=%s: expected 1024 or 2048, "
-                      "1 to 3, greedy or even, 2, 4, 4w or 4s",
-                      nb ? nb : "(unset)", nt ? nt : "(unset)", np ? np : "(unset)",
-                      nr ? nr : "(unset)");
-        cuzk_gpu_close(ctx);
-        return r;
-    }
     *out = ctx;
     return CUZK_OK;
 }
@@ -485,10 +321,26 @@ static cuzk_err ba_apply(cuzk_gpu_ctx *ctx, size_t chunk, int q, cuzk_errbuf *eb
 
 cuzk_err cuzk_gpu_ba_reset(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
 {
-    size_t chunk;
-    int q;
-    cuzk__gpu_ba_env(&chunk, &q);
-    return ba_apply(ctx, chunk, q, eb);
+    return ba_apply(ctx, CUZK_GPU_BA_PRE_BYTES, CUZK_GPU_BA_QUADS_DEFAULT, eb);
+}
+
+cuzk_err cuzk__gpu_test_set(cuzk_gpu_ctx *ctx, const cuzk__gpu_test_options *o, cuzk_errbuf *eb)
+{
+    const uint32_t sm = o->slice_min;
+    if (sm && (sm < 4 || sm > 128 || (sm & (sm - 1))))
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                         "cuzk__gpu_test_set: a slice floor of %u: expected 0 or a power of two, "
+                         "4 to 128",
+                         sm);
+    if (o->split_min && o->split_min < 8)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                         "cuzk__gpu_test_set: a split from %llu scalars: expected 0 or at least 8",
+                         (unsigned long long)o->split_min);
+    ctx->ba_every = o->ba_every != 0;
+    ctx->slice_min = sm;
+    ctx->split_min = o->split_min ? (size_t)o->split_min : CUZK_GPU_MSM_SPLIT_MIN;
+    ctx->split_all = o->split_min != 0;
+    return CUZK_OK;
 }
 
 cuzk_err cuzk_gpu_ba_set(cuzk_gpu_ctx *ctx, uint64_t chunk, int quads, cuzk_errbuf *eb)
@@ -627,32 +479,27 @@ static __global__ void k_inf_map(const uint4 *d, size_t n, unsigned words, uint3
     }
 }
 
-/* Whether an MSM over p drops the entries of its points at infinity (CUZK_GPU_INF_DROP): sets
- * with at least 1/64 of their points at infinity. */
-static bool inf_drop_on(const cuzk_gpu_ctx *ctx, const cuzk_gpu_points *p)
+/* Whether an MSM over p drops the entries of its points at infinity (gpu.h): sets with at least
+ * 1/64 of their points at infinity. */
+static bool inf_drop_on(const cuzk_gpu_points *p)
 {
-    return ctx->inf_drop && p->inf_bits && p->n_inf && p->n_inf >= p->n / 64;
+    return p->inf_bits && p->n_inf && p->n_inf >= p->n / 64;
 }
 
 /* Batch-affine accumulation for a G1 set (cuzk__gpu_ba_on's g1_pref): BLS12-381 sets with at
- * most 1/64 of their points at infinity (a key's C and H; A and B1 hold one for every signal
- * absent from A or B, and with them for every G1 set those two lost what C and H gained), or
- * with CUZK_GPU_INF_DROP=2 (the default) every BLS12-381 G1 set, the points at infinity
- * dropped. In 2^24 BLS12-381 proofs on the H200 it took C and the H MSM ~2.7 ms each off
- * (proof 704.0 -> 698.9 ms; src/gpu/PERF-NOTES.md, sixth pass), and A and B1 with the drop
- * (msm g1 218.6 -> 214.1 ms, the proof 521.1 -> 517.8, twenty-second pass); BN254 G1 measured
- * slower with it. */
-static int ba_g1_pref(const cuzk_gpu_ctx *ctx, const cuzk_gpu_points *p)
+ * most 1/64 of their points at infinity (a key's C and H) or whose points at infinity the MSM
+ * drops (A and B1); BN254 G1 is faster without it. */
+static int ba_g1_pref(const cuzk_gpu_points *p)
 {
     return p->curve == CUZK_GPU_BLS12_381 && p->group == CUZK_GPU_G1 &&
-           (p->n_inf <= p->n / 64 || (ctx->inf_drop == 2 && inf_drop_on(ctx, p)));
+           (p->n_inf <= p->n / 64 || inf_drop_on(p));
 }
 
 /* An MSM's view of set p from its point `off` on. */
-static cuzk__gpu_tab msm_tab(const cuzk_gpu_ctx *ctx, const cuzk_gpu_points *p, size_t off)
+static cuzk__gpu_tab msm_tab(const cuzk_gpu_points *p, size_t off)
 {
-    cuzk__gpu_tab t = {p->n, p->t, p->s, ba_g1_pref(ctx, p), NULL, off};
-    if (inf_drop_on(ctx, p))
+    cuzk__gpu_tab t = {p->n, p->t, p->s, ba_g1_pref(p), NULL, off};
+    if (inf_drop_on(p))
         t.inf = p->inf_bits;
     return t;
 }
@@ -838,22 +685,14 @@ static cuzk_err msm_split_run(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, con
                               size_t count, const uint8_t *h, uint8_t *d_sc, bool mont,
                               const cuzk__gpu_tab *tab, uint64_t *out, cuzk_errbuf *eb)
 {
-    /* Each part's work must outlast the next part's upload (~0.57 ns per scalar on the
-     * H200's link): BN254 G1's 2^24 MSM works ~2.7 ns per scalar, so each part up to 4 times
-     * the one before (D = 5: two parts 1/5 and 4/5); the other groups work 5.7 ns (BLS12-381
-     * G1) or more, so D = 8. (H200, CUZK_GPU_MSM_SPLIT_DIV: 2026-12-02, BN254 G1 2^24 49.23 ms
-     * with a quarter, 49.14 with a fifth, 48.90 with a sixth, BLS12-381 G1 98.6 with an eighth,
-     * 99.3 with a sixth, 100.0 with a fifth; 2026-12-03, with BN254 G1's work 4% shorter,
-     * 46.49-46.56 with a quarter, 46.38-46.41 with a fifth, 46.55-46.59 with a sixth: PERF-NOTES
-     * twelfth and sixteenth passes.) Parts grow by D - 1: with three, the first (exposed)
-     * upload is 1 / (1 + (D - 1) + (D - 1)^2) of the scalars instead of 1 / D, for one more
-     * merge of the buckets and smaller grids: three for BN254 G1 only (2^24 with tables, two
-     * parts / three: BN254 G1 43.57-43.70 / 43.00-43.11 ms, BLS12-381 G1 93.60-93.62 /
-     * 95.08-95.20, BN254 G2 124.53-124.59 / 126.76-127.12; H200, 2026-12-03, PERF-NOTES
-     * eighteenth pass; CUZK_GPU_MSM_SPLIT_PARTS overrides it). */
+    /* Each part's work must outlast the next part's upload: BN254 G1 works ~5 times as long
+     * per scalar as the link takes to copy one, so each part is up to 4 times the one before
+     * (D = 5); the other groups work longer, so D = 8. Parts grow by D - 1: with three, the
+     * first (exposed) upload is 1 / (1 + (D - 1) + (D - 1)^2) of the scalars instead of 1 / D,
+     * for one more merge of the buckets and smaller grids, which pays for BN254 G1 only. */
     const size_t pb = cuzk_gpu_point_bytes(pts->curve, pts->group);
-    const unsigned D = ctx->split_div ? ctx->split_div : pb <= 64 ? 5 : 8;
-    int P = ctx->split_parts ? (int)ctx->split_parts : pb <= 64 ? 3 : 2;
+    const unsigned D = pb <= 64 ? 5 : 8;
+    int P = pb <= 64 ? 3 : 2;
     /* A page-locked buffer's later parts are queued at once (the DMA engine works alone); a
      * pageable one's go through the staging buffers on this thread, so after the first
      * part's work is queued (the copy then runs beside it), and in two parts only: with three
@@ -972,7 +811,7 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
     const char *base = (const char *)pts->d + offset * cuzk_gpu_point_bytes(pts->curve, pts->group);
     ctx->prep_reuse = reuse;
     ctx->prep_check = check;
-    const cuzk__gpu_tab tab = msm_tab(ctx, pts, offset);
+    const cuzk__gpu_tab tab = msm_tab(pts, offset);
     cuzk_err e = split ? msm_split(ctx, pts, base, count, (const uint8_t *)scalars,
                                    (uint8_t *)d_sc, mont, &tab, out, eb)
                        : msm_dispatch(ctx, pts->curve, pts->group, base, count, d_sc, mont,
@@ -1130,7 +969,7 @@ static cuzk_err h_finish(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, void
     if (pts) {
         const char *base =
             (const char *)pts->d + offset * cuzk_gpu_point_bytes(pts->curve, pts->group);
-        const cuzk__gpu_tab tab = msm_tab(ctx, pts, offset);
+        const cuzk__gpu_tab tab = msm_tab(pts, offset);
         e = msm_dispatch(ctx, curve, pts->group, base, n, da, true, &tab, out, eb);
     }
     if (trace_on())

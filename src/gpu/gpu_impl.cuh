@@ -88,12 +88,10 @@ template <class F> static cuzk_err root_inv(cuzk_gpu_ctx *ctx, F *d, cuzk_errbuf
 static inline unsigned nblk(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
 
 /* Whether F's XYZZ sums after level 1 (the carry levels, the bucket reduction) run two lanes a
- * sum (ba_halves.cuh's k_accumk_h ... k_pair_sum_h): G2's, wherever its batch-affine kernels run
- * in halves (CUZK_GPU_BA_HALVES not 0), unless built with CUZK_GPU_HALVES_REDUCE=0. */
-template <class F> static bool reduce_halves(const cuzk_gpu_ctx *ctx)
+ * sum (ba_halves.cuh's k_accumk_h ... k_pair_sum_h): G2's. */
+template <class F> static bool reduce_halves(const cuzk_gpu_ctx *)
 {
-    return !std::is_void<typename fe2_base<F>::type>::value && CUZK_GPU_HALVES_REDUCE &&
-           ctx->ba_halves != 0;
+    return !std::is_void<typename fe2_base<F>::type>::value;
 }
 
 /* The product tree's blocks the device runs at once (msm_reduce.cuh's tree_k sizes the chains
@@ -151,18 +149,16 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
 {
     cudaStream_t st = ctx->stream;
     /* G2 is the group of 64- and 96-byte coordinates. */
-    const bool ba = cuzk__gpu_ba_on(ctx->ba_mode, sizeof(F) >= 64, ba_g1, M);
-    /* Batch-affine slices as long as the device's SMs allow (G2's kernels two lanes a slice
-     * unless CUZK_GPU_BA_HALVES=0), for G1 only where quads come with them;
-     * CUZK_GPU_BA_LONG_SLICES=0: by M alone; CUZK_GPU_SLICE_MIN's floor for A/B runs. */
+    const bool ba = cuzk__gpu_ba_on(ctx->ba_every, sizeof(F) >= 64, ba_g1, M);
+    /* Batch-affine slices as long as the device's SMs allow (G2's kernels two lanes a slice),
+     * for G1 only where quads come with them; tests may raise the floor (slice_min). */
     typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
-    const int lanes = !std::is_void<C2>::value && ctx->ba_halves != 0 ? 2 : 1;
-    const uint32_t L0 = ba && ctx->ba_long
-                            ? cuzk__gpu_ba_len(M, ctx->sm_count, sizeof(F) >= 64, lanes,
-                                               ctx->ba_quads)
-                            : cuzk__gpu_slice_len(M);
+    const int lanes = std::is_void<C2>::value ? 1 : 2;
+    const uint32_t L0 = ba ? cuzk__gpu_ba_len(M, ctx->sm_count, sizeof(F) >= 64, lanes,
+                                              ctx->ba_quads)
+                           : cuzk__gpu_slice_len(M);
     const uint32_t L1 = L0 < ctx->slice_min ? ctx->slice_min : L0;
-    const uint32_t LK = ctx->carry_lk; /* 4 unless CUZK_GPU_CARRY_SLICE */
+    const uint32_t LK = CUZK_GPU_CARRY_SLICE;
     size_t T = (M + L1 - 1) / L1;
     uint32_t *ck0, *ck1;
     xyzz<F> *cp0, *cp1;
@@ -177,14 +173,11 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
          * with one inversion (two with quads). */
         static_assert(sizeof(affine<F>) == 2 * sizeof(F), "cuzk__gpu_ba_slices' pair sums");
         const bool quads = cuzk__gpu_ba_quads_on(ctx->ba_quads, sizeof(F) >= 64, M, L1);
-        /* G2's kernels two lanes a slice (ba_halves.cuh), where CUZK_GPU_BA_HALVES asks: bit 0
-         * k_ba_pairs_h, bit 1 k_ba_quads_h, bit 3 k_ba_pass_b_h, bit 2 their products in
-         * interleaved pairs, bit 4 (with bit 1) octs: k_ba_quads_oh, a third tree and
-         * k_ba_octs_h instead of k_ba_quads_h; unset, by the Fp2 size (gpu_internal.cuh) */
-        const int hv = std::is_void<C2>::value ? 0
-                       : ctx->ba_halves >= 0   ? ctx->ba_halves
-                       : sizeof(F) >= 96       ? CUZK_GPU_BA_HALVES_DEFAULT_96
-                                               : CUZK_GPU_BA_HALVES_DEFAULT_64;
+        /* G2's kernels two lanes a slice (ba_halves.cuh's HALVES_* bits, by the Fp2 size:
+         * gpu_internal.cuh); G1's one. */
+        constexpr int hv = std::is_void<C2>::value ? 0
+                           : sizeof(F) >= 96       ? CUZK_GPU_BA_HALVES_96
+                                                   : CUZK_GPU_BA_HALVES_64;
         const size_t pre_per = (size_t)(L1 / 2) * sizeof(F),
                      sums_per = (size_t)(L1 / 2) * sizeof(affine<F>);
         size_t Tc = cuzk__gpu_ba_slices(ctx->ba_chunk, L1, sizeof(F), quads, T);
@@ -196,7 +189,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             int nbk = 0;
             size_t lanes = 1; /* threads a slice */
             if constexpr (!std::is_void<C2>::value) {
-                const ba_halves_kernels<C2, ALL_ZERO> hk(hv);
+                const ba_halves_kernels<C2, ALL_ZERO> hk;
                 if (quads && (hv & HALVES_OCTS)) {
                     CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbk, hk.octs, ACC_THREADS,
                                                                      0));
@@ -255,7 +248,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             if (quads) {
                 if constexpr (!std::is_void<C2>::value) {
                     if (hv & HALVES_PAIRS) {
-                        const auto k = ba_halves_kernels<C2, ALL_ZERO>(hv).pairs;
+                        const auto k = ba_halves_kernels<C2, ALL_ZERO>().pairs;
                         k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                             keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks);
                         LAUNCHED("k_ba_pairs_h");
@@ -268,8 +261,8 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
                 }
                 TRY(tree_inverse(ctx, tr, tc, tcap, eb));
                 if constexpr (!std::is_void<C2>::value) {
-                    if (hv & HALVES_OCTS) { /* bit 4 comes with bit 1 (cuzk_gpu_open) */
-                        const ba_halves_kernels<C2, ALL_ZERO> hk(hv);
+                    if (hv & HALVES_OCTS) { /* octs come with quads */
+                        const ba_halves_kernels<C2, ALL_ZERO> hk;
                         hk.quads_o<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                             keys, M, L1, t0, tc, pre, tr, npre, psum, masks);
                         LAUNCHED("k_ba_quads_oh");
@@ -279,7 +272,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
                             ck0, cp0, into);
                         LAUNCHED("k_ba_octs_h");
                     } else if (hv & HALVES_QUADS) {
-                        const auto k = ba_halves_kernels<C2, ALL_ZERO>(hv).quads;
+                        const auto k = ba_halves_kernels<C2, ALL_ZERO>().quads;
                         k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                             keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets,
                             ck0, cp0, into);
@@ -295,7 +288,7 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             } else {
                 if constexpr (!std::is_void<C2>::value) {
                     if (hv & HALVES_PASS_B) {
-                        const auto k = ba_halves_kernels<C2, ALL_ZERO>(hv).pass_b;
+                        const auto k = ba_halves_kernels<C2, ALL_ZERO>().pass_b;
                         k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                             keys, vals, M, L1, t0, tc, pts, pre, tr, npre, buckets, ck0, cp0,
                             into);
@@ -357,10 +350,10 @@ static cuzk_err msm_finish(cuzk_gpu_ctx *ctx, int c, int g, xyzz<F> *buckets,
     if (buckets) {
         /* Bucket reduction (msm_reduce.cuh): chunks of S buckets per thread, S (a power of
          * two) small enough that the g * B / S threads fill the device (the chunk's serial
-         * chain is 2S additions), at most 32 (CUZK_GPU_REDUCE_CHUNK for A/B runs), at least 8
-         * (the trees' space below), then trees of pair sums with one addition per level. */
+         * chain is 2S additions), at most CUZK_GPU_REDUCE_CHUNK, at least 8 (the trees' space
+         * below), then trees of pair sums with one addition per level. */
         const uint32_t B = 1u << (c - 1);
-        uint32_t S = ctx->red_chunk;
+        uint32_t S = CUZK_GPU_REDUCE_CHUNK;
         while (S > 8 && (size_t)g * B / S < (size_t)256 * ctx->sm_count)
             S >>= 1;
         if (S > B)
@@ -800,17 +793,16 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v_, int logn, int
         }
         return CUZK_OK;
     }
-    /* The passes (ntt_passes, cuzk__gpu_ntt_plan; the geometry from CUZK_GPU_NTT_*). */
+    /* The passes (ntt_passes, cuzk__gpu_ntt_plan): even, tiles by size, staged twiddles. */
     ntt_pass pl[32];
-    const int P = ntt_passes(logn, ctx->ntt_log_sh, ctx->ntt_lob, ctx->ntt_even, ctx->ntt_r4,
-                             post, pl);
+    const int P = ntt_passes(logn, CUZK_GPU_NTT_LOG_SH, 0, 1, 3, post, pl);
     for (int i = 0; i < P; i++) {
         const ntt_pass &q = pl[i];
         const fe<FN> *src = q.src_v ? v : tmp;
         fe<FN> *dst = q.dst_v ? v : tmp;
-        /* Staged twiddles (r4 3) take as much shared memory again as the elements. */
-        const size_t shb = (size_t)8 * sizeof(uint32_t) * q.sh * (q.r4 == 3 ? 2 : 1);
-        if (q.r4 == 3 && !ctx->ntt_tws_attr[curve]) {
+        /* Staged twiddles take as much shared memory again as the elements. */
+        const size_t shb = (size_t)8 * sizeof(uint32_t) * q.sh * 2;
+        if (!ctx->ntt_tws_attr[curve]) {
             /* Above the default 48 KiB (the 1024-element kernels' 64 KiB), and the largest
              * shared-memory carveout (six blocks of 32 KiB per SM for the 512-element ones).
              * Once. */
@@ -827,13 +819,6 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v_, int logn, int
             }
             ctx->ntt_tws_attr[curve] = true;
         }
-        if (q.big && !ctx->ntt_big_attr[curve]) { /* above the default 48 KiB; once */
-            CU(cudaFuncSetAttribute(k_ntt_pass<FN, true, 2048>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shb));
-            CU(cudaFuncSetAttribute(k_ntt_pass<FN, false, 2048>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shb));
-            ctx->ntt_big_attr[curve] = true;
-        }
         /* One launch of the kernel the pass names (q.first picks the template's FIRST). */
 #define NTT_LAUNCH(K, ...)                                                                   \
     do {                                                                                     \
@@ -844,18 +829,10 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v_, int logn, int
             K<FN, false, __VA_ARGS__><<<(unsigned)q.blocks, q.threads, shb, st>>>(           \
                 src, dst, logn, q.m0, q.s, q.lob, tw, L, inverse, q.post, fc);               \
     } while (0)
-        if (q.r4 == 3 && q.sh == 512)
+        if (q.sh == 512)
             NTT_LAUNCH(k_ntt_pass4, 3, true, 512);
-        else if (q.r4 == 3)
-            NTT_LAUNCH(k_ntt_pass4, 3, true, 1024);
-        else if (q.r4 == 1)
-            NTT_LAUNCH(k_ntt_pass4, 4, false, 1024);
-        else if (q.r4 == 2)
-            NTT_LAUNCH(k_ntt_pass4, 3, false, 1024);
-        else if (q.big)
-            NTT_LAUNCH(k_ntt_pass, 2048);
         else
-            NTT_LAUNCH(k_ntt_pass, 1024);
+            NTT_LAUNCH(k_ntt_pass4, 3, true, 1024);
 #undef NTT_LAUNCH
         LAUNCHED("k_ntt_pass");
         if (q.copy_back)

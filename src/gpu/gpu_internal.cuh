@@ -12,6 +12,7 @@
 
 #include "gpu/gpu.h"
 #include "gpu/gpu_plan.h"
+#include "gpu/gpu_testing.h"
 
 /* Scratch slots: each grows on demand and is then reused, so a steady state of proofs of one
  * size does no cudaMalloc. */
@@ -84,53 +85,20 @@ struct cuzk__gpu_part {
  * G2); also the batch-affine root's inversion. */
 #define CUZK_GPU_HOST_RES_BYTES 131072
 
-/* NTT pass geometry (ntt_core, k_ntt_pass, cuzk__gpu_ntt_plan): up to 2^CUZK_GPU_NTT_LOG_SH
- * elements per block in shared memory, after the first pass tiles of 2^CUZK_GPU_NTT_LOB
- * contiguous elements per gather (0: by size, cuzk__gpu_ntt_auto_lob), stages spread evenly over
- * the fewest passes (CUZK_GPU_NTT_EVEN). The environment overrides them for A/B runs:
- * CUZK_GPU_NTT_BLOCK (1024 or 2048), CUZK_GPU_NTT_TILE (1..3), CUZK_GPU_NTT_PLAN (greedy or
- * even), CUZK_GPU_NTT_RADIX (below); cuzk_gpu_open refuses a value it does not understand.
- * The defaults are the measured ones (src/gpu/PERF-NOTES.md, eighth pass). */
-#ifndef CUZK_GPU_NTT_LOG_SH
+/* NTT pass geometry (ntt_core, k_ntt_pass4, cuzk__gpu_ntt_plan): up to 2^CUZK_GPU_NTT_LOG_SH
+ * elements per block in shared memory, after the first pass tiles chosen by size
+ * (cuzk__gpu_ntt_auto_lob), stages spread evenly over the fewest passes, two stages per trip
+ * with each pass's twiddles staged in shared memory. */
 #define CUZK_GPU_NTT_LOG_SH 10
-#endif
-#ifndef CUZK_GPU_NTT_LOB
-#define CUZK_GPU_NTT_LOB 0
-#endif
-#ifndef CUZK_GPU_NTT_EVEN
-#define CUZK_GPU_NTT_EVEN 1
-#endif
-/* Two stages per trip through shared memory (k_ntt_pass4) for blocks of up to 1024 elements:
- * 0 off, 1 at 64 registers, 2 at 80 (NTT 2^27 41.7 -> 38.0 ms, BN254, H200,
- * src/gpu/PERF-NOTES.md eighth pass), 3 at 80 with each pass's twiddles staged in shared
- * memory (the default: 2^27 38.0 -> 36.5 ms, ninth pass); CUZK_GPU_NTT_RADIX=2|4|4w|4s
- * overrides it. */
-#ifndef CUZK_GPU_NTT_R4
-#define CUZK_GPU_NTT_R4 3
-#endif
-/* G2's batch-affine kernels two lanes a slice (ba_halves.cuh; CUZK_GPU_BA_HALVES's bits), by
- * G2's Fp2 size when the variable is unset. 11, k_ba_pairs_h, k_ba_quads_h and k_ba_pass_b_h
- * with their products one after the other (H200, 2^24 G2 MSMs with tables: BN254 115.0 -> 112.7
- * ms, BLS12-381 238.9 -> 231.5; 15, the products in interleaved pairs, was slower:
- * src/gpu/PERF-NOTES.md, session 32), for BN254 (64 bytes); 27, 11 with the octs (bit 4), for
- * BLS12-381 (96 bytes): its 2^24 G2 MSM 232.3-232.5 -> 230.9-231.0 ms on an H200, 236.2-237.1 ->
- * 235.4-236.7 on an H100, where BN254's was 0.1-0.5% slower with them (session 35). */
-#ifndef CUZK_GPU_BA_HALVES_DEFAULT_64
-#define CUZK_GPU_BA_HALVES_DEFAULT_64 11
-#endif
-#ifndef CUZK_GPU_BA_HALVES_DEFAULT_96
-#define CUZK_GPU_BA_HALVES_DEFAULT_96 27
-#endif
-/* A CUZK_GPU_BA_HALVES value the kernels can run: 0 to 31, the octs (16) only with the quads
- * (2). cuzk_gpu_open refuses any other from the variable; the defaults are checked here. */
-constexpr bool cuzk__gpu_ba_halves_ok(long v)
-{
-    return v >= 0 && v <= 31 && (!(v & 16) || (v & 2));
-}
-static_assert(cuzk__gpu_ba_halves_ok(CUZK_GPU_BA_HALVES_DEFAULT_64),
-              "CUZK_GPU_BA_HALVES_DEFAULT_64: 0 to 31, bit 4 only with bit 1");
-static_assert(cuzk__gpu_ba_halves_ok(CUZK_GPU_BA_HALVES_DEFAULT_96),
-              "CUZK_GPU_BA_HALVES_DEFAULT_96: 0 to 31, bit 4 only with bit 1");
+/* G2's batch-affine kernels run two lanes a slice (ba_halves.cuh; HALVES_* bits): k_ba_pairs_h,
+ * k_ba_quads_h and k_ba_pass_b_h for BN254 (64-byte Fp2), with the octs (k_ba_quads_oh,
+ * k_ba_octs_h) for BLS12-381 (96 bytes), where they pay. */
+#define CUZK_GPU_BA_HALVES_64 11
+#define CUZK_GPU_BA_HALVES_96 27
+/* The bucket reduction's largest chunk of buckets per thread (msm_finish) and the carries per
+ * thread at the accumulation's levels >= 2 (more levels, each lighter). */
+#define CUZK_GPU_REDUCE_CHUNK 32
+#define CUZK_GPU_CARRY_SLICE 4
 
 struct cuzk_gpu_ctx {
     int device;
@@ -147,15 +115,12 @@ struct cuzk_gpu_ctx {
      * they could not be allocated (uploads then go straight from pageable memory). */
     void *stage[2];
     cudaEvent_t stage_ev[2];
-    /* A second stream for the upload of a split MSM's second part (CUZK_GPU_SCALARS_ONCE), the
-     * events that order it after the first part's upload and the second part after it, and
-     * the smallest count split (CUZK_GPU_MSM_SPLIT; 0: never) and whether in every group
-     * (the variable set) or not BLS12-381 G2 (the default). */
+    /* A second stream for the upload of a split MSM's later parts (CUZK_GPU_SCALARS_ONCE), the
+     * events that order each part after its upload, and the smallest count split, in every
+     * group (split_all, tests) or not BLS12-381 G2 below CUZK_GPU_MSM_SPLIT_MIN_BLS_G2. */
     cudaStream_t up_stream;
     cudaEvent_t up_ev[CUZK_GPU_SPLIT_MAXP];
     size_t split_min;
-    unsigned split_div; /* CUZK_GPU_MSM_SPLIT_DIV: parts grow by split_div - 1 (0: by group) */
-    unsigned split_parts; /* CUZK_GPU_MSM_SPLIT_PARTS: 2 or 3 (0: by group) */
     bool split_all;
     cuzk__gpu_part part;
     /* The scalar side of the last MSM over host scalars: their upload, classification (0, 1,
@@ -181,26 +146,11 @@ struct cuzk_gpu_ctx {
     bool prep_reuse; /* set by cuzk_gpu_msm for the next msm_run only */
     bool prep_check; /* likewise: CUZK_GPU_SCALARS_CHECK (canonical scalars) */
     uint64_t bad_scalar; /* what the last checked MSM found (UINT64_MAX: none) */
-    int ba_mode;      /* CUZK_GPU_BATCH_AFFINE: -1 unset (the default), 0 off, 1 on, 2 every
-                       * size, 3 G2 only (cuzk__gpu_ba_on) */
-    size_t ba_chunk;  /* its bytes per chunk: CUZK_GPU_BA_CHUNK_BYTES or CUZK_GPU_BA_PRE_BYTES */
-    int ba_quads;     /* pairs of pair sums in affine too: CUZK_GPU_BA_QUADS (1 G1, 2 G2 too) or
-                       * cuzk_gpu_ba_fit's 3 (large G1 MSMs) */
-    int ba_halves;    /* CUZK_GPU_BA_HALVES: G2's batch-affine kernels two lanes a slice (bits:
-                       * 1 k_ba_pairs_h, 2 k_ba_quads_h, 8 k_ba_pass_b_h, 4 interleaved products,
-                       * 16 octs with 2; -1 unset: CUZK_GPU_BA_HALVES_DEFAULT_64 / _96 by
-                       * G2's Fp2 size, in gpu_impl.cuh's accumulate) */
-    uint32_t red_chunk; /* CUZK_GPU_REDUCE_CHUNK: the bucket reduction's largest chunk (32) */
-    uint32_t carry_lk;  /* CUZK_GPU_CARRY_SLICE: carries per thread at levels >= 2 (4) */
-    uint32_t slice_min; /* CUZK_GPU_SLICE_MIN: a floor on the level-1 slice length (0: none) */
-    int ba_long;        /* CUZK_GPU_BA_LONG_SLICES: batch-affine slices by the SMs (1) */
-    int inf_drop;       /* CUZK_GPU_INF_DROP (gpu.h): 0, 1 or 2 */
-    int ntt_log_sh;   /* CUZK_GPU_NTT_BLOCK: elements per NTT pass block, log2 (10 or 11) */
-    int ntt_lob;      /* CUZK_GPU_NTT_TILE: tile after pass 1, log2 elements (0: by size) */
-    int ntt_even;     /* CUZK_GPU_NTT_PLAN=even: stages spread evenly over the passes */
-    int ntt_r4;       /* CUZK_GPU_NTT_RADIX: 0 (2), 1 (4), 2 (4w), 3 (4s): k_ntt_pass4 */
-    bool ntt_big_attr[2]; /* per curve: the 64 KiB NTT pass kernels' shared-memory limit set */
-    bool ntt_tws_attr[2]; /* the same for the staged-twiddle two-stage kernels */
+    bool ba_every;    /* batch-affine for every MSM of every size (cuzk__gpu_test_set) */
+    size_t ba_chunk;  /* batch-affine bytes per chunk (CUZK_GPU_BA_PRE_BYTES, cuzk_gpu_ba_set) */
+    int ba_quads;     /* pairs of pair sums in affine too: 1 G1, 2 G2 too, 3 large MSMs */
+    uint32_t slice_min; /* a floor on the level-1 slice length (0: none; cuzk__gpu_test_set) */
+    bool ntt_tws_attr[2]; /* per curve: the NTT pass kernels' shared-memory limits set */
     double synth_ms; /* the last cuzk_gpu_h_witness's synthesis kernel, host-timed */
     /* What SCR_SC_IN holds: the upload of n host scalars from host (valid = 0: nothing). An
      * MSM flagged CUZK_GPU_SCALARS_SAME over a range inside it reads them there (C's private

@@ -1,6 +1,7 @@
 /* Stand-in for the CUDA backend when it is not built (CUZK_CUDA=OFF or no nvcc): the same API,
  * reporting no device, so callers need no #ifdef. CMake drops this file when CUDA is built. */
 #include "gpu/gpu.h"
+#include "gpu/gpu_testing.h"
 
 #define NOGPU(eb) \
     cuzk_errf(eb, CUZK_NO_DEVICE, "this cuzk was built without the CUDA backend (CUZK_CUDA=OFF)")
@@ -47,6 +48,12 @@ cuzk_err cuzk_gpu_ba_reset(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
 cuzk_err cuzk_gpu_ba_set(cuzk_gpu_ctx *ctx, uint64_t chunk, int quads, cuzk_errbuf *eb)
 {
     (void)ctx, (void)chunk, (void)quads;
+    return NOGPU(eb);
+}
+
+cuzk_err cuzk__gpu_test_set(cuzk_gpu_ctx *ctx, const cuzk__gpu_test_options *o, cuzk_errbuf *eb)
+{
+    (void)ctx, (void)o;
     return NOGPU(eb);
 }
 

@@ -7,7 +7,6 @@
  * scratch on the device). */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "gpu/gpu.h"
 #include "gpu/gpu_plan.h"
@@ -166,38 +165,12 @@ uint32_t cuzk__gpu_ba_len(size_t M, int sm_count, int g2, int lanes, int q)
     return g2 || cuzk__gpu_ba_quads_on(q, g2, M, L) ? L : cuzk__gpu_slice_len(M);
 }
 
-/* Whether an MSM of M sorted entries sums its buckets by batch-affine pairs: by default for G2
- * from CUZK_GPU_BA_MIN entries, where it measured faster (src/gpu/PERF-NOTES.md, third pass),
- * and for a G1 set that asks for it (g1_pref: BLS12-381 sets with almost no points at
- * infinity, cuzk_gpu_msm); mode (CUZK_GPU_BATCH_AFFINE) 0 off, 1 for both groups from that
- * size, 2 for every MSM of every size (tests), 3 G2 only; -1 the default. */
-int cuzk__gpu_ba_on(int mode, int g2, int g1_pref, size_t M)
+/* Whether an MSM of M sorted entries sums its buckets by batch-affine pairs: for G2 from
+ * CUZK_GPU_BA_MIN entries, where it is faster, and for a G1 set that asks for it (g1_pref:
+ * BLS12-381 sets, cuzk_gpu_msm); every: for every MSM of every size (tests). */
+int cuzk__gpu_ba_on(int every, int g2, int g1_pref, size_t M)
 {
-    return mode == 2 ||
-           (M >= CUZK_GPU_BA_MIN && (mode == 1 || (mode == 3 && g2) ||
-                                     (mode < 0 && (g2 || g1_pref))));
-}
-
-size_t cuzk__gpu_ba_chunk(void)
-{
-    const char *bc = getenv("CUZK_GPU_BA_CHUNK_BYTES");
-    const unsigned long long v = bc ? strtoull(bc, NULL, 10) : 0;
-    return v > 0 && v <= CUZK_GPU_BA_CHUNK_MAX ? (size_t)v : CUZK_GPU_BA_PRE_BYTES;
-}
-
-int cuzk__gpu_ba_quads(void)
-{
-    const char *q = getenv("CUZK_GPU_BA_QUADS");
-    if (!q || !*q)
-        return CUZK_GPU_BA_QUADS_DEFAULT;
-    return q[1] || q[0] < '0' || q[0] > '2' ? -1 : q[0] - '0';
-}
-
-void cuzk__gpu_ba_env(size_t *chunk, int *quads)
-{
-    const int q = cuzk__gpu_ba_quads();
-    *chunk = cuzk__gpu_ba_chunk();
-    *quads = q < 0 ? 0 : q;
+    return every || (M >= CUZK_GPU_BA_MIN && (g2 || g1_pref));
 }
 
 int cuzk__gpu_ba_quads_on(int q, int g2, size_t M, uint32_t L1)
@@ -293,7 +266,7 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int ta
     /* The reduction's run and tri sums (2 B / S per set, S >= 8, or 2 when B < 8) and its
      * sums for the host (at most c per set, and the ones). */
     slot[P_CHUNK] = max64(slot[P_CHUNK], g * (B >= 8 ? B / 4 : 2) * x + (g * c + 1) * 3 * f);
-    if (cuzk__gpu_ba_on(-1, g2, bls, M)) { /* BLS12-381 G1 sets may prefer it */
+    if (cuzk__gpu_ba_on(0, g2, bls, M)) { /* BLS12-381 G1 sets may prefer it */
         /* The chunk as a context sizes it (gpu_impl.cuh's accumulate): with quads its budget
          * also holds the pair sums (an affine point per prefix, in the prefixes' slot) and two
          * mask words per slice. */
@@ -374,10 +347,8 @@ int cuzk__gpu_ntt_auto_lob(int logn, int log_sh)
 
 uint64_t cuzk_gpu_scratch_estimate(cuzk_gpu_curve curve, uint64_t n_points, uint64_t domain)
 {
-    size_t chunk;
-    int q;
-    cuzk__gpu_ba_env(&chunk, &q);
-    return cuzk__gpu_scratch_estimate_at(curve == CUZK_GPU_BLS12_381, n_points, domain, chunk, q);
+    return cuzk__gpu_scratch_estimate_at(curve == CUZK_GPU_BLS12_381, n_points, domain,
+                                         CUZK_GPU_BA_PRE_BYTES, CUZK_GPU_BA_QUADS_DEFAULT);
 }
 
 uint64_t cuzk_gpu_scratch_estimate_at(cuzk_gpu_curve curve, uint64_t n_points, uint64_t domain,
@@ -406,17 +377,13 @@ uint64_t cuzk_gpu_ba_fit_bytes(cuzk_gpu_curve curve, uint64_t n_points, uint64_t
 void cuzk__gpu_ba_fit(int bls, uint64_t n_points, uint64_t domain, uint64_t avail, size_t *chunk,
                       int *quads)
 {
-    const char *bc = getenv("CUZK_GPU_BA_CHUNK_BYTES"), *qs = getenv("CUZK_GPU_BA_QUADS");
-    const int fixed_c = bc && *bc, fixed_q = qs && *qs;
-    cuzk__gpu_ba_env(chunk, quads);
-    if (fixed_c && fixed_q)
-        return;
+    *chunk = CUZK_GPU_BA_PRE_BYTES;
+    *quads = CUZK_GPU_BA_QUADS_DEFAULT;
     /* From the largest chunk down: the first whose estimate fits. The estimate grows with the
      * chunk only up to what the largest MSM needs (cuzk__gpu_ba_slices stops at its slices),
      * so a small circuit takes the largest chunk at no cost. */
-    const size_t top = fixed_c ? *chunk : CUZK_GPU_BA_CHUNK_MAX;
-    for (size_t c = top; c >= *chunk; c -= CUZK_GPU_BA_FIT_STEP) {
-        const int q = fixed_q ? *quads : c >= CUZK_GPU_BA_QUADS_FIT ? 3 : 0;
+    for (size_t c = CUZK_GPU_BA_CHUNK_MAX; c >= *chunk; c -= CUZK_GPU_BA_FIT_STEP) {
+        const int q = c >= CUZK_GPU_BA_QUADS_FIT ? 3 : 0;
         if (cuzk__gpu_scratch_estimate_at(bls, n_points, domain, c, q) <= avail) {
             *chunk = c;
             *quads = q;

@@ -31,18 +31,10 @@ uint32_t cuzk__gpu_ba_slice_len(size_t M, int sm_count, int lanes);
  * cuzk__gpu_ba_slice_len, G1's only where it brings quads (cuzk__gpu_ba_quads_on), else
  * cuzk__gpu_slice_len(M). */
 uint32_t cuzk__gpu_ba_len(size_t M, int sm_count, int g2, int lanes, int q);
-int cuzk__gpu_ba_on(int mode, int g2, int g1_pref, size_t M);
-/* The batch-affine chunk's bytes and whether it sums quads, from the environment
- * (CUZK_GPU_BA_CHUNK_BYTES, CUZK_GPU_BA_QUADS; gpu.h), as every context and
- * cuzk_gpu_scratch_estimate read them. cuzk__gpu_ba_quads returns -1 for a value set but not
- * understood (cuzk_gpu_open refuses it). */
-size_t cuzk__gpu_ba_chunk(void);
-int cuzk__gpu_ba_quads(void);
-/* The environment's (or default) chunk and quads setting, a value not understood as 0 (what a
- * context opens with; cuzk_gpu_scratch_estimate's and cuzk_gpu_ba_reset's setting). */
-void cuzk__gpu_ba_env(size_t *chunk, int *quads);
+/* Whether an MSM sums its buckets by batch-affine pairs (gpu_plan.c). */
+int cuzk__gpu_ba_on(int every, int g2, int g1_pref, size_t M);
 /* Whether an MSM of G2 (g2) or G1 with M sorted entries in slices of L1 sums quads under
- * setting q (cuzk__gpu_ba_quads, or cuzk__gpu_ba_fit's 3): 1 for G1, 2 for both groups, 3 for
+ * setting q (cuzk_gpu_ba_set's, or cuzk__gpu_ba_fit's 3): 1 for G1, 2 for both groups, 3 for
  * both groups from CUZK_GPU_BA_QUADS_MIN entries or in slices of 64 entries or more. */
 int cuzk__gpu_ba_quads_on(int q, int g2, size_t M, uint32_t L1);
 /* Slices of L1 entries per batch-affine chunk of `chunk` bytes (f bytes per coordinate, quads
@@ -53,11 +45,9 @@ uint64_t cuzk__gpu_scratch_estimate_at(int bls, uint64_t n_points, uint64_t doma
                                        int q);
 /* The setting cuzk_gpu_ba_fit gives a context (gpu.h) whose scratch may grow to `avail` bytes
  * for circuits of (n_points, domain): the largest chunk, in steps of CUZK_GPU_BA_FIT_STEP from
- * CUZK_GPU_BA_CHUNK_MAX down to the environment's (or default) chunk, whose estimate fits
- * avail, with quads (setting 3: MSMs of CUZK_GPU_BA_QUADS_MIN entries, G1 and G2) from
- * CUZK_GPU_BA_QUADS_FIT bytes; what the environment sets
- * (CUZK_GPU_BA_CHUNK_BYTES, CUZK_GPU_BA_QUADS) stays; when nothing fits, the environment's
- * setting. */
+ * CUZK_GPU_BA_CHUNK_MAX down to CUZK_GPU_BA_PRE_BYTES, whose estimate fits avail, with quads
+ * (setting 3: MSMs of CUZK_GPU_BA_QUADS_MIN entries, G1 and G2) from CUZK_GPU_BA_QUADS_FIT
+ * bytes; when nothing fits, the default setting. */
 void cuzk__gpu_ba_fit(int bls, uint64_t n_points, uint64_t domain, uint64_t avail, size_t *chunk,
                       int *quads);
 void cuzk__gpu_tab_plan(size_t n, int nbits, int max_copies, int *c, int *t, int *s);

@@ -49,64 +49,15 @@ template <class F> constexpr int acc_minb()
      * field.cuh's p5_fits a constant, 124 (8 blocks). */
     return !acc_park_of<F>::v ? 0 : sizeof(F) == 96 ? 4 : 6;
 }
-/* k_ba_pairs's and k_ba_quads's bounds: acc_minb's unless CUZK_GPU_BA_PAIRS_MINB_<bytes> /
- * CUZK_GPU_BA_QUADS_MINB_<bytes> set them for a field size. BN254 G2's k_ba_pairs at 8 blocks
- * (128 registers; ptxas spills 444 / 636 bytes against 128 / 200 at 168): MSM 2^24 with tables
- * 119.12-119.19 -> 118.46-118.48 ms in one interleaved call (118.98-119.06 in the next, which
- * had no main); BLS12-381 G1's at 8 (8 / 8 bytes against none) was slower, 89.29-89.30 ->
- * 90.21-90.23; so were BN254 G2's k_ba_quads at 8 (1168 / 1476 bytes; 119.0 -> 122.0-122.4,
- * with its pairs at 8) and BLS12-381 G2's k_ba_pairs at 6 (168 registers, 1088 / 1716 bytes;
- * 245.3-245.9 -> 253.2-253.4) (one H200, 2026-12-04, src/gpu/PERF-NOTES.md). With the running
- * inverse parked (CUZK_GPU_BA_IV_PARK), BN254 G2's k_ba_pairs at 6 blocks (168 registers, 40 / 24
- * bytes) was still slower than at 8 (216 / 344): 117.1-117.4 -> 118.6-118.7 ms. With its y
- * coordinates parked too (ba_y_park), BLS12-381 G2's k_ba_pairs takes 6 blocks by default. */
-#ifndef CUZK_GPU_BA_PAIRS_MINB_64
-#define CUZK_GPU_BA_PAIRS_MINB_64 8
-#endif
-template <class F> struct ba_y_park; /* below */
+/* k_ba_pairs's bounds: 8 blocks for BN254 G2 (fewer spills did not pay for fewer warps), 6 for
+ * BLS12-381 G2 (its y coordinates parked: ba_y_park), else acc_minb's; pass B and k_ba_quads
+ * take acc_minb's. */
 template <class F> constexpr int ba_pairs_minb()
 {
-#ifdef CUZK_GPU_BA_PAIRS_MINB_48
-    if (sizeof(F) == 48)
-        return CUZK_GPU_BA_PAIRS_MINB_48;
-#endif
-    if (sizeof(F) == 64)
-        return CUZK_GPU_BA_PAIRS_MINB_64;
-#ifdef CUZK_GPU_BA_PAIRS_MINB_96
-    if (sizeof(F) == 96)
-        return CUZK_GPU_BA_PAIRS_MINB_96;
-#else
-    if (sizeof(F) == 96 && ba_y_park<F>::v) /* 6 blocks (168 registers): see ba_y_park */
-        return 6;
-#endif
-    return acc_minb<F>();
+    return sizeof(F) == 64 ? 8 : sizeof(F) == 96 ? 6 : acc_minb<F>();
 }
-/* Pass B's bound: acc_minb's (as k_accum1's) unless CUZK_GPU_BA_PASSB_MINB_<bytes> sets it for a
- * field size (A/B runs). */
-template <class F> constexpr int ba_passb_minb()
-{
-#ifdef CUZK_GPU_BA_PASSB_MINB_64
-    if (sizeof(F) == 64)
-        return CUZK_GPU_BA_PASSB_MINB_64;
-#endif
-#ifdef CUZK_GPU_BA_PASSB_MINB_96
-    if (sizeof(F) == 96)
-        return CUZK_GPU_BA_PASSB_MINB_96;
-#endif
-    return acc_minb<F>();
-}
-template <class F> constexpr int ba_quads_minb()
-{
-#ifdef CUZK_GPU_BA_QUADS_MINB_64
-    if (sizeof(F) == 64)
-        return CUZK_GPU_BA_QUADS_MINB_64;
-#endif
-#ifdef CUZK_GPU_BA_QUADS_MINB_96
-    if (sizeof(F) == 96)
-        return CUZK_GPU_BA_QUADS_MINB_96;
-#endif
-    return acc_minb<F>();
-}
+template <class F> constexpr int ba_passb_minb() { return acc_minb<F>(); }
+template <class F> constexpr int ba_quads_minb() { return acc_minb<F>(); }
 template <class F>
 using acc_t = typename std::conditional<acc_park_of<F>::v, xyzz_park<F, ACC_THREADS>,
                                         xyzz<F>>::type;
@@ -382,89 +333,34 @@ template <class F> DI F ld_y(const affine<F> *pts, uint32_t v)
 
 /* The pair sums of G2 and of BLS12-381 G1 (48-byte and larger fields; not G1's k_ba_pairs,
  * whose two paths join) load their y coordinates after the inverses' products (ba_pair_sums,
- * k_ba_quads), and with 2 ba_pair_sums reads the x coordinates again for x3 and y3, not keep
- * them across those products (ptxas, BN254 G2 k_ba_pairs spill stores / loads: 344 / 584 bytes
- * with 0, 248 / 440 with 1, 128 / 200 with 2; BLS12-381's 312 / 568, 216 / 376, 116 / 176;
- * BLS12-381 G1's pass B 200 / 328 and k_ba_quads 180 / 300 with 0, none with 2). */
-#ifndef CUZK_GPU_BA_LATE_Y
-#define CUZK_GPU_BA_LATE_Y 2
-#endif
-/* BLS12-381 G2 (96-byte fields) apart, main's loads: its MSM of 2^24 took 248.6-248.8 ms with
- * 2 and 248.0-248.1 with 1 against 245.0-245.7 with 0, where 2 took BN254 G2's from 120.1-120.4
- * to 118.9-119.3 and BLS12-381 G1's from 89.9-90.4 to 89.2-89.8 (one H200, 2026-12-04). */
-#ifndef CUZK_GPU_BA_LATE_Y_96
-#define CUZK_GPU_BA_LATE_Y_96 0
-#endif
+ * k_ba_quads); with 2 they also read the x coordinates again for x3 and y3 rather than keep
+ * them across those products: fewer spills, except for BLS12-381 G2, whose y is parked. */
 template <class F> struct ba_late_y {
-    static constexpr int v =
-        sizeof(F) < 48 ? 0 : sizeof(F) >= 96 ? CUZK_GPU_BA_LATE_Y_96 : CUZK_GPU_BA_LATE_Y;
+    static constexpr int v = sizeof(F) < 48 || sizeof(F) >= 96 ? 0 : 2;
 };
 
 /* G2's pair sums keep the running inverse in shared memory (the caller's words: k_ba_pairs's
  * qs, pass B's parked XYZZ sum, unused until its phase 2) instead of in W registers across the
  * pair's lambda, x3 and y3: per pair the next running inverse is computed and stored first,
- * then the pair's inverse from the loaded one (ba_parked_inv). Bit 0: BN254 G2 (64-byte fields),
- * bit 1: BLS12-381 G2 (96), in ba_pair_sums; bits 2 and 3 the same in k_ba_quads; G1 never
- * (its pair kernels do not spill). ptxas, spill stores / loads: BN254 G2 k_ba_pairs (128
- * registers) 444 / 636 -> 216 / 344 bytes, its pass B 92 / 100 -> 0, its k_ba_quads 96 / 96 ->
- * 120 / 144 (so bit 2 stays off); BLS12-381 G2 k_ba_pairs 312 / 568 -> 232 / 408, k_ba_quads 28
- * / 40 -> 20 / 32. MSM 2^24 with tables, three interleaved rounds against main's binary (one
- * H200, 2026-12-04, src/gpu/PERF-NOTES.md twenty-fifth pass): BN254 G2 118.4-118.6 -> 117.1-117.4
- * ms with bit 0; BLS12-381 G2 245.1-245.6 -> 244.8-245.4 with bit 1, 244.6-244.8 with bits 1
- * and 3. With the unparked paths as before (the G1 cubins' code identical to main's), in the
- * next call: BN254 G2 118.7-119.0 -> 115.6-115.8, BLS12-381 G2 245.0-245.4 -> 244.3-244.7. */
-#ifndef CUZK_GPU_BA_IV_PARK
-#define CUZK_GPU_BA_IV_PARK 11
-#endif
-/* Bit b of flags for BN254 G2 (64-byte fields), b + 1 for BLS12-381 G2 (96); G1 never. */
-template <class F> constexpr bool ba_g2_bit(int flags, int b)
-{
-    return sizeof(F) == 64 ? (flags >> b) & 1 : sizeof(F) == 96 ? (flags >> (b + 1)) & 1 : false;
-}
+ * then the pair's inverse from the loaded one (ba_parked_inv). G1's pair kernels do not spill. */
 template <class F> struct ba_iv_park {
-    static constexpr bool v = ba_g2_bit<F>(CUZK_GPU_BA_IV_PARK, 0);
+    static constexpr bool v = sizeof(F) == 64 || sizeof(F) == 96;
 };
 /* The same for k_ba_quads's running inverse (in the parked XYZZ sum's words, unused until the
- * slice's additions). */
+ * slice's additions): BLS12-381 G2 only (BN254 G2's k_ba_quads spilled more with it). */
 template <class F> struct ba_quads_iv_park {
-    static constexpr bool v = ba_g2_bit<F>(CUZK_GPU_BA_IV_PARK, 2);
+    static constexpr bool v = sizeof(F) == 96;
 };
 
-/* G2's pair sums load a pair's y coordinates with its x coordinates and park them in shared
- * memory across the inverses' products (after the running inverse's words: 2W more words a
- * thread, within pass B's parked XYZZ sum's 4W; k_ba_pairs's qs grows to 5W), read back with
- * volatile loads, which the compiler cannot forward from the stores: the y coordinates hold no
- * registers across the products and are not loaded from global memory late. Bit 0: BN254 G2
- * (in place of its late loads; x is still read again when CUZK_GPU_BA_LATE_Y is 2), bit 1:
- * BLS12-381 G2; each needs the running inverse parked too (ba_iv_park). Default 2 (BLS12-381
- * G2), with its k_ba_pairs at 6 blocks (168 registers; ptxas 664 / 960 bytes of spill stores /
- * loads, 1088 / 1716 without the parked y; at 4 blocks, 255 registers, 140 / 224 against 232 /
- * 408): MSM 2^24 with tables, three interleaved rounds, best of 3 (one H200, 2026-12-04,
- * src/gpu/PERF-NOTES.md twenty-sixth pass): BLS12-381 G2 244.50-244.71 ms (main) -> 244.72-244.81
- * (bit 1, 4 blocks) -> 239.02-239.17 (bit 1, 6 blocks); BN254 G2 115.03-115.19 in all three. Bit
- * 0 (BN254 G2) stays off: its pass B spills with it (ptxas 0 -> 96 / 128 bytes). */
-#ifndef CUZK_GPU_BA_Y_PARK
-#define CUZK_GPU_BA_Y_PARK 2
-#endif
+/* BLS12-381 G2's pair sums (k_ba_pairs and pass B) load a pair's y coordinates with its x
+ * coordinates and park them in shared memory across the inverses' products (after the running
+ * inverse's words: 2W more words a thread, within pass B's parked XYZZ sum's 4W; k_ba_pairs's
+ * qs grows to 5W), read back with volatile loads, which the compiler cannot forward from the
+ * stores: the y coordinates hold no registers across the products. (BN254 G2's pass B spilled
+ * with it.) Needs the running inverse parked too. */
 template <class F> struct ba_y_park {
-    static constexpr bool v = ba_iv_park<F>::v && ba_g2_bit<F>(CUZK_GPU_BA_Y_PARK, 0);
+    static constexpr bool v = ba_iv_park<F>::v && sizeof(F) == 96;
 };
-/* The same in pass B's pair sums too (bit 0: BN254 G2, bit 1: BLS12-381 G2), or only in
- * k_ba_pairs's (bit clear). Default 3, pass B's as k_ba_pairs's; BN254 G2's parked y made its
- * pass B spill (ptxas 0 -> 96 / 128 bytes), so with bit 0 of CUZK_GPU_BA_Y_PARK its k_ba_pairs
- * alone may gain (CUZK_GPU_BA_Y_PARK_B 2; not yet measured). */
-#ifndef CUZK_GPU_BA_Y_PARK_B
-#define CUZK_GPU_BA_Y_PARK_B 3
-#endif
-template <class F> struct ba_y_park_b {
-    static constexpr bool v = ba_g2_bit<F>(CUZK_GPU_BA_Y_PARK_B, 0);
-};
-/* With the y coordinates parked, y1 read back from shared memory twice, for lambda and again
- * for y3 after lambda's product with x1 - x3, so it holds no registers across lambda's square
- * and that product (CUZK_GPU_BA_Y1_AGAIN 1). Off by default: not yet measured. */
-#ifndef CUZK_GPU_BA_Y1_AGAIN
-#define CUZK_GPU_BA_Y1_AGAIN 0
-#endif
 /* Volatile: the value parked by this thread must be read back from shared memory. */
 template <class F> DI F sh_words_ld_volatile(const uint32_t (*s)[ACC_THREADS], int w0)
 {
@@ -582,7 +478,7 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
     pmask m = mask;
     for (int pi = mask.count() - 1; pi >= 0; pi--) {
         const int r = m.pop_high();
-        if constexpr (ba_y_park<F>::v && !JOIN && (PAIRS || ba_y_park_b<F>::v)) {
+        if constexpr (ba_y_park<F>::v && !JOIN) {
             /* CUZK_GPU_BA_Y_PARK: both points loaded at once, the y coordinates parked. */
             constexpr int W = sizeof(F) / 4;
             const uint32_t v1 = vals[beg + r], v2 = vals[beg + r + 1];
@@ -603,9 +499,7 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
             const F x1 = XA ? ld_x(pts, v1) : p.x;
             affine<F> s;
             s.x = sqr(lam) - x1 - (XA ? ld_x(pts, v2) : q.x);
-            /* CUZK_GPU_BA_Y1_AGAIN: y1 read back for y3, not kept across its product */
-            s.y = lam * (x1 - s.x) -
-                  (CUZK_GPU_BA_Y1_AGAIN ? sh_words_ld_volatile<F>(ivs, ivw + W) : y1);
+            s.y = lam * (x1 - s.x) - y1;
             put(pi, r, s);
             continue;
         }
@@ -763,17 +657,11 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
                                      [&](int pi) { return sums[pi]; });
 }
 
-/* CUZK_GPU_BA_QUAD_DEFER_1L (default 1; 0 off, for A/B runs): k_ba_pairs makes the quads'
- * prefix products only at its even puts, a quad closed at an odd put waiting (its dx in shared
- * memory) for the next, as ba_halves.cuh's CUZK_GPU_BA_QUAD_DEFER does for k_ba_pairs_h (there:
- * G2 2^24 BN254 -1.6%, BLS12-381 -3.6% on an H100). This kernel sums BLS12-381 G1's
- * batch-affine MSMs with quads, and G2's with CUZK_GPU_BA_HALVES=0. H200, G1 BLS12-381 2^24
- * with tables 87.12-87.16 -> 85.84-85.87 ms (PERF-NOTES session 43). */
-#ifndef CUZK_GPU_BA_QUAD_DEFER_1L
-#define CUZK_GPU_BA_QUAD_DEFER_1L 1
-#endif
+/* k_ba_pairs makes the quads' prefix products only at its even puts, a quad closed at an odd
+ * put waiting (its dx in shared memory) for the next, as ba_halves.cuh's k_ba_pairs_h does:
+ * no two consecutive puts multiply, so the products overlap the pair sums' loads. */
 
-/* ---- Quads: pairs of pair sums, added in affine too (CUZK_GPU_BA_QUADS).
+/* ---- Quads: pairs of pair sums, added in affine too (cuzk_gpu_ba_set's quads).
  *
  * Two consecutive pairs of one run (entries r .. r + 3) whose sums S1, S2 have x1 != x2 (and
  * neither x 0) are a quad: S1 + S2 by the same affine addition, its inverse shared with the
@@ -795,7 +683,7 @@ k_ba_pass_b(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
  * the slots per slice and j the level-1 prefixes still to read (slots 0 .. j - 1): each quad
  * took two pairs, each level-1 prefix read one regular pair, so k + j <= npre - 1 + (P - npre)
  * / 2 < P. Quad k's prefix goes to slot P - 1 - k, above every slot still to be read (made a
- * pair later with CUZK_GPU_BA_QUAD_DEFER_1L, when j is only smaller). */
+ * pair later when deferred, when j is only smaller). */
 template <class F, bool ALL_ZERO>
 __global__ void __launch_bounds__(ACC_THREADS, ba_pairs_minb<F>())
 k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
@@ -807,9 +695,9 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
      * spill 432 bytes in BN254 G2's kernel, 72 in BLS12-381 G1's). */
     constexpr int W = sizeof(F) / 4;
     /* 2W ..: ba_parked_inv's running inverse, then the parked y coordinates (ba_y_park) */
-    /* then, with CUZK_GPU_BA_QUAD_DEFER_1L, a closed quad's dx waiting (words DW ..) */
+    /* then a closed quad's dx waiting (words DW ..) */
     constexpr int DW = (ba_y_park<F>::v ? 5 : ba_iv_park<F>::v ? 3 : 2) * W;
-    __shared__ uint32_t qs[DW + (CUZK_GPU_BA_QUAD_DEFER_1L ? W : 0)][ACC_THREADS];
+    __shared__ uint32_t qs[DW + W][ACC_THREADS];
     const int th = threadIdx.x;
     size_t tl = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (tl >= Tc)
@@ -824,7 +712,7 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
         uint32_t live;
         const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
         int open_r = -1; /* the pair above the one being made, while it is in no quad */
-        bool pend = false; /* CUZK_GPU_BA_QUAD_DEFER_1L: a quad's product waits */
+        bool pend = false; /* a quad's product waits */
         uint32_t n = 0;    /* the puts so far */
         /* the quads' prefix product times dx, stored as the next prefix */
         auto quad_product = [&](const F &dx) {
@@ -840,12 +728,10 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
             k++;
         };
         auto quad_pending = [&]() {
-            if constexpr (CUZK_GPU_BA_QUAD_DEFER_1L != 0) { /* words DW .. exist */
-                F dx;
-                sh_words_ld<ACC_THREADS>(dx, qs, DW, th);
-                quad_product(dx);
-                pend = false;
-            }
+            F dx;
+            sh_words_ld<ACC_THREADS>(dx, qs, DW, th);
+            quad_product(dx);
+            pend = false;
         };
         spec = ba_pair_sums<(sizeof(F) < 64), true>( /* G1 only: see ba_pair_sums */
             mask, beg, vals, pts, npre[tl], ld16v(prod + tl), pre, Tc, tl, qs, 2 * W,
@@ -857,12 +743,8 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
                 if (open_r == r + 2 &&
                     key_at<ALL_ZERO>(keys, beg + r) == key_at<ALL_ZERO>(keys, beg + r + 2) &&
                     !ba_special(s.x, ox)) {
-                    if constexpr (CUZK_GPU_BA_QUAD_DEFER_1L != 0) {
-                        sh_words_st<ACC_THREADS>(ox - s.x, qs, DW, th);
-                        pend = true;
-                    } else {
-                        quad_product(ox - s.x);
-                    }
+                    sh_words_st<ACC_THREADS>(ox - s.x, qs, DW, th);
+                    pend = true;
                     quad |= 1ull << pi;
                     open_r = -1;
                 } else {
@@ -870,7 +752,7 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
                     sh_words_st<ACC_THREADS>(s.x, qs, W, th);
                 }
                 /* no two consecutive puts close a quad: one product every two makes each */
-                if (CUZK_GPU_BA_QUAD_DEFER_1L && pend && !(n & 1))
+                if (pend && !(n & 1))
                     quad_pending();
                 n++;
             });

@@ -59,7 +59,7 @@ template <class C> DI fe<C> tree_mul(const fe<C> &a, const fe<C> &b) { return a 
 template <class C> DI fe2<C> tree_mul(const fe2<C> &a, const fe2<C> &b)
 {
     fe2<C> r;
-    if constexpr (CUZK_GPU_FP2_DUAL && C::N == 8) {
+    if constexpr (C::N == 8) {
         const fe_pair<C> t =
             mul_dual_pair_call(a.c0, b.c0, a.c1, mod_minus(b.c1), a.c0, b.c1, a.c1, b.c0);
         r.c0 = t.r0;

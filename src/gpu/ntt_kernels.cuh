@@ -330,15 +330,10 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
 #undef GIDX
 }
 
-/* Blocks of 512 threads per SM asked of ptxas: 3 caps the kernel at 40 registers (then without
- * spills; 54 uncapped allowed only 2 blocks): NTT 2^24 5.47 -> 4.96 ms, 2^27 56.9 -> 53.0 ms
- * (H200, 2026-11-30). Since the first pass takes stage 1 as it gathers (FIRST), ptxas reports
- * an 8-byte spill in every instantiation (nvcc 13.0). */
-#ifndef CUZK_GPU_NTT_MINB
-#define CUZK_GPU_NTT_MINB 3
-#endif
+/* Blocks of 512 threads per SM asked of ptxas: 3 caps the kernel at 40 registers, without
+ * spills (uncapped it took 54, allowing only 2 blocks). */
 template <class FR, bool FIRST, int SH>
-__global__ void __launch_bounds__(512, CUZK_GPU_NTT_MINB)
+__global__ void __launch_bounds__(512, 3)
 k_ntt_pass(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, const fe<FR> *tw,
            int L, int inverse, int post, fr_const f_)
 {

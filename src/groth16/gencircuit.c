@@ -14,6 +14,7 @@
 #include "ff/ff.h"
 #include "groth16/gen_internal.h"
 #include "util/clock.h"
+#include "util/sha256.h"
 
 /* Operands are drawn from the last GC_RING constraint outputs (a power of two). */
 #define GC_RING (1u << 16)
@@ -313,6 +314,26 @@ uint32_t cuzk_gen_n_wires(const cuzk_gen_params *p)
     gc_layout l = {0, 0, 0, 0, 0};
     cuzk_errbuf eb;
     return gc_layout_of(p, &l, &eb) ? 0 : l.n_wires;
+}
+
+cuzk_err cuzk_gen_key_shape(const cuzk_gen_params *p, uint32_t *n_vars, uint32_t *n_public,
+                            uint32_t *domain_size, cuzk_errbuf *eb)
+{
+    gc_layout l = {0, 0, 0, 0, 0};
+    cuzk_err e = gc_layout_of(p, &l, eb);
+    if (e)
+        return e;
+    /* As cuzk__setup_run: one row per constraint, one per public signal and one for wire 0. */
+    uint64_t rows = (uint64_t)p->n_constraints + 1 + l.n_pub + 1, N = 1;
+    while (N < rows)
+        N <<= 1;
+    if (N > (1ull << 31))
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "gen-circuit: %u constraints need a domain "
+                         "above 2^31", p->n_constraints);
+    *n_vars = l.n_wires;
+    *n_public = 1 + l.n_pub;
+    *domain_size = (uint32_t)N;
+    return CUZK_OK;
 }
 
 static cuzk_err gc_source_each(const void *src, cuzk__constraint_fn fn, void *ctx,

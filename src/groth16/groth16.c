@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdatomic.h>
+#include <signal.h>
 #include <sys/random.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -771,6 +773,47 @@ char *cuzk_pk_cache_path(const char *zkey_path, const char *cache_dir)
         out = NULL;
     free(abs);
     return out;
+}
+
+unsigned cuzk_pk_cache_remove_stale(const char *cache_path,
+                                    void (*removed)(void *ctx, const char *path), void *ctx)
+{
+    char *dir = strdup(cache_path);
+    if (!dir)
+        return 0;
+    char *slash = strrchr(dir, '/');
+    const char *base = strrchr(cache_path, '/') ? strrchr(cache_path, '/') + 1 : cache_path;
+    if (slash)
+        slash[slash == dir] = 0; /* "/name": the root folder */
+    size_t bl = strlen(base);
+    unsigned n = 0;
+    DIR *d = opendir(slash ? dir : ".");
+    struct dirent *de;
+    while (d && (de = readdir(d))) {
+        /* BASE.tmp.PID, as cuzk_pk_cache_save names its temporary file */
+        const char *nm = de->d_name;
+        if (strncmp(nm, base, bl) != 0 || strncmp(nm + bl, ".tmp.", 5) != 0)
+            continue;
+        char *end;
+        long pid = strtol(nm + bl + 5, &end, 10);
+        if (*end || pid <= 0 || end == nm + bl + 5)
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* the writer lives (or belongs to another user): its file */
+        char *full = NULL;
+        if (asprintf(&full, "%s/%s", slash ? dir : ".", nm) < 0)
+            break;
+        if (unlinkat(dirfd(d), nm, 0) == 0) {
+            n++;
+            if (removed)
+                removed(ctx, full);
+        }
+        free(full);
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+    return n;
 }
 
 cuzk_err cuzk_pk_precompute(cuzk_pk *pk, unsigned t, unsigned nthreads, cuzk_errbuf *eb)

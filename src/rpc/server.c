@@ -3,6 +3,9 @@
 #include "rpc/server.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <grpc/byte_buffer.h>
 #include <grpc/byte_buffer_reader.h>
 #include <grpc/grpc.h>
@@ -14,22 +17,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "cuzk/curve.h"
 #include "cuzk/log.h"
 #include "cuzk/v1/proving.pb-c.h"
-#include "io/binfile.h"
+#include "rpc/status_memory.h"
 
 #define TGT "cuzk_rpc"
 #define SVC "/cuzk.v1.ProvingService/"
 
 enum { ST_NEW, ST_RECV, ST_SEND };
+enum { TAG_MAIN, TAG_CLOSE };
 
-typedef struct call {
+typedef struct call call;
+typedef struct {
+    call *c;
+    int kind; /* TAG_MAIN: the call's read and reply batches; TAG_CLOSE: its close batch */
+} call_tag;
+
+struct call {
     int stage;
     struct cuzk_rpc_server *srv;
     grpc_call *call;
@@ -41,7 +53,19 @@ typedef struct call {
     int has_status_msg;
     int cancelled;
     char method[64];
-} call;
+    call_tag t_main, t_close;
+    /* Under srv->mu: */
+    int refs;          /* the reply path, the close batch, a park check in progress */
+    int close_started; /* RECV_CLOSE_ON_SERVER runs as its own batch */
+    int closed;        /* ... and has completed */
+    int begun;         /* a client's call (counted in srv->open_calls) */
+    int admitted;      /* counted in srv->pending until its reply starts */
+    int parked;        /* in srv->parked, waiting for job_id to end */
+    int resume;        /* queued to answer its parked wait */
+    char job_id[64];
+    uint64_t deadline_ms; /* of a parked wait, monotonic; 0: none */
+    call *next, *prev;    /* work queue or parked list */
+};
 
 struct cuzk_rpc_server {
     cuzk_engine *engine;
@@ -50,12 +74,25 @@ struct cuzk_rpc_server {
     pthread_t cq_thread;
     int cq_started;
     pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int shutting_down, shutdown_done;
-    unsigned handlers; /* handler threads alive */
+    pthread_cond_t cv;      /* shutdown_done, pending */
+    pthread_cond_t work_cv; /* queue not empty, or stopping */
+    pthread_cond_t timer_cv;
+    int shutting_down, shutdown_done, stopping;
     char shutdown_tag;
     char *devices;
-    char *witness_dir; /* realpath of daemon.witness_dir, NULL when paths are refused */
+    char *witness_dir; /* daemon.witness_dir as configured, NULL when paths are refused */
+    char *witness_real; /* its realpath: absolute client paths may use either spelling */
+    int witness_fd;     /* the directory, opened once at start; client paths resolve beneath */
+    /* Handler pool: calls are queued and served by at most max_workers threads, started as
+     * needed; a wait for a job parks the call (no thread) until the job ends, its timeout, or
+     * the client goes away. */
+    unsigned max_workers, n_workers, idle_workers;
+    pthread_t *workers;
+    pthread_t timer_thread;
+    int timer_started;
+    unsigned max_pending, pending, n_parked;
+    unsigned open_calls; /* calls begun by clients and not yet freed */
+    call *q_head, *q_tail, *parked;
 };
 
 /* ------------------------------------------------------------------ errors */
@@ -160,6 +197,7 @@ static void reply_result(call *c, const cuzk_job_result *r)
     tm.budget_wait_ms = r->budget_wait_ms;
     tm.gpu_ms = r->gpu_ms;
     tm.g2_ms = r->g2_ms;
+    tm.witness_ms = r->witness_ms;
     pr.timings = &tm;
     if (r->state == CUZK_JOB_FAILED || r->state == CUZK_JOB_CANCELLED) {
         er.code = (char *)cuzk_errname(r->err);
@@ -196,43 +234,215 @@ static void reply_result(call *c, const cuzk_job_result *r)
 
 /* ------------------------------------------------------------------ handlers */
 
-/* Maps the witness files a request names. Each must resolve (symlinks followed) to a file
- * inside daemon.witness_dir: the daemon reads nothing else on a client's behalf. Returns -1
- * with the call's status set on the first bad path. */
-static int map_witness_paths(call *c, const Cuzk__V1__SubmitProofRequest *q, cuzk_file *maps,
-                             size_t *n_mapped, const uint8_t **ptrs, size_t *lens)
+/* Reads an opened witness file into owned memory (*out, malloc'd): a file truncated or
+ * rewritten while it is read is this request's error, never a fault in the daemon (a mapping
+ * of it would raise SIGBUS). At most cap bytes, and at most *budget_left (the witness budget:
+ * the engine would refuse more after the copy), which it lowers. */
+static int read_witness_fd(call *c, int fd, size_t i, const char *p, uint64_t cap,
+                           uint64_t *budget_left, uint8_t **out, size_t *len)
 {
-    size_t dl = strlen(c->srv->witness_dir);
+    char msg[CUZK_ERRBUF_SIZE + 600];
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(msg, sizeof msg, "witness path %zu (%.400s): %s", i, p, strerror(errno));
+        set_status(c, GRPC_STATUS_INVALID_ARGUMENT, msg);
+        return -1;
+    }
+    if ((uint64_t)st.st_size > cap) {
+        snprintf(msg, sizeof msg, "witness path %zu (%.400s): %lld bytes, more than the "
+                 "circuit's witness can be (%" PRIu64 ")", i, p, (long long)st.st_size, cap);
+        set_status(c, GRPC_STATUS_INVALID_ARGUMENT, msg);
+        return -1;
+    }
+    if ((uint64_t)st.st_size > *budget_left) {
+        snprintf(msg, sizeof msg, "witness path %zu (%.400s): the request's witnesses exceed "
+                 "memory.witness_budget", i, p);
+        set_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, msg);
+        return -1;
+    }
+    *budget_left -= (uint64_t)st.st_size;
+    size_t n = (size_t)st.st_size, got = 0;
+    uint8_t *buf = malloc(n ? n : 1);
+    if (!buf) {
+        set_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory for a witness file");
+        return -1;
+    }
+    while (got < n) {
+        ssize_t r = pread(fd, buf + got, n - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    struct stat st2;
+    int changed = got != n || fstat(fd, &st2) != 0 || st2.st_size != st.st_size ||
+                  st2.st_mtim.tv_sec != st.st_mtim.tv_sec ||
+                  st2.st_mtim.tv_nsec != st.st_mtim.tv_nsec;
+    if (changed) {
+        free(buf);
+        snprintf(msg, sizeof msg, "witness path %zu (%.400s) changed while it was read (%zu of "
+                 "%zu bytes): write witness files completely before naming them", i, p, got, n);
+        set_status(c, GRPC_STATUS_INVALID_ARGUMENT, msg);
+        return -1;
+    }
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
+/* The largest .wtns a circuit takes: 32-byte values (both curves' Fr) and a header. 0 for an
+ * unknown circuit (the engine then answers NOT_FOUND). */
+static uint64_t witness_cap(cuzk_engine *e, const char *circuit_id)
+{
+    size_t max = 256;
+    cuzk_circuit_info *ci = malloc(max * sizeof *ci);
+    if (!ci)
+        return 0;
+    size_t n = cuzk_engine_circuits(e, ci, max);
+    uint64_t cap = 0;
+    for (size_t i = 0; i < n && i < max; i++)
+        if (strcmp(ci[i].id, circuit_id) == 0)
+            cap = (uint64_t)ci[i].n_vars * 32 + 4096;
+    free(ci);
+    return cap;
+}
+
+/* Opens rel beneath dirfd without following any symlink and without "..": openat2 with
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS, or (kernels before 5.6) a walk of the components
+ * with O_NOFOLLOW. O_NONBLOCK: opening a FIFO must not wait for a writer. */
+static int open_beneath(int dirfd, const char *rel)
+{
+    const int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = (uint64_t)flags;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
+    if (fd >= 0 || errno != ENOSYS)
+        return (int)fd;
+    char buf[PATH_MAX];
+    if (strlen(rel) >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(buf, rel);
+    int cur = dirfd;
+    char *save = NULL;
+    for (char *comp = strtok_r(buf, "/", &save); comp;) {
+        char *next = strtok_r(NULL, "/", &save);
+        int nfd = strcmp(comp, "..") == 0 ? (errno = EXDEV, -1)
+                  : next ? openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                         : openat(cur, comp, flags | O_NOFOLLOW);
+        int en = errno;
+        if (cur != dirfd)
+            close(cur);
+        if (nfd < 0) {
+            errno = en == ENOTDIR ? ELOOP : en; /* O_PATH|O_NOFOLLOW on a link: not a dir */
+            return -1;
+        }
+        cur = nfd;
+        comp = next;
+    }
+    if (cur == dirfd) {
+        errno = EISDIR;
+        return -1;
+    }
+    return cur;
+}
+
+/* A client's path relative to witness_dir: absolute paths must start with the dir (as
+ * configured or its realpath); ".." is refused anywhere. NULL with msg set when refused. */
+static const char *beneath_rel(const cuzk_rpc_server *s, const char *p, char *msg, size_t ms,
+                               size_t i)
+{
+    for (const char *c = p; (c = strstr(c, "..")); c += 2)
+        if ((c == p || c[-1] == '/') && (c[2] == 0 || c[2] == '/')) {
+            snprintf(msg, ms, "witness path %zu (%.400s): '..' is not allowed (name files "
+                     "beneath daemon.witness_dir)", i, p);
+            return NULL;
+        }
+    if (p[0] != '/')
+        return p;
+    const char *dirs[2] = {s->witness_dir, s->witness_real};
+    for (int k = 0; k < 2; k++) {
+        size_t dl = strlen(dirs[k]);
+        while (dl > 1 && dirs[k][dl - 1] == '/')
+            dl--;
+        if (strncmp(p, dirs[k], dl) == 0 && p[dl] == '/')
+            return p + dl + 1;
+    }
+    snprintf(msg, ms, "witness path %zu (%.400s) is outside daemon.witness_dir", i, p);
+    return NULL;
+}
+
+static const char *file_kind(mode_t m)
+{
+    return S_ISFIFO(m) ? "FIFO" : S_ISDIR(m) ? "directory" : S_ISCHR(m) || S_ISBLK(m) ? "device"
+           : S_ISSOCK(m) ? "socket" : "special file";
+}
+
+/* Reads the witness files a request names. Each is opened once, beneath daemon.witness_dir,
+ * following no symlink, and must be a regular file: the daemon reads nothing else on a
+ * client's behalf, whatever is renamed or linked meanwhile. Relative paths are relative to
+ * the dir. Returns -1 with the call's status set on the first bad path. */
+static int read_witness_paths(call *c, const Cuzk__V1__SubmitProofRequest *q, uint8_t **bufs,
+                              const uint8_t **ptrs, size_t *lens)
+{
+    uint64_t cap = witness_cap(c->srv->engine, q->circuit_id);
+    if (!cap) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "unknown circuit '%.200s'", q->circuit_id);
+        set_status(c, GRPC_STATUS_NOT_FOUND, msg);
+        return -1;
+    }
+    cuzk_engine_status es;
+    cuzk_engine_get_status(c->srv->engine, &es);
+    uint64_t left = es.witness_budget.limit;
     for (size_t i = 0; i < q->n_witness_paths; i++) {
         char msg[CUZK_ERRBUF_SIZE + 600];
         const char *p = q->witness_paths[i];
-        char *real = realpath(p, NULL);
-        if (!real) {
-            snprintf(msg, sizeof msg, "witness path %zu (%.400s): %s", i, p, strerror(errno));
-            set_status(c, errno == ENOENT ? GRPC_STATUS_NOT_FOUND : GRPC_STATUS_INVALID_ARGUMENT,
-                       msg);
-            return -1;
-        }
-        int inside = strncmp(real, c->srv->witness_dir, dl) == 0 &&
-                     (real[dl] == '/' || c->srv->witness_dir[dl - 1] == '/');
-        if (!inside) {
-            snprintf(msg, sizeof msg, "witness path %zu (%.400s) is outside daemon.witness_dir",
-                     i, p);
-            free(real);
+        const char *rel = beneath_rel(c->srv, p, msg, sizeof msg, i);
+        if (!rel) {
             set_status(c, GRPC_STATUS_PERMISSION_DENIED, msg);
             return -1;
         }
-        cuzk_errbuf eb = {{0}};
-        cuzk_err e = cuzk__file_map(&maps[i], real, &eb);
-        free(real);
-        if (e) {
-            snprintf(msg, sizeof msg, "witness path %zu: %s", i, eb.msg);
+        int fd = rel[0] ? open_beneath(c->srv->witness_fd, rel) : (errno = EISDIR, -1);
+        if (fd < 0) {
+            int en = errno;
+            grpc_status_code code = GRPC_STATUS_INVALID_ARGUMENT;
+            if (en == ELOOP || en == EXDEV) {
+                snprintf(msg, sizeof msg, "witness path %zu (%.400s) is outside "
+                         "daemon.witness_dir or goes through a symlink (links are not "
+                         "followed)", i, p);
+                code = GRPC_STATUS_PERMISSION_DENIED;
+            } else if (en == EISDIR) {
+                snprintf(msg, sizeof msg, "witness path %zu (%.400s) is not a regular file "
+                         "(directory)", i, p);
+            } else {
+                snprintf(msg, sizeof msg, "witness path %zu (%.400s): %s", i, p, strerror(en));
+                if (en == ENOENT)
+                    code = GRPC_STATUS_NOT_FOUND;
+                else if (en == EACCES || en == EPERM)
+                    code = GRPC_STATUS_PERMISSION_DENIED;
+            }
+            set_status(c, code, msg);
+            return -1;
+        }
+        struct stat st;
+        memset(&st, 0, sizeof st);
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            snprintf(msg, sizeof msg, "witness path %zu (%.400s) is not a regular file (%s)", i,
+                     p, file_kind(st.st_mode));
+            close(fd);
             set_status(c, GRPC_STATUS_INVALID_ARGUMENT, msg);
             return -1;
         }
-        (*n_mapped)++;
-        ptrs[i] = maps[i].data;
-        lens[i] = (size_t)maps[i].len;
+        int rc = read_witness_fd(c, fd, i, p, cap, &left, &bufs[i], &lens[i]);
+        close(fd);
+        if (rc)
+            return -1;
+        ptrs[i] = bufs[i];
     }
     return 0;
 }
@@ -246,10 +456,9 @@ static int do_submit(call *c, char job_id[32], int *existing)
     size_t nw = q->n_witnesses ? q->n_witnesses : q->n_witness_paths;
     const uint8_t **ptrs = calloc(nw ? nw : 1, sizeof *ptrs);
     size_t *lens = calloc(nw ? nw : 1, sizeof *lens);
-    cuzk_file *maps = calloc(nw ? nw : 1, sizeof *maps);
-    size_t n_mapped = 0;
+    uint8_t **bufs = calloc(nw ? nw : 1, sizeof *bufs); /* witness_paths' contents */
     int rc = -1;
-    if (!ptrs || !lens || !maps) {
+    if (!ptrs || !lens || !bufs) {
         set_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
     } else if (q->n_witnesses && q->n_witness_paths) {
         set_status(c, GRPC_STATUS_INVALID_ARGUMENT,
@@ -257,7 +466,7 @@ static int do_submit(call *c, char job_id[32], int *existing)
     } else if (q->n_witness_paths && !c->srv->witness_dir) {
         set_status(c, GRPC_STATUS_FAILED_PRECONDITION,
                    "witness_paths are not accepted by this daemon (set daemon.witness_dir)");
-    } else if (q->n_witness_paths && map_witness_paths(c, q, maps, &n_mapped, ptrs, lens)) {
+    } else if (q->n_witness_paths && read_witness_paths(c, q, bufs, ptrs, lens)) {
         /* status set */
     } else {
         for (size_t i = 0; i < q->n_witnesses; i++) {
@@ -265,7 +474,7 @@ static int do_submit(call *c, char job_id[32], int *existing)
             lens[i] = q->witnesses[i].len;
         }
         cuzk_submit s = {q->circuit_id, q->request_id, (cuzk_priority)q->priority,
-                         nw, ptrs, lens};
+                         nw, ptrs, lens, q->n_witness_seeds, q->witness_seeds};
         cuzk_errbuf eb = {{0}};
         cuzk_err e = cuzk_engine_submit(c->srv->engine, &s, job_id, existing, &eb);
         if (e)
@@ -273,28 +482,16 @@ static int do_submit(call *c, char job_id[32], int *existing)
         else
             rc = 0;
     }
-    for (size_t i = 0; i < n_mapped; i++)
-        cuzk__file_unmap(&maps[i]);
-    free(maps);
+    for (size_t i = 0; bufs && i < nw; i++)
+        free(bufs[i]);
+    free(bufs);
     free(ptrs);
     free(lens);
     protobuf_c_message_free_unpacked(&q->base, NULL);
     return rc;
 }
 
-static void await_reply(call *c, const char *job_id, uint64_t timeout_ms)
-{
-    cuzk_job_result r;
-    cuzk_errbuf eb = {{0}};
-    cuzk_err e = cuzk_engine_await(c->srv->engine, job_id, timeout_ms, &r, &eb);
-    if (e) {
-        set_err(c, e, &eb);
-        return;
-    }
-    reply_result(c, &r);
-    cuzk_job_result_free(&r);
-}
-
+static void park(call *c, const char *job_id, uint64_t timeout_ms);
 static void h_submit(call *c)
 {
     char id[32];
@@ -313,7 +510,7 @@ static void h_prove(call *c)
     int existing = 0;
     if (do_submit(c, id, &existing))
         return;
-    await_reply(c, id, 0);
+    park(c, id, 0);
 }
 
 static void h_await(call *c)
@@ -322,7 +519,7 @@ static void h_await(call *c)
         (Cuzk__V1__AwaitProofRequest *)unpack(c, &cuzk__v1__await_proof_request__descriptor);
     if (!q)
         return;
-    await_reply(c, q->job_id, q->timeout_ms);
+    park(c, q->job_id, q->timeout_ms);
     protobuf_c_message_free_unpacked(&q->base, NULL);
 }
 
@@ -415,6 +612,7 @@ static void h_status(call *c)
         ks[i].holders = ci[i].holders;
         ks[i].n_vars = ci[i].n_vars;
         ks[i].domain_size = ci[i].domain_size;
+        ks[i].note = (char *)ci[i].note;
         ksp[i] = &ks[i];
     }
     m.n_keys = n;
@@ -463,6 +661,7 @@ static void h_status(call *c)
     m.gpu_unstages = s.gpu_unstages;
     m.pinned_unpins = s.pinned_unpins;
     m.gpu_budget_cpu = s.gpu_budget_cpu;
+    cuzk__rpc_status_memory(&m, gs, &s);
     set_resp(c, &m.base);
 }
 
@@ -473,10 +672,28 @@ static void h_metrics(call *c)
         set_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
         return;
     }
-    Cuzk__V1__GetMetricsResponse m = CUZK__V1__GET_METRICS_RESPONSE__INIT;
-    m.text = t;
-    set_resp(c, &m.base);
+    cuzk_rpc_server *s = c->srv;
+    pthread_mutex_lock(&s->mu);
+    unsigned pend = s->pending, parked = s->n_parked, workers = s->n_workers;
+    pthread_mutex_unlock(&s->mu);
+    char *all = NULL;
+    if (asprintf(&all, "%s# HELP cuzk_rpc_calls_pending gRPC calls accepted and not yet "
+                 "answered\n# TYPE cuzk_rpc_calls_pending gauge\ncuzk_rpc_calls_pending %u\n"
+                 "# HELP cuzk_rpc_calls_parked calls waiting for a job to end (no thread "
+                 "each)\n# TYPE cuzk_rpc_calls_parked gauge\ncuzk_rpc_calls_parked %u\n"
+                 "# HELP cuzk_rpc_handler_threads handler threads started\n"
+                 "# TYPE cuzk_rpc_handler_threads gauge\ncuzk_rpc_handler_threads %u\n",
+                 t, pend, parked, workers) < 0)
+        all = NULL;
     free(t);
+    if (!all) {
+        set_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+        return;
+    }
+    Cuzk__V1__GetMetricsResponse m = CUZK__V1__GET_METRICS_RESPONSE__INIT;
+    m.text = all;
+    set_resp(c, &m.base);
+    free(all);
 }
 
 static void h_list(call *c)
@@ -495,6 +712,8 @@ static void h_list(call *c)
         ii[i].n_public = ci[i].n_public;
         ii[i].domain_size = ci[i].domain_size;
         ii[i].resident = ci[i].resident;
+        ii[i].generate = ci[i].generate;
+        ii[i].note = (char *)ci[i].note;
         ii[i].default_priority = (Cuzk__V1__Priority)ci[i].priority;
         iip[i] = &ii[i];
     }
@@ -574,6 +793,18 @@ static void free_call(call *c)
     free(c);
 }
 
+static void unref_call(call *c)
+{
+    cuzk_rpc_server *s = c->srv;
+    pthread_mutex_lock(&s->mu);
+    int last = --c->refs == 0;
+    if (last && c->begun)
+        s->open_calls--;
+    pthread_mutex_unlock(&s->mu);
+    if (last)
+        free_call(c);
+}
+
 static void request_next(cuzk_rpc_server *s)
 {
     call *c = calloc(1, sizeof *c);
@@ -583,10 +814,13 @@ static void request_next(cuzk_rpc_server *s)
     }
     c->srv = s;
     c->stage = ST_NEW;
+    c->refs = 1;
+    c->t_main = (call_tag){c, TAG_MAIN};
+    c->t_close = (call_tag){c, TAG_CLOSE};
     grpc_call_details_init(&c->details);
     grpc_metadata_array_init(&c->md);
-    grpc_call_error ce =
-        grpc_server_request_call(s->server, &c->call, &c->details, &c->md, s->cq, s->cq, c);
+    grpc_call_error ce = grpc_server_request_call(s->server, &c->call, &c->details, &c->md, s->cq,
+                                                  s->cq, &c->t_main);
     if (ce != GRPC_CALL_OK) {
         CUZK_LOG_ERROR(TGT, "grpc_server_request_call failed", "error=%d", (int)ce);
         free_call(c);
@@ -606,8 +840,10 @@ static void send_reply(call *c)
     } else if (c->code == GRPC_STATUS_OK) {
         set_status(c, GRPC_STATUS_INTERNAL, "no reply");
     }
-    ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
-    ops[n++].data.recv_close_on_server.cancelled = &c->cancelled;
+    if (!c->close_started) {
+        ops[n].op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+        ops[n++].data.recv_close_on_server.cancelled = &c->cancelled;
+    }
     if (!c->has_status_msg)
         set_status(c, c->code, "");
     ops[n].op = GRPC_OP_SEND_STATUS_FROM_SERVER;
@@ -615,37 +851,248 @@ static void send_reply(call *c)
     ops[n].data.send_status_from_server.status = c->code;
     ops[n++].data.send_status_from_server.status_details = &c->status_msg;
     c->stage = ST_SEND;
-    grpc_call_error ce = grpc_call_start_batch(c->call, ops, n, c, NULL);
+    grpc_call_error ce = grpc_call_start_batch(c->call, ops, n, &c->t_main, NULL);
     if (ce != GRPC_CALL_OK) {
         CUZK_LOG_ERROR(TGT, "grpc_call_start_batch (reply) failed", "error=%d", (int)ce);
-        free_call(c); /* no completion will come */
+        unref_call(c); /* no completion will come */
     }
 }
 
-static void *handler_main(void *arg)
+/* Answers an admitted call: it stops counting against daemon.max_pending_calls. */
+static void reply(call *c)
 {
-    call *c = arg;
     cuzk_rpc_server *s = c->srv;
+    pthread_mutex_lock(&s->mu);
+    if (c->admitted) {
+        c->admitted = 0;
+        s->pending--;
+        pthread_cond_broadcast(&s->cv);
+    }
+    pthread_mutex_unlock(&s->mu);
+    send_reply(c);
+}
+
+static void *worker_main(void *arg);
+
+/* Under s->mu. Starts a worker when none is idle and the pool is not full; otherwise the
+ * call waits in the queue for the next free one. */
+static void enqueue(cuzk_rpc_server *s, call *c)
+{
+    c->next = NULL;
+    if (s->q_tail)
+        s->q_tail->next = c;
+    else
+        s->q_head = c;
+    s->q_tail = c;
+    if (s->idle_workers == 0 && s->n_workers < s->max_workers &&
+        pthread_create(&s->workers[s->n_workers], NULL, worker_main, s) == 0)
+        s->n_workers++;
+    pthread_cond_signal(&s->work_cv);
+}
+
+/* Under s->mu. */
+static void unpark(cuzk_rpc_server *s, call *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        s->parked = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->next = c->prev = NULL;
+    c->parked = 0;
+    s->n_parked--;
+}
+
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int job_ended(cuzk_job_state st)
+{
+    return st == CUZK_JOB_COMPLETED || st == CUZK_JOB_FAILED || st == CUZK_JOB_CANCELLED;
+}
+
+/* The job's result now (waiting at most 1 ms), as the reply. 1: the job has ended or is
+ * unknown (the reply is final), 0: still live. */
+static int try_result(call *c, int final)
+{
+    cuzk_job_result r;
+    cuzk_errbuf eb = {{0}};
+    cuzk_err e = cuzk_engine_await(c->srv->engine, c->job_id, 1, &r, &eb);
+    if (e) {
+        set_err(c, e, &eb);
+        return 1;
+    }
+    int done = job_ended(r.state);
+    if (done || final)
+        reply_result(c, &r);
+    cuzk_job_result_free(&r);
+    return done;
+}
+
+/* Waits for job_id without holding a thread: the call joins the parked list, from which the
+ * engine's job-end hook, the timer (timeout_ms) or the client's cancellation takes it. The
+ * caller's handler returns at once and must not touch c afterwards. */
+static void park(call *c, const char *job_id, uint64_t timeout_ms)
+{
+    cuzk_rpc_server *s = c->srv;
+    snprintf(c->job_id, sizeof c->job_id, "%s", job_id);
+    pthread_mutex_lock(&s->mu);
+    if (c->closed) {
+        pthread_mutex_unlock(&s->mu);
+        set_status(c, GRPC_STATUS_CANCELLED, "the client cancelled the call");
+        reply(c);
+        return;
+    }
+    c->deadline_ms = timeout_ms ? mono_ms() + timeout_ms : 0;
+    c->parked = 1;
+    c->prev = NULL;
+    c->next = s->parked;
+    if (s->parked)
+        s->parked->prev = c;
+    s->parked = c;
+    s->n_parked++;
+    c->refs++; /* this check's: the call may be answered and freed by another thread */
+    if (c->deadline_ms)
+        pthread_cond_signal(&s->timer_cv);
+    pthread_mutex_unlock(&s->mu);
+    /* The job may have ended before the call was parked, unseen by the hook. */
+    cuzk_job_result r;
+    cuzk_errbuf eb = {{0}};
+    cuzk_err e = cuzk_engine_await(s->engine, c->job_id, 1, &r, &eb);
+    int ended = e || job_ended(r.state);
+    pthread_mutex_lock(&s->mu);
+    int mine = ended && c->parked;
+    if (mine)
+        unpark(s, c);
+    pthread_mutex_unlock(&s->mu);
+    if (mine) {
+        if (e)
+            set_err(c, e, &eb);
+        else
+            reply_result(c, &r);
+        reply(c);
+    }
+    if (!e)
+        cuzk_job_result_free(&r);
+    unref_call(c);
+}
+
+/* The engine's job-end hook (engine lock held): parked calls on that job go to the queue. */
+static void on_job_end(void *ctx, const char *job_id)
+{
+    cuzk_rpc_server *s = ctx;
+    pthread_mutex_lock(&s->mu);
+    for (call *c = s->parked, *nx; c; c = nx) {
+        nx = c->next;
+        if (strcmp(c->job_id, job_id) == 0) {
+            unpark(s, c);
+            c->resume = 1;
+            enqueue(s, c);
+        }
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* Answers parked waits whose timeout_ms has passed with the job's current state. */
+static void *timer_main(void *arg)
+{
+    cuzk_rpc_server *s = arg;
+    pthread_mutex_lock(&s->mu);
+    while (!s->stopping) {
+        uint64_t now = mono_ms(), next = now + 1000;
+        for (call *c = s->parked, *nx; c; c = nx) {
+            nx = c->next;
+            if (!c->deadline_ms)
+                continue;
+            if (c->deadline_ms <= now) {
+                unpark(s, c);
+                c->resume = 1;
+                enqueue(s, c);
+            } else if (c->deadline_ms < next) {
+                next = c->deadline_ms;
+            }
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t ns = (uint64_t)ts.tv_nsec + (next - now) * 1000000u;
+        ts.tv_sec += (time_t)(ns / 1000000000u);
+        ts.tv_nsec = (long)(ns % 1000000000u);
+        pthread_cond_timedwait(&s->timer_cv, &s->mu, &ts);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+static void dispatch(call *c)
+{
     const char *m = c->method;
-    int found = 0;
     if (strncmp(m, SVC, strlen(SVC)) == 0)
         for (size_t i = 0; i < sizeof METHODS / sizeof METHODS[0]; i++)
             if (strcmp(m + strlen(SVC), METHODS[i].name) == 0) {
+                pthread_mutex_lock(&c->srv->mu);
+                c->refs++; /* c outlives a park() answered meanwhile by another thread */
+                pthread_mutex_unlock(&c->srv->mu);
                 METHODS[i].fn(c);
-                found = 1;
-                break;
+                /* A handler that got as far as park() is answered from there. */
+                if (!c->job_id[0])
+                    reply(c);
+                unref_call(c);
+                return;
             }
-    if (!found) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "unknown method '%s'", m);
-        set_status(c, GRPC_STATUS_UNIMPLEMENTED, msg);
-    }
-    send_reply(c); /* c belongs to the completion queue from here on */
+    char msg[128];
+    snprintf(msg, sizeof msg, "unknown method '%s'", m);
+    set_status(c, GRPC_STATUS_UNIMPLEMENTED, msg);
+    reply(c);
+}
+
+static void *worker_main(void *arg)
+{
+    cuzk_rpc_server *s = arg;
     pthread_mutex_lock(&s->mu);
-    s->handlers--;
-    pthread_cond_broadcast(&s->cv);
+    for (;;) {
+        while (!s->q_head && !s->stopping) {
+            s->idle_workers++;
+            pthread_cond_wait(&s->work_cv, &s->mu);
+            s->idle_workers--;
+        }
+        call *c = s->q_head;
+        if (!c)
+            break;
+        s->q_head = c->next;
+        if (!s->q_head)
+            s->q_tail = NULL;
+        c->next = NULL;
+        pthread_mutex_unlock(&s->mu);
+        if (c->resume) {
+            try_result(c, 1);
+            reply(c);
+        } else {
+            dispatch(c);
+        }
+        pthread_mutex_lock(&s->mu);
+    }
     pthread_mutex_unlock(&s->mu);
     return NULL;
+}
+
+static void on_close(cuzk_rpc_server *s, call *c)
+{
+    pthread_mutex_lock(&s->mu);
+    c->closed = 1;
+    int take = c->parked && c->cancelled;
+    if (take)
+        unpark(s, c);
+    pthread_mutex_unlock(&s->mu);
+    if (take) {
+        set_status(c, GRPC_STATUS_CANCELLED, "the client cancelled the call");
+        reply(c);
+    }
+    unref_call(c);
 }
 
 static void on_event(cuzk_rpc_server *s, call *c, int ok)
@@ -658,6 +1105,8 @@ static void on_event(cuzk_rpc_server *s, call *c, int ok)
         }
         pthread_mutex_lock(&s->mu);
         int more = !s->shutting_down;
+        s->open_calls++;
+        c->begun = 1;
         pthread_mutex_unlock(&s->mu);
         if (more)
             request_next(s);
@@ -671,8 +1120,8 @@ static void on_event(cuzk_rpc_server *s, call *c, int ok)
         op.op = GRPC_OP_RECV_MESSAGE;
         op.data.recv_message.recv_message = &c->req;
         c->stage = ST_RECV;
-        if (grpc_call_start_batch(c->call, &op, 1, c, NULL) != GRPC_CALL_OK)
-            free_call(c);
+        if (grpc_call_start_batch(c->call, &op, 1, &c->t_main, NULL) != GRPC_CALL_OK)
+            unref_call(c);
         return;
     }
     case ST_RECV: {
@@ -684,26 +1133,41 @@ static void on_event(cuzk_rpc_server *s, call *c, int ok)
             send_reply(c);
             return;
         }
-        pthread_t th;
-        pthread_attr_t at;
-        pthread_attr_init(&at);
-        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        /* The close batch reports a client that cancels or goes away while its call waits. */
+        grpc_op op;
+        memset(&op, 0, sizeof op);
+        op.op = GRPC_OP_RECV_CLOSE_ON_SERVER;
+        op.data.recv_close_on_server.cancelled = &c->cancelled;
         pthread_mutex_lock(&s->mu);
-        s->handlers++;
+        c->refs++;
+        c->close_started = 1;
         pthread_mutex_unlock(&s->mu);
-        if (pthread_create(&th, &at, handler_main, c) != 0) {
+        if (grpc_call_start_batch(c->call, &op, 1, &c->t_close, NULL) != GRPC_CALL_OK) {
             pthread_mutex_lock(&s->mu);
-            s->handlers--;
+            c->refs--;
+            c->close_started = 0;
             pthread_mutex_unlock(&s->mu);
-            set_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, "cannot start a handler thread");
+        }
+        pthread_mutex_lock(&s->mu);
+        int full = s->pending >= s->max_pending;
+        if (!full) {
+            s->pending++;
+            c->admitted = 1;
+            enqueue(s, c);
+        }
+        pthread_mutex_unlock(&s->mu);
+        if (full) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "%u calls are pending (daemon.max_pending_calls): retry "
+                     "later", s->max_pending);
+            set_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, msg);
             send_reply(c);
         }
-        pthread_attr_destroy(&at);
         return;
     }
     case ST_SEND:
     default:
-        free_call(c);
+        unref_call(c);
         return;
     }
 }
@@ -724,7 +1188,11 @@ static void *cq_main(void *arg)
             pthread_mutex_unlock(&s->mu);
             continue;
         }
-        on_event(s, ev.tag, ev.success);
+        call_tag *t = ev.tag;
+        if (t->kind == TAG_CLOSE)
+            on_close(s, t->c);
+        else
+            on_event(s, t->c, ev.success);
     }
     return NULL;
 }
@@ -766,11 +1234,22 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     s->engine = e;
     s->devices = strdup(cfg->devices ? cfg->devices : "cpu");
+    s->witness_fd = -1;
     if (cfg->witness_dir && cfg->witness_dir[0]) {
-        s->witness_dir = realpath(cfg->witness_dir, NULL);
-        if (!s->witness_dir) {
+        s->witness_fd = open(cfg->witness_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int en = errno;
+        s->witness_real = s->witness_fd >= 0 ? realpath(cfg->witness_dir, NULL) : NULL;
+        s->witness_dir = strdup(cfg->witness_dir);
+        if (s->witness_fd >= 0)
+            en = errno;
+        if (s->witness_fd < 0 || !s->witness_real || !s->witness_dir) {
             cuzk_err e = cuzk_errf(eb, CUZK_BAD_CONFIG, "daemon.witness_dir %s: %s",
-                                   cfg->witness_dir, strerror(errno));
+                                   cfg->witness_dir,
+                                   en == ENOTDIR ? "not a directory" : strerror(en));
+            if (s->witness_fd >= 0)
+                close(s->witness_fd);
+            free(s->witness_real);
+            free(s->witness_dir);
             free(s->devices);
             free(s);
             return e;
@@ -778,6 +1257,10 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
     }
     pthread_mutex_init(&s->mu, NULL);
     pthread_cond_init(&s->cv, NULL);
+    pthread_cond_init(&s->work_cv, NULL);
+    pthread_cond_init(&s->timer_cv, NULL);
+    s->max_workers = cfg->handler_threads ? cfg->handler_threads : 64;
+    s->max_pending = cfg->max_pending_calls ? cfg->max_pending_calls : 4096;
     grpc_arg args[3];
     memset(args, 0, sizeof args);
     args[0].type = GRPC_ARG_INTEGER;
@@ -805,6 +1288,9 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
         grpc_completion_queue_destroy(s->cq);
         free(s->devices);
         free(s->witness_dir);
+        free(s->witness_real);
+        if (s->witness_fd >= 0)
+            close(s->witness_fd);
         free(s);
         return cuzk_errf(eb, CUZK_IO, "cannot listen on '%s' (address in use or invalid)",
                          cfg->listen);
@@ -814,6 +1300,15 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
         snprintf(bound, 256, "%.*s:%d", (int)(colon - cfg->listen), cfg->listen, port);
     else
         snprintf(bound, 256, "%s", cfg->listen);
+    s->workers = calloc(s->max_workers, sizeof *s->workers);
+    if (!s->workers || pthread_create(&s->timer_thread, NULL, timer_main, s) != 0) {
+        grpc_server_start(s->server);
+        cuzk_rpc_stop_accepting(s);
+        cuzk_rpc_free(s);
+        return cuzk_errf(eb, CUZK_INTERNAL, "cannot start the handler pool");
+    }
+    s->timer_started = 1;
+    cuzk_engine_set_job_end_hook(e, on_job_end, s);
     grpc_server_start(s->server);
     request_next(s);
     if (pthread_create(&s->cq_thread, NULL, cq_main, s) != 0) {
@@ -851,23 +1346,51 @@ static int wait_until(cuzk_rpc_server *s, int (*pred)(cuzk_rpc_server *), uint64
 }
 
 static int is_shut(cuzk_rpc_server *s) { return s->shutdown_done; }
-static int no_handlers(cuzk_rpc_server *s) { return s->handlers == 0; }
+static int none_pending(cuzk_rpc_server *s) { return s->pending == 0; }
 
 void cuzk_rpc_finish(cuzk_rpc_server *s, uint64_t wait_ms)
 {
     cuzk_rpc_stop_accepting(s);
-    if (!wait_until(s, is_shut, wait_ms)) {
+    /* gRPC's shutdown also waits for calls whose request has not arrived yet and for idle
+     * client connections: with no call open nothing is lost by closing those at once; with
+     * calls open, say what the grace period waits for. */
+    if (!wait_until(s, is_shut, 100)) {
+        pthread_mutex_lock(&s->mu);
+        unsigned open = s->open_calls, pend = s->pending;
+        pthread_mutex_unlock(&s->mu);
+        if (open == 0) {
+            CUZK_LOG_INFO(TGT, "shutdown: no open calls; closing idle client connections");
+            grpc_server_cancel_all_calls(s->server);
+        } else {
+            char m[160];
+            snprintf(m, sizeof m, "shutdown: waiting up to %.1f s for %u open calls",
+                     (double)wait_ms / 1000.0, open);
+            CUZK_LOG_INFO(TGT, m, "open_calls=%u answering=%u", open, pend);
+        }
+    }
+    if (!wait_until(s, is_shut, wait_ms > 100 ? wait_ms - 100 : 0)) {
         CUZK_LOG_WARN(TGT, "calls still open after the grace period: cancelling them");
         grpc_server_cancel_all_calls(s->server);
         wait_until(s, is_shut, 10000);
     }
-    wait_until(s, no_handlers, 10000);
+    wait_until(s, none_pending, 10000);
 }
 
 void cuzk_rpc_free(cuzk_rpc_server *s)
 {
     if (!s)
         return;
+    cuzk_engine_set_job_end_hook(s->engine, NULL, NULL);
+    pthread_mutex_lock(&s->mu);
+    s->stopping = 1;
+    pthread_cond_broadcast(&s->work_cv);
+    pthread_cond_broadcast(&s->timer_cv);
+    unsigned nw = s->n_workers;
+    pthread_mutex_unlock(&s->mu);
+    for (unsigned i = 0; i < nw; i++)
+        pthread_join(s->workers[i], NULL);
+    if (s->timer_started)
+        pthread_join(s->timer_thread, NULL);
     if (s->cq_started) {
         grpc_completion_queue_shutdown(s->cq);
         pthread_join(s->cq_thread, NULL);
@@ -875,8 +1398,14 @@ void cuzk_rpc_free(cuzk_rpc_server *s)
     grpc_server_destroy(s->server);
     grpc_completion_queue_destroy(s->cq);
     pthread_cond_destroy(&s->cv);
+    pthread_cond_destroy(&s->work_cv);
+    pthread_cond_destroy(&s->timer_cv);
     pthread_mutex_destroy(&s->mu);
+    free(s->workers);
     free(s->devices);
     free(s->witness_dir);
+    free(s->witness_real);
+    if (s->witness_fd >= 0)
+        close(s->witness_fd);
     free(s);
 }

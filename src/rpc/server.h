@@ -2,9 +2,12 @@
  * over the gRPC core C API, messages via protobuf-c, and the HTTP /metrics endpoint.
  *
  * Threads: one thread polls the completion queue; it starts every call's read and, when the
- * request has arrived, hands the call to a short-lived handler thread, which calls the engine
- * (possibly blocking, as AwaitProof and Prove do), then starts the reply batch. The
- * completion-queue thread therefore never blocks on the engine. */
+ * request has arrived, queues the call for a pool of at most handler_threads threads (started
+ * as needed), which call the engine and start the reply batch. A call that waits for a job
+ * (AwaitProof, Prove) holds no thread: it is parked until the engine's job-end hook, its
+ * timeout or the client's cancellation answers it. At most max_pending_calls calls are
+ * accepted and unanswered at once (queued, running or parked); more are refused with
+ * RESOURCE_EXHAUSTED. The completion-queue thread never blocks on the engine. */
 #ifndef CUZK_RPC_SERVER_H
 #define CUZK_RPC_SERVER_H
 
@@ -19,7 +22,11 @@ typedef struct {
     const char *listen;        /* "host:port" (port 0: any free port), "unix:///path" */
     uint64_t max_message_size; /* receive and send limit, bytes */
     const char *devices;       /* comma separated, for GetStatus ("cpu") */
-    const char *witness_dir;   /* SubmitProof witness_paths must lie inside it; NULL/"": off */
+    const char *witness_dir;   /* SubmitProof witness_paths: regular files opened beneath it
+                                * (relative, or absolute under it), no symlink or ".." in the
+                                * way, read into memory; NULL/"": paths refused */
+    unsigned handler_threads;   /* handler pool size (0: 64) */
+    unsigned max_pending_calls; /* calls accepted and unanswered (0: 4096) */
 } cuzk_rpc_config;
 
 /* Binds and starts serving. *bound receives the address actually served (port resolved). */

@@ -1,10 +1,12 @@
 #include "cuzk/json.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* All nodes and strings of one document live in a chain of arena blocks, freed together. */
@@ -524,22 +526,62 @@ void cuzk_sb_json_string(cuzk_strbuf *sb, const char *s)
     cuzk_sb_puts(sb, "\"");
 }
 
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w == 0 ? (errno = EIO, -1) : -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
 cuzk_err cuzk_sb_write_file(const cuzk_strbuf *sb, const char *path, cuzk_errbuf *eb)
 {
     if (sb->oom)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "%s: out of memory while formatting", path);
+    struct stat st;
+    int exists = lstat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode))
+        return cuzk_errf(eb, CUZK_IO, "%s: is a directory", path);
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* A device, FIFO or symlink (/dev/stdout among them) is written in place: renaming
+         * over it would replace the node itself. A link's target receives the text. */
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fd < 0)
+            return cuzk_errf(eb, CUZK_IO, "%s: %s", path, strerror(errno));
+        int bad = write_all(fd, sb->buf, sb->len);
+        int en = errno;
+        if (close(fd) != 0 && !bad) {
+            bad = 1;
+            en = errno;
+        }
+        if (bad)
+            return cuzk_errf(eb, CUZK_IO, "%s: write failed: %s", path, strerror(en));
+        return CUZK_OK;
+    }
     char tmp[4096];
     int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     if (n < 0 || (size_t)n >= sizeof tmp)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "%s: path too long", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0)
         return cuzk_errf(eb, CUZK_IO, "%s: %s", tmp, strerror(errno));
-    size_t w = sb->len ? fwrite(sb->buf, 1, sb->len, f) : 0;
-    int bad = w != sb->len;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        int en = errno;
+    int bad = write_all(fd, sb->buf, sb->len);
+    int en = errno;
+    if (close(fd) != 0 && !bad) {
+        bad = 1;
+        en = errno;
+    }
+    if (!bad && rename(tmp, path) != 0) {
+        bad = 1;
+        en = errno;
+    }
+    if (bad) {
         unlink(tmp);
         return cuzk_errf(eb, CUZK_IO, "%s: write failed: %s", path, strerror(en));
     }

@@ -2,7 +2,8 @@
 # scripts/porep-bench end to end at a tiny size (2^10 domain, BLS12-381, 3 partitions, two
 # configs, one compare round): circuit, key, distinct witnesses, configs, batch, compare and the
 # summary all appear with the right counts; every proof's public signals match its own
-# partition's witness. Without python3-grpcio it stops at once with a message saying what to
+# partition's witness. --generated: the same shape with no files, proofs checked by
+# snarkjs. Without python3-grpcio it stops at once with a message saying what to
 # install (the GPU machine may lack it).
 set -euo pipefail
 cd "${CUZK_SOURCE_DIR:-$(dirname "$0")/../..}"
@@ -70,6 +71,36 @@ scripts/porep-bench --bin "$BIN" --out "$T/out" --log 10 --partitions 3 --count 
 [ "$rc" = 0 ] && grep -q "^witness_dir = \"$T/out/circuit\"$" "$T/out/gw2-pw2-j2.toml" &&
   $PY -c 'import json,sys; b=json.load(open(sys.argv[1])); assert b["completed"] == 1 and b["failed"] == 0, b' \
     "$T/out/batch.json" || fail "--paths run: exit $rc: $(cat "$T/run3.out")"
+
+# --generated: no files; the daemon makes the key and the witnesses (seeds 1..3), proofs
+# self-verified (prover.verify on) and checked by snarkjs against the vk of the same key made
+# from files (gen-circuit + setup with the seed's bytes + export-vk: byte-identical keys)
+V=$T/vkgen
+"$BIN/cuzk" gen-circuit --constraints 1008 --curve bls12381 --profile sparse-bits --seed 1 \
+  -o "$V" --quiet
+"$BIN/cuzk" setup --quiet --seed 31 "$V/circuit.r1cs" "$V/circuit.zkey" 2> /dev/null
+"$BIN/cuzk" export-vk "$V/circuit.zkey" "$V/vk.json"
+rc=0
+scripts/porep-bench --bin "$BIN" --out "$T/gen" --log 10 --partitions 3 --count 2 --no-compare \
+  --budget 512MiB --generated --vk "$V/vk.json" > "$T/run4.out" 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "--generated run: exit $rc: $(cat "$T/run4.out")"
+[ ! -e "$T/gen/circuit" ] || fail "--generated wrote a circuit folder"
+grep -q '^generate_constraints = 1008$' "$T/gen/gw2-pw2-j2.toml" &&
+  grep -q '^verify = true$' "$T/gen/gw2-pw2-j2.toml" && ! grep -q zkey "$T/gen/gw2-pw2-j2.toml" \
+  || fail "--generated config: $(cat "$T/gen/gw2-pw2-j2.toml")"
+$PY - "$T/gen" <<'PYEOF' || fail "--generated reports: $(cat "$T/run4.out")"
+import json, os, sys
+o = sys.argv[1]
+b = json.load(open(os.path.join(o, "batch.json")))
+assert b["completed"] == 2 and b["failed"] == 0 and b["partitions"] == 3, b
+assert b["snarkjs"]["proofs"] == 6 and b["snarkjs"]["verified"] == 6, b["snarkjs"]
+assert b["stages_mean_ms"]["witness"] > 0, b["stages_mean_ms"]
+assert b["memory"]["peak_rss"] > 0
+for f in ("report/batch.md", "report/batch-memory.svg", "summary.md"):
+    assert os.path.getsize(os.path.join(o, f)) > 0, f
+s = open(os.path.join(o, "summary.md")).read()
+assert "generated in the daemon's memory" in s and "snarkjs verified 6 of 6" in s, s
+PYEOF
 
 if [ "$fails" = 0 ]; then echo "porep_test: all passed"; else echo "porep_test: $fails failed"; fi
 [ "$fails" = 0 ]

@@ -8,6 +8,7 @@ import importlib.util
 import os
 import re
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -73,6 +74,10 @@ zkey = "%(f)s/bls12381/poseidon.zkey"
 """ % {"f": FIX}
 
 
+SVC_PREFIX = "/cuzk.v1.ProvingService/"
+DAEMONS = []  # every daemon started, killed at exit if a failed test left one running
+
+
 class Daemon:
     def __init__(self, name, body, extra_args=(), env=None):
         self.path = os.path.join(TMP, name + ".toml")
@@ -84,6 +89,7 @@ class Daemon:
             [DAEMON, "--config", self.path, "--listen", "127.0.0.1:0"] + list(extra_args),
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
             env=dict(os.environ, **env) if env else None)
+        DAEMONS.append(self.proc)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
         if not self.ready.wait(60):
@@ -213,6 +219,9 @@ working_budget = "256MiB"
     r = d.call("Prove", circuit_id="bn-pos", witnesses=[W["bn128/poseidon"], bytes(unsat)])
     check(r.state == FAILED and r.error.code == "WITNESS_UNSATISFIED" and "partition 1" in r.error.message
           and len(r.proofs) == 0, "unsatisfied witness: %s" % r.error)
+    ended = [l for l in d.lines if "job ended" in l and "state=failed" in l]
+    check(ended and re.search(r" total_ms=[\d.]+ error=\"partition 1: ", ended[-1]),
+          "a failed job's log line: total_ms and error apart: %s" % ended[-1:])
     rg = d.call("AwaitProof", job_id=good.job_id)
     check(rg.state == COMPLETED and len(rg.proofs) == 4, "the good job beside the bad ones completes")
     snarkjs_verify("bn128/poseidon_vk.json", rg.proofs[3].public_json, rg.proofs[3].proof_json, "good[3]")
@@ -358,6 +367,7 @@ def test_demo():
     proc = subprocess.Popen([os.path.join(ROOT, "scripts/run-demo"), "--listen", "127.0.0.1:0",
                              "--metrics", ""], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
+    DAEMONS.append(proc)
     addr = None
     lines = []
     for line in proc.stderr:
@@ -391,11 +401,15 @@ def test_demo():
     check(proc.wait(60) == 0, "run-demo daemon exits 0 on SIGTERM")
 
 
-def run_bad_config(name, body, needles):
+def run_bad_config(name, body, needles, args=()):
     path = os.path.join(TMP, name)
     with open(path, "w") as f:
         f.write(body)
-    r = subprocess.run([DAEMON, "--config", path], capture_output=True, text=True, timeout=30)
+    try:
+        r = subprocess.run([DAEMON, "--config", path] + list(args), capture_output=True,
+                           text=True, timeout=30)
+    except subprocess.TimeoutExpired:
+        return check(False, "bad config %s: the daemon started instead of refusing it" % name)
     check(r.returncode == 2 and all(n % {"p": path} in r.stderr for n in needles),
           "bad config %s: rc=%d %s" % (name, r.returncode, r.stderr.strip()))
 
@@ -410,6 +424,32 @@ def test_config():
     run_bad_config("pinb.toml", "[memory]\n\npinned_budget = -1\n", ["%(p)s:3", "memory.pinned_budget"])
     run_bad_config("zkey.toml", "[[circuit]]\nid = \"x\"\nzkey = \"/nonexistent.zkey\"\n",
                    ["circuit 'x'", "/nonexistent.zkey"])
+    # Ports beyond 65535 are refused (gRPC would bind the port modulo 65536).
+    run_bad_config("port.toml", "[daemon]\nlisten = \"127.0.0.1:99999\"\n",
+                   ["%(p)s:2", "daemon.listen", "99999", "1 to 65535"])
+    run_bad_config("port6.toml", "[daemon]\nlisten = \"[::1]:65536\"\n",
+                   ["daemon.listen", "65536"])
+    run_bad_config("noport.toml", "[daemon]\nlisten = \"127.0.0.1\"\n", ["daemon.listen", "port"])
+    run_bad_config("mport.toml", "[metrics]\nlisten = \"127.0.0.1:70000\"\n",
+                   ["%(p)s:2", "metrics.listen", "70000"])
+    run_bad_config("cliport.toml", "", ["--listen", "99999"], ["--listen", "127.0.0.1:99999"])
+    # witness_dir must be a directory.
+    wfile = os.path.join(TMP, "not-a-dir")
+    with open(wfile, "w") as f:
+        f.write("x")
+    run_bad_config("wdirfile.toml", "[metrics]\nlisten = \"\"\n[daemon]\nwitness_dir = \"%s\"\n" % wfile,
+                   ["daemon.witness_dir", "not a directory"])
+    # A network address without authentication needs daemon.insecure = true.
+    run_bad_config("open.toml", "[metrics]\nlisten = \"\"\n[daemon]\nlisten = \"0.0.0.0:0\"\n",
+                   ["daemon.listen '0.0.0.0:0'", "daemon.insecure = true"])
+    run_bad_config("open6.toml", "[metrics]\nlisten = \"\"\n", ["daemon.insecure"],
+                   ["--listen", "[::]:0"])
+    run_bad_config("openhost.toml", "[metrics]\nlisten = \"\"\n", ["daemon.insecure"],
+                   ["--listen", "example.com:0"])
+    d = Daemon("insecure", "[daemon]\ninsecure = true\n", ["--listen", "0.0.0.0:0", "--metrics", ""])
+    check(d.addr.startswith("0.0.0.0:") and any("daemon.insecure" in l for l in d.lines),
+          "insecure = true serves on 0.0.0.0 with a warning: %s" % d.addr)
+    check(d.stop() == 0, "insecure daemon exits 0")
     # An empty file works (every key has a default).
     d = Daemon("empty", "", ["--metrics", ""])
     check(len(d.call("ListCircuits").circuits) == 0, "empty config serves no circuits")
@@ -600,8 +640,35 @@ def test_witness_paths():
     if check(r.state == COMPLETED and len(r.proofs) == 2, "witness_paths prove: %s" % r.error.message):
         snarkjs_verify("bn128/poseidon_vk.json", r.proofs[1].public_json, r.proofs[1].proof_json,
                        "witness_paths bn-pos")
-    r = d.call("Prove", circuit_id="bls-mul", witness_paths=[wdir + "/../wdir/bls12381-multiplier.wtns"])
-    check(r.state == COMPLETED, "witness_paths with .. inside the dir: %s" % r.error.message)
+    try:
+        r = d.call("Prove", circuit_id="bls-mul", witness_paths=["bls12381-multiplier.wtns"])
+        check(r.state == COMPLETED, "a relative witness path names a file in the dir: %s" % r.error.message)
+    except grpc.RpcError as e:
+        check(False, "a relative witness path names a file in the dir: %s" % e.details())
+    # '..' is refused even where it would lead back inside: names are resolved beneath the
+    # dir, never through its parent.
+    expect_error(lambda: d.call("Prove", circuit_id="bls-mul",
+                                witness_paths=[wdir + "/../wdir/bls12381-multiplier.wtns"]),
+                 grpc.StatusCode.PERMISSION_DENIED, "'..'", "witness path with '..'")
+    # A symlink inside the dir is not followed, wherever it points.
+    os.symlink(os.path.join(wdir, "bn128-poseidon.wtns"), os.path.join(wdir, "inner.wtns"))
+    expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witness_paths=[os.path.join(wdir, "inner.wtns")]),
+                 grpc.StatusCode.PERMISSION_DENIED, "symlink", "symlink inside the dir")
+    # A FIFO would block a reader forever, a directory or device is no witness: all refused
+    # at once (a 10 s deadline: a daemon that opens the FIFO for reading hangs on it).
+    os.mkfifo(os.path.join(wdir, "fifo.wtns"))
+    os.mkdir(os.path.join(wdir, "sub.wtns"))
+    for name, kind in (("fifo.wtns", "FIFO"), ("sub.wtns", "directory")):
+        expect_error(lambda: d.client.call("Prove", timeout=10, circuit_id="bn-pos",
+                                           witness_paths=[os.path.join(wdir, name)]),
+                     grpc.StatusCode.INVALID_ARGUMENT, "not a regular file (%s)" % kind,
+                     "witness path naming a %s" % kind)
+    if os.geteuid() == 0:
+        os.mknod(os.path.join(wdir, "null.wtns"), 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        expect_error(lambda: d.client.call("Prove", timeout=10, circuit_id="bn-pos",
+                                           witness_paths=[os.path.join(wdir, "null.wtns")]),
+                     grpc.StatusCode.INVALID_ARGUMENT, "not a regular file (device)",
+                     "witness path naming a device")
     expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witness_paths=[os.path.join(FIX, "bn128/poseidon.wtns")]),
                  grpc.StatusCode.PERMISSION_DENIED, "outside daemon.witness_dir", "path outside the dir")
     expect_error(lambda: d.call("Prove", circuit_id="bn-pos", witness_paths=[os.path.join(wdir, "escape.wtns")]),
@@ -620,15 +687,311 @@ def test_witness_paths():
     check(d.stop() == 0, "nopaths daemon exits 0")
 
 
+def test_generated():
+    """A circuit whose key the daemon generates in memory, proved from witness seeds; the
+    proofs verify with snarkjs against the vk of the same key made from files (gen-circuit +
+    setup + export-vk). Seeds for a zkey circuit, and a working budget below one partition,
+    are refused at submission."""
+    cuzk = os.path.join(os.path.dirname(DAEMON), "cuzk")
+    gen = """
+[[circuit]]
+id = "gen"
+generate_curve = "bls12381"
+generate_profile = "sparse-bits"
+generate_constraints = 300
+generate_seed = "porep-7"
+preload = true
+"""
+    d = Daemon("generated", CIRCUITS + gen, ["--metrics", ""])
+    log = "".join(d.lines)
+    check("generated test key: secrets known to whoever made it" in log and
+          "source=generated" in log, "the log notes the generated key")
+    li = {c.id: c for c in d.call("ListCircuits").circuits}
+    g = li.get("gen")
+    if check(g is not None, "gen listed"):
+        check(g.zkey == "" and g.resident and "secrets known" in g.note and
+              g.generate == "bls12381 sparse-bits 300 constraints seed porep-7" and
+              li["bn-mul"].note == "", "ListCircuits: %s" % g)
+    r = d.call("Prove", circuit_id="gen", witness_seeds=[1, 2, 3])
+    ok = check(r.state == COMPLETED and len(r.proofs) == 3 and r.timings.witness_ms > 0,
+               "seeded prove: %s" % r.error.message)
+    cdir = os.path.join(TMP, "gen-files")
+    subprocess.run([cuzk, "gen-circuit", "--constraints", "300", "--curve", "bls12381", "--profile",
+                    "sparse-bits", "--seed", "porep-7", "-o", cdir, "--quiet"], check=True)
+    subprocess.run([cuzk, "setup", "--quiet", "--seed", b"porep-7".hex(), cdir + "/circuit.r1cs",
+                    cdir + "/circuit.zkey"], check=True, stderr=subprocess.DEVNULL)
+    vk = cdir + "/vk.json"
+    subprocess.run([cuzk, "export-vk", cdir + "/circuit.zkey", vk], check=True)
+    if ok:
+        snarkjs_verify(vk, r.proofs[2].public_json, r.proofs[2].proof_json, "generated key, seed 3")
+        # Seed 2's public inputs are those of `cuzk gen-witness --seed 2`'s witness.
+        subprocess.run([cuzk, "gen-witness", "--circuit", cdir, "--seed", "2", "-o",
+                        cdir + "/w2.wtns", "--quiet"], check=True)
+        r2 = d.call("Prove", circuit_id="gen", witnesses=[open(cdir + "/w2.wtns", "rb").read()])
+        check(r2.state == COMPLETED and r2.proofs[0].public_json == r.proofs[1].public_json,
+              "seed 2 = gen-witness --seed 2")
+    expect_error(lambda: d.call("Prove", circuit_id="bn-mul", witness_seeds=[1]),
+                 grpc.StatusCode.INVALID_ARGUMENT, "'bn-mul'", "seeds for a zkey circuit")
+    st = d.call("GetStatus")
+    check(st.host_rss > 0 and st.host_rss_peak >= st.host_rss and st.working_allocated == 0 and
+          st.budget_in_use == 0 and st.witness_in_use == 0, "status memory: %s" % st)
+    gk = [k for k in st.keys if k.circuit_id == "gen"]
+    check(gk and "secrets known" in gk[0].note and gk[0].bytes > 0, "GetStatus key note")
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "scripts/cuzk-client.py"), "--addr",
+                          d.addr, "status", "--memory"], capture_output=True, text=True)
+    check(out.returncode == 0 and "daemon resident peak" in out.stdout and
+          "working sets reserved" in out.stdout, "cuzk-client status --memory: %s %s" %
+          (out.stdout, out.stderr))
+    check(d.stop() == 0, "generated daemon exits 0")
+    d = Daemon("tinybudget", CIRCUITS + gen + "[memory]\nworking_budget = 4096\n",
+               ["--metrics", ""])
+    expect_error(lambda: d.call("SubmitProof", circuit_id="gen", witness_seeds=[1]),
+                 grpc.StatusCode.RESOURCE_EXHAUSTED, "memory.working_budget",
+                 "working budget below one partition")
+    check(d.stop() == 0, "tinybudget daemon exits 0")
+    print("generated: seeded proofs verified by snarkjs", flush=True)
+
+
+def test_witness_race():
+    """A witness file rewritten and truncated while SubmitProof reads it: each such request
+    fails alone (or succeeds with whatever it read), the daemon keeps serving."""
+    wdir = os.path.join(TMP, "wrace")
+    os.mkdir(wdir)
+    path = os.path.join(wdir, "w.wtns")
+    good = W["bls12381/poseidon"]
+    with open(path, "wb") as f:
+        f.write(good)
+    d = Daemon("wrace", CIRCUITS + '[daemon]\nwitness_dir = "%s"\n' % wdir, ["--metrics", ""])
+    stop = threading.Event()
+
+    def churn():
+        # Truncate and regrow in place: a reader that mapped the file sees pages vanish.
+        while not stop.is_set():
+            with open(path, "r+b") as f:
+                f.truncate(0)
+                f.write(good[:len(good) // 3])
+                f.flush()
+                f.truncate(0)
+                f.seek(0)
+                f.write(good)
+
+    codes = {}
+
+    def submit():
+        for _ in range(150):
+            try:
+                r = d.client.call("SubmitProof", timeout=30, circuit_id="bls-pos",
+                                  witness_paths=[path] * 16)
+                codes["OK"] = codes.get("OK", 0) + 1
+                d.client.call("CancelProof", timeout=30, job_id=r.job_id)
+            except grpc.RpcError as e:
+                codes[e.code().name] = codes.get(e.code().name, 0) + 1
+                if e.code() == grpc.StatusCode.UNAVAILABLE:
+                    return
+
+    churners = [threading.Thread(target=churn) for _ in range(2)]
+    for t in churners:
+        t.start()
+    with cf.ThreadPoolExecutor(4) as ex:
+        list(ex.map(lambda _: submit(), range(4)))
+    stop.set()
+    for t in churners:
+        t.join()
+    alive = d.proc.poll() is None
+    check(alive, "the daemon survives witness files changing under it (exit %s, signal %s)" %
+          (d.proc.returncode, -d.proc.returncode if d.proc.returncode else None))
+    check(set(codes) <= {"OK", "INVALID_ARGUMENT", "NOT_FOUND", "RESOURCE_EXHAUSTED"},
+          "only per-request errors: %s" % codes)
+    print("witness race: %s" % codes, flush=True)
+    if alive:
+        with open(path, "wb") as f:
+            f.write(good)
+        r = d.call("Prove", circuit_id="bls-pos", witness_paths=[path])
+        check(r.state == COMPLETED, "a proof after the race: %s" % r.error.message)
+        check(d.stop() == 0, "witness race daemon exits 0")
+    else:
+        d.reader.join(5)
+
+
+def test_log_json():
+    """JSON logs: a failed job's total_ms is a number and its error a field of its own."""
+    import json
+    d = Daemon("logjson", CIRCUITS + '[logging]\nformat = "json"\n', ["--metrics", ""])
+    unsat = bytearray(W["bn128/poseidon"])
+    unsat[-32] ^= 1
+    r = d.call("Prove", circuit_id="bn-pos", request_id="rid-json", witnesses=[bytes(unsat)])
+    check(r.state == FAILED, "unsatisfied witness fails")
+    check(d.stop() == 0, "json daemon exits 0")
+    recs = [json.loads(l) for l in d.lines if l.startswith("{")]
+    ended = [x for x in recs if x.get("message") == "job ended"]
+    f = ended[-1]["fields"] if ended else {}
+    check(isinstance(f.get("total_ms"), (int, float)) and "partition 0" in f.get("error", ""),
+          "json job ended fields: %s" % f)
+    acc = [x["fields"] for x in recs if x.get("message") == "job accepted"]
+    check(acc and acc[-1].get("partitions") == 1 and acc[-1].get("request_id") == "rid-json",
+          "json job accepted fields: %s" % acc[-1:])
+
+
+def test_stale_cache_tmp():
+    """A key-cache write killed midway leaves ZKEY.cuzkcache.tmp.PID: the next start removes
+    those whose process is gone, and leaves a live writer's file alone."""
+    import shutil
+    kdir = os.path.join(TMP, "stale")
+    os.mkdir(kdir)
+    zk = os.path.join(kdir, "mul.zkey")
+    shutil.copyfile(os.path.join(FIX, "bn128/multiplier.zkey"), zk)
+    p = subprocess.Popen(["true"])
+    p.wait()
+    dead = zk + ".cuzkcache.tmp.%d" % p.pid
+    live = zk + ".cuzkcache.tmp.%d" % os.getpid()
+    other = os.path.join(kdir, "other.zkey.cuzkcache.tmp.%d" % p.pid)  # no circuit names it
+    for f in (dead, live, other):
+        with open(f, "wb") as fh:
+            fh.write(b"partial")
+    d = Daemon("stale", '[[circuit]]\nid = "m"\nzkey = "%s"\n' % zk, ["--metrics", ""])
+    check(not os.path.exists(dead), "a dead writer's temp file is removed")
+    check(os.path.exists(live) and os.path.exists(other), "a live writer's and an unrelated file stay")
+    check(any("stale key-cache temp file" in l and dead in l for l in d.lines),
+          "the removal is logged: %s" % [l for l in d.lines if "stale" in l])
+    check(d.stop() == 0, "stale daemon exits 0")
+
+
+def test_idle_shutdown():
+    """SIGTERM while clients hold idle connections: no silent grace-period stall. With no call
+    open the daemon closes them and exits at once; with a call open (its request not sent) it
+    logs what it waits for."""
+    import socket
+
+    def stop_timed(d):
+        t0 = time.time()
+        d.proc.send_signal(signal.SIGTERM)
+        rc = d.proc.wait(30)
+        took = time.time() - t0
+        d.reader.join(5)
+        d.client.close()
+        return rc, took
+
+    d = Daemon("idle", "", ["--metrics", ""])  # its client's channel is connected and idle
+    host, port = d.addr.rsplit(":", 1)
+    raw = socket.create_connection((host, int(port)))  # a connection that never speaks
+    time.sleep(0.2)
+    rc, took = stop_timed(d)
+    raw.close()
+    check(rc == 0 and took < 2, "idle connections: exit %s after %.1f s: %s" %
+          (rc, took, "".join(d.lines[-3:])))
+    check(any("closing idle client connections" in l for l in d.lines), "idle close logged")
+    print("idle shutdown: %.1f s" % took, flush=True)
+
+    d = Daemon("idle-call", "", ["--metrics", ""])
+    st = d.client.channel.stream_unary(SVC_PREFIX + "GetStatus", request_serializer=bytes,
+                                       response_deserializer=bytes)
+    never = threading.Event()
+
+    def no_request():
+        never.wait(30)
+        return
+        yield b""
+    f = st.future(no_request())
+    time.sleep(0.3)
+    rc, took = stop_timed(d)
+    never.set()
+    f.cancel()
+    check(rc == 0, "open call: exit %s" % rc)
+    logged = [l for l in d.lines if "shutdown: waiting up to 5.0 s for 1 open calls" in l]
+    check(logged, "the wait for an open call is logged: %s" % "".join(d.lines[-4:]))
+    print("open-call shutdown: %.1f s" % took, flush=True)
+
+
+def test_handler_threads():
+    """2,000 AwaitProof calls parked on one long job hold no thread each: the daemon's thread
+    count stays near its idle count plus the handler pool, GetStatus still answers, calls past
+    daemon.max_pending_calls are refused, and the job's end answers every parked call."""
+    d = Daemon("threads", CIRCUITS + """
+[daemon]
+handler_threads = 4
+max_pending_calls = 2100
+[synthesis]
+partition_workers = 1
+[gpus]
+host_threads = 1
+""", ["--metrics", ""])
+
+    def threads():
+        with open("/proc/%d/status" % d.proc.pid) as f:
+            return int(re.search(r"Threads:\s+(\d+)", f.read()).group(1))
+
+    base = threads()
+    long = d.call("SubmitProof", circuit_id="bls-pos", witnesses=[W["bls12381/poseidon"]] * 1000)
+    stub = d.client._stubs["AwaitProof"]
+    req = d.client.pb.AwaitProofRequest(job_id=long.job_id)
+    futs = [stub.future(req, timeout=120) for _ in range(2000)]
+    peak, t0 = 0, time.time()
+    while time.time() - t0 < 20:
+        peak = max(peak, threads())
+        if (d.metric("cuzk_rpc_calls_parked") or 0) >= 2000:
+            break
+        time.sleep(0.05)
+    pend = d.metric("cuzk_rpc_calls_parked")
+    check(pend == 2000, "2000 calls parked: %s" % pend)
+    for _ in range(20):
+        peak = max(peak, threads())
+        time.sleep(0.05)
+    print("handler threads: idle %d, peak %d with 2000 parked calls" % (base, peak), flush=True)
+    check(peak <= base + 4 + 16, "threads %d, idle %d + pool 4 + 16" % (peak, base))
+    st = d.client.call("GetStatus", timeout=10)
+    check(st.jobs_in_flight == 1, "GetStatus answers under 2000 parked calls")
+    over = [stub.future(req, timeout=60) for _ in range(200)]
+    t1 = time.time()
+    while time.time() - t1 < 20 and sum(f.done() for f in over) < 100:
+        time.sleep(0.05)
+
+    def refused(f):
+        return f.done() and f.exception() is not None and \
+            f.exception().code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    nref = sum(refused(f) for f in over)
+    check(nref >= 100, "calls past max_pending_calls refused: %d of 200" % nref)
+    # The admitted ones are parked too: cancelled by the client, they leave the daemon's
+    # count (else the full daemon would refuse even the CancelProof below).
+    for f in over:
+        if not refused(f):
+            f.cancel()
+    t1, pend = time.time(), None
+    while time.time() - t1 < 20:
+        try:
+            pend = d.metric("cuzk_rpc_calls_parked")
+        except grpc.RpcError:
+            pend = None
+        if pend == 2000:
+            break
+        time.sleep(0.1)
+    check(pend == 2000, "calls cancelled by the client leave the parked list: %s" % pend)
+    d.call("CancelProof", job_id=long.job_id)
+    states = []
+    for f in futs:
+        try:
+            states.append(f.result(timeout=60).state)
+        except Exception as e:  # noqa: BLE001 - any failure is counted below
+            states.append(repr(e)[:80])
+    bad = [x for x in states if x != CANCELLED]
+    check(not bad, "every parked call answered CANCELLED by the job's end: %d bad, e.g. %s" %
+          (len(bad), bad[:3]))
+    check(d.stop() == 0, "threads daemon exits 0")
+
+
+TESTS = ["config", "demo", "main", "priority", "budget", "cache", "tiers", "witness_paths",
+         "witness_race", "log_json", "stale_cache_tmp", "idle_shutdown",
+         "handler_threads", "generated"]
+
 if __name__ == "__main__":
     t0 = time.time()
-    test_config()
-    test_demo()
-    test_main()
-    test_priority()
-    test_budget()
-    test_cache()
-    test_tiers()
-    test_witness_paths()
+    # Optional test names after the binary run only those (default: all, in this order).
+    try:
+        for name in sys.argv[2:] or TESTS:
+            globals()["test_" + name]()
+    finally:
+        for p in DAEMONS:
+            if p.poll() is None:
+                p.kill()
+                p.wait(10)
     print("daemon: %d checks, %d failed (%.1fs)" % (checks, failures, time.time() - t0))
     sys.exit(1 if failures else 0)

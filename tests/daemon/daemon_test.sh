@@ -9,4 +9,4 @@ if [ ! -x "$BIN/cuzk-daemon" ]; then
        "protobuf-c-compiler: scripts/install-deps)" >&2
   exit 1
 fi
-exec /usr/bin/python3 tests/daemon/daemon_test.py "$BIN/cuzk-daemon"
+exec /usr/bin/python3 tests/daemon/daemon_test.py "$BIN/cuzk-daemon" "$@"

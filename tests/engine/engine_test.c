@@ -76,16 +76,16 @@ static cuzk_err submit(cuzk_engine *e, const char *circ, const char *rid, cuzk_p
         ptrs[i] = w[i].data;
         lens[i] = w[i].len;
     }
-    cuzk_submit s = {circ, rid, p, n, ptrs, lens};
+    cuzk_submit s = {circ, rid, p, n, ptrs, lens, 0, NULL};
     int existing;
     return cuzk_engine_submit(e, &s, id, &existing, eb);
 }
 
 static const cuzk_engine_circuit CIRCS[] = {
-    {"bn-mul", "tests/fixtures/bn128/multiplier.zkey", 1, CUZK_PRIO_NORMAL},
-    {"bn-pos", "tests/fixtures/bn128/poseidon.zkey", 0, CUZK_PRIO_NORMAL},
-    {"bls-mul", "tests/fixtures/bls12381/multiplier.zkey", 1, CUZK_PRIO_NORMAL},
-    {"bls-pos", "tests/fixtures/bls12381/poseidon.zkey", 0, CUZK_PRIO_LOW},
+    {"bn-mul", "tests/fixtures/bn128/multiplier.zkey", 1, CUZK_PRIO_NORMAL, NULL},
+    {"bn-pos", "tests/fixtures/bn128/poseidon.zkey", 0, CUZK_PRIO_NORMAL, NULL},
+    {"bls-mul", "tests/fixtures/bls12381/multiplier.zkey", 1, CUZK_PRIO_NORMAL, NULL},
+    {"bls-pos", "tests/fixtures/bls12381/poseidon.zkey", 0, CUZK_PRIO_LOW, NULL},
 };
 
 static cuzk_engine_config g_extra; /* GPU / witness settings for the next make_kb */
@@ -187,7 +187,7 @@ static void test_basic(void)
     int existing = 0;
     const uint8_t *pp[2] = {bp.data, bp.data};
     size_t ll[2] = {bp.len, bp.len};
-    cuzk_submit s = {"bn-pos", "req-a", 0, 2, pp, ll};
+    cuzk_submit s = {"bn-pos", "req-a", 0, 2, pp, ll, 0, NULL};
     CHECK(cuzk_engine_submit(e, &s, again, &existing, &eb) == CUZK_OK);
     CHECK(existing == 1 && strcmp(again, id2) == 0);
     s.n_witnesses = 1;
@@ -543,6 +543,38 @@ static void test_config(void)
     CHECK(cuzk_daemon_config_parse(&c, "e.toml", noid, strlen(noid), ".", &eb) ==
           CUZK_BAD_CONFIG);
     CHECK_MSG(strstr(eb.msg, "e.toml:1") && strstr(eb.msg, "'id'"), "%s", eb.msg);
+    /* Generated keys: generate_* instead of zkey. */
+    const char *gen = "[[circuit]]\nid = \"p\"\ngenerate_curve = \"bls12381\"\n"
+                      "generate_profile = \"sparse-bits\"\ngenerate_constraints = \"2^27\"\n"
+                      "generate_seed = 7\n[[circuit]]\nid = \"q\"\ngenerate_constraints = 1000\n";
+    CHECK(cuzk_daemon_config_parse(&c, "g1.toml", gen, strlen(gen), "/cfg", &eb) == CUZK_OK);
+    CHECK(c.n_circuits == 2 && c.circuits[0].zkey == NULL && c.circuits[0].generate);
+    if (c.n_circuits == 2 && c.circuits[0].generate && c.circuits[1].generate) {
+        const cuzk_gen_params *g = c.circuits[0].generate, *h = c.circuits[1].generate;
+        CHECK(g->curve == CUZK_CURVE_BLS12_381 && g->profile == CUZK_GEN_SPARSE_BITS &&
+              g->n_constraints == 1u << 27 && strcmp(g->seed, "7") == 0);
+        CHECK(h->curve == CUZK_CURVE_BN254 && h->profile == CUZK_GEN_DENSE &&
+              h->n_constraints == 1000 && strcmp(h->seed, "1") == 0);
+    }
+    cuzk_daemon_config_free(&c);
+    static const struct {
+        const char *text, *want;
+    } bad_gen[] = {
+        {"[[circuit]]\nid = \"p\"\nzkey = \"k.zkey\"\ngenerate_constraints = 10\n", "'zkey'"},
+        {"[[circuit]]\nid = \"p\"\ngenerate_seed = \"x\"\n", "generate_constraints"},
+        {"[[circuit]]\nid = \"p\"\ngenerate_constraints = \"2^40\"\n", "generate_constraints"},
+        {"[[circuit]]\nid = \"p\"\ngenerate_constraints = 0\n", "generate_constraints"},
+        {"[[circuit]]\nid = \"p\"\ngenerate_constraints = 9\ngenerate_curve = \"x\"\n",
+         "generate_curve"},
+        {"[[circuit]]\nid = \"p\"\ngenerate_constraints = 9\ngenerate_profile = \"x\"\n",
+         "generate_profile"},
+        {"[[circuit]]\nid = \"p\"\n", "'zkey'"},
+    };
+    for (size_t i = 0; i < sizeof bad_gen / sizeof bad_gen[0]; i++) {
+        CHECK(cuzk_daemon_config_parse(&c, "g2.toml", bad_gen[i].text, strlen(bad_gen[i].text),
+                                       ".", &eb) == CUZK_BAD_CONFIG);
+        CHECK_MSG(strstr(eb.msg, bad_gen[i].want), "case %zu: %s", i, eb.msg);
+    }
 }
 
 /* Six 3-partition poseidon jobs, alternating BN254 and BLS12-381, submitted at once: each
@@ -666,6 +698,209 @@ static void test_witness_budget(void)
     CHECK(submit(e, "bls-pos", NULL, 0, four, 3, b, &eb) == CUZK_OK);
     CHECK(cuzk_engine_await(e, b, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
     cuzk_job_result_free(&r);
+    cuzk_engine_free(e);
+    free(lp.data);
+}
+
+/* ------------------------------------------------------------------ generated keys */
+
+static const cuzk_gen_params GEN = {CUZK_CURVE_BLS12_381, 300, CUZK_GEN_SPARSE_BITS, "porep-7",
+                                    NULL, 2};
+
+static cuzk_engine *make_gen(uint64_t budget, cuzk_errbuf *eb, cuzk_err *err)
+{
+    cuzk_engine_circuit circs[2] = {{"gen", NULL, 0, CUZK_PRIO_NORMAL, &GEN},
+                                    {"bn-mul", NULL, 0, CUZK_PRIO_NORMAL, NULL}};
+    char *zk = strdup(tu_src_path("tests/fixtures/bn128/multiplier.zkey"));
+    circs[1].zkey = zk;
+    cuzk_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.partition_workers = 2;
+    cfg.prove_threads = 1;
+    cfg.working_budget = budget;
+    cfg.key_cache = 1; /* a generated key is never written, cache or not */
+    cfg.circuits = circs;
+    cfg.n_circuits = 2;
+    cuzk_engine *e = NULL;
+    *err = cuzk_engine_new(&e, &cfg, eb);
+    free(zk);
+    return e;
+}
+
+static cuzk_err submit_seeds(cuzk_engine *e, const char *circ, const uint64_t *seeds, size_t n,
+                             char id[32], cuzk_errbuf *eb)
+{
+    cuzk_submit s = {circ, NULL, 0, 0, NULL, NULL, n, seeds};
+    int existing;
+    return cuzk_engine_submit(e, &s, id, &existing, eb);
+}
+
+/* Every partition's proof verifies with the generated key's vk, and its public inputs are
+ * those of cuzk_gen_witness for its seed. */
+static void check_seed_proofs(const cuzk_job_result *r, const cuzk_vk *vk, const uint64_t *seeds)
+{
+    cuzk_errbuf eb = {{0}};
+    uint32_t nw = cuzk_gen_n_wires(&GEN);
+    uint8_t *w = malloc(32ull * nw);
+    for (size_t i = 0; i < r->n_parts; i++) {
+        cuzk_json_doc *pd = NULL, *ud = NULL;
+        const cuzk_part_result *p = &r->parts[i];
+        const char *pj = p->proof_json, *uj = p->public_json;
+        CHECK(cuzk_json_parse(&pd, pj, strlen(pj), 1 << 20, "json", &eb) == 0);
+        CHECK(cuzk_json_parse(&ud, uj, strlen(uj), 1 << 20, "json", &eb) == 0);
+        cuzk_proof proof;
+        uint8_t *pub = NULL;
+        uint64_t npub = 0;
+        CHECK(cuzk_proof_from_json(&proof, cuzk_json_root(pd), GEN.curve, "proof", &eb) == 0);
+        CHECK(cuzk_public_from_json(&pub, &npub, cuzk_json_root(ud), GEN.curve, "public",
+                                    &eb) == 0);
+        CHECK_MSG(cuzk_verify(vk, pub, npub, &proof, &eb) == CUZK_OK, "verify: %s", eb.msg);
+        char ws[24];
+        snprintf(ws, sizeof ws, "%llu", (unsigned long long)seeds[i]);
+        cuzk_gen_params gp = GEN;
+        gp.witness_seed = ws;
+        CHECK(cuzk_gen_witness(w, nw, &gp, NULL, &eb) == CUZK_OK);
+        CHECK(npub == vk->n_public && memcmp(pub, w + 32, 32 * npub) == 0);
+        free(pub);
+        cuzk_json_free(pd);
+        cuzk_json_free(ud);
+    }
+    free(w);
+}
+
+/* A circuit whose key is generated in memory, proved from witness seeds; evicted, it is made
+ * again on its next use. Seeds for a zkey circuit are refused. */
+static void test_generated(void)
+{
+    cuzk_errbuf eb = {{0}};
+    cuzk_err err;
+    cuzk_engine *e = make_gen(1ull << 30, &eb, &err);
+    CHECK_MSG(err == CUZK_OK, "engine_new: %s", eb.msg);
+    if (!e)
+        return;
+    cuzk_circuit_info ci[2];
+    CHECK(cuzk_engine_circuits(e, ci, 2) == 2);
+    CHECK(ci[0].generated && !ci[1].generated && ci[0].zkey[0] == 0);
+    CHECK(strcmp(ci[0].note, CUZK_PK_GENERATED_NOTE) == 0 && ci[1].note[0] == 0);
+    CHECK_MSG(strstr(ci[0].generate, "bls12381 sparse-bits 300 constraints seed porep-7"), "%s",
+              ci[0].generate);
+    CHECK(ci[0].tier == CUZK_TIER_COLD && !ci[0].resident);
+    uint32_t nv, np, dom;
+    CHECK(cuzk_gen_key_shape(&GEN, &nv, &np, &dom, &eb) == CUZK_OK);
+    CHECK(ci[0].n_vars == nv && ci[0].n_public == np && ci[0].domain_size == dom);
+    cuzk_pk *pk = NULL;
+    cuzk_vk vk;
+    CHECK_MSG(cuzk_pk_generate(&pk, &GEN, NULL, &eb) == CUZK_OK, "%s", eb.msg);
+    CHECK(pk && cuzk_pk_vk(pk, &vk, &eb) == CUZK_OK);
+    CHECK(cuzk_pk_n_vars(pk) == nv && cuzk_pk_domain_size(pk) == dom);
+    uint64_t key_bytes = cuzk_pk_bytes(pk);
+    cuzk_pk_free(pk);
+
+    const uint64_t seeds[3] = {1, 2, 77};
+    char id[32];
+    CHECK_MSG(submit_seeds(e, "gen", seeds, 3, id, &eb) == CUZK_OK, "%s", eb.msg);
+    cuzk_job_result r;
+    CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK);
+    CHECK_MSG(r.state == CUZK_JOB_COMPLETED, "state %d: %s", r.state, r.error);
+    CHECK(r.n_parts == 3 && r.witness_ms > 0);
+    if (r.state == CUZK_JOB_COMPLETED)
+        check_seed_proofs(&r, &vk, seeds);
+    cuzk_job_result_free(&r);
+    cuzk_engine_status st;
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.keys_bytes == key_bytes && st.keys_loaded == 1);
+    /* The witnesses were counted on the working budget, not the witness budget. */
+    CHECK(st.budget.peak >= ci[0].partition_bytes + 32ull * nv);
+    CHECK(st.budget.owner[CUZK_OWNER_WITNESS].peak >= 32ull * nv);
+    CHECK(st.budget.in_use == 0 && st.witness_budget.peak == 0);
+    CHECK(cuzk_engine_circuits(e, ci, 2) == 2 && ci[0].tier == CUZK_TIER_HOST &&
+          ci[0].mapped_bytes == 0);
+
+    /* Seeds are only for generated keys; not with witnesses. */
+    CHECK(submit_seeds(e, "bn-mul", seeds, 1, id, &eb) == CUZK_INVALID_ARGUMENT);
+    CHECK_MSG(strstr(eb.msg, "'bn-mul'") && strstr(eb.msg, "generated"), "%s", eb.msg);
+    blob bm = load("tests/fixtures/bn128/multiplier.wtns");
+    const uint8_t *wp[1] = {bm.data};
+    size_t wl[1] = {bm.len};
+    cuzk_submit both = {"gen", NULL, 0, 1, wp, wl, 1, seeds};
+    int existing;
+    CHECK(cuzk_engine_submit(e, &both, id, &existing, &eb) == CUZK_INVALID_ARGUMENT);
+    free(bm.data);
+
+    /* Evicted: cold (no cache file), made again on the next proof. */
+    int was;
+    uint64_t freed;
+    CHECK(cuzk_engine_evict_key(e, "gen", &was, &freed, &eb) == CUZK_OK && was &&
+          freed == key_bytes);
+    CHECK(cuzk_engine_circuits(e, ci, 2) == 2 && ci[0].tier == CUZK_TIER_COLD);
+    CHECK(submit_seeds(e, "gen", seeds + 2, 1, id, &eb) == CUZK_OK);
+    CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
+    if (r.state == CUZK_JOB_COMPLETED)
+        check_seed_proofs(&r, &vk, seeds + 2);
+    cuzk_job_result_free(&r);
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.keys_loaded == 2 && st.keys_from_cache == 0);
+    cuzk_engine_free(e);
+    cuzk_vk_clear(&vk);
+
+    /* Neither a zkey nor generate parameters: refused at start. */
+    cuzk_engine_circuit none = {"none", NULL, 0, CUZK_PRIO_NORMAL, NULL};
+    cuzk_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.circuits = &none;
+    cfg.n_circuits = 1;
+    CHECK(cuzk_engine_new(&e, &cfg, &eb) == CUZK_BAD_CONFIG && !e);
+    CHECK_MSG(strstr(eb.msg, "'none'"), "%s", eb.msg);
+}
+
+/* Budgets too small for one partition (or for the request's witnesses) are refused at
+ * submission with the budget's key, size and need; nothing waits. */
+static void test_budget_too_small(void)
+{
+    cuzk_circuit_info ci[4];
+    cuzk_engine *e0 = make(1, 1ull << 30, 0);
+    cuzk_engine_circuits(e0, ci, 4);
+    cuzk_engine_free(e0);
+    uint64_t part = ci[3].partition_bytes; /* bls-pos */
+    cuzk_engine *e = make(1, part - 1, 0);
+    blob lp = load("tests/fixtures/bls12381/poseidon.wtns");
+    cuzk_errbuf eb = {{0}};
+    char id[32], need[32], have[32];
+    CHECK(submit(e, "bls-pos", NULL, 0, &lp, 1, id, &eb) == CUZK_OUT_OF_BUDGET);
+    snprintf(need, sizeof need, "%llu bytes", (unsigned long long)part);
+    snprintf(have, sizeof have, "(%llu bytes", (unsigned long long)(part - 1));
+    CHECK_MSG(strstr(eb.msg, "memory.working_budget") && strstr(eb.msg, need) &&
+              strstr(eb.msg, have) && strstr(eb.msg, "'bls-pos'"), "%s", eb.msg);
+    cuzk_engine_status st;
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.jobs_submitted == 0 && st.budget.waiting == 0);
+    cuzk_engine_free(e);
+
+    /* A generated circuit: the seed's witness counts in the partition's need. */
+    cuzk_err err;
+    e = make_gen(1ull << 30, &eb, &err);
+    CHECK(e && cuzk_engine_circuits(e, ci, 2) == 2);
+    cuzk_engine_free(e);
+    uint64_t gpart = ci[0].partition_bytes, gneed = gpart + 32ull * ci[0].n_vars;
+    e = make_gen(gneed - 1, &eb, &err);
+    CHECK(e != NULL);
+    const uint64_t seed = 5;
+    CHECK(e && submit_seeds(e, "gen", &seed, 1, id, &eb) == CUZK_OUT_OF_BUDGET);
+    snprintf(need, sizeof need, "%llu bytes", (unsigned long long)gneed);
+    CHECK_MSG(strstr(eb.msg, "memory.working_budget") && strstr(eb.msg, need) &&
+              strstr(eb.msg, "generated witness"), "%s", eb.msg);
+    cuzk_engine_free(e);
+
+    /* Witness budget smaller than the request's one witness. */
+    memset(&g_extra, 0, sizeof g_extra);
+    g_extra.witness_budget = lp.len - 1;
+    e = make(1, 1ull << 30, 0);
+    memset(&g_extra, 0, sizeof g_extra);
+    CHECK(submit(e, "bls-pos", NULL, 0, &lp, 1, id, &eb) == CUZK_OUT_OF_BUDGET);
+    snprintf(need, sizeof need, "%llu bytes", (unsigned long long)lp.len);
+    CHECK_MSG(strstr(eb.msg, "memory.witness_budget") && strstr(eb.msg, need), "%s", eb.msg);
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.jobs_submitted == 0 && st.witness_budget.in_use == 0);
     cuzk_engine_free(e);
     free(lp.data);
 }
@@ -1006,7 +1241,7 @@ static void test_mapped_tier(void)
     snprintf(cdir, sizeof cdir, "%s/cache", dir);
     CHECK(copy_file(tu_src_path("tests/fixtures/bn128/multiplier.zkey"), zk));
     CHECK(mkdir(cdir, 0700) == 0);
-    cuzk_engine_circuit circ = {"m", zk, 0, CUZK_PRIO_NORMAL};
+    cuzk_engine_circuit circ = {"m", zk, 0, CUZK_PRIO_NORMAL, NULL};
     cuzk_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.partition_workers = 1;
@@ -1155,6 +1390,8 @@ int main(void)
     test_budget();
     test_gpu_pipeline();
     test_witness_budget();
+    test_generated();
+    test_budget_too_small();
     test_gpu_tier();
     test_gpu_tier_held();
     test_gpu_tier_norows();

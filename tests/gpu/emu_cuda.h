@@ -123,8 +123,8 @@ static inline void __syncwarp(unsigned)
     emu_sync();
 }
 
-/* Warp votes for kernels run by launch_block (ba_halves.cuh's add_slice_h with
- * CUZK_GPU_BA_OPEN_COPY 2): __activemask is the warp's lanes that have not returned after a
+/* Warp votes for kernels run by launch_block (ba_halves.cuh's add_slice_h): __activemask
+ * is the warp's lanes that have not returned after a
  * round (the kernels' lanes that return early do so in their first turn, and the others all
  * reach the votes; the device's answer, the lanes running together, is that or a part);
  * __any_sync stores this lane's predicate and yields until every lane in the mask has made

@@ -142,30 +142,23 @@ int main(void)
     cuzk__gpu_tab_plan((size_t)1 << 28, 254, 0, &c, &t, &s);
     CHECK(t >= 1 && (uint64_t)t << 28 <= 0x7fffffffu);
 
-    /* CUZK_GPU_BA_QUADS: 0 off, 1 G1 sets, 2 G1 and G2; anything else refused (-1). The
-     * scratch estimate counts the pair sums for the groups that use them: BN254 runs
-     * batch-affine only for G2 by default, so quads for G1 add nothing there, for G2 the
-     * sums; BLS12-381's C and H (G1) take them with 1. The prefixes and the sums share one
-     * slot, so G1 with quads beside G2 without stays within the chunk's bytes (in two slots,
-     * 1 held more than 2). */
-    const char *bad[] = {"3", "x", "01", "-1", "1 "};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        setenv("CUZK_GPU_BA_QUADS", bad[i], 1);
-        CHECK_MSG(cuzk__gpu_ba_quads() == -1, "CUZK_GPU_BA_QUADS=%s accepted", bad[i]);
-    }
-    setenv("CUZK_GPU_BA_CHUNK_BYTES", "12884901888", 1);
+    /* Quads settings (cuzk_gpu_ba_set): 0 off, 1 G1 sets, 2 G1 and G2. The scratch estimate
+     * counts the pair sums for the groups that use them: BN254 runs batch-affine only for G2,
+     * so quads for G1 add nothing there, for G2 the sums; BLS12-381's G1 sets take them with 1.
+     * The prefixes and the sums share one slot, so G1 with quads beside G2 without stays
+     * within the chunk's bytes (in two slots, 1 held more than 2). The default is 0. */
     uint64_t est[2][3];
-    for (int q = 0; q < 3; q++) {
-        const char v[2] = {(char)('0' + q), 0};
-        setenv("CUZK_GPU_BA_QUADS", v, 1);
-        CHECK(cuzk__gpu_ba_quads() == q);
+    for (int q = 0; q < 3; q++)
         for (int b = 0; b < 2; b++)
-            est[b][q] = cuzk_gpu_scratch_estimate(b ? CUZK_GPU_BLS12_381 : CUZK_GPU_BN254,
-                                                  (uint64_t)1 << 24, (uint64_t)1 << 24);
+            est[b][q] = cuzk_gpu_scratch_estimate_at(b ? CUZK_GPU_BLS12_381 : CUZK_GPU_BN254,
+                                                     (uint64_t)1 << 24, (uint64_t)1 << 24,
+                                                     (uint64_t)12 << 30, q);
+    for (int b = 0; b < 2; b++) {
+        const cuzk_gpu_curve cv = b ? CUZK_GPU_BLS12_381 : CUZK_GPU_BN254;
+        CHECK(cuzk_gpu_scratch_estimate(cv, (uint64_t)1 << 24, (uint64_t)1 << 24) ==
+              cuzk_gpu_scratch_estimate_at(cv, (uint64_t)1 << 24, (uint64_t)1 << 24,
+                                           CUZK_GPU_BA_PRE_BYTES, CUZK_GPU_BA_QUADS_DEFAULT));
     }
-    unsetenv("CUZK_GPU_BA_QUADS");
-    CHECK(cuzk__gpu_ba_quads() == CUZK_GPU_BA_QUADS_DEFAULT);
-    unsetenv("CUZK_GPU_BA_CHUNK_BYTES");
     CHECK_MSG(est[0][1] == est[0][0] && est[0][2] > est[0][0], "BN254 %llu %llu %llu",
               (unsigned long long)est[0][0], (unsigned long long)est[0][1],
               (unsigned long long)est[0][2]);
@@ -184,6 +177,12 @@ int main(void)
               cuzk__gpu_ba_quads_on(3, g2, (size_t)1 << 22, 128) &&
               !cuzk__gpu_ba_quads_on(3, g2, (size_t)1 << 22, 16));
     }
+    /* Batch-affine: G2 and G1 sets that prefer it from CUZK_GPU_BA_MIN entries; every MSM
+     * for tests. */
+    CHECK(cuzk__gpu_ba_on(0, 1, 0, CUZK_GPU_BA_MIN) &&
+          !cuzk__gpu_ba_on(0, 1, 0, CUZK_GPU_BA_MIN - 1) &&
+          cuzk__gpu_ba_on(0, 0, 1, CUZK_GPU_BA_MIN) &&
+          !cuzk__gpu_ba_on(0, 0, 0, (size_t)1 << 30) && cuzk__gpu_ba_on(1, 0, 0, 1));
     CHECK(cuzk__gpu_ba_quads_on(1, 0, 1, 4) && !cuzk__gpu_ba_quads_on(1, 1, (size_t)1 << 30, 128) &&
           cuzk__gpu_ba_quads_on(2, 1, 1, 4) && !cuzk__gpu_ba_quads_on(0, 0, (size_t)1 << 30, 128));
     /* A batch-affine MSM's slices: 128 or 64 entries where they still fill the SMs 2.5 times
@@ -256,19 +255,6 @@ int main(void)
             cuzk__gpu_scratch_estimate_at(1, 1u << 12, 1u << 12, CUZK_GPU_BA_PRE_BYTES, 0);
         cuzk__gpu_ba_fit(1, 1u << 12, 1u << 12, sdef, &chunk, &q);
         CHECK_MSG(chunk == CUZK_GPU_BA_CHUNK_MAX && q == 3, "small: %zu %d", chunk, q);
-        /* What the environment sets stays. */
-        setenv("CUZK_GPU_BA_QUADS", "0", 1);
-        cuzk__gpu_ba_fit(1, n, n, UINT64_MAX, &chunk, &q);
-        CHECK_MSG(chunk == CUZK_GPU_BA_CHUNK_MAX && q == 0, "QUADS=0: %zu %d", chunk, q);
-        setenv("CUZK_GPU_BA_CHUNK_BYTES", "8589934592", 1);
-        cuzk__gpu_ba_fit(1, n, n, UINT64_MAX, &chunk, &q);
-        CHECK_MSG(chunk == ((size_t)8 << 30) && q == 0, "both set: %zu %d", chunk, q);
-        unsetenv("CUZK_GPU_BA_QUADS");
-        cuzk__gpu_ba_fit(1, n, n, UINT64_MAX, &chunk, &q);
-        CHECK_MSG(chunk == ((size_t)8 << 30) && q == 3, "CHUNK_BYTES=8 GiB: %zu %d", chunk, q);
-        cuzk__gpu_ba_fit(1, n, n, 0, &chunk, &q);
-        CHECK_MSG(chunk == ((size_t)8 << 30) && q == 0, "CHUNK_BYTES, avail 0: %zu %d", chunk, q);
-        unsetenv("CUZK_GPU_BA_CHUNK_BYTES");
     }
     /* cuzk_gpu_ba_fit_bytes (the daemon's GPU workers, engine.c's fit_workers): the fit and the
      * estimate at it; a cap from an earlier circuit's fit bounds the chunk and brings its quads,

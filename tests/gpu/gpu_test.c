@@ -21,6 +21,7 @@
 
 #include "ec/ec.h"
 #include "gpu/gpu.h"
+#include "gpu/gpu_testing.h"
 #include "msm/msm.h"
 #include "poly/ntt.h"
 #include "testutil.h"
@@ -772,62 +773,67 @@ GPU_HOST_INV_TEST(bn254_fp, bn254_fp2, 0)
 GPU_HOST_INV_TEST(bls12_381_fp, bls12_381_fp2, 1)
 #endif
 
-/* The environment variables a context reads when it opens (cuzk_gpu_open): saved and put
- * back around a test that sets them, and a value not understood refused, naming it. */
-static void env_save(const char *const *names, int n, char **keep)
-{
-    for (int k = 0; k < n; k++) {
-        const char *v = getenv(names[k]);
-        keep[k] = v ? strdup(v) : NULL;
-    }
-}
-static void env_restore(const char *const *names, int n, char **keep)
-{
-    for (int k = 0; k < n; k++) {
-        if (keep[k])
-            setenv(names[k], keep[k], 1);
-        else
-            unsetenv(names[k]);
-        free(keep[k]);
-    }
-}
-/* names[k] set to bad, the others to vals: cuzk_gpu_open must refuse with a message holding
- * msg. */
-static void env_refused(const char *const *names, int n, const char *const *vals, int k,
-                        const char *bad, const char *msg)
+/* A second context with test-only settings o (cuzk__gpu_test_set) and, when chunk is not 0, the
+ * batch-affine setting (chunk, quads) (cuzk_gpu_ba_set); NULL when that failed. */
+static cuzk_gpu_ctx *open_with(const cuzk__gpu_test_options *o, uint64_t chunk, int quads)
 {
     cuzk_errbuf eb = {{0}};
-    for (int j = 0; j < n; j++)
-        setenv(names[j], j == k ? bad : vals[j], 1);
     cuzk_gpu_ctx *c = NULL;
     cuzk_err e = cuzk_gpu_open(&c, 0, &eb);
-    CHECK_MSG(e == CUZK_INVALID_ARGUMENT && !c && strstr(eb.msg, msg), "%s refused: %d %s", msg,
-              (int)e, eb.msg);
-    if (c)
+    if (!e)
+        e = cuzk__gpu_test_set(c, o, &eb);
+    if (!e && chunk)
+        e = cuzk_gpu_ba_set(c, chunk, quads, &eb);
+    CHECK_MSG(e == CUZK_OK, "open (test settings): %s", eb.msg);
+    if (e && c) {
         cuzk_gpu_close(c);
+        c = NULL;
+    }
+    return c;
 }
 
-/* ---- Split MSMs (CUZK_GPU_SCALARS_ONCE), through a context that splits from 64 scalars
- * (CUZK_GPU_MSM_SPLIT) into `parts` parts (CUZK_GPU_MSM_SPLIT_PARTS): the usual references for
+/* Values out of range are refused with INVALID_ARGUMENT and a message naming them. */
+static void test_refused(void)
+{
+    cuzk_errbuf eb = {{0}};
+    static const cuzk__gpu_test_options bad[] = {
+        {0, 96, 0}, {0, 256, 0}, {0, 2, 0}, {0, 0, 7}, {0, 0, 1}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cuzk_err e = cuzk__gpu_test_set(ctx, &bad[i], &eb);
+        CHECK_MSG(e == CUZK_INVALID_ARGUMENT && strstr(eb.msg, "expected"),
+                  "test options %zu refused: %d %s", i, (int)e, eb.msg);
+    }
+    static const struct {
+        uint64_t chunk;
+        int quads;
+    } bad_ba[] = {{0, 0}, {CUZK_GPU_BA_CHUNK_MAX + 1, 0}, {20000, 4}, {20000, -1}};
+    for (size_t i = 0; i < sizeof bad_ba / sizeof bad_ba[0]; i++) {
+        cuzk_err e = cuzk_gpu_ba_set(ctx, bad_ba[i].chunk, bad_ba[i].quads, &eb);
+        CHECK_MSG(e == CUZK_INVALID_ARGUMENT && strstr(eb.msg, "expected"),
+                  "cuzk_gpu_ba_set(%llu, %d) refused: %d %s",
+                  (unsigned long long)bad_ba[i].chunk, bad_ba[i].quads, (int)e, eb.msg);
+    }
+    uint64_t chunk;
+    int quads;
+    cuzk_gpu_ba_setting(ctx, &chunk, &quads);
+    CHECK_MSG(chunk == CUZK_GPU_BA_PRE_BYTES && quads == CUZK_GPU_BA_QUADS_DEFAULT,
+              "the setting after refusals: %llu %d", (unsigned long long)chunk, quads);
+}
+
+/* ---- Split MSMs (CUZK_GPU_SCALARS_ONCE), through a context that splits from 64 scalars in
+ * every group (three parts for BN254 G1, two for the others): the usual references for
  * every scalar kind, with and without tables, and the layouts that make the last part run
  * alone or add nothing to the first's buckets; a scalar not below r in each part, named by its
  * index in the whole MSM; an MSM flagged SAME after a split one (it may read the upload, not
- * the preparation); a bad value of either variable refused. */
-static void test_split(const char *parts)
+ * the preparation). */
+static void test_split(void)
 {
-    static const char *const names[2] = {"CUZK_GPU_MSM_SPLIT", "CUZK_GPU_MSM_SPLIT_PARTS"};
-    const char *const vals[2] = {"64", parts};
-    char *keep[2];
     cuzk_errbuf eb = {{0}};
-    env_save(names, 2, keep);
-    setenv(names[0], vals[0], 1);
-    setenv(names[1], vals[1], 1);
-    cuzk_gpu_ctx *c0 = ctx, *c1 = NULL;
-    cuzk_err e = cuzk_gpu_open(&c1, 0, &eb);
-    CHECK_MSG(e == CUZK_OK, "open (MSMs split from %s, %s parts): %s", vals[0], parts, eb.msg);
-    if (!e) {
-        printf("  MSMs split from %s scalars into %s parts (CUZK_GPU_SCALARS_ONCE):\n", vals[0],
-               parts);
+    const cuzk__gpu_test_options o = {0, 0, 64};
+    cuzk_gpu_ctx *c0 = ctx, *c1 = open_with(&o, 0, 0);
+    cuzk_err e = CUZK_OK;
+    if (c1) {
+        printf("  MSMs split from 64 scalars (CUZK_GPU_SCALARS_ONCE):\n");
         ctx = c1;
         msm_flags = CUZK_GPU_SCALARS_ONCE;
         for (int mode = 0; mode < 6; mode++) {
@@ -907,11 +913,68 @@ static void test_split(const char *parts)
         ctx = c0;
         cuzk_gpu_close(c1);
     }
-    env_refused(names, 2, vals, 0, "7", "CUZK_GPU_MSM_SPLIT=7");
-    env_refused(names, 2, vals, 0, "1e6", "CUZK_GPU_MSM_SPLIT=1e6");
-    env_refused(names, 2, vals, 1, "4", "CUZK_GPU_MSM_SPLIT_PARTS=4");
-    env_refused(names, 2, vals, 1, "1", "CUZK_GPU_MSM_SPLIT_PARTS=1");
-    env_restore(names, 2, keep);
+}
+
+/* The MSM checks a context runs: small sizes and every scalar kind, shared scalars, then the
+ * same with fixed-base tables; big: the largest sizes too. */
+static void msm_suite(int big)
+{
+    static const size_t small[] = {1, 2, 3, 7, 33, 100};
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
+        int mode = (int)(i % 6);
+        bn254_g1_test_msm(small[i], mode, 1, 1);
+        bls12_381_g1_test_msm(small[i], mode, 1, 1);
+        bn254_g2_test_msm(small[i], (mode + 1) % 6, 1, 1);
+        bls12_381_g2_test_msm(small[i], (mode + 2) % 6, 1, 1);
+    }
+    for (int mode = 0; mode < 6; mode++) {
+        bn254_g1_test_msm(1000 + mode, mode, 0, 1);
+        bls12_381_g1_test_msm(4096, mode, 0, 1);
+        bn254_g2_test_msm(777, mode, 0, 1);
+        bls12_381_g2_test_msm(1024, mode, 0, 1);
+    }
+    bn254_g1_test_msm(65539, SC_RANDOM, 0, 1);
+    bls12_381_g1_test_msm(65536, SC_SPARSE, 0, 1);
+    bn254_g2_test_msm(1 << 16, SC_RANDOM, 0, 0);
+    bls12_381_g2_test_msm((1 << 16) - 1, SC_EQUAL, 0, 0);
+    bn254_g1_test_msm((1 << 20) + 1, SC_RANDOM, 0, 0);
+    bls12_381_g1_test_msm(1 << 20, SC_SPARSE, 0, 0);
+    bls12_381_g1_test_msm(1 << 18, SC_EQUAL, 0, 0);
+    if (big) {
+        bn254_g1_test_msm(1 << 22, SC_RANDOM, 0, 0);
+        bls12_381_g1_test_msm(1 << 22, SC_RANDOM, 0, 0);
+    }
+
+    bn254_g1_test_shared(5000);
+    bls12_381_g1_test_shared(3001);
+
+    /* Fixed-base tables (cuzk_gpu_points_tables): the same references; sets with every copy
+     * the windows need (one bucket set) and with at most 3 or 5 (windows share copies, several
+     * bucket sets); sparse scalars make the MSM pick narrower windows dividing the copies'
+     * shift. */
+    static const int tab_modes[] = {SC_RANDOM, SC_SPARSE, SC_EDGE, SC_RM1, SC_MONT, SC_EQUAL};
+    for (int k = 0; k < 3; k++) {
+        tab_copies = k == 0 ? 0 : k == 1 ? 3 : 5;
+        for (int m = 0; m < 6; m++) {
+            bn254_g1_test_msm(3000 + 7 * m, tab_modes[m], 0, 1);
+            bls12_381_g1_test_msm(2500 + m, tab_modes[(m + k) % 6], 0, 1);
+        }
+        bn254_g2_test_msm(2000 + k, tab_modes[k], 0, 1);
+        bls12_381_g2_test_msm(1500 + k, tab_modes[k + 1], 0, 1);
+        bn254_g1_test_msm(65539, tab_modes[k], 0, 1);
+        bls12_381_g2_test_msm(1 << 15, tab_modes[k], 0, 0);
+        if (k == 0) {
+            bn254_g1_test_msm((1 << 20) + 1, SC_RANDOM, 0, 0);
+            bls12_381_g1_test_msm(1 << 20, SC_SPARSE, 0, 0);
+            if (big) {
+                bn254_g2_test_msm(1 << 20, SC_RANDOM, 0, 0);
+                bls12_381_g1_test_msm(1 << 22, SC_RANDOM, 0, 0);
+            }
+            bn254_g1_test_shared(5000);
+            bls12_381_g1_test_shared(3001);
+        }
+    }
+    tab_copies = -1;
 }
 
 int main(void)
@@ -953,221 +1016,57 @@ int main(void)
         cuzk_gpu_points_free(gp);
     }
 
-    static const size_t small[] = {1, 2, 3, 7, 33, 100};
-    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
-        int mode = (int)(i % 6);
-        bn254_g1_test_msm(small[i], mode, 1, 1);
-        bls12_381_g1_test_msm(small[i], mode, 1, 1);
-        bn254_g2_test_msm(small[i], (mode + 1) % 6, 1, 1);
-        bls12_381_g2_test_msm(small[i], (mode + 2) % 6, 1, 1);
-    }
-    for (int mode = 0; mode < 6; mode++) {
-        bn254_g1_test_msm(1000 + mode, mode, 0, 1);
-        bls12_381_g1_test_msm(4096, mode, 0, 1);
-        bn254_g2_test_msm(777, mode, 0, 1);
-        bls12_381_g2_test_msm(1024, mode, 0, 1);
-    }
-    bn254_g1_test_msm(65539, SC_RANDOM, 0, 1);
-    bls12_381_g1_test_msm(65536, SC_SPARSE, 0, 1);
-    bn254_g2_test_msm(1 << 16, SC_RANDOM, 0, 0);
-    bls12_381_g2_test_msm((1 << 16) - 1, SC_EQUAL, 0, 0);
-    bn254_g1_test_msm((1 << 20) + 1, SC_RANDOM, 0, 0);
-    bls12_381_g1_test_msm(1 << 20, SC_SPARSE, 0, 0);
-    bls12_381_g1_test_msm(1 << 18, SC_EQUAL, 0, 0);
-    if (!quick) {
-        bn254_g1_test_msm(1 << 22, SC_RANDOM, 0, 0);
-        bls12_381_g1_test_msm(1 << 22, SC_RANDOM, 0, 0);
-    }
-
-    bn254_g1_test_shared(5000);
-    bls12_381_g1_test_shared(3001);
-
-    /* Fixed-base tables (cuzk_gpu_points_tables): the same references; sets with every copy
-     * the windows need (one bucket set) and with at most 3 or 5 (windows share copies, several
-     * bucket sets); sparse scalars make the MSM pick narrower windows dividing the copies'
-     * shift. */
-    static const int tab_modes[] = {SC_RANDOM, SC_SPARSE, SC_EDGE, SC_RM1, SC_MONT, SC_EQUAL};
-    for (int k = 0; k < 3; k++) {
-        tab_copies = k == 0 ? 0 : k == 1 ? 3 : 5;
-        for (int m = 0; m < 6; m++) {
-            bn254_g1_test_msm(3000 + 7 * m, tab_modes[m], 0, 1);
-            bls12_381_g1_test_msm(2500 + m, tab_modes[(m + k) % 6], 0, 1);
-        }
-        bn254_g2_test_msm(2000 + k, tab_modes[k], 0, 1);
-        bls12_381_g2_test_msm(1500 + k, tab_modes[k + 1], 0, 1);
-        bn254_g1_test_msm(65539, tab_modes[k], 0, 1);
-        bls12_381_g2_test_msm(1 << 15, tab_modes[k], 0, 0);
-        if (k == 0) {
-            bn254_g1_test_msm((1 << 20) + 1, SC_RANDOM, 0, 0);
-            bls12_381_g1_test_msm(1 << 20, SC_SPARSE, 0, 0);
-            if (!quick) {
-                bn254_g2_test_msm(1 << 20, SC_RANDOM, 0, 0);
-                bls12_381_g1_test_msm(1 << 22, SC_RANDOM, 0, 0);
-            }
-            bn254_g1_test_shared(5000);
-            bls12_381_g1_test_shared(3001);
-        }
-    }
-    tab_copies = -1;
+    msm_suite(!quick);
 
     static const int lns[] = {0, 1, 2, 3, 5, 9, 10, 11, 13, 16, 17, 20, 21};
     for (size_t i = 0; i < sizeof lns / sizeof lns[0]; i++) {
         bn254_fr_test_ntt(lns[i]);
         bls12_381_fr_test_ntt(lns[i]);
     }
-    /* Another pass geometry (CUZK_GPU_NTT_*, read when a context opens): the NTTs and H again
-     * through a second context with 1024-element blocks, 8-element tiles, greedy passes and
-     * one stage per trip through shared memory (k_ntt_pass: the default before the even plan
-     * and k_ntt_pass4), or 2048, 4 and even when the environment already chose greedy passes.
-     * (tests/gpu/ntt_emu.cpp checks every geometry's kernels on the host in CI.) */
+    test_refused();
+    /* Paths the defaults take only for large MSMs, at a test's sizes (cuzk__gpu_test_set):
+     * batch-affine accumulation for every MSM in chunks of 20000 bytes (many chunks, each with
+     * its inversion), with quads (k_ba_pairs, k_ba_quads; G2's two-lane k_ba_pairs_h,
+     * k_ba_quads_h, BLS12-381's octs) and without (k_ba_pass_b, k_ba_pass_b_h), then the longest
+     * level-1 slices the batch-affine kernels take (128, quads in every chunk) and 64-entry
+     * slices without batch-affine. */
     {
-        static const char *const names[4] = {"CUZK_GPU_NTT_BLOCK", "CUZK_GPU_NTT_TILE",
-                                             "CUZK_GPU_NTT_PLAN", "CUZK_GPU_NTT_RADIX"};
-        const char *np = getenv(names[2]);
-        const int big = np && !strcmp(np, "greedy");
-        const char *const vals[4] = {big ? "2048" : "1024", big ? "2" : "3",
-                                     big ? "even" : "greedy", "2"};
-        char *keep[4];
-        env_save(names, 4, keep);
-        for (int k = 0; k < 4; k++)
-            setenv(names[k], vals[k], 1);
-        cuzk_gpu_ctx *c0 = ctx, *c1 = NULL;
-        e = cuzk_gpu_open(&c1, 0, &eb);
-        CHECK_MSG(e == CUZK_OK, "open (NTT blocks of %s): %s", vals[0], eb.msg);
-        if (!e) {
-            printf("  NTT with blocks of up to %s elements, tiles of %s bits, %s passes:\n",
-                   vals[0], vals[1], vals[2]);
+        static const struct {
+            cuzk__gpu_test_options o;
+            uint64_t chunk;
+            int quads;
+        } runs[4] = {{{1, 0, 0}, 20000, 2},
+                     {{1, 0, 0}, 20000, 0},
+                     {{1, 128, 0}, CUZK_GPU_BA_PRE_BYTES, 2},
+                     {{0, 64, 0}, 0, 0}};
+        cuzk_gpu_ctx *c0 = ctx;
+        for (int v = 0; v < 4; v++) {
+            cuzk_gpu_ctx *c1 = open_with(&runs[v].o, runs[v].chunk, runs[v].quads);
+            if (!c1)
+                continue;
+            printf("  MSMs with%s batch-affine at every size, chunks of %llu bytes, quads %d, "
+                   "slices of %u entries at least:\n",
+                   runs[v].o.ba_every ? "" : "out", (unsigned long long)runs[v].chunk,
+                   runs[v].quads, runs[v].o.slice_min);
             ctx = c1;
-            static const int ln2[] = {1, 9, 11, 12, 13, 17, 20, 21};
-            for (size_t i = 0; i < sizeof ln2 / sizeof ln2[0]; i++) {
-                bn254_fr_test_ntt(ln2[i]);
-                bls12_381_fr_test_ntt(ln2[i]);
+            if (v < 2) {
+                msm_suite(0);
+            } else {
+                bn254_g1_test_msm(70000, SC_RANDOM, 0, 1);
+                bls12_381_g1_test_msm(3001, SC_SPARSE, 0, 1);
+                bn254_g2_test_msm(5000, SC_EQUAL, 0, 1);
+                bls12_381_g2_test_msm(2048, SC_RANDOM, 0, 1);
             }
-            bn254_g1_test_h(12);
-            bls12_381_g1_test_h(16);
-            ctx = c0;
-            cuzk_gpu_close(c1);
-        }
-        /* a value not understood is refused, naming the variable (one bad value at a time,
-         * the others valid) */
-        static const struct {
-            int k;
-            const char *bad, *msg;
-        } refused[2] = {{0, "4096", "CUZK_GPU_NTT_BLOCK=4096"}, {3, "8", "CUZK_GPU_NTT_RADIX=8"}};
-        for (int i = 0; i < 2; i++)
-            env_refused(names, 4, vals, refused[i].k, refused[i].bad, refused[i].msg);
-        env_restore(names, 4, keep);
-    }
-    /* The MSM's reduction chunk, carry slice and slice floor (CUZK_GPU_REDUCE_CHUNK /
-     * _CARRY_SLICE / _SLICE_MIN, read when a context opens): MSMs again through a context with
-     * the extremes allowed (the longest chunks, so the fewest chunks and bit sums; the shortest
-     * carry slices, so the most carry levels; the longest level-1 slices, batch-affine with
-     * quads for every MSM in the first), and values outside them refused, naming the
-     * variable. */
-    {
-        static const char *const names[5] = {"CUZK_GPU_REDUCE_CHUNK", "CUZK_GPU_CARRY_SLICE",
-                                             "CUZK_GPU_SLICE_MIN", "CUZK_GPU_BATCH_AFFINE",
-                                             "CUZK_GPU_BA_QUADS"};
-        static const char *const vals[2][5] = {{"256", "4", "128", "2", "2"},
-                                               {"8", "64", "64", "", ""}};
-        char *keep[5];
-        env_save(names, 5, keep);
-        cuzk_gpu_ctx *c0 = ctx, *c1 = NULL;
-        for (int v = 0; v < 2; v++) {
-            for (int k = 0; k < 5; k++)
-                setenv(names[k], vals[v][k], 1);
-            c1 = NULL;
-            e = cuzk_gpu_open(&c1, 0, &eb);
-            CHECK_MSG(e == CUZK_OK, "open (reduction chunk %s): %s", vals[v][0], eb.msg);
-            if (e)
-                continue;
-            printf("  MSM with reduction chunks of %s buckets, carry slices of %s, slices of %s "
-                   "entries at least:\n",
-                   vals[v][0], vals[v][1], vals[v][2]);
-            ctx = c1;
-            bn254_g1_test_msm(70000, SC_RANDOM, 0, 1);
-            bls12_381_g1_test_msm(3001, SC_SPARSE, 0, 1);
-            bn254_g2_test_msm(5000, SC_EQUAL, 0, 1);
-            bls12_381_g2_test_msm(2048, SC_RANDOM, 0, 1);
-            ctx = c0;
-            cuzk_gpu_close(c1);
-        }
-        static const struct {
-            int k;
-            const char *bad, *msg;
-        } refused[6] = {{0, "4", "CUZK_GPU_REDUCE_CHUNK=4"},
-                        {0, "48", "CUZK_GPU_REDUCE_CHUNK=48"},
-                        {1, "128", "CUZK_GPU_CARRY_SLICE=128"},
-                        {2, "96", "CUZK_GPU_SLICE_MIN=96"},
-                        {2, "256", "CUZK_GPU_SLICE_MIN=256"},
-                        {2, "64x", "CUZK_GPU_SLICE_MIN=64x"}};
-        for (int i = 0; i < 6; i++)
-            env_refused(names, 5, vals[0], refused[i].k, refused[i].bad, refused[i].msg);
-        env_restore(names, 5, keep);
-        /* and the one-digit switches (CUZK_GPU_BA_LONG_SLICES: 0 or 1, CUZK_GPU_INF_DROP: 0 to
-         * 2) */
-        {
-            static const char *const ln[2] = {"CUZK_GPU_BA_LONG_SLICES", "CUZK_GPU_INF_DROP"};
-            static const char *const lv[2] = {"1", "2"};
-            char *lk[2];
-            env_save(ln, 2, lk);
-            env_refused(ln, 2, lv, 0, "2", "CUZK_GPU_BA_LONG_SLICES=2");
-            env_refused(ln, 2, lv, 0, "10", "CUZK_GPU_BA_LONG_SLICES=10");
-            env_refused(ln, 2, lv, 1, "3", "CUZK_GPU_INF_DROP=3");
-            env_refused(ln, 2, lv, 1, "-1", "CUZK_GPU_INF_DROP=-1");
-            env_restore(ln, 2, lk);
-        }
-    }
-    /* G2's batch-affine kernels two lanes a slice (CUZK_GPU_BA_HALVES, ba_halves.cuh; read when
-     * a context opens): every G2 MSM batch-affine in small chunks (CUZK_GPU_BATCH_AFFINE=2,
-     * CUZK_GPU_BA_CHUNK_BYTES=20000), with quads (k_ba_pairs_h, k_ba_quads_h) and without
-     * (k_ba_pass_b_h), their products one after the other (11, BN254's default) and in interleaved
-     * pairs (15), with octs (27, BLS12-381's default, and 31: k_ba_quads_oh, k_ba_octs_h), and
-     * the one-lane kernels (0); values outside 0-31, or with bit 4 and not bit 1, refused,
-     * naming the variable. */
-    {
-        static const char *const names[4] = {"CUZK_GPU_BA_HALVES", "CUZK_GPU_BATCH_AFFINE",
-                                             "CUZK_GPU_BA_CHUNK_BYTES", "CUZK_GPU_BA_QUADS"};
-        static const char *const vals[8][4] = {
-            {"11", "2", "20000", "2"}, {"15", "2", "20000", "2"}, {"0", "2", "20000", "2"},
-            {"27", "2", "20000", "2"}, {"31", "2", "20000", "2"}, {"11", "2", "20000", "0"},
-            {"15", "2", "20000", "0"}, {"0", "2", "20000", "0"}};
-        char *keep[4];
-        env_save(names, 4, keep);
-        cuzk_gpu_ctx *c0 = ctx, *c1 = NULL;
-        for (int v = 0; v < 8; v++) {
-            for (int k = 0; k < 4; k++)
-                setenv(names[k], vals[v][k], 1);
-            c1 = NULL;
-            e = cuzk_gpu_open(&c1, 0, &eb);
-            CHECK_MSG(e == CUZK_OK, "open (CUZK_GPU_BA_HALVES=%s): %s", vals[v][0], eb.msg);
-            if (e)
-                continue;
-            printf("  G2 MSMs two lanes a slice (CUZK_GPU_BA_HALVES=%s, quads %s):\n",
-                   vals[v][0], vals[v][3]);
-            ctx = c1;
             bn254_g2_test_msm(5000, SC_RANDOM, 0, 1);
             bn254_g2_test_msm(3000, SC_EQUAL, 0, 1);
             bn254_g2_test_msm(4000, SC_EDGE, 0, 1);
-            bls12_381_g2_test_msm(2048, SC_RANDOM, 0, 1);
             bls12_381_g2_test_msm(1500, SC_SPARSE, 0, 1);
             bls12_381_g2_test_msm(1000, SC_EDGE, 0, 1);
             ctx = c0;
             cuzk_gpu_close(c1);
         }
-        static const struct {
-            int k;
-            const char *bad, *msg;
-        } refused[4] = {{0, "32", "CUZK_GPU_BA_HALVES=32"},
-                        {0, "3x", "CUZK_GPU_BA_HALVES=3x"},
-                        {0, "16", "CUZK_GPU_BA_HALVES=16"},
-                        {0, "25", "CUZK_GPU_BA_HALVES=25"}};
-        for (int i = 0; i < 4; i++)
-            env_refused(names, 4, vals[0], refused[i].k, refused[i].bad, refused[i].msg);
-        env_restore(names, 4, keep);
     }
-    test_split("2");
-    test_split("3");
+    test_split();
     static const int hl[] = {1, 4, 9, 12, 16};
     for (size_t i = 0; i < sizeof hl / sizeof hl[0]; i++) {
         bn254_g1_test_h(hl[i]);
@@ -1179,15 +1078,8 @@ int main(void)
         bls12_381_g1_test_synth(sl[i], !(i & 1));
     }
 
-    /* The estimate describes the default configuration (batch-affine for G2 from 2^22
-     * entries): with CUZK_GPU_BATCH_AFFINE set, MSMs may take other slots. */
-    const char *ba = getenv("CUZK_GPU_BATCH_AFFINE");
-    if (ba && *ba) {
-        printf("  scratch estimate: not checked (CUZK_GPU_BATCH_AFFINE=%s)\n", ba);
-    } else {
-        test_scratch_estimate(CUZK_GPU_BN254, (size_t)1 << 18, 18);
-        test_scratch_estimate(CUZK_GPU_BLS12_381, ((size_t)1 << 17) + 3, 16);
-    }
+    test_scratch_estimate(CUZK_GPU_BN254, (size_t)1 << 18, 18);
+    test_scratch_estimate(CUZK_GPU_BLS12_381, ((size_t)1 << 17) + 3, 16);
 
     cuzk_gpu_close(ctx);
     return tu_finish("gpu_test");

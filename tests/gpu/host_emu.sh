@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds tests/gpu/NAME.cpp (device code compiled for the host with its PTX primitives
 # emulated, CUZK_GPU_HOST_EMU) with g++ and runs it: the runner of field_emu_test.sh and
-# msm_emu_test.sh, which need no GPU and no nvcc, so they run in CI.
-#   tests/gpu/host_emu.sh NAME [COMPILER / LINKER ARGS...]   (e.g. -DMACRO=VALUE)
+# msm_emu_test.sh and ntt_emu_test.sh, which need no GPU and no nvcc, so they run in CI.
+#   tests/gpu/host_emu.sh NAME [OBJECTS / LINKER ARGS...]
 set -euo pipefail
 cd "${CUZK_SOURCE_DIR:-$(dirname "$0")/../..}"
 name=$1

@@ -3,8 +3,8 @@
  * ntt_api and h_api launch them (the same pass list, ntt_passes), against GMP: a block's
  * threads are coroutines meeting at __syncthreads, the shared memory one host array (blocks
  * run one after another), the PTX carry primitives emulated (field.cuh). For BN254 and
- * BLS12-381 Fr and every pass geometry the device can be told to use (CUZK_GPU_NTT_BLOCK /
- * _TILE / _PLAN / _RADIX: k_ntt_pass and k_ntt_pass4, two stages per trip), plus small blocks
+ * BLS12-381 Fr and several pass geometries (the device's, with two stages per trip and staged
+ * twiddles, and others the plan and kernels allow: k_ntt_pass, k_ntt_pass4), plus small blocks
  * that make many passes at small sizes: the forward NTT, the inverse (times 1/n), both on a
  * coset, and H (three inverse
  * transforms with h_api's post-scalings, three forward ones, a b - c) must equal the
@@ -529,8 +529,8 @@ template <class FR> static void test_curve(const char *name)
 {
     ref<FR> R;
     test_synth(R, name);
-    /* The device's geometries (CUZK_GPU_NTT_BLOCK / _TILE / _PLAN; the first is the default, its
-     * tile chosen by size, lob 0: cuzk__gpu_ntt_auto_lob),
+    /* Pass geometries (the first is the device's, its tile chosen by size, lob 0:
+     * cuzk__gpu_ntt_auto_lob),
      * then small blocks (emulation only) that make 3 to 9 passes at these sizes. */
     static const geom device_g[] = {{10, 0, 1, 3}, {10, 0, 1, 2}, {10, 0, 1, 0},
                                     {10, 3, 0, 0}, {11, 2, 1, 0}, {11, 3, 0, 0},

@@ -296,7 +296,7 @@ static void tables_report(const char *dir, int gpu)
 
 /* cuzk_prove's key context fits its batch-affine chunk to the memory the key left (gpu.h
  * cuzk_gpu_ba_fit): a small key's estimate does not grow with the chunk, so it takes the
- * largest, with quads for G1 (unless the environment sets them). A proof with tables after
+ * largest, with quads for G1. A proof with tables after
  * one without gives the fitted memory back first: every set still gets its tables. Each proof
  * equals the CPU's (r = s = 0). */
 static void ba_fit_report(const char *dir, int gpu)
@@ -314,7 +314,6 @@ static void ba_fit_report(const char *dir, int gpu)
     cuzk_proof want, p;
     CHECK_MSG(cuzk_prove(&want, pk, w.values, w.n_witness, &o, NULL, &eb) == CUZK_OK, "%s",
               eb.msg);
-    const char *ec = getenv("CUZK_GPU_BA_CHUNK_BYTES"), *eq = getenv("CUZK_GPU_BA_QUADS");
     o.backend = CUZK_BACKEND_GPU;
     o.g2_on_gpu = 1;
     for (int tab = 0; tab < 2; tab++) {
@@ -324,11 +323,9 @@ static void ba_fit_report(const char *dir, int gpu)
                   dir, tab, eb.msg);
         CHECK_MSG(st.used_gpu && !memcmp(&p, &want, sizeof p), "%s tables %d: GPU proof differs",
                   dir, tab);
-        if (!ec || !*ec)
-            CHECK_MSG(st.gpu_ba_chunk == CUZK_GPU_BA_CHUNK_MAX, "%s tables %d: chunk %llu", dir,
-                      tab, (unsigned long long)st.gpu_ba_chunk);
-        if (!eq || !*eq)
-            CHECK_MSG(st.gpu_ba_quads == 3, "%s tables %d: quads %d", dir, tab, st.gpu_ba_quads);
+        CHECK_MSG(st.gpu_ba_chunk == CUZK_GPU_BA_CHUNK_MAX, "%s tables %d: chunk %llu", dir, tab,
+                  (unsigned long long)st.gpu_ba_chunk);
+        CHECK_MSG(st.gpu_ba_quads == 3, "%s tables %d: quads %d", dir, tab, st.gpu_ba_quads);
         if (tab) {
             char b[32];
             cuzk_pk_set_names(st.gpu_no_tables, b, sizeof b);
