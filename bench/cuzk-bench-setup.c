@@ -1,14 +1,14 @@
 /*
  * Test-key generation benchmark: cuzk_pk_generate (the circuit of cuzk gen-circuit and the key
- * cuzk setup makes for it, in memory) at 2^K constraints, with the key's points on a GPU or on
+ * cuzk setup makes for it, in memory) with a domain of 2^K, with the key's points on a GPU or on
  * the CPU, and the GPU's fixed-base multiplication alone (cuzk_gpu_fixed_base_mul of 2^K
- * random scalars in G1 and G2, at most 2^24, tables built beforehand), so the setup's CPU part and its
- * points can be told apart.
+ * random scalars in G1 and G2, at most 2^24, tables built beforehand), so the setup's CPU
+ * part and its points can be told apart.
  *
  *   cuzk-bench-setup [--logs K,K..] [--curve bn128|bls12381] [--profile P] [--device N]
  *                    [--threads N] [--only keygen|fixed-base] [--check]
  *
- * --logs: sizes, 2^K - 1 constraints each (domain 2^K; default 20). --device: -1 the CPU;
+ * --logs: sizes, 2^K - 2^(K-6) constraints each (domain 2^K; default 20). --device: -1 the CPU;
  * default 0 (the CPU without a GPU). --check (keygen rows with a GPU): the same key generated
  * on the CPU too, compared byte for byte (A, B1, C, H, B2), its time in the cpu_s column.
  *
@@ -61,7 +61,8 @@ static int keygen_row(cuzk_curve curve, cuzk_gen_profile prof, int lg, int devic
     cuzk_gen_params p = {0};
     p.curve = curve;
     p.profile = prof;
-    p.n_constraints = (uint32_t)(((uint64_t)1 << lg) - 1);
+    /* the domain 2^lg must hold the constraints and the public rows (as scripts/device's keys) */
+    p.n_constraints = (uint32_t)(((uint64_t)1 << lg) - ((uint64_t)1 << (lg > 6 ? lg - 6 : 0)));
     p.seed = "bench-setup";
     p.nthreads = threads;
     p.device = device;

@@ -118,7 +118,7 @@ static cuzk_err fb_run(cuzk_gpu_fixed_base *fb, const void *d_sc, size_t n, bool
                 uint64_t l[sizeof(F1) / 8];                                                 \
             } x, y;                                                                         \
         } g = {G1X, G1Y};                                                                   \
-        return cuzk_gpu::fb_table_run<F1>(fb, (const uint64_t *)&g, eb);                                   \
+        return cuzk_gpu::fb_table_run<F1>(fb, (const uint64_t *)&g, eb);                    \
     }                                                                                       \
     cuzk_err cuzk__gpu_##c##_g2_fb_table(cuzk_gpu_fixed_base *fb, cuzk_errbuf *eb)          \
     {                                                                                       \
@@ -129,7 +129,7 @@ static cuzk_err fb_run(cuzk_gpu_fixed_base *fb, const void *d_sc, size_t n, bool
                 } c0, c1;                                                                   \
             } x, y;                                                                         \
         } g = {G2X, G2Y};                                                                   \
-        return cuzk_gpu::fb_table_run<F2>(fb, (const uint64_t *)&g, eb);                                \
+        return cuzk_gpu::fb_table_run<F2>(fb, (const uint64_t *)&g, eb);                    \
     }                                                                                       \
     cuzk_err cuzk__gpu_##c##_g1_fb_run(cuzk_gpu_fixed_base *fb, const void *d_sc, size_t n, \
                                        bool mont, void *d_out, cuzk_errbuf *eb)             \
