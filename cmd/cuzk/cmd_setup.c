@@ -83,6 +83,8 @@ static const char *SETUP_HELP =
     "  --threads N        CPU threads (default: all cores, or CUZK_THREADS)\n"
     "  --max-memory SIZE  refuse circuits whose setup needs more working memory, e.g. 8G,\n"
     "                     512M (default: the machine's physical memory)\n"
+    "  --device N         compute the key's points on CUDA device N (default 0, when the\n"
+    "                     machine has a GPU); -1: on the CPU. The key is the same either way\n"
     "  --quiet            no progress or summary (the testing-only warning is always printed)\n"
     "  -h, --help         this help\n";
 
@@ -123,9 +125,9 @@ int cuzk_cmd_setup(int argc, char **argv)
     const char *cmd = "setup";
     cli_opt o[] = {{"seed", 0, 1, NULL, 0},       {"threads", 0, 1, NULL, 0},
                   {"max-memory", 0, 1, NULL, 0}, {"quiet", 'q', 0, NULL, 0},
-                  {"help", 'h', 0, NULL, 0}};
+                  {"help", 'h', 0, NULL, 0},     {"device", 0, 1, NULL, 0}};
     const char *pos[2];
-    int npos, rc = cli_parse(cmd, argc, argv, o, 5, pos, 2, &npos);
+    int npos, rc = cli_parse(cmd, argc, argv, o, 6, pos, 2, &npos);
     if (rc)
         return rc;
     if (o[4].seen) {
@@ -156,6 +158,14 @@ int cuzk_cmd_setup(int argc, char **argv)
         return rc;
     if (o[2].seen && (sx_parse_size(o[2].value, &so.max_memory) || so.max_memory == 0))
         return cli_usage(cmd, "--max-memory must be a size such as 512M, 8G or 1073741824");
+    if (o[5].seen) {
+        char *end;
+        errno = 0;
+        long v = strtol(o[5].value, &end, 10);
+        if (errno || *end || v < -1 || v > 255)
+            return cli_usage(cmd, "--device must be -1 (the CPU) or a CUDA device number");
+        so.device = (int)v;
+    }
     fprintf(stderr,
             "cuzk setup: WARNING: single-party setup without a ceremony; the key is for testing "
             "and benchmarking only, never for production (its maker can forge proofs)\n");
@@ -167,12 +177,16 @@ int cuzk_cmd_setup(int argc, char **argv)
     cuzk_err e = cuzk_setup(pos[0], pos[1], &so, &info, &eb);
     if (e)
         return sx_fail(cmd, e, &eb);
+    char where[32] = "the CPU";
+    if (info.device >= 0)
+        snprintf(where, sizeof where, "GPU %d", info.device);
     if (!o[3].seen)
         fprintf(stderr,
                 "cuzk setup: wrote %s: %u constraints, %u wires, %u public, domain %u, %" PRIu64
-                " coefficients, in %.2f s (windows %u/%u, ~%" PRIu64 " MiB working memory)\n",
+                " coefficients, in %.2f s (points on %s, windows %u/%u, ~%" PRIu64
+                " MiB working memory)\n",
                 pos[1], info.n_constraints, info.n_vars, info.n_public, info.domain_size,
-                info.n_coefs, info.ms_total / 1e3, info.window_g1, info.window_g2,
+                info.n_coefs, info.ms_total / 1e3, where, info.window_g1, info.window_g2,
                 info.mem_estimate >> 20);
     return 0;
 }

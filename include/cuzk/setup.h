@@ -39,13 +39,17 @@ typedef struct {
     uint64_t max_memory; /* bytes of working memory allowed (0: physical memory) */
     cuzk_setup_progress_fn progress;
     void *progress_ctx;
+    /* The key's points (k_i G) on this CUDA device when the machine has one (0, the default:
+     * the first); -1, or no GPU: on the CPU. Either way the same bytes. */
+    int device;
 } cuzk_setup_opts;
 
 typedef struct {
     uint32_t n_constraints, n_vars, n_public, domain_size;
     uint64_t n_coefs;
     uint64_t mem_estimate; /* bytes of working memory the run needed (estimate) */
-    unsigned window_g1, window_g2;
+    unsigned window_g1, window_g2; /* the CPU's fixed-base windows (0 on a GPU) */
+    int device;                    /* the CUDA device that made the points; -1: the CPU */
     double ms_total;
 } cuzk_setup_info;
 

@@ -219,6 +219,21 @@ uint64_t cuzk_gpu_bad_scalar(const cuzk_gpu_ctx *ctx);
  * done. */
 cuzk_err cuzk_gpu_sync(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb);
 
+/* ---- Fixed-base multiplication: k_i G for the generator G of one group (the test setup's
+ * key points, src/groth16/setup_tmpl.h), by a window table of G on the device (one mixed
+ * addition per 16-bit window) and one inversion per 32 points (src/gpu/fixed_base_kernels.cuh).
+ * The handle holds the table (96 MiB for BLS12-381 G1, 192 MiB for G2) and, after a product,
+ * about 2.2 GiB of buffers for chunks of 2^22 (G1) or 2^21 (G2) scalars. */
+typedef struct cuzk_gpu_fixed_base cuzk_gpu_fixed_base;
+cuzk_err cuzk_gpu_fixed_base_new(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gpu_group g,
+                                 cuzk_gpu_fixed_base **out, cuzk_errbuf *eb);
+/* out (n affine points, the layout above; infinity for k_i = 0) = k_i G for the n scalars at
+ * `scalars` (32 bytes each in host memory, canonical below r, or Montgomery Fr with
+ * CUZK_GPU_SCALARS_MONT); the same bytes as the CPU's (affine points are canonical). */
+cuzk_err cuzk_gpu_fixed_base_mul(cuzk_gpu_fixed_base *fb, const void *scalars, size_t n,
+                                 unsigned flags, void *out, cuzk_errbuf *eb);
+void cuzk_gpu_fixed_base_free(cuzk_gpu_fixed_base *fb);
+
 /* ---- Fr vectors on the device and the NTT (domain size 2^logn, roots w = 5^((r-1)/2^logn)
  * as snarkjs uses for both curves). Elements are Montgomery-form Fr, reduced (the integer
  * a R mod r, below r), as the host's are; the transforms leave them reduced. (The passes

@@ -251,3 +251,20 @@ double cuzk_gpu_last_synth_ms(const cuzk_gpu_ctx *ctx)
     (void)ctx;
     return 0;
 }
+
+cuzk_err cuzk_gpu_fixed_base_new(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gpu_group g,
+                                 cuzk_gpu_fixed_base **out, cuzk_errbuf *eb)
+{
+    (void)ctx, (void)curve, (void)g;
+    *out = NULL;
+    return NOGPU(eb);
+}
+
+cuzk_err cuzk_gpu_fixed_base_mul(cuzk_gpu_fixed_base *fb, const void *scalars, size_t n,
+                                 unsigned flags, void *out, cuzk_errbuf *eb)
+{
+    (void)fb, (void)scalars, (void)n, (void)flags, (void)out;
+    return NOGPU(eb);
+}
+
+void cuzk_gpu_fixed_base_free(cuzk_gpu_fixed_base *fb) { (void)fb; }

@@ -227,6 +227,7 @@ cuzk_err cuzk_pk_generate(cuzk_pk **out, const cuzk_gen_params *p, cuzk_setup_in
     o.seed = (const uint8_t *)p->seed;
     o.seed_len = sl;
     o.nthreads = p->nthreads;
+    o.device = p->device;
     if (info)
         memset(info, 0, sizeof *info);
     cuzk_pk *pk = calloc(1, sizeof *pk);

@@ -15,6 +15,7 @@
 #include "ec/ec.h"
 #include "ec/encode.h"
 #include "ff/ff.h"
+#include "gpu/gpu.h"
 #include "groth16/gen_internal.h"
 #include "poly/ntt.h"
 #include "util/clock.h"
@@ -45,6 +46,7 @@
 #define ST_G1_BYTES BN254_G1_SNARKJS_BYTES
 #define ST_G2_BYTES BN254_G2_SNARKJS_BYTES
 #define ST_NAME bn254
+#define ST_GPU_CURVE CUZK_GPU_BN254
 #define ST_MAX_LOG 28u
 #include "groth16/setup_tmpl.h"
 
@@ -54,6 +56,7 @@
 #define ST_G1_BYTES BLS12_381_G1_SNARKJS_BYTES
 #define ST_G2_BYTES BLS12_381_G2_SNARKJS_BYTES
 #define ST_NAME bls12_381
+#define ST_GPU_CURVE CUZK_GPU_BLS12_381
 #define ST_MAX_LOG 32u
 #include "groth16/setup_tmpl.h"
 

@@ -1,7 +1,8 @@
 /* The setup of cuzk/setup.h for one curve, instantiated per curve in setup.c.
  *
  * Define ST_FR (scalar field prefix), ST_G1, ST_G2 (group prefixes), ST_G1_BYTES,
- * ST_G2_BYTES (snarkjs point sizes) and ST_NAME (suffix for the function names). */
+ * ST_G2_BYTES (snarkjs point sizes), ST_NAME (suffix for the function names) and ST_GPU_CURVE
+ * (the curve for src/gpu). */
 #define STN_(a, b) a##_##b
 #define STN(a, b) STN_(a, b)
 #define ST_(x) STN(x, ST_NAME)
@@ -53,25 +54,54 @@ static void ST_(derive)(FRT *out, const char *name, const uint8_t *seed, size_t 
 static void ST_(canon)(uint64_t k[4], const FRT *x) { FR_(to_canonical)(k, x); }
 
 #define ST_CHUNK 65536
+/* Scalars per chunk of points on a GPU: enough threads to fill it (fixed_base_kernels.cuh). */
+#define ST_GPU_CHUNK ((size_t)1 << 22)
+
+/* The GPU's fixed-base multiplications (NULL: the CPU's). */
+typedef struct {
+    cuzk_gpu_ctx *ctx;
+    cuzk_gpu_fixed_base *g1, *g2;
+} ST_(gpu);
+
+/* The points k_i G of Montgomery scalars s[0..cnt) into pts, on the GPU (its scalars' form:
+ * Montgomery Fr, 32 bytes each). */
+static cuzk_err ST_(gpu_mul)(cuzk_gpu_fixed_base *g, const FRT *s, size_t cnt, uint8_t *pts,
+                             cuzk_errbuf *eb)
+{
+    _Static_assert(sizeof(FRT) == 32, "Fr elements are 32 bytes");
+    return cuzk_gpu_fixed_base_mul(g, s, cnt, CUZK_GPU_SCALARS_MONT, pts, eb);
+}
 
 /* Writes the points k_i * G1 for the chunk's Montgomery scalars s[0..cnt). */
-static cuzk_err ST_(put_g1)(cuzk__zkey_sink *bw, const G1_(fb) *fb, const FRT *s, size_t cnt,
-                            uint64_t (*k)[4], uint8_t *pts, unsigned nt, cuzk_errbuf *eb)
+static cuzk_err ST_(put_g1)(cuzk__zkey_sink *bw, const G1_(fb) *fb, const ST_(gpu) *gpu,
+                            const FRT *s, size_t cnt, uint64_t (*k)[4], uint8_t *pts,
+                            unsigned nt, cuzk_errbuf *eb)
 {
-    for (size_t i = 0; i < cnt; i++)
-        ST_(canon)(k[i], &s[i]);
-    cuzk_err e = G1_(fb_mul)(fb, pts, ST_G1_BYTES, (const uint64_t(*)[4])k, cnt, nt, eb);
+    cuzk_err e;
+    if (gpu->g1) {
+        e = ST_(gpu_mul)(gpu->g1, s, cnt, pts, eb);
+    } else {
+        for (size_t i = 0; i < cnt; i++)
+            ST_(canon)(k[i], &s[i]);
+        e = G1_(fb_mul)(fb, pts, ST_G1_BYTES, (const uint64_t(*)[4])k, cnt, nt, eb);
+    }
     if (!e)
         e = bw->write(bw, pts, cnt * ST_G1_BYTES, eb);
     return e;
 }
 
-static cuzk_err ST_(put_g2)(cuzk__zkey_sink *bw, const G2_(fb) *fb, const FRT *s, size_t cnt,
-                            uint64_t (*k)[4], uint8_t *pts, unsigned nt, cuzk_errbuf *eb)
+static cuzk_err ST_(put_g2)(cuzk__zkey_sink *bw, const G2_(fb) *fb, const ST_(gpu) *gpu,
+                            const FRT *s, size_t cnt, uint64_t (*k)[4], uint8_t *pts,
+                            unsigned nt, cuzk_errbuf *eb)
 {
-    for (size_t i = 0; i < cnt; i++)
-        ST_(canon)(k[i], &s[i]);
-    cuzk_err e = G2_(fb_mul)(fb, pts, ST_G2_BYTES, (const uint64_t(*)[4])k, cnt, nt, eb);
+    cuzk_err e;
+    if (gpu->g2) {
+        e = ST_(gpu_mul)(gpu->g2, s, cnt, pts, eb);
+    } else {
+        for (size_t i = 0; i < cnt; i++)
+            ST_(canon)(k[i], &s[i]);
+        e = G2_(fb_mul)(fb, pts, ST_G2_BYTES, (const uint64_t(*)[4])k, cnt, nt, eb);
+    }
     if (!e)
         e = bw->write(bw, pts, cnt * ST_G2_BYTES, eb);
     return e;
@@ -89,6 +119,63 @@ static void ST_(header_point_g2)(uint8_t *out, const FRT *x)
     uint64_t k[4];
     ST_(canon)(k, x);
     G2_(mul_gen_bytes)(out, k);
+}
+
+/* One chunk's scalars of section sec (3, 5 .. 9), for points i0 .. i0 + cnt - 1, in blocks of
+ * ST_BLOCK on all threads. */
+#define ST_BLOCK 4096
+typedef struct {
+    const ST_(secrets) *S;
+    const FRT *a, *b, *c;
+    FRT *sc, *xs, *ls; /* xs, ls: section 9's v w^i and tau - v w^i */
+    uint64_t i0;
+    size_t cnt;
+    int sec;
+} ST_(scalars);
+
+static void ST_(scalars_block)(void *arg, size_t blk)
+{
+    const ST_(scalars) *P = arg;
+    const ST_(secrets) *S = P->S;
+    const size_t j0 = blk * ST_BLOCK, j1 = P->cnt - j0 < ST_BLOCK ? P->cnt : j0 + ST_BLOCK;
+    if (P->sec == 9) {
+        /* H_i = zh v w^i / (tau - v w^i) */
+        FRT hx;
+        FR_(pow_u64)(&hx, &S->w, P->i0 + j0);
+        FR_(mul)(&hx, &hx, &S->v);
+        for (size_t j = j0; j < j1; j++) {
+            P->xs[j] = hx;
+            FR_(sub)(&P->ls[j], &S->tau, &hx);
+            FR_(mul)(&hx, &hx, &S->w);
+        }
+        FR_(batch_inv)(P->ls + j0, P->ls + j0, j1 - j0, P->sc + j0);
+        for (size_t j = j0; j < j1; j++) {
+            FR_(mul)(&P->sc[j], &P->ls[j], &P->xs[j]);
+            FR_(mul)(&P->sc[j], &P->sc[j], &S->zh);
+        }
+        return;
+    }
+    for (size_t j = j0; j < j1; j++) {
+        const uint64_t i = P->i0 + j;
+        switch (P->sec) {
+        case 3:
+        case 8: {
+            FRT t;
+            FR_(mul)(&P->sc[j], &S->beta, &P->a[i]);
+            FR_(mul)(&t, &S->alpha, &P->b[i]);
+            FR_(add)(&P->sc[j], &P->sc[j], &t);
+            FR_(add)(&P->sc[j], &P->sc[j], &P->c[i]);
+            FR_(mul)(&P->sc[j], &P->sc[j], P->sec == 3 ? &S->gamma_inv : &S->delta_inv);
+            break;
+        }
+        case 5:
+            P->sc[j] = P->a[i];
+            break;
+        default: /* 6, 7 */
+            P->sc[j] = P->b[i];
+            break;
+        }
+    }
 }
 
 static void ST_(u32)(cuzk__zkey_sink *bw, uint32_t v, cuzk_errbuf *eb)
@@ -203,8 +290,20 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
                          cuzk_curve_name(r->curve), ST_MAX_LOG - 1);
     FR_(root_of_unity)(&S.w, log_n);
 
-    /* Memory: the three per-wire accumulators, the two tables with their build scratch, the
-     * r1cs constraint index and the chunk buffers. */
+    /* The points on a GPU when o->device allows it and there is one (the tables then live
+     * there, and the chunks grow to fill it). */
+    const int on_gpu = o->device >= 0 && cuzk_gpu_device_count() > 0;
+    size_t chunk_n = ST_CHUNK;
+    if (on_gpu) {
+        chunk_n = ST_GPU_CHUNK;
+        if (chunk_n > (n > N ? n : N))
+            chunk_n = n > N ? n : N;
+        if (chunk_n < ST_CHUNK)
+            chunk_n = ST_CHUNK;
+    }
+
+    /* Memory: the three per-wire accumulators, the two tables with their build scratch (CPU
+     * only), the r1cs constraint index and the chunk buffers. */
     const uint64_t n_g1 = 4 * n + N - n; /* IC + C, A, B1, H: n + n + n + N */
     const uint64_t max_tab = 128ull << 20;
     unsigned w1 = G1_(fb_window)(n_g1, max_tab), w2 = G2_(fb_window)(n, max_tab);
@@ -212,17 +311,18 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
     uint64_t build = (uint64_t)nt * (G1_(fb_build_bytes)(w1) > G2_(fb_build_bytes)(w2)
                                          ? G1_(fb_build_bytes)(w1)
                                          : G2_(fb_build_bytes)(w2));
-    uint64_t chunk = (uint64_t)ST_CHUNK * (3 * sizeof(FRT) + 32 + ST_G2_BYTES);
-    uint64_t mem = 3 * n * sizeof(FRT) + tabs + build + 8 * (m + 1) + chunk +
-                   (uint64_t)nt * FB_BLOCK * 512;
+    uint64_t chunk = (uint64_t)chunk_n * (3 * sizeof(FRT) + 32 + ST_G2_BYTES);
+    uint64_t mem = 3 * n * sizeof(FRT) + 8 * (m + 1) + chunk +
+                   (on_gpu ? 0 : tabs + build + (uint64_t)nt * FB_BLOCK * 512);
     if (info) {
         info->n_constraints = (uint32_t)m;
         info->n_vars = (uint32_t)n;
         info->n_public = (uint32_t)np;
         info->domain_size = (uint32_t)N;
         info->mem_estimate = mem;
-        info->window_g1 = w1;
-        info->window_g2 = w2;
+        info->window_g1 = on_gpu ? 0 : w1;
+        info->window_g2 = on_gpu ? 0 : w2;
+        info->device = on_gpu ? o->device : -1;
     }
     if (mem > o->max_memory)
         return cuzk_errf(eb, CUZK_OUT_OF_BUDGET,
@@ -257,13 +357,15 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
 
     cuzk_err e = CUZK_OK;
     FRT *a = calloc(n, sizeof(FRT)), *b = calloc(n, sizeof(FRT)), *c = calloc(n, sizeof(FRT));
-    FRT *xs = malloc(ST_CHUNK * sizeof(FRT)), *ls = malloc(ST_CHUNK * sizeof(FRT));
-    FRT *sc = malloc(ST_CHUNK * sizeof(FRT));
-    uint64_t(*k)[4] = malloc(ST_CHUNK * sizeof *k);
-    uint8_t *pts = malloc((size_t)ST_CHUNK * ST_G2_BYTES);
+    FRT *xs = malloc(chunk_n * sizeof(FRT)), *ls = malloc(chunk_n * sizeof(FRT));
+    FRT *sc = malloc(chunk_n * sizeof(FRT));
+    uint64_t(*k)[4] = on_gpu ? NULL : malloc(chunk_n * sizeof *k);
+    uint8_t *pts = on_gpu ? NULL : malloc(chunk_n * ST_G2_BYTES); /* on a GPU: page-locked */
+    int pts_pinned = 0;
     G1_(fb) fb1 = {0};
     G2_(fb) fb2 = {0};
-    if (!a || !b || !c || !xs || !ls || !sc || !k || !pts) {
+    ST_(gpu) gpu = {0};
+    if (!a || !b || !c || !xs || !ls || !sc || (!k && !on_gpu) || (!pts && !on_gpu)) {
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "setup: out of memory (%llu wires)",
                       (unsigned long long)n);
         goto out;
@@ -292,8 +394,26 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
     bw->n_coef[1] = P.n_coef[1];
 
     /* Tables. */
-    if ((e = G1_(fb_init)(&fb1, w1, nt, eb)) || (e = G2_(fb_init)(&fb2, w2, nt, eb)))
+    if (on_gpu) {
+        cuzk_errbuf geb = {{0}};
+        if ((e = cuzk_gpu_open(&gpu.ctx, o->device, &geb)) ||
+            (e = cuzk_gpu_fixed_base_new(gpu.ctx, ST_GPU_CURVE, CUZK_GPU_G1, &gpu.g1, &geb)) ||
+            (e = cuzk_gpu_fixed_base_new(gpu.ctx, ST_GPU_CURVE, CUZK_GPU_G2, &gpu.g2, &geb))) {
+            e = cuzk_errf(eb, e, "setup: GPU %d (--device -1 runs on the CPU): %s", o->device,
+                          geb.msg);
+            goto out;
+        }
+        /* The points come back by DMA at full bus speed into page-locked memory. */
+        if (cuzk_gpu_host_alloc(gpu.ctx, chunk_n * ST_G2_BYTES, (void **)&pts, &geb) == 0)
+            pts_pinned = 1;
+        else if (!(pts = malloc(chunk_n * ST_G2_BYTES))) {
+            e = cuzk_errf(eb, CUZK_NO_MEMORY, "setup: out of memory (%zu-point chunks)",
+                          chunk_n);
+            goto out;
+        }
+    } else if ((e = G1_(fb_init)(&fb1, w1, nt, eb)) || (e = G2_(fb_init)(&fb2, w2, nt, eb))) {
         goto out;
+    }
 
     const uint64_t total = 4 * n + N;
     uint64_t done = 0;
@@ -368,47 +488,12 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
             continue;
         }
         bw->begin(bw, (uint32_t)sec, eb);
-        FRT hx; /* section 9: v w^j */
-        hx = S.v;
-        for (uint64_t i0 = lo; i0 < hi; i0 += ST_CHUNK) {
-            size_t cnt = hi - i0 < ST_CHUNK ? (size_t)(hi - i0) : ST_CHUNK;
-            for (size_t j = 0; j < cnt; j++) {
-                uint64_t i = i0 + j;
-                switch (sec) {
-                case 3:
-                case 8: {
-                    FRT t;
-                    FR_(mul)(&sc[j], &S.beta, &a[i]);
-                    FR_(mul)(&t, &S.alpha, &b[i]);
-                    FR_(add)(&sc[j], &sc[j], &t);
-                    FR_(add)(&sc[j], &sc[j], &c[i]);
-                    FR_(mul)(&sc[j], &sc[j], sec == 3 ? &S.gamma_inv : &S.delta_inv);
-                    break;
-                }
-                case 5:
-                    sc[j] = a[i];
-                    break;
-                case 6:
-                case 7:
-                    sc[j] = b[i];
-                    break;
-                case 9:
-                    xs[j] = hx;
-                    FR_(sub)(&ls[j], &S.tau, &hx);
-                    FR_(mul)(&hx, &hx, &S.w);
-                    break;
-                }
-            }
-            if (sec == 9) {
-                /* H_j = zh v w^j / (tau - v w^j) */
-                FR_(batch_inv)(ls, ls, cnt, sc);
-                for (size_t j = 0; j < cnt; j++) {
-                    FR_(mul)(&sc[j], &ls[j], &xs[j]);
-                    FR_(mul)(&sc[j], &sc[j], &S.zh);
-                }
-            }
-            e = sec == 7 ? ST_(put_g2)(bw, &fb2, sc, cnt, k, pts, nt, eb)
-                         : ST_(put_g1)(bw, &fb1, sc, cnt, k, pts, nt, eb);
+        for (uint64_t i0 = lo; i0 < hi; i0 += chunk_n) {
+            size_t cnt = hi - i0 < chunk_n ? (size_t)(hi - i0) : chunk_n;
+            ST_(scalars) sj = {&S, a, b, c, sc, xs, ls, i0, cnt, sec};
+            cuzk_parallel_for((cnt + ST_BLOCK - 1) / ST_BLOCK, nt, ST_(scalars_block), &sj);
+            e = sec == 7 ? ST_(put_g2)(bw, &fb2, &gpu, sc, cnt, k, pts, nt, eb)
+                         : ST_(put_g1)(bw, &fb1, &gpu, sc, cnt, k, pts, nt, eb);
             if (e)
                 goto out;
             ST_PROGRESS(cnt);
@@ -428,6 +513,13 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
 out:
     G1_(fb_free)(&fb1);
     G2_(fb_free)(&fb2);
+    cuzk_gpu_fixed_base_free(gpu.g1);
+    cuzk_gpu_fixed_base_free(gpu.g2);
+    if (pts_pinned)
+        cuzk_gpu_host_free(gpu.ctx, pts);
+    else
+        free(pts);
+    cuzk_gpu_close(gpu.ctx);
     free(a);
     free(b);
     free(c);
@@ -435,7 +527,6 @@ out:
     free(ls);
     free(sc);
     free(k);
-    free(pts);
     return e;
 }
 
@@ -445,6 +536,7 @@ out:
 #undef ST_G1_BYTES
 #undef ST_G2_BYTES
 #undef ST_NAME
+#undef ST_GPU_CURVE
 #undef ST_MAX_LOG
 #undef STN_
 #undef STN
