@@ -194,6 +194,8 @@ static cuzk_err get_generate(const cuzk_toml_value *t, cuzk_gen_params **out, cu
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     **out = p;
     (*out)->seed = dup_or_die(seed);
+    return CUZK_OK;
+}
 
 int cuzk_daemon_listen_is_local(const char *addr)
 {
