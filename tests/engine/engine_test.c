@@ -76,16 +76,18 @@ static cuzk_err submit(cuzk_engine *e, const char *circ, const char *rid, cuzk_p
         ptrs[i] = w[i].data;
         lens[i] = w[i].len;
     }
-    cuzk_submit s = {circ, rid, p, n, ptrs, lens, 0, NULL};
+    cuzk_submit s = {.circuit_id = circ, .request_id = rid, .priority = p, .n_witnesses = n,
+                     .witnesses = ptrs, .witness_lens = lens};
     int existing;
     return cuzk_engine_submit(e, &s, id, &existing, eb);
 }
 
 static const cuzk_engine_circuit CIRCS[] = {
-    {"bn-mul", "tests/fixtures/bn128/multiplier.zkey", 1, CUZK_PRIO_NORMAL, NULL},
-    {"bn-pos", "tests/fixtures/bn128/poseidon.zkey", 0, CUZK_PRIO_NORMAL, NULL},
-    {"bls-mul", "tests/fixtures/bls12381/multiplier.zkey", 1, CUZK_PRIO_NORMAL, NULL},
-    {"bls-pos", "tests/fixtures/bls12381/poseidon.zkey", 0, CUZK_PRIO_LOW, NULL},
+    {.id = "bn-mul", .zkey = "tests/fixtures/bn128/multiplier.zkey", .preload = 1},
+    {.id = "bn-pos", .zkey = "tests/fixtures/bn128/poseidon.zkey"},
+    {.id = "bls-mul", .zkey = "tests/fixtures/bls12381/multiplier.zkey", .preload = 1},
+    {.id = "bls-pos", .zkey = "tests/fixtures/bls12381/poseidon.zkey",
+     .priority = CUZK_PRIO_LOW},
 };
 
 static cuzk_engine_config g_extra; /* GPU / witness settings for the next make_kb */
@@ -187,7 +189,8 @@ static void test_basic(void)
     int existing = 0;
     const uint8_t *pp[2] = {bp.data, bp.data};
     size_t ll[2] = {bp.len, bp.len};
-    cuzk_submit s = {"bn-pos", "req-a", 0, 2, pp, ll, 0, NULL};
+    cuzk_submit s = {.circuit_id = "bn-pos", .request_id = "req-a", .n_witnesses = 2,
+                     .witnesses = pp, .witness_lens = ll};
     CHECK(cuzk_engine_submit(e, &s, again, &existing, &eb) == CUZK_OK);
     CHECK(existing == 1 && strcmp(again, id2) == 0);
     s.n_witnesses = 1;
@@ -422,7 +425,7 @@ static void test_config(void)
     cuzk_daemon_config c;
     cuzk_errbuf eb = {{0}};
     CHECK(cuzk_daemon_config_parse(&c, "empty.toml", "", 0, ".", &eb) == CUZK_OK);
-    CHECK(strcmp(c.listen, "0.0.0.0:9820") == 0 && c.gpu_workers_per_device == 2 && c.verify);
+    CHECK(strcmp(c.listen, "127.0.0.1:9820") == 0 && c.gpu_workers_per_device == 2 && c.verify);
     cuzk_daemon_config_free(&c);
     const char *good = "[daemon]\nlisten = \"127.0.0.1:1\"\n[memory]\nworking_budget = \"2GiB\"\n"
                        "[scheduler]\nmax_jobs_in_flight = 3\n[[circuit]]\nid = \"x\"\n"
@@ -709,8 +712,7 @@ static const cuzk_gen_params GEN = {CUZK_CURVE_BLS12_381, 300, CUZK_GEN_SPARSE_B
 
 static cuzk_engine *make_gen(uint64_t budget, cuzk_errbuf *eb, cuzk_err *err)
 {
-    cuzk_engine_circuit circs[2] = {{"gen", NULL, 0, CUZK_PRIO_NORMAL, &GEN},
-                                    {"bn-mul", NULL, 0, CUZK_PRIO_NORMAL, NULL}};
+    cuzk_engine_circuit circs[2] = {{.id = "gen", .generate = &GEN}, {.id = "bn-mul"}};
     char *zk = strdup(tu_src_path("tests/fixtures/bn128/multiplier.zkey"));
     circs[1].zkey = zk;
     cuzk_engine_config cfg;
@@ -730,7 +732,7 @@ static cuzk_engine *make_gen(uint64_t budget, cuzk_errbuf *eb, cuzk_err *err)
 static cuzk_err submit_seeds(cuzk_engine *e, const char *circ, const uint64_t *seeds, size_t n,
                              char id[32], cuzk_errbuf *eb)
 {
-    cuzk_submit s = {circ, NULL, 0, 0, NULL, NULL, n, seeds};
+    cuzk_submit s = {.circuit_id = circ, .n_witness_seeds = n, .witness_seeds = seeds};
     int existing;
     return cuzk_engine_submit(e, &s, id, &existing, eb);
 }
@@ -822,7 +824,8 @@ static void test_generated(void)
     blob bm = load("tests/fixtures/bn128/multiplier.wtns");
     const uint8_t *wp[1] = {bm.data};
     size_t wl[1] = {bm.len};
-    cuzk_submit both = {"gen", NULL, 0, 1, wp, wl, 1, seeds};
+    cuzk_submit both = {.circuit_id = "gen", .n_witnesses = 1, .witnesses = wp,
+                        .witness_lens = wl, .n_witness_seeds = 1, .witness_seeds = seeds};
     int existing;
     CHECK(cuzk_engine_submit(e, &both, id, &existing, &eb) == CUZK_INVALID_ARGUMENT);
     free(bm.data);
@@ -844,7 +847,7 @@ static void test_generated(void)
     cuzk_vk_clear(&vk);
 
     /* Neither a zkey nor generate parameters: refused at start. */
-    cuzk_engine_circuit none = {"none", NULL, 0, CUZK_PRIO_NORMAL, NULL};
+    cuzk_engine_circuit none = {.id = "none"};
     cuzk_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.circuits = &none;
@@ -1241,7 +1244,7 @@ static void test_mapped_tier(void)
     snprintf(cdir, sizeof cdir, "%s/cache", dir);
     CHECK(copy_file(tu_src_path("tests/fixtures/bn128/multiplier.zkey"), zk));
     CHECK(mkdir(cdir, 0700) == 0);
-    cuzk_engine_circuit circ = {"m", zk, 0, CUZK_PRIO_NORMAL, NULL};
+    cuzk_engine_circuit circ = {.id = "m", .zkey = zk};
     cuzk_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.partition_workers = 1;
