@@ -474,7 +474,8 @@ static int do_submit(call *c, char job_id[32], int *existing)
             lens[i] = q->witnesses[i].len;
         }
         cuzk_submit s = {q->circuit_id, q->request_id, (cuzk_priority)q->priority,
-                         nw, ptrs, lens, q->n_witness_seeds, q->witness_seeds};
+                         nw, ptrs, lens, q->n_witness_seeds, q->witness_seeds,
+                         q->n_inputs_json, (const char *const *)q->inputs_json};
         cuzk_errbuf eb = {{0}};
         cuzk_err e = cuzk_engine_submit(c->srv->engine, &s, job_id, existing, &eb);
         if (e)
