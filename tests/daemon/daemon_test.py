@@ -1115,6 +1115,23 @@ witness_scratch_dir = "%(s)s"
     check(os.listdir(scratch) == [], "scratch directories removed: %s" % os.listdir(scratch))
     r = d.call("Prove", circuit_id="cmd-ok", inputs_json=[m])
     check(r.state == COMPLETED, "witness_cmd after failures: %s" % r.error.message)
+    # cuzk-client.py --input, one file per partition.
+    i2 = os.path.join(d0, "in2.json")
+    with open(i2, "w") as f:
+        f.write(other)
+    cli = [sys.executable, os.path.join(ROOT, "scripts/cuzk-client.py"), "--addr", d.addr]
+    out_dir = os.path.join(d0, "client-out")
+    c = subprocess.run(cli + ["prove", "arr", "--input", inp, "--input", i2, "--out", out_dir],
+                       capture_output=True, text=True)
+    if check(c.returncode == 0 and '"JOB_STATE_COMPLETED"' in c.stdout,
+             "cuzk-client prove --input: %s %s" % (c.stdout, c.stderr)):
+        snarkjs_verify(vk, open(os.path.join(out_dir, "public_1.json")).read(),
+                       open(os.path.join(out_dir, "proof_1.json")).read(), "cuzk-client --input")
+    with open(i2, "w") as f:
+        f.write('{"a": [[1, 2, 3], [4, 5, 6]]}')
+    c = subprocess.run(cli + ["submit", "arr", "--input", i2], capture_output=True, text=True)
+    check(c.returncode == 2 and "INVALID_ARGUMENT" in c.stderr and 'signal "k"' in c.stderr,
+          "cuzk-client submit --input, missing signal: %s" % c.stderr)
     st = d.call("GetStatus")
     check(st.witness_in_use == 0 and st.budget_in_use == 0 and st.working_allocated == 0,
           "budgets released: %s" % st)
