@@ -45,7 +45,13 @@
  *                the key `cuzk gen-circuit` + `cuzk setup --seed HEX(SEED)` would write):
  *                generate_constraints = 1048576 or "2^20" (required), generate_curve =
  *                "bn128" | "bls12381", generate_profile = "dense" | "sparse-bits" |
- *                "mixed", generate_seed = "1" (string or integer), defaults as gen-circuit's
+ *                "mixed", generate_seed = "1" (string or integer), defaults as gen-circuit's;
+ *                proving from circuit inputs (engine.h "Inputs"): wasm = "circuit.wasm"
+ *                (circom's witness program), wasm_cache = "" (beside the wasm), or instead
+ *                witness_cmd = "CMD ARGS" (split on spaces) or ["CMD", "ARG"] (run as
+ *                CMD ARGS input.json out.wtns, no shell), witness_timeout = "60s",
+ *                witness_scratch_dir = "" ($TMPDIR, else /tmp); paths relative to the config
+ *                file (a command's program too when it names a path)
  */
 #ifndef CUZK_ENGINE_CONFIG_H
 #define CUZK_ENGINE_CONFIG_H

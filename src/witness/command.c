@@ -110,8 +110,8 @@ static cuzk_err read_output(const char *path, uint64_t max, uint8_t **out, size_
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
-        return cuzk_errf(eb, CUZK_IO, "%s exited with status 0 but wrote no out.wtns (%s)",
-                         what, strerror(errno));
+        return cuzk_errf(eb, CUZK_IO, "%s exited with status 0 but wrote no out.wtns (%s)", what,
+                         strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
@@ -119,9 +119,10 @@ static cuzk_err read_output(const char *path, uint64_t max, uint8_t **out, size_
     }
     if ((uint64_t)st.st_size > max) {
         close(fd);
-        return cuzk_errf(eb, CUZK_SIZE_MISMATCH, "%s wrote %lld bytes of out.wtns, more than "
-                         "the %llu the circuit's witness takes", what, (long long)st.st_size,
-                         (unsigned long long)max);
+        return cuzk_errf(eb, CUZK_SIZE_MISMATCH,
+                         "%s wrote %lld bytes of out.wtns, more than "
+                         "the %llu the circuit's witness takes",
+                         what, (long long)st.st_size, (unsigned long long)max);
     }
     size_t len = (size_t)st.st_size, got = 0;
     uint8_t *b = malloc(len ? len : 1);
@@ -147,9 +148,9 @@ static cuzk_err read_output(const char *path, uint64_t max, uint8_t **out, size_
     return CUZK_OK;
 }
 
-cuzk_err cuzk_witness_run_command(const cuzk_witness_command *cmd, const char *inputs,
-                                  size_t len, const char *inputs_name, uint8_t **wtns,
-                                  size_t *wtns_len, cuzk_errbuf *eb)
+cuzk_err cuzk_witness_run_command(const cuzk_witness_command *cmd, const char *inputs, size_t len,
+                                  const char *inputs_name, uint8_t **wtns, size_t *wtns_len,
+                                  cuzk_errbuf *eb)
 {
     *wtns = NULL;
     *wtns_len = 0;
@@ -161,8 +162,8 @@ cuzk_err cuzk_witness_run_command(const cuzk_witness_command *cmd, const char *i
                          MAX_ARGS - 3);
     char what[300];
     snprintf(what, sizeof what, "witness command '%.200s' with %s", cmd->argv[0], inputs_name);
-    const char *base = cmd->scratch_dir && cmd->scratch_dir[0] ? cmd->scratch_dir
-                                                                : getenv("TMPDIR");
+    const char *base =
+        cmd->scratch_dir && cmd->scratch_dir[0] ? cmd->scratch_dir : getenv("TMPDIR");
     if (!base || !base[0])
         base = "/tmp";
     char dir[PATH_MAX], in_path[PATH_MAX + 16], out_path[PATH_MAX + 16];
@@ -248,9 +249,10 @@ cuzk_err cuzk_witness_run_command(const cuzk_witness_command *cmd, const char *i
     char tx[TAIL_MAX + 1];
     tail_text(&t, tx, sizeof tx);
     if (timed_out)
-        e = cuzk_errf(eb, CUZK_TIMEOUT, "%s ran longer than %.3gs (witness_timeout) and was "
-                      "killed%s%s", what, (double)cmd->timeout_ms / 1000, tx[0] ? "; output: "
-                      : "", tx);
+        e = cuzk_errf(eb, CUZK_TIMEOUT,
+                      "%s ran longer than %.3gs (witness_timeout) and was "
+                      "killed%s%s",
+                      what, (double)cmd->timeout_ms / 1000, tx[0] ? "; output: " : "", tx);
     else if (WIFSIGNALED(st))
         e = cuzk_errf(eb, CUZK_INTERNAL, "%s died of signal %d (%s)%s%s", what, WTERMSIG(st),
                       strsignal(WTERMSIG(st)), tx[0] ? "; output: " : "", tx);

@@ -435,6 +435,42 @@ static void test_config(void)
     CHECK(strcmp(c.circuits[0].zkey, "/cfg/k.zkey") == 0);
     CHECK(c.circuits[0].priority == CUZK_PRIO_HIGH && c.circuits[0].preload);
     cuzk_daemon_config_free(&c);
+    /* Witness sources: wasm paths and a command's program relative to the config's folder,
+     * a command split on spaces or given as an array, its timeout (default 60 s). */
+    const char *ws = "[[circuit]]\nid = \"w\"\nzkey = \"k.zkey\"\nwasm = \"c.wasm\"\n"
+                     "wasm_cache = \"wc\"\n[[circuit]]\nid = \"s\"\nzkey = \"k.zkey\"\n"
+                     "witness_cmd = \" ./gen.sh  --fast x\"\nwitness_timeout = \"2m\"\n"
+                     "witness_scratch_dir = \"sc\"\n"
+                     "[[circuit]]\nid = \"a\"\nzkey = \"k.zkey\"\n"
+                     "witness_cmd = [\"sh\", \"-c\", \"gen $0 $1\"]\n";
+    CHECK(cuzk_daemon_config_parse(&c, "w.toml", ws, strlen(ws), "/cfg", &eb) == CUZK_OK);
+    CHECK_MSG(c.n_circuits == 3 && strcmp(c.circuits[0].wasm, "/cfg/c.wasm") == 0 &&
+              strcmp(c.circuits[0].wasm_cache, "/cfg/wc") == 0 && !c.circuits[0].witness_cmd,
+              "%s", eb.msg);
+    const char *const *a1 = c.circuits[1].witness_cmd, *const *a2 = c.circuits[2].witness_cmd;
+    CHECK(a1 && strcmp(a1[0], "/cfg/./gen.sh") == 0 && strcmp(a1[1], "--fast") == 0 &&
+          strcmp(a1[2], "x") == 0 && !a1[3] && c.circuits[1].witness_timeout_ms == 120000 &&
+          strcmp(c.circuits[1].witness_scratch_dir, "/cfg/sc") == 0 && !c.circuits[1].wasm);
+    CHECK(a2 && strcmp(a2[0], "sh") == 0 && strcmp(a2[2], "gen $0 $1") == 0 && !a2[3] &&
+          c.circuits[2].witness_timeout_ms == 60000);
+    cuzk_daemon_config_free(&c);
+    const char *bad_ws[][2] = {
+        {"wasm = \"c.wasm\"\nwitness_cmd = \"g\"\n", "not both"},
+        {"witness_timeout = \"5s\"\n", "witness_timeout"},
+        {"witness_cmd = \"  \"\n", "names no command"},
+        {"witness_cmd = [\"g\", 1]\n", "witness_cmd"},
+        {"wasm_cache = \"d\"\n", "without 'wasm'"},
+        {"witness_cmd = \"g\"\nwitness_timeout = \"0s\"\n", "at least 1ms"},
+    };
+    for (size_t i = 0; i < sizeof bad_ws / sizeof bad_ws[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "[[circuit]]\nid = \"x\"\nzkey = \"k.zkey\"\n%s",
+                 bad_ws[i][0]);
+        CHECK(cuzk_daemon_config_parse(&c, "v.toml", text, strlen(text), ".", &eb) ==
+              CUZK_BAD_CONFIG);
+        CHECK_MSG(strstr(eb.msg, "v.toml:") && strstr(eb.msg, bad_ws[i][1]), "%zu: %s", i,
+                  eb.msg);
+    }
     const char *unknown = "[gpus]\nwrkers = 2\n";
     CHECK(cuzk_daemon_config_parse(&c, "b.toml", unknown, strlen(unknown), ".", &eb) ==
           CUZK_BAD_CONFIG);
