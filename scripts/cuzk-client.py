@@ -9,6 +9,10 @@ temporary folder at start, so nothing generated is committed.
                  [--tls-cert C.pem --tls-key K.pem]] prove CIRCUIT W.wtns [...] [--out DIR]
                  [--request-id ID] [--priority low|normal|high|critical]
   cuzk-client.py prove CIRCUIT --seeds 1,2,3 [...]  a generated key's circuit: witness seeds
+  cuzk-client.py prove CIRCUIT --input in.json [--input in2.json ...]
+                                                    a circuit with a witness program (wasm or
+                                                    witness_cmd): circuit inputs, one file per
+                                                    partition; the daemon computes the witnesses
   cuzk-client.py submit CIRCUIT W.wtns [...]        prints the job id
   cuzk-client.py await JOB [--timeout-ms N] [--out DIR]
   cuzk-client.py status [--memory]                  --memory: where the large bytes are, a table
@@ -253,6 +257,10 @@ def main(argv):
         p.add_argument("--seeds", default="",
                        help="witness seeds (comma separated), one per partition, instead of "
                             "witness files: for a circuit whose key the daemon generates")
+        p.add_argument("--input", action="append", default=[], metavar="FILE",
+                       help="circuit inputs (input.json as snarkjs reads it), one per partition "
+                            "(repeat the option), instead of witness files: for a circuit "
+                            "with a witness program")
         p.add_argument("--request-id", default="")
         p.add_argument("--priority", choices=PRIORITIES, default="default")
         p.add_argument("--out", default=".")
@@ -271,15 +279,20 @@ def main(argv):
     from google.protobuf import json_format
     try:
         if a.cmd in ("prove", "submit"):
-            if bool(a.witness) == bool(a.seeds):
-                ap.error("give witness files or --seeds, one of the two")
+            if bool(a.witness) + bool(a.seeds) + bool(a.input) != 1:
+                ap.error("give witness files, --seeds or --input: one of the three")
             wit = []
             for w in a.witness:
                 with open(w, "rb") as f:
                     wit.append(f.read())
+            inputs = []
+            for path in a.input:
+                with open(path, encoding="utf-8") as f:
+                    inputs.append(f.read())
             kw = dict(circuit_id=a.circuit, request_id=a.request_id,
                       priority=PRIORITIES[a.priority], witnesses=wit,
-                      witness_seeds=[int(x) for x in a.seeds.split(",") if x])
+                      witness_seeds=[int(x) for x in a.seeds.split(",") if x],
+                      inputs_json=inputs)
             if a.cmd == "submit":
                 r = c.call("SubmitProof", **kw)
                 print(json.dumps({"job_id": r.job_id, "existing": r.existing}))

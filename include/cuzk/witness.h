@@ -55,8 +55,36 @@ typedef struct {
 cuzk_err cuzk_witness_compute(const cuzk_witness_program *p, const cuzk_json *inputs,
                               const char *inputs_name, cuzk_witness *w, cuzk_errbuf *eb);
 void cuzk_witness_clear(cuzk_witness *w);
+/* Refuses the inputs exactly as cuzk_witness_compute would before running the circuit
+ * (unknown, missing or mis-sized signals, values not below r, malformed values), without
+ * running it: quick, for checking a request before it is queued. */
+cuzk_err cuzk_witness_check(const cuzk_witness_program *p, const cuzk_json *inputs,
+                            const char *inputs_name, cuzk_errbuf *eb);
+/* The program's curve (from its prime) and the number of values its witnesses have. */
+cuzk_err cuzk_witness_program_shape(const cuzk_witness_program *p, cuzk_curve *curve,
+                                    uint64_t *n_values, cuzk_errbuf *eb);
 /* *wt views w's values as a .wtns named `name` (w must outlive it; cuzk_wtns_close is a
  * no-op on it). */
 void cuzk_witness_as_wtns(const cuzk_witness *w, cuzk_wtns *wt, const char *name);
+
+/* Another witness generator, run as a command: `ARGV... input.json out.wtns` in a scratch
+ * directory of its own (made under scratch_dir, removed after), with no shell in between, its
+ * standard input /dev/null and its output (stdout and stderr) kept for messages. */
+typedef struct {
+    const char *const *argv;  /* the program and its first arguments, NULL-terminated */
+    uint64_t timeout_ms;      /* the command (its process group) is killed past this; 0: none */
+    const char *scratch_dir;  /* NULL or "": $TMPDIR, else /tmp */
+    uint64_t max_bytes;       /* out.wtns larger than this is refused */
+} cuzk_witness_command;
+
+/* Writes inputs[0..len) to input.json, runs the command and returns out.wtns's bytes in
+ * *wtns (malloc'd; the caller parses and checks them). Errors: CUZK_NOT_FOUND (the program
+ * cannot be run), CUZK_TIMEOUT, CUZK_WITNESS_UNSATISFIED (it exited with a status other than
+ * 0: the message ends with the tail of its output), CUZK_INTERNAL (killed by a signal),
+ * CUZK_IO (scratch directory, no out.wtns), CUZK_SIZE_MISMATCH (out.wtns above max_bytes).
+ * inputs_name names the inputs in messages. */
+cuzk_err cuzk_witness_run_command(const cuzk_witness_command *cmd, const char *inputs,
+                                  size_t len, const char *inputs_name, uint8_t **wtns,
+                                  size_t *wtns_len, cuzk_errbuf *eb);
 
 #endif

@@ -284,7 +284,8 @@ static void *run_main(void *arg)
     char msg[CUZK_ERRBUF_SIZE + 64];
     const uint8_t *w = run->witness;
     size_t wl = run->witness_len;
-    cuzk_submit s = {run->circuit_id, NULL, run->priority, 1, &w, &wl, 0, NULL};
+    cuzk_submit s = {.circuit_id = run->circuit_id, .priority = run->priority, .n_witnesses = 1,
+                     .witnesses = &w, .witness_lens = &wl};
     char local[32];
     int existing = 0;
     cuzk_err e = cuzk_engine_submit(cl->engine, &s, local, &existing, &eb);

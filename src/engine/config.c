@@ -3,6 +3,7 @@
 #include "engine/config.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,14 @@ void cuzk_daemon_config_free(cuzk_daemon_config *c)
     for (size_t i = 0; i < c->n_circuits; i++) {
         free((char *)c->circuits[i].id);
         free((char *)c->circuits[i].zkey);
+        free((char *)c->circuits[i].wasm);
+        free((char *)c->circuits[i].wasm_cache);
+        free((char *)c->circuits[i].witness_scratch_dir);
+        if (c->circuits[i].witness_cmd) {
+            for (size_t k = 0; c->circuits[i].witness_cmd[k]; k++)
+                free((char *)c->circuits[i].witness_cmd[k]);
+            free((char **)c->circuits[i].witness_cmd);
+        }
         if (c->circuits[i].generate) {
             free((char *)c->circuits[i].generate->seed);
             free((cuzk_gen_params *)c->circuits[i].generate);
@@ -331,6 +340,110 @@ static cuzk_err apply_cluster(cuzk_daemon_config *c, const cuzk_toml_value *root
     return CUZK_OK;
 }
 
+/* A [[circuit]] entry's witness source: wasm (+ wasm_cache), or witness_cmd (a string split
+ * on spaces, or an array of strings) with witness_timeout and witness_scratch_dir. Paths
+ * relative to the config file's folder, the command's program too when it names a path. */
+static cuzk_err get_witness_source(const cuzk_toml_value *t, cuzk_engine_circuit *ec,
+                                   const char *base_dir, cuzk_errbuf *eb)
+{
+    const char *s = NULL;
+    char *p = NULL;
+    cuzk_err e;
+    static const struct {
+        const char *key;
+        size_t off;
+    } paths[] = {{"wasm", offsetof(cuzk_engine_circuit, wasm)},
+                 {"wasm_cache", offsetof(cuzk_engine_circuit, wasm_cache)},
+                 {"witness_scratch_dir", offsetof(cuzk_engine_circuit, witness_scratch_dir)}};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        s = NULL;
+        if ((e = cuzk_toml_get_string(t, paths[i].key, &s, eb)))
+            return e;
+        if (!s)
+            continue;
+        if (!s[0])
+            return cuzk_toml_errf(cuzk_toml_get(t, paths[i].key), eb, "is empty");
+        p = dup_or_die(s);
+        if ((e = resolve_path(&p, base_dir, eb))) {
+            free(p);
+            return e;
+        }
+        *(const char **)((char *)ec + paths[i].off) = p;
+    }
+    const cuzk_toml_value *cv = cuzk_toml_get(t, "witness_cmd");
+    if (cv) {
+        if (ec->wasm)
+            return cuzk_toml_errf(cv, eb, "give 'wasm' (circom's witness program) or "
+                                  "'witness_cmd', not both");
+        size_t n = 0, cap = 8;
+        char **argv = calloc(cap + 1, sizeof *argv);
+        if (!argv)
+            return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+        ec->witness_cmd = (const char *const *)argv;
+        if (cuzk_toml_type_of(cv) == CUZK_TOML_STRING) {
+            if ((e = cuzk_toml_as_string(cv, &s, eb)))
+                return e;
+            for (const char *q = s; *q;) {
+                while (*q == ' ')
+                    q++;
+                size_t len = strcspn(q, " ");
+                if (!len)
+                    break;
+                if (n == cap) {
+                    char **na = realloc(argv, (2 * cap + 1) * sizeof *argv);
+                    if (!na)
+                        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+                    argv = na;
+                    cap *= 2;
+                    ec->witness_cmd = (const char *const *)argv;
+                }
+                argv[n] = strndup(q, len);
+                if (!argv[n])
+                    abort();
+                argv[++n] = NULL;
+                q += len;
+            }
+        } else {
+            const cuzk_toml_value *arr;
+            if ((e = cuzk_toml_get_array(t, "witness_cmd", CUZK_TOML_STRING, &arr, eb)))
+                return e;
+            size_t len = cuzk_toml_len(arr);
+            if (len > cap) {
+                char **na = realloc(argv, (len + 1) * sizeof *argv);
+                if (!na)
+                    return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+                argv = na;
+                ec->witness_cmd = (const char *const *)argv;
+            }
+            for (size_t i = 0; i < len; i++) {
+                if ((e = cuzk_toml_as_string(cuzk_toml_at(arr, i), &s, eb)))
+                    return e;
+                argv[n] = dup_or_die(s);
+                argv[++n] = NULL;
+            }
+        }
+        if (n == 0)
+            return cuzk_toml_errf(cv, eb, "names no command");
+        if (strchr(argv[0], '/') && (e = resolve_path(&argv[0], base_dir, eb)))
+            return e;
+    } else {
+        static const char *const cmd_keys[] = {"witness_timeout", "witness_scratch_dir"};
+        for (size_t i = 0; i < 2; i++)
+            if (cuzk_toml_get(t, cmd_keys[i]))
+                return cuzk_toml_errf(cuzk_toml_get(t, cmd_keys[i]), eb,
+                                      "is for a 'witness_cmd', which this circuit has not");
+    }
+    if (ec->wasm_cache && !ec->wasm)
+        return cuzk_toml_errf(cuzk_toml_get(t, "wasm_cache"), eb, "without 'wasm'");
+    uint64_t ns = 60ull * 1000000000ull;
+    if ((e = cuzk_toml_get_duration_ns(t, "witness_timeout", &ns, eb)))
+        return e;
+    if (ns < 1000000ull)
+        return cuzk_toml_errf(cuzk_toml_get(t, "witness_timeout"), eb, "must be at least 1ms");
+    ec->witness_timeout_ms = ns / 1000000ull;
+    return CUZK_OK;
+}
+
 static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_dir,
                       cuzk_errbuf *eb)
 {
@@ -563,6 +676,8 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         ec->generate = gen;
         ec->preload = preload;
         ec->priority = p;
+        if ((e = get_witness_source(t, ec, base_dir, eb)))
+            return e;
     }
     if ((e = apply_cluster(c, root, base_dir, eb)))
         return e;

@@ -64,6 +64,13 @@
  *                may lose before its job fails), notify = true (LISTEN/NOTIFY wake-ups),
  *                witness_storage = "database" | "shared_dir", witness_dir = "" (shared_dir:
  *                the folder every node mounts)
+ *                "mixed", generate_seed = "1" (string or integer), defaults as gen-circuit's;
+ *                proving from circuit inputs (engine.h "Inputs"): wasm = "circuit.wasm"
+ *                (circom's witness program), wasm_cache = "" (beside the wasm), or instead
+ *                witness_cmd = "CMD ARGS" (split on spaces) or ["CMD", "ARG"] (run as
+ *                CMD ARGS input.json out.wtns, no shell), witness_timeout = "60s",
+ *                witness_scratch_dir = "" ($TMPDIR, else /tmp); paths relative to the config
+ *                file (a command's program too when it names a path)
  */
 #ifndef CUZK_ENGINE_CONFIG_H
 #define CUZK_ENGINE_CONFIG_H

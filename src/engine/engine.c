@@ -25,6 +25,61 @@ void cuzk__generate_desc(const circuit *c, char *out, size_t n)
              cuzk_gen_profile_name(c->gen.profile), c->gen.n_constraints, c->gen.seed);
 }
 
+/* Opens c's witness program (building it unless cached) and checks it makes witnesses for
+ * c's key, or copies its witness command. c's key shape is known. */
+static cuzk_err register_witness_source(circuit *c, const cuzk_engine_circuit *cc,
+                                        cuzk_errbuf *eb)
+{
+    int has_wasm = cc->wasm && cc->wasm[0];
+    if (has_wasm && cc->witness_cmd)
+        return cuzk_errf(eb, CUZK_BAD_CONFIG, "circuit '%s': give a wasm or a witness_cmd, "
+                         "not both", cc->id);
+    if (cc->witness_cmd) {
+        size_t n = 0;
+        while (cc->witness_cmd[n])
+            n++;
+        if (n == 0)
+            return cuzk_errf(eb, CUZK_BAD_CONFIG, "circuit '%s': witness_cmd is empty", cc->id);
+        char **argv = calloc(n + 1, sizeof *argv);
+        if (!argv)
+            return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+        for (size_t i = 0; i < n; i++)
+            argv[i] = xstrdup(cc->witness_cmd[i]);
+        c->command.argv = (const char *const *)argv;
+        c->command.timeout_ms = cc->witness_timeout_ms ? cc->witness_timeout_ms : 60000;
+        c->command.scratch_dir = xstrdup(cc->witness_scratch_dir);
+        c->command.max_bytes = 32ull * c->n_vars + CUZK__WTNS_HEADER_MAX;
+        return CUZK_OK;
+    }
+    if (!has_wasm)
+        return CUZK_OK;
+    cuzk_witness_opts wo = {cc->wasm_cache && cc->wasm_cache[0] ? cc->wasm_cache : NULL};
+    char m[CUZK_ERRBUF_SIZE];
+    cuzk_err err = cuzk_witness_program_open(&c->program, cc->wasm, &wo, eb);
+    cuzk_curve curve = c->curve;
+    uint64_t n = 0;
+    if (!err)
+        err = cuzk_witness_program_shape(c->program, &curve, &n, eb);
+    if (err) {
+        snprintf(m, sizeof m, "%s", eb->msg);
+        return cuzk_errf(eb, err, "circuit '%s': %s", cc->id, m);
+    }
+    double build_ms = 0;
+    int built = cuzk_witness_program_built(c->program, &build_ms);
+    CUZK_LOG_INFO(TGT, "witness program ready", "circuit=%s wasm=%s built=%s build_ms=%.0f "
+                  "program=%s", c->id, cc->wasm, built ? "true" : "false", build_ms,
+                  cuzk_witness_program_path(c->program));
+    if (curve != c->curve)
+        return cuzk_errf(eb, CUZK_WRONG_CURVE, "circuit '%s': %s computes witnesses on %s, its "
+                         "key is on %s", c->id, cc->wasm, cuzk_curve_name(curve),
+                         cuzk_curve_name(c->curve));
+    if (n != c->n_vars)
+        return cuzk_errf(eb, CUZK_SIZE_MISMATCH, "circuit '%s': %s computes %" PRIu64 " witness "
+                         "values, its key takes %u (another circuit's program?)", c->id, cc->wasm,
+                         n, c->n_vars);
+    return CUZK_OK;
+}
+
 /* Fills c from its configuration: the zkey's header, or a generated key's shape (the key is
  * made later, where a zkey would be loaded). */
 static cuzk_err register_circuit(cuzk_engine *e, circuit *c, const cuzk_engine_circuit *cc,
@@ -68,6 +123,8 @@ static cuzk_err register_circuit(cuzk_engine *e, circuit *c, const cuzk_engine_c
         c->zkey = xstrdup(cc->zkey);
     }
     c->id = xstrdup(cc->id);
+    if ((err = register_witness_source(c, cc, eb)))
+        return err;
     c->preload = cc->preload;
     c->priority = cc->priority ? cc->priority : CUZK_PRIO_NORMAL;
     c->partition_bytes = cuzk_engine_partition_bytes(c->n_vars, c->domain_size, c->n8q,
@@ -141,6 +198,7 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
         }
         circuit *c = &e->circuits[e->n_circuits];
         if ((err = register_circuit(e, c, cc, eb))) {
+            e->n_circuits++; /* what it holds so far is freed with the others */
             cuzk_engine_free(e);
             return err;
         }
@@ -275,6 +333,13 @@ void cuzk_engine_free(cuzk_engine *e)
         free(e->circuits[i].id);
         free(e->circuits[i].zkey);
         free((char *)e->circuits[i].gen.seed);
+        cuzk_witness_program_free(e->circuits[i].program);
+        if (e->circuits[i].command.argv) {
+            for (size_t k = 0; e->circuits[i].command.argv[k]; k++)
+                free((char *)e->circuits[i].command.argv[k]);
+            free((char **)e->circuits[i].command.argv);
+            free((char *)e->circuits[i].command.scratch_dir);
+        }
     }
     free(e->circuits);
     cuzk_gpu_close(e->pin_ctx);

@@ -71,6 +71,21 @@
  * inside the partition's working-set reservation, which then also holds 32 n_vars bytes for
  * it; no witness bytes are received or charged to the witness budget.
  *
+ * Inputs. A circuit configured with circom's witness program (wasm) or a witness command
+ * (witness_cmd) takes, instead of witnesses, one JSON object of circuit inputs per partition
+ * (input.json as snarkjs reads it). The program is opened (translated and built unless
+ * cached) when the engine starts, which fails if it cannot be built, is for another curve
+ * than the key's, or computes another number of values than the key's n_vars. Submission
+ * parses every input object and, with a program, checks it as the program would (unknown,
+ * missing and mis-sized signals, values not below r: cuzk_witness_check), so such a request
+ * is refused at once naming the signal. The partition worker computes the witness
+ * (cuzk_witness_compute, or the command then the .wtns it wrote, parsed and checked as a
+ * submitted one) inside the partition's working-set reservation, which then also holds its
+ * 32 n_vars bytes (and a .wtns header); the inputs' bytes are charged to the witness budget
+ * until the partition ends. A failed assert (or a command that fails or runs past its time
+ * limit) fails the job with the circuit's message; the program runs in a child process, so
+ * nothing it does reaches the engine.
+ *
  * Budgets too small. A request is refused at submission (CUZK_OUT_OF_BUDGET, naming the
  * budget's config key, its size and the need) when one partition's working set is larger than
  * the whole working budget, or its witnesses larger than the whole witness budget: such a
@@ -134,6 +149,14 @@ typedef struct {
     /* Instead of a zkey: a test key generated in memory (see "Generated keys"); its nthreads
      * and witness_seed are ignored. Exactly one of zkey and generate. */
     const cuzk_gen_params *generate;
+    /* Witnesses from circuit inputs (see "Inputs"): circom's witness program (NULL or "":
+     * none) and where its build is cached (NULL or "": beside it), or instead a command
+     * (argv, NULL-terminated; NULL: none) with its time limit (0: 60 s) and the directory its
+     * scratch directories are made in (NULL or "": $TMPDIR, else /tmp). */
+    const char *wasm, *wasm_cache;
+    const char *const *witness_cmd;
+    uint64_t witness_timeout_ms;
+    const char *witness_scratch_dir;
 } cuzk_engine_circuit;
 
 typedef struct {
@@ -222,12 +245,17 @@ typedef struct {
     /* Opaque id of the submitter (the daemon's token id; NULL or "": none, at most 64
      * bytes). A request_id is matched only among the jobs of the same owner. */
     const char *owner;
+    /* Instead of witnesses, for a circuit with a witness program or command: one JSON object
+     * of circuit inputs per partition (NUL-terminated; see "Inputs"). */
+    size_t n_inputs;
+    const char *const *inputs;
 } cuzk_submit;
 
 /* Accepts a job. *job_id receives its id (a NUL-terminated string, at most 32 bytes with the
  * NUL). *existing = 1 when request_id named a job that already existed (then its id).
  * Errors: CUZK_NOT_FOUND (unknown circuit), CUZK_INVALID_ARGUMENT (no witness, too many,
- * request_id reused with another circuit or other witnesses), witness errors as returned by
+ * request_id reused with another circuit or other witnesses, inputs for a circuit without a
+ * witness program or command, inputs the program refuses), witness errors as returned by
  * cuzk_wtns_parse / the checks (CUZK_BAD_FORMAT, CUZK_TRUNCATED, CUZK_WRONG_CURVE,
  * CUZK_SIZE_MISMATCH, CUZK_NON_CANONICAL, ...), message prefixed with "witness K", and
  * CUZK_CANCELLED when shutting down. */
@@ -251,7 +279,7 @@ typedef struct {
     cuzk_part_result *parts; /* n_parts entries when COMPLETED, else NULL */
     double queue_ms, synth_ms, prove_ms, budget_wait_ms, total_ms;
     double gpu_ms, g2_ms; /* summed over partitions: the GPU stage (H + G1), B in G2 */
-    double witness_ms;    /* summed over partitions: witnesses generated from seeds */
+    double witness_ms;    /* summed over partitions: witnesses made from seeds or inputs */
     uint64_t seq;       /* completion order (1, 2, ...; 0 while live), for tests */
 } cuzk_job_result;
 

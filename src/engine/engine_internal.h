@@ -15,6 +15,7 @@
 
 #include "cuzk/groth16.h"
 #include "cuzk/log.h"
+#include "cuzk/witness.h"
 #include "engine/engine.h"
 #include "gpu/gpu.h"
 
@@ -45,6 +46,9 @@ typedef struct {
     uint64_t cache_bytes;     /* that file's size */
     int generated;            /* its key is made by cuzk_pk_generate from gen (zkey is "") */
     cuzk_gen_params gen;      /* gen.seed owned */
+    /* Witnesses from inputs (engine.h "Inputs"): the program, or the command. */
+    cuzk_witness_program *program;
+    cuzk_witness_command command; /* command.argv NULL: none; its strings owned */
 } circuit;
 
 /* One partition of a job: its witness until it ends, then its proof. */
@@ -53,6 +57,9 @@ typedef struct partition {
     size_t witness_len;
     int seeded;               /* no .wtns: the worker generates the witness of this seed */
     uint64_t seed;
+    char *inputs;             /* no .wtns: the worker computes the witness of these inputs
+                               * (JSON), charged to e->witness_mem until freed */
+    size_t inputs_len;
     cuzk_part_result result;
 } partition;
 
@@ -74,7 +81,7 @@ typedef struct job {
     cuzk_err err;
     char *error;
     double t_submit, t_start, t_end, synth_ms, prove_ms, budget_wait_ms, gpu_ms, g2_ms;
-    double witness_ms;        /* witnesses generated from seeds */
+    double witness_ms;        /* witnesses made from seeds or inputs */
     uint64_t done_seq;        /* completion order (0 while live) */
     unsigned waiters;         /* callers in cuzk_engine_await: the job is not forgotten meanwhile */
     pthread_cond_t ended_cv;
@@ -220,11 +227,22 @@ static inline uint64_t phys_ram(void)
 /* ------------------------------------------------------------------ engine.c */
 
 circuit *cuzk__engine_find_circuit(cuzk_engine *e, const char *id);
-/* Working set of one partition of c: its prover's (c->partition_bytes), and with a witness
- * seed the generated witness too. */
-static inline uint64_t cuzk__partition_need(const circuit *c, int seeded)
+/* Room for a .wtns's header beside its values (a command's out.wtns is read whole). */
+#define CUZK__WTNS_HEADER_MAX 256
+/* Bytes of a witness the partition worker makes (from a seed or inputs; 0: received). */
+static inline uint64_t cuzk__made_witness_bytes(const circuit *c, const partition *p)
 {
-    return c->partition_bytes + (seeded ? 32ull * c->n_vars : 0);
+    if (p->seeded)
+        return 32ull * c->n_vars;
+    if (p->inputs)
+        return 32ull * c->n_vars + (c->command.argv ? CUZK__WTNS_HEADER_MAX : 0);
+    return 0;
+}
+/* Working set of one partition of c: its prover's (c->partition_bytes), and the witness
+ * the worker makes (made_bytes). */
+static inline uint64_t cuzk__partition_need(const circuit *c, uint64_t made_bytes)
+{
+    return c->partition_bytes + made_bytes;
 }
 /* "bls12381 sparse-bits 1024 constraints seed 1" */
 void cuzk__generate_desc(const circuit *c, char *out, size_t n);

@@ -153,6 +153,67 @@ static cuzk_err make_seed_witness(const circuit *c, uint64_t seed, uint8_t **out
     return err;
 }
 
+/* The witness of a partition's circuit inputs (engine.h "Inputs"): 32 n_vars bytes in *out
+ * (malloc'd), computed by the circuit's program, or read from the .wtns its command wrote
+ * and checked as a submitted witness is. */
+static cuzk_err make_inputs_witness(const job *j, size_t pi, uint8_t **out, cuzk_errbuf *eb)
+{
+    const circuit *c = j->circ;
+    const partition *p = &j->parts[pi];
+    char name[48];
+    snprintf(name, sizeof name, "inputs %zu", pi);
+    *out = NULL;
+    cuzk_err err;
+    if (c->program) {
+        cuzk_json_doc *doc;
+        if ((err = cuzk_json_parse(&doc, p->inputs, p->inputs_len, p->inputs_len + 1, name, eb)))
+            return err;
+        cuzk_witness w;
+        err = cuzk_witness_compute(c->program, cuzk_json_root(doc), name, &w, eb);
+        cuzk_json_free(doc);
+        if (w.log && w.log[0])
+            CUZK_LOG_DEBUG(TGT, "circuit log", "job=%s partition=%zu log=\"%.400s\"", j->id, pi,
+                           w.log);
+        if (!err && (w.curve != c->curve || w.n != c->n_vars)) /* checked at start */
+            err = cuzk_errf(eb, CUZK_INTERNAL, "%s: the witness program made %" PRIu64
+                            " values on %s, the key takes %u on %s", name, w.n,
+                            cuzk_curve_name(w.curve), c->n_vars, cuzk_curve_name(c->curve));
+        if (!err) {
+            *out = w.values;
+            w.values = NULL;
+        }
+        cuzk_witness_clear(&w);
+        return err;
+    }
+    uint8_t *buf;
+    size_t len;
+    if ((err = cuzk_witness_run_command(&c->command, p->inputs, p->inputs_len, name, &buf, &len,
+                                        eb)))
+        return err;
+    cuzk_wtns w;
+    char wname[64];
+    snprintf(wname, sizeof wname, "the out.wtns of %s", name);
+    err = cuzk_wtns_parse(&w, buf, len, wname, eb);
+    int parsed = !err;
+    if (!err && w.curve != c->curve)
+        err = cuzk_errf(eb, CUZK_WRONG_CURVE, "%s is on %s, circuit '%s' on %s", wname,
+                        cuzk_curve_name(w.curve), c->id, cuzk_curve_name(c->curve));
+    if (!err && w.n_witness != c->n_vars)
+        err = cuzk_errf(eb, CUZK_SIZE_MISMATCH, "%s has %" PRIu64 " values, circuit '%s' "
+                        "expects %u", wname, w.n_witness, c->id, c->n_vars);
+    if (!err)
+        err = cuzk_wtns_validate(&w, eb);
+    if (!err) /* the values to the front: the buffer becomes the witness */
+        memmove(buf, w.values, 32ull * c->n_vars);
+    if (parsed)
+        cuzk_wtns_close(&w);
+    if (err)
+        free(buf);
+    else
+        *out = buf;
+    return err;
+}
+
 static void prove_partition(cuzk_engine *e, job *j, size_t pi)
 {
     circuit *c = j->circ;
@@ -160,18 +221,28 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
     cuzk_err err;
     double tw = cuzk__now_ms();
     const int seeded = j->parts[pi].seeded;
-    const uint64_t gen_bytes = seeded ? 32ull * c->n_vars : 0;
+    const uint64_t gen_bytes = cuzk__made_witness_bytes(c, &j->parts[pi]);
     uint64_t bytes = c->partition_bytes;
-    err = cuzk_budget_reserve(e->working_mem, CUZK_OWNER_ABC, cuzk__partition_need(c, seeded),
+    err = cuzk_budget_reserve(e->working_mem, CUZK_OWNER_ABC, cuzk__partition_need(c, gen_bytes),
                               -1, &j->cancel_requested, &eb);
     double wait_ms = cuzk__now_ms() - tw;
     cuzk_part_result res = {0};
     double synth = 0, prove = 0, gpu_ms = 0, g2_ms = 0, witness_ms = 0;
-    uint8_t *gen_w = NULL; /* a seed's witness values, alive until the partition ends */
+    uint8_t *gen_w = NULL; /* a made witness's values, alive until the partition ends */
     if (!err && gen_bytes) {
         cuzk_budget_transfer(e->working_mem, CUZK_OWNER_ABC, CUZK_OWNER_WITNESS, gen_bytes);
+        /* Counted as allocated while it is being made (the program's own process aside). */
+        pthread_mutex_lock(&e->mu);
+        e->working_allocated += gen_bytes;
+        pthread_mutex_unlock(&e->mu);
         double t = cuzk__now_ms();
-        err = make_seed_witness(c, j->parts[pi].seed, &gen_w, &eb);
+        if (seeded)
+            err = make_seed_witness(c, j->parts[pi].seed, &gen_w, &eb);
+        else
+            err = make_inputs_witness(j, pi, &gen_w, &eb);
+        pthread_mutex_lock(&e->mu);
+        e->working_allocated -= gen_bytes;
+        pthread_mutex_unlock(&e->mu);
         witness_ms = cuzk__now_ms() - t;
         if (err)
             cuzk_budget_release(e->working_mem, CUZK_OWNER_WITNESS, gen_bytes);

@@ -68,6 +68,7 @@ void cuzk__job_free(job *j)
 {
     for (size_t i = 0; i < j->n_parts; i++) {
         free(j->parts[i].witness);
+        free(j->parts[i].inputs);
         free(j->parts[i].result.proof_json);
         free(j->parts[i].result.public_json);
     }
@@ -130,11 +131,43 @@ static void admit(cuzk_engine *e)
 /* Frees a partition's .wtns copy and returns its bytes to the witness budget. */
 void cuzk__partition_drop_witness(cuzk_engine *e, partition *p)
 {
+    if (p->inputs) {
+        free(p->inputs);
+        p->inputs = NULL;
+        cuzk_budget_release(e->witness_mem, CUZK_OWNER_WITNESS, p->inputs_len);
+    }
     if (!p->witness)
         return;
     free(p->witness);
     p->witness = NULL;
     cuzk_budget_release(e->witness_mem, CUZK_OWNER_WITNESS, p->witness_len);
+}
+
+/* Parses each input object of a request and checks it as the circuit's witness program would
+ * (a command's inputs: only that each is a JSON object), so bad inputs fail the request, not
+ * a job later. */
+static cuzk_err check_inputs(const circuit *c, const cuzk_submit *req, cuzk_errbuf *eb)
+{
+    for (size_t i = 0; i < req->n_inputs; i++) {
+        char name[48];
+        snprintf(name, sizeof name, "inputs %zu", i);
+        const char *text = req->inputs[i] ? req->inputs[i] : "";
+        size_t len = strlen(text);
+        cuzk_json_doc *doc;
+        cuzk_err err = cuzk_json_parse(&doc, text, len, len + 1, name, eb);
+        if (err)
+            return err;
+        const cuzk_json *root = cuzk_json_root(doc);
+        if (root->type != CUZK_JSON_OBJECT)
+            err = cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "%s: the circuit inputs must be a JSON "
+                            "object (signal name -> value), as snarkjs takes input.json", name);
+        else if (c->program)
+            err = cuzk_witness_check(c->program, root, name, eb);
+        cuzk_json_free(doc);
+        if (err)
+            return err;
+    }
+    return CUZK_OK;
 }
 
 /* Ends a job (under e->mu): frees what it no longer needs, releases its key hold. */
@@ -286,10 +319,16 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
     if (!c)
         return cuzk_errf(eb, CUZK_NOT_FOUND, "unknown circuit '%s'",
                          req->circuit_id ? req->circuit_id : "");
-    const int seeded = req->n_witness_seeds > 0;
-    const size_t n_parts = seeded ? req->n_witness_seeds : req->n_witnesses;
-    if (seeded && req->n_witnesses)
-        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "send witnesses or witness seeds, not both");
+    const int seeded = req->n_witness_seeds > 0, from_inputs = req->n_inputs > 0;
+    const size_t n_parts = seeded ? req->n_witness_seeds
+                           : from_inputs ? req->n_inputs : req->n_witnesses;
+    if ((seeded != 0) + (from_inputs != 0) + (req->n_witnesses != 0) > 1)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "send one of witnesses, witness seeds and "
+                         "circuit inputs");
+    if (from_inputs && !c->program && !c->command.argv)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "circuit '%s' has no witness program: "
+                         "circuit inputs are only for circuits with a wasm or a witness_cmd in "
+                         "their [[circuit]] entry; send witnesses", c->id);
     if (seeded && !c->generated)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "circuit '%s' proves with a zkey: witness "
                          "seeds are only for circuits with a generated key (generate_* keys in "
@@ -299,14 +338,18 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
     if (n_parts > e->cfg.max_partitions)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "%zu witnesses; at most %u partitions per job",
                          n_parts, e->cfg.max_partitions);
-    uint64_t need = cuzk__partition_need(c, seeded);
+    partition shape = {0};
+    shape.seeded = seeded;
+    shape.inputs = from_inputs ? "" : NULL;
+    const uint64_t made = cuzk__made_witness_bytes(c, &shape);
+    uint64_t need = cuzk__partition_need(c, made);
     if (need > e->cfg.working_budget)
         return cuzk_errf(eb, CUZK_OUT_OF_BUDGET,
                          "circuit '%s' needs %" PRIu64 " bytes of working memory per partition%s, "
                          "more than the whole working budget (%" PRIu64 " bytes; "
                          "memory.working_budget): no partition of it could ever run; raise "
                          "memory.working_budget to at least %" PRIu64 " bytes", c->id, need,
-                         seeded ? " (its generated witness included)" : "",
+                         made ? " (the generated witness included)" : "",
                          e->cfg.working_budget, need);
     cuzk_priority prio = req->priority ? req->priority : c->priority;
     if (prio < CUZK_PRIO_LOW || prio > CUZK_PRIO_CRITICAL)
@@ -335,10 +378,17 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
             return err;
     }
 
-    /* The witness bytes are held until each partition ends: charge them now, or refuse. */
+    cuzk_err ierr = check_inputs(c, req, eb);
+    if (ierr)
+        return ierr;
+
+    /* The witness (or input) bytes are held until each partition ends: charge them now, or
+     * refuse. */
     uint64_t wbytes = 0;
     for (size_t i = 0; i < req->n_witnesses; i++)
         wbytes += req->witness_lens[i];
+    for (size_t i = 0; i < req->n_inputs; i++)
+        wbytes += strlen(req->inputs[i] ? req->inputs[i] : "");
     if (wbytes > e->cfg.witness_budget)
         return cuzk_errf(eb, CUZK_OUT_OF_BUDGET,
                          "the request's witnesses are %" PRIu64 " bytes, more than the whole "
@@ -377,7 +427,21 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
     }
     uint64_t fp = fnv1a(0x5eed5eed5eed5eedull, req->witness_seeds,
                         req->n_witness_seeds * sizeof *req->witness_seeds);
-    if (!seeded && sub_copy_hash(req, parts, &fp)) {
+    for (size_t i = 0; i < req->n_inputs; i++) {
+        const char *text = req->inputs[i] ? req->inputs[i] : "";
+        size_t len = strlen(text);
+        parts[i].inputs = malloc(len + 1);
+        if (!parts[i].inputs) {
+            cuzk__job_free(j);
+            cuzk_budget_release(e->witness_mem, CUZK_OWNER_WITNESS, wbytes);
+            return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory for the inputs");
+        }
+        memcpy(parts[i].inputs, text, len + 1);
+        parts[i].inputs_len = len;
+        fp = fnv1a(fp, &len, sizeof len);
+        fp = fnv1a(fp, text, len);
+    }
+    if (req->n_witnesses && sub_copy_hash(req, parts, &fp)) {
         cuzk__job_free(j);
         cuzk_budget_release(e->witness_mem, CUZK_OWNER_WITNESS, wbytes);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");

@@ -480,8 +480,17 @@ static int do_submit(call *c, char job_id[32], int *existing)
             ptrs[i] = q->witnesses[i].data;
             lens[i] = q->witnesses[i].len;
         }
-        cuzk_submit s = {q->circuit_id, q->request_id, (cuzk_priority)q->priority,
-                         nw, ptrs, lens, q->n_witness_seeds, q->witness_seeds, c->owner};
+        cuzk_submit s = {.circuit_id = q->circuit_id,
+                         .request_id = q->request_id,
+                         .priority = (cuzk_priority)q->priority,
+                         .n_witnesses = nw,
+                         .witnesses = ptrs,
+                         .witness_lens = lens,
+                         .n_witness_seeds = q->n_witness_seeds,
+                         .witness_seeds = q->witness_seeds,
+                         .owner = c->owner,
+                         .n_inputs = q->n_inputs_json,
+                         .inputs = (const char *const *)q->inputs_json};
         cuzk_errbuf eb = {{0}};
         cuzk_cluster *cl = c->srv->cluster;
         cuzk_err e = cl ? cuzk_cluster_submit(cl, &s, job_id, existing, &eb)

@@ -56,10 +56,15 @@ static const char *trap_text(int trap)
     }
 }
 
+/* What a child does: the witness, the checks of the inputs only (no input is set, so the
+ * circuit does not run), or the program's shape only (curve and witness length). */
+enum { MODE_COMPUTE, MODE_CHECK, MODE_SHAPE };
+
 typedef struct {
     const cuzk_witness_program *p;
     const cuzk__inputs *in;
     const char *inputs_name;
+    int mode;
     cuzk__wc *wc;
 } job;
 
@@ -189,6 +194,9 @@ static cuzk_err run(const job *j, cuzk_curve *curve, uint8_t **values, uint64_t 
                          "(circom --prime bn128 or bls12381)",
                          j->p->wasm_path);
     CALL(CUZK__WC_WITNESS_SIZE, 0, 0, &nw);
+    *nvalues = nw;
+    if (j->mode == MODE_SHAPE)
+        return CUZK_OK;
     CALL(CUZK__WC_INIT, 0, 0, &v);
     uint64_t set = 0;
     for (size_t i = 0; i < j->in->n_signals; i++) {
@@ -221,6 +229,10 @@ static cuzk_err run(const job *j, cuzk_curve *curve, uint8_t **values, uint64_t 
                 sub_le(val, r, x->mag);
             uint32_t words[N32];
             memcpy(words, val, 32);
+            if (j->mode == MODE_CHECK) {
+                set++;
+                continue;
+            }
             if ((trap = j->p->api.set_input(j->wc, s->hash_hi, s->hash_lo, (uint32_t)k, words,
                                              N32)))
                 return trapped(j, trap, eb);
@@ -243,6 +255,8 @@ static cuzk_err run(const job *j, cuzk_curve *curve, uint8_t **values, uint64_t 
                          "missing (with circom's --sym file beside the wasm cuzk names them)",
                          j->inputs_name, (unsigned long long)set, ninputs, j->p->wasm_path);
     }
+    if (j->mode == MODE_CHECK)
+        return CUZK_OK;
     uint8_t *w = malloc(nw ? (size_t)nw * 32 : 1);
     if (!w)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory for %u witness values", nw);
@@ -251,7 +265,6 @@ static cuzk_err run(const job *j, cuzk_curve *curve, uint8_t **values, uint64_t 
         return trapped(j, trap, eb);
     }
     *values = w;
-    *nvalues = nw;
     return CUZK_OK;
 }
 
@@ -307,29 +320,31 @@ static void child(const job *jc, int fd)
     if (h.log_len > MSG_MAX)
         h.log_len = MSG_MAX;
     int bad = write_all(fd, &h, sizeof h) || write_all(fd, eb.msg, h.msg_len) ||
-              write_all(fd, log, h.log_len) || write_all(fd, values, h.n * 32);
+              write_all(fd, log, h.log_len) ||
+              (j.mode == MODE_COMPUTE && write_all(fd, values, h.n * 32));
     _exit(bad ? 3 : 0);
 }
 
-cuzk_err cuzk_witness_compute(const cuzk_witness_program *p, const cuzk_json *inputs,
-                              const char *inputs_name, cuzk_witness *w, cuzk_errbuf *eb)
+/* Runs j in a child and reads its reply into *w (the values only with MODE_COMPUTE; w->n is
+ * the witness length in every mode). Frees in. */
+static cuzk_err run_child(job *jp, cuzk__inputs *in, cuzk_witness *w, cuzk_errbuf *eb)
 {
-    memset(w, 0, sizeof *w);
-    cuzk__inputs in;
-    cuzk_err e = cuzk__inputs_parse(&in, inputs, inputs_name, eb);
-    if (e)
-        return e;
+    const cuzk_witness_program *p = jp->p;
+    const char *inputs_name = jp->inputs_name;
+    const int values = jp->mode == MODE_COMPUTE;
+    cuzk_err e = CUZK_OK;
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
-        cuzk__inputs_free(&in);
+        cuzk__inputs_free(in);
         return cuzk_errf(eb, CUZK_IO, "pipe: %s", strerror(errno));
     }
-    job j = {p, &in, inputs_name, NULL};
+    job j = *jp;
+    j.in = in;
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
-        cuzk__inputs_free(&in);
+        cuzk__inputs_free(in);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "cannot start the witness program: fork: %s",
                          strerror(errno));
     }
@@ -338,7 +353,7 @@ cuzk_err cuzk_witness_compute(const cuzk_witness_program *p, const cuzk_json *in
         child(&j, fds[1]);
     }
     close(fds[1]);
-    cuzk__inputs_free(&in);
+    cuzk__inputs_free(in);
     reply_head h;
     char msg[CUZK_ERRBUF_SIZE] = "";
     int got = read_all(fds[0], &h, sizeof h) == 0 && h.msg_len < sizeof msg &&
@@ -346,13 +361,13 @@ cuzk_err cuzk_witness_compute(const cuzk_witness_program *p, const cuzk_json *in
               read_all(fds[0], msg, h.msg_len) == 0;
     if (got) {
         w->log = malloc(h.log_len + 1);
-        w->values = malloc(h.n ? h.n * 32 : 1);
+        w->values = malloc(values && h.n ? h.n * 32 : 1);
         if (!w->log || !w->values) {
             e = cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory for %llu witness values",
                           (unsigned long long)h.n);
             got = 0;
         } else if (read_all(fds[0], w->log, h.log_len) != 0 ||
-                   read_all(fds[0], w->values, h.n * 32) != 0) {
+                   (values && read_all(fds[0], w->values, h.n * 32) != 0)) {
             got = 0;
         } else {
             w->log[h.log_len] = 0;
@@ -385,6 +400,50 @@ cuzk_err cuzk_witness_compute(const cuzk_witness_program *p, const cuzk_json *in
     w->curve = (cuzk_curve)h.curve;
     w->n = h.n;
     return CUZK_OK;
+}
+
+cuzk_err cuzk_witness_compute(const cuzk_witness_program *p, const cuzk_json *inputs,
+                              const char *inputs_name, cuzk_witness *w, cuzk_errbuf *eb)
+{
+    memset(w, 0, sizeof *w);
+    cuzk__inputs in;
+    cuzk_err e = cuzk__inputs_parse(&in, inputs, inputs_name, eb);
+    if (e)
+        return e;
+    job j = {p, NULL, inputs_name, MODE_COMPUTE, NULL};
+    return run_child(&j, &in, w, eb);
+}
+
+cuzk_err cuzk_witness_check(const cuzk_witness_program *p, const cuzk_json *inputs,
+                            const char *inputs_name, cuzk_errbuf *eb)
+{
+    cuzk_witness w;
+    memset(&w, 0, sizeof w);
+    cuzk__inputs in;
+    cuzk_err e = cuzk__inputs_parse(&in, inputs, inputs_name, eb);
+    if (e)
+        return e;
+    job j = {p, NULL, inputs_name, MODE_CHECK, NULL};
+    e = run_child(&j, &in, &w, eb);
+    cuzk_witness_clear(&w);
+    return e;
+}
+
+cuzk_err cuzk_witness_program_shape(const cuzk_witness_program *p, cuzk_curve *curve,
+                                    uint64_t *n_values, cuzk_errbuf *eb)
+{
+    cuzk_witness w;
+    memset(&w, 0, sizeof w);
+    cuzk__inputs in;
+    memset(&in, 0, sizeof in);
+    job j = {p, NULL, "no inputs", MODE_SHAPE, NULL};
+    cuzk_err e = run_child(&j, &in, &w, eb);
+    if (!e) {
+        *curve = w.curve;
+        *n_values = w.n;
+    }
+    cuzk_witness_clear(&w);
+    return e;
 }
 
 void cuzk_witness_clear(cuzk_witness *w)

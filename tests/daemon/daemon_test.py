@@ -5,6 +5,7 @@ line names the port). Proofs are checked with snarkjs (an independent verifier) 
 verification keys snarkjs wrote for the fixtures."""
 import concurrent.futures as cf
 import importlib.util
+import json
 import os
 import re
 import signal
@@ -978,9 +979,189 @@ host_threads = 1
     check(d.stop() == 0, "threads daemon exits 0")
 
 
+def test_inputs():
+    """Circuits with circom's witness program (wasm) prove from circuit inputs: proofs verify
+    with snarkjs and carry the public signals of `snarkjs wtns calculate` + `cuzk prove`; bad
+    inputs are refused at submission naming the signal; a failed assert fails only its job;
+    witness_cmd runs another generator (success, failure with its output, timeout); a wasm of
+    the wrong curve or without wasm2c stops the daemon at start."""
+    cuzk = os.path.join(os.path.dirname(DAEMON), "cuzk")
+    wfx = os.path.join(ROOT, "tests/witness/fixtures")
+    wci = os.path.join(ROOT, "tests/witness/circuits")
+    d0 = os.path.join(TMP, "inputs")
+    os.makedirs(d0)
+    cache, scratch = os.path.join(d0, "wasm-cache"), os.path.join(d0, "scratch")
+    os.makedirs(scratch)
+    zkey, vk = os.path.join(d0, "arrays.zkey"), os.path.join(d0, "arrays_vk.json")
+    subprocess.run([cuzk, "setup", "--quiet", "--seed", "01", wfx + "/bn128/arrays.r1cs", zkey],
+                   check=True, stderr=subprocess.DEVNULL)
+    subprocess.run([cuzk, "export-vk", zkey, vk], check=True)
+    copy_sh, fail_sh = os.path.join(d0, "copy.sh"), os.path.join(d0, "fail.sh")
+    with open(copy_sh, "w") as f:
+        f.write('#!/bin/sh\n[ "$2" = input.json ] && [ -s input.json ] && cp "$1" "$3"\n')
+    with open(fail_sh, "w") as f:
+        f.write("#!/bin/sh\necho 'reading input.json'\necho 'bad input: signal x missing' >&2\n"
+                "exit 1\n")
+    for sh in (copy_sh, fail_sh):
+        os.chmod(sh, 0o755)
+    body = """
+[metrics]
+listen = ""
+[keys]
+cache = false
+[[circuit]]
+id = "bn-mul"
+zkey = "%(f)s/bn128/multiplier.zkey"
+[[circuit]]
+id = "arr"
+zkey = "%(z)s"
+wasm = "%(w)s/bn128/arrays.wasm"
+wasm_cache = "%(c)s"
+[[circuit]]
+id = "bls-mul"
+zkey = "%(f)s/bls12381/multiplier.zkey"
+wasm = "%(f)s/bls12381/multiplier.wasm"
+wasm_cache = "%(c)s"
+[[circuit]]
+id = "cmd-ok"
+zkey = "%(f)s/bn128/multiplier.zkey"
+witness_cmd = "%(cp)s %(f)s/bn128/multiplier.wtns"
+witness_scratch_dir = "%(s)s"
+[[circuit]]
+id = "cmd-fail"
+zkey = "%(f)s/bn128/multiplier.zkey"
+witness_cmd = ["%(fl)s"]
+witness_scratch_dir = "%(s)s"
+[[circuit]]
+id = "cmd-slow"
+zkey = "%(f)s/bn128/multiplier.zkey"
+witness_cmd = ["sh", "-c", "sleep 30", "sh"]
+witness_timeout = "1s"
+witness_scratch_dir = "%(s)s"
+""" % {"f": FIX, "z": zkey, "w": wfx, "c": cache, "cp": copy_sh, "fl": fail_sh, "s": scratch}
+    d = Daemon("inputs", body)
+    log = "".join(d.lines)
+    check(log.count("witness program ready") == 2 and "built=true" in log,
+          "the programs are built at start: %s" % [l for l in d.lines if "witness program" in l])
+    good = open(os.path.join(wci, "arrays.input.json")).read()
+    other = '{"a": [[1, 2, 3], [4, 5, 6]], "k": 3}'
+    r = d.call("Prove", circuit_id="arr", inputs_json=[good, other])
+    if check(r.state == COMPLETED and len(r.proofs) == 2 and r.timings.witness_ms > 0,
+             "prove from inputs: %s %s" % (r.state, r.error.message)):
+        for k in range(2):
+            snarkjs_verify(vk, r.proofs[k].public_json, r.proofs[k].proof_json,
+                           "arrays from inputs %d" % k)
+        # The same public signals as snarkjs's witness proved by the cuzk CLI.
+        inp, wt = os.path.join(d0, "in.json"), os.path.join(d0, "s.wtns")
+        with open(inp, "w") as f:
+            f.write(good)
+        subprocess.run([SNARKJS, "wtns", "calculate", wfx + "/bn128/arrays.wasm", inp, wt],
+                       check=True, capture_output=True)
+        pp, up = os.path.join(d0, "p.json"), os.path.join(d0, "u.json")
+        subprocess.run([cuzk, "prove", "--quiet", zkey, wt, pp, up], check=True)
+        check(json.loads(open(up).read()) == json.loads(r.proofs[0].public_json),
+              "public signals as snarkjs wtns calculate + cuzk prove: %s vs %s" %
+              (open(up).read(), r.proofs[0].public_json))
+        check(json.loads(r.proofs[1].public_json) == ["18", "360", "3"],
+              "second partition's public signals: %s" % r.proofs[1].public_json)
+    m = read("bls12381/multiplier.input.json").decode()
+    r = d.call("Prove", circuit_id="bls-mul", inputs_json=[m])
+    if check(r.state == COMPLETED, "bls12381 from inputs: %s" % r.error.message):
+        snarkjs_verify("bls12381/multiplier_vk.json", r.proofs[0].public_json,
+                       r.proofs[0].proof_json, "bls12381 multiplier from inputs")
+        check(r.proofs[0].public_json == read("bls12381/multiplier_public.json").decode() or
+              json.loads(r.proofs[0].public_json) ==
+              json.loads(read("bls12381/multiplier_public.json")), "bls public signals")
+    # Refused at submission, naming what is wrong.
+    inv = grpc.StatusCode.INVALID_ARGUMENT
+    for inputs, needle, what in [
+            (['{"a": [[2,3,4],[5,6,7]], "k": 1'], "inputs 0", "bad JSON"),
+            ([good, '{"a": [[2,3,4],[5,6,7]], "k": 1, "zz": 2}'], 'signal "zz" is not an input',
+             "unknown signal"),
+            (['{"a": [[2,3,4],[5,6,7]]}'], 'input signal "k"', "missing signal"),
+            (['{"a": [[2,3,4],[5,6]], "k": 1}'], 'signal "a" takes 6 values, 5 given',
+             "short array"),
+            (['{"a": [[2,3,"x"],[5,6,7]], "k": 1}'], 'a[0][2] = "x" is not a number',
+             "not a number"),
+            (['[1, 2]'], "JSON object", "not an object")]:
+        expect_error(lambda: d.call("SubmitProof", circuit_id="arr", inputs_json=inputs), inv,
+                     needle, what)
+    expect_error(lambda: d.call("Prove", circuit_id="bn-mul", inputs_json=[m]), inv,
+                 "circuit 'bn-mul' has no witness program", "inputs for a circuit without wasm")
+    expect_error(lambda: d.call("Prove", circuit_id="arr", inputs_json=[good],
+                                witnesses=[W["bn128/multiplier"]]), inv, "one of",
+                 "inputs and witnesses together")
+    # A failed assert fails that job with the circuit's message; the next request proves.
+    r = d.call("Prove", circuit_id="arr", inputs_json=['{"a": [[2,3,4],[5,6,7]], "k": 7}'])
+    check(r.state == FAILED and r.error.code == "WITNESS_UNSATISFIED" and
+          "Assert Failed. Error in template Arrays_0 line: 18" in r.error.message,
+          "failed assert: %s %s %r" % (r.state, r.error.code, r.error.message))
+    r = d.call("Prove", circuit_id="arr", inputs_json=[other])
+    check(r.state == COMPLETED, "prove after a failed assert: %s" % r.error.message)
+    # witness_cmd: a command that writes out.wtns, one that fails, one that hangs.
+    r = d.call("Prove", circuit_id="cmd-ok", inputs_json=[m, m])
+    if check(r.state == COMPLETED and len(r.proofs) == 2, "witness_cmd: %s" % r.error.message):
+        snarkjs_verify("bn128/multiplier_vk.json", r.proofs[1].public_json,
+                       r.proofs[1].proof_json, "witness_cmd")
+    r = d.call("Prove", circuit_id="cmd-fail", inputs_json=[m])
+    check(r.state == FAILED and "exited with status 1" in r.error.message and
+          "bad input: signal x missing" in r.error.message and "reading input.json" in
+          r.error.message, "failing witness_cmd: %s %r" % (r.error.code, r.error.message))
+    t0 = time.time()
+    r = d.call("Prove", circuit_id="cmd-slow", inputs_json=[m])
+    check(r.state == FAILED and r.error.code == "TIMEOUT" and "witness_timeout" in
+          r.error.message and time.time() - t0 < 20,
+          "witness_cmd past its timeout: %s %r" % (r.error.code, r.error.message))
+    check(os.listdir(scratch) == [], "scratch directories removed: %s" % os.listdir(scratch))
+    r = d.call("Prove", circuit_id="cmd-ok", inputs_json=[m])
+    check(r.state == COMPLETED, "witness_cmd after failures: %s" % r.error.message)
+    # cuzk-client.py --input, one file per partition.
+    i2 = os.path.join(d0, "in2.json")
+    with open(i2, "w") as f:
+        f.write(other)
+    cli = [sys.executable, os.path.join(ROOT, "scripts/cuzk-client.py"), "--addr", d.addr]
+    out_dir = os.path.join(d0, "client-out")
+    c = subprocess.run(cli + ["prove", "arr", "--input", inp, "--input", i2, "--out", out_dir],
+                       capture_output=True, text=True)
+    if check(c.returncode == 0 and '"JOB_STATE_COMPLETED"' in c.stdout,
+             "cuzk-client prove --input: %s %s" % (c.stdout, c.stderr)):
+        snarkjs_verify(vk, open(os.path.join(out_dir, "public_1.json")).read(),
+                       open(os.path.join(out_dir, "proof_1.json")).read(), "cuzk-client --input")
+    with open(i2, "w") as f:
+        f.write('{"a": [[1, 2, 3], [4, 5, 6]]}')
+    c = subprocess.run(cli + ["submit", "arr", "--input", i2], capture_output=True, text=True)
+    check(c.returncode == 2 and "INVALID_ARGUMENT" in c.stderr and 'signal "k"' in c.stderr,
+          "cuzk-client submit --input, missing signal: %s" % c.stderr)
+    st = d.call("GetStatus")
+    check(st.witness_in_use == 0 and st.budget_in_use == 0 and st.working_allocated == 0,
+          "budgets released: %s" % st)
+    check(d.stop() == 0, "inputs daemon exits 0")
+    # Refused at start: a program of the other curve, wasm2c missing.
+    run_bad_config("wasmcurve.toml", "[metrics]\nlisten = \"\"\n[[circuit]]\nid = \"x\"\n"
+                   "zkey = \"%s/bn128/multiplier.zkey\"\nwasm = \"%s/bls12381/multiplier.wasm\"\n"
+                   "wasm_cache = \"%s\"\n" % (FIX, FIX, cache),
+                   ["circuit 'x'", "computes witnesses on bls12381, its key is on bn128"])
+    run_bad_config("wasmbad.toml", "[metrics]\nlisten = \"\"\n[[circuit]]\nid = \"x\"\n"
+                   "zkey = \"%s/bn128/multiplier.zkey\"\nwasm = \"%s/bn128/multiplier.zkey\"\n"
+                   "wasm_cache = \"%s\"\n" % (FIX, FIX, cache),
+                   ["circuit 'x'", "not a WebAssembly module"])
+    run_bad_config("wasmcmd.toml", "[[circuit]]\nid = \"x\"\nzkey = \"z.zkey\"\n"
+                   "wasm = \"a.wasm\"\nwitness_cmd = \"gen\"\n", ["witness_cmd", "not both"])
+    path = os.path.join(TMP, "nowasm2c.toml")
+    with open(path, "w") as f:
+        f.write("[metrics]\nlisten = \"\"\n[[circuit]]\nid = \"x\"\nzkey = \"%s\"\n"
+                "wasm = \"%s/bn128/arrays.wasm\"\nwasm_cache = \"%s\"\n" %
+                (zkey, wfx, os.path.join(d0, "fresh-cache")))
+    r = subprocess.run([DAEMON, "--config", path, "--listen", "127.0.0.1:0"], capture_output=True,
+                       text=True, timeout=60, env=dict(os.environ, PATH="/nonexistent"))
+    check(r.returncode != 0 and "circuit 'x'" in r.stderr and "wasm2c" in r.stderr and
+          "wabt" in r.stderr, "no wasm2c: rc=%d %s" % (r.returncode, r.stderr[-400:]))
+    print("inputs: proofs from circuit inputs verified by snarkjs", flush=True)
+
+
 TESTS = ["config", "demo", "main", "priority", "budget", "cache", "tiers", "witness_paths",
          "witness_race", "log_json", "stale_cache_tmp", "idle_shutdown",
-         "handler_threads", "generated"]
+         "handler_threads", "generated", "inputs"]
 
 if __name__ == "__main__":
     t0 = time.time()

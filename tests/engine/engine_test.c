@@ -76,16 +76,18 @@ static cuzk_err submit(cuzk_engine *e, const char *circ, const char *rid, cuzk_p
         ptrs[i] = w[i].data;
         lens[i] = w[i].len;
     }
-    cuzk_submit s = {circ, rid, p, n, ptrs, lens, 0, NULL, NULL};
+    cuzk_submit s = {.circuit_id = circ, .request_id = rid, .priority = p, .n_witnesses = n,
+                     .witnesses = ptrs, .witness_lens = lens};
     int existing;
     return cuzk_engine_submit(e, &s, id, &existing, eb);
 }
 
 static const cuzk_engine_circuit CIRCS[] = {
-    {"bn-mul", "tests/fixtures/bn128/multiplier.zkey", 1, CUZK_PRIO_NORMAL, NULL},
-    {"bn-pos", "tests/fixtures/bn128/poseidon.zkey", 0, CUZK_PRIO_NORMAL, NULL},
-    {"bls-mul", "tests/fixtures/bls12381/multiplier.zkey", 1, CUZK_PRIO_NORMAL, NULL},
-    {"bls-pos", "tests/fixtures/bls12381/poseidon.zkey", 0, CUZK_PRIO_LOW, NULL},
+    {.id = "bn-mul", .zkey = "tests/fixtures/bn128/multiplier.zkey", .preload = 1},
+    {.id = "bn-pos", .zkey = "tests/fixtures/bn128/poseidon.zkey"},
+    {.id = "bls-mul", .zkey = "tests/fixtures/bls12381/multiplier.zkey", .preload = 1},
+    {.id = "bls-pos", .zkey = "tests/fixtures/bls12381/poseidon.zkey",
+     .priority = CUZK_PRIO_LOW},
 };
 
 static cuzk_engine_config g_extra; /* GPU / witness settings for the next make_kb */
@@ -187,7 +189,8 @@ static void test_basic(void)
     int existing = 0;
     const uint8_t *pp[2] = {bp.data, bp.data};
     size_t ll[2] = {bp.len, bp.len};
-    cuzk_submit s = {"bn-pos", "req-a", 0, 2, pp, ll, 0, NULL, NULL};
+    cuzk_submit s = {.circuit_id = "bn-pos", .request_id = "req-a", .n_witnesses = 2,
+                     .witnesses = pp, .witness_lens = ll};
     CHECK(cuzk_engine_submit(e, &s, again, &existing, &eb) == CUZK_OK);
     CHECK(existing == 1 && strcmp(again, id2) == 0);
     s.n_witnesses = 1;
@@ -479,6 +482,42 @@ static void test_config(void)
     CHECK(strcmp(c.circuits[0].zkey, "/cfg/k.zkey") == 0);
     CHECK(c.circuits[0].priority == CUZK_PRIO_HIGH && c.circuits[0].preload);
     cuzk_daemon_config_free(&c);
+    /* Witness sources: wasm paths and a command's program relative to the config's folder,
+     * a command split on spaces or given as an array, its timeout (default 60 s). */
+    const char *ws = "[[circuit]]\nid = \"w\"\nzkey = \"k.zkey\"\nwasm = \"c.wasm\"\n"
+                     "wasm_cache = \"wc\"\n[[circuit]]\nid = \"s\"\nzkey = \"k.zkey\"\n"
+                     "witness_cmd = \" ./gen.sh  --fast x\"\nwitness_timeout = \"2m\"\n"
+                     "witness_scratch_dir = \"sc\"\n"
+                     "[[circuit]]\nid = \"a\"\nzkey = \"k.zkey\"\n"
+                     "witness_cmd = [\"sh\", \"-c\", \"gen $0 $1\"]\n";
+    CHECK(cuzk_daemon_config_parse(&c, "w.toml", ws, strlen(ws), "/cfg", &eb) == CUZK_OK);
+    CHECK_MSG(c.n_circuits == 3 && strcmp(c.circuits[0].wasm, "/cfg/c.wasm") == 0 &&
+              strcmp(c.circuits[0].wasm_cache, "/cfg/wc") == 0 && !c.circuits[0].witness_cmd,
+              "%s", eb.msg);
+    const char *const *a1 = c.circuits[1].witness_cmd, *const *a2 = c.circuits[2].witness_cmd;
+    CHECK(a1 && strcmp(a1[0], "/cfg/./gen.sh") == 0 && strcmp(a1[1], "--fast") == 0 &&
+          strcmp(a1[2], "x") == 0 && !a1[3] && c.circuits[1].witness_timeout_ms == 120000 &&
+          strcmp(c.circuits[1].witness_scratch_dir, "/cfg/sc") == 0 && !c.circuits[1].wasm);
+    CHECK(a2 && strcmp(a2[0], "sh") == 0 && strcmp(a2[2], "gen $0 $1") == 0 && !a2[3] &&
+          c.circuits[2].witness_timeout_ms == 60000);
+    cuzk_daemon_config_free(&c);
+    const char *bad_ws[][2] = {
+        {"wasm = \"c.wasm\"\nwitness_cmd = \"g\"\n", "not both"},
+        {"witness_timeout = \"5s\"\n", "witness_timeout"},
+        {"witness_cmd = \"  \"\n", "names no command"},
+        {"witness_cmd = [\"g\", 1]\n", "witness_cmd"},
+        {"wasm_cache = \"d\"\n", "without 'wasm'"},
+        {"witness_cmd = \"g\"\nwitness_timeout = \"0s\"\n", "at least 1ms"},
+    };
+    for (size_t i = 0; i < sizeof bad_ws / sizeof bad_ws[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "[[circuit]]\nid = \"x\"\nzkey = \"k.zkey\"\n%s",
+                 bad_ws[i][0]);
+        CHECK(cuzk_daemon_config_parse(&c, "v.toml", text, strlen(text), ".", &eb) ==
+              CUZK_BAD_CONFIG);
+        CHECK_MSG(strstr(eb.msg, "v.toml:") && strstr(eb.msg, bad_ws[i][1]), "%zu: %s", i,
+                  eb.msg);
+    }
     const char *unknown = "[gpus]\nwrkers = 2\n";
     CHECK(cuzk_daemon_config_parse(&c, "b.toml", unknown, strlen(unknown), ".", &eb) ==
           CUZK_BAD_CONFIG);
@@ -756,8 +795,7 @@ static const cuzk_gen_params GEN = {CUZK_CURVE_BLS12_381, 300, CUZK_GEN_SPARSE_B
 
 static cuzk_engine *make_gen(uint64_t budget, cuzk_errbuf *eb, cuzk_err *err)
 {
-    cuzk_engine_circuit circs[2] = {{"gen", NULL, 0, CUZK_PRIO_NORMAL, &GEN},
-                                    {"bn-mul", NULL, 0, CUZK_PRIO_NORMAL, NULL}};
+    cuzk_engine_circuit circs[2] = {{.id = "gen", .generate = &GEN}, {.id = "bn-mul"}};
     char *zk = strdup(tu_src_path("tests/fixtures/bn128/multiplier.zkey"));
     circs[1].zkey = zk;
     cuzk_engine_config cfg;
@@ -777,7 +815,7 @@ static cuzk_engine *make_gen(uint64_t budget, cuzk_errbuf *eb, cuzk_err *err)
 static cuzk_err submit_seeds(cuzk_engine *e, const char *circ, const uint64_t *seeds, size_t n,
                              char id[32], cuzk_errbuf *eb)
 {
-    cuzk_submit s = {circ, NULL, 0, 0, NULL, NULL, n, seeds, NULL};
+    cuzk_submit s = {.circuit_id = circ, .n_witness_seeds = n, .witness_seeds = seeds};
     int existing;
     return cuzk_engine_submit(e, &s, id, &existing, eb);
 }
@@ -869,7 +907,8 @@ static void test_generated(void)
     blob bm = load("tests/fixtures/bn128/multiplier.wtns");
     const uint8_t *wp[1] = {bm.data};
     size_t wl[1] = {bm.len};
-    cuzk_submit both = {"gen", NULL, 0, 1, wp, wl, 1, seeds, NULL};
+    cuzk_submit both = {.circuit_id = "gen", .n_witnesses = 1, .witnesses = wp,
+                        .witness_lens = wl, .n_witness_seeds = 1, .witness_seeds = seeds};
     int existing;
     CHECK(cuzk_engine_submit(e, &both, id, &existing, &eb) == CUZK_INVALID_ARGUMENT);
     free(bm.data);
@@ -891,7 +930,7 @@ static void test_generated(void)
     cuzk_vk_clear(&vk);
 
     /* Neither a zkey nor generate parameters: refused at start. */
-    cuzk_engine_circuit none = {"none", NULL, 0, CUZK_PRIO_NORMAL, NULL};
+    cuzk_engine_circuit none = {.id = "none"};
     cuzk_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.circuits = &none;
@@ -1288,7 +1327,7 @@ static void test_mapped_tier(void)
     snprintf(cdir, sizeof cdir, "%s/cache", dir);
     CHECK(copy_file(tu_src_path("tests/fixtures/bn128/multiplier.zkey"), zk));
     CHECK(mkdir(cdir, 0700) == 0);
-    cuzk_engine_circuit circ = {"m", zk, 0, CUZK_PRIO_NORMAL, NULL};
+    cuzk_engine_circuit circ = {.id = "m", .zkey = zk};
     cuzk_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.partition_workers = 1;
