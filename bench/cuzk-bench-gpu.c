@@ -8,7 +8,7 @@
  *
  *   cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] [--only TAGS] [--logs K,K..]
  *                  [--scalars KIND[,KIND..]] [--inf-every K] [--tables C] [--no-ba-fit]
- *                  [--dump DIR]
+ *                  [--dump DIR] [--stream CHUNK]
  *
  * --only: comma-separated substrings of the row tags "ntt-bn254", "h-bls12-381", "g1-bn254",
  * "g2-bls12-381", ...: only matching rows run (e.g. --only g1 for every G1 MSM). --logs: only
@@ -42,6 +42,11 @@
  * --no-ba-fit keeps the default chunk (4 GiB, no quads), as the daemon's GPU workers, whose
  * memory budget counts it. stderr names the setting before each point set's rows.
  *
+ * --stream CHUNK: each MSM row also runs over the same points streamed from pinned host memory
+ * in chunks of CHUNK bytes (gpu.h cuzk_gpu_points_host; a size such as 1GiB, 256MiB or bytes):
+ * a second row "MSM Gn str" and the overhead, its median over the resident median, in its
+ * scalars column ("x1.07"); the streamed result is checked as the resident one is.
+ *
  * --dump DIR: for each MSM size set, also write the points and scalars it used and each row's
  * result into DIR (an existing directory), so another MSM (scripts/device/sppark-side-by-side.sh
  * runs sppark's) can be run on the same inputs and compared; DIR/README states the layout.
@@ -67,6 +72,7 @@ static unsigned inf_every;  /* --inf-every K: every K-th point at infinity (0: n
 static int tables = -1;     /* --tables C: max copies of fixed-base tables (-1: none) */
 static int ba_fit = 1;      /* --no-ba-fit: 0 */
 static const char *dump_dir; /* --dump DIR, NULL = none */
+static size_t stream_chunk; /* --stream CHUNK bytes (0: resident rows only) */
 
 static const char dump_readme[] =
     "Written by cuzk-bench-gpu --dump. For each MSM point set TAG (g1-bn254, g2-bls12-381, ...)\n"
@@ -140,8 +146,9 @@ static int cmpd(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void row(const char *what, const char *curve, int logn, const char *scal, double *t,
-                int k)
+/* Prints a row; returns the median. */
+static double row(const char *what, const char *curve, int logn, const char *scal, double *t,
+                  int k)
 {
     qsort(t, k, sizeof *t, cmpd);
     char line[256];
@@ -153,6 +160,7 @@ static void row(const char *what, const char *curve, int logn, const char *scal,
         fprintf(outf, "%s\n", line);
         fflush(outf);
     }
+    return t[k / 2];
 }
 
 static void die(const char *what, cuzk_err e, cuzk_errbuf *eb)
@@ -325,6 +333,19 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
                 cuzk_gpu_points_copies(gp), cuzk_gpu_points_bytes(gp) / 1073741824.0,
                 now() - t0);
     }
+    /* --stream: the same points from pinned host memory, chunk by chunk; one MSM now makes its
+     * chunk buffers, so that the fitted batch-affine chunk below leaves them room. */
+    cuzk_gpu_points *gs = NULL;
+    if (stream_chunk) {
+        const size_t pb = cuzk_gpu_point_bytes(curve, g), cp = stream_chunk / pb;
+        uint64_t o1[36];
+        if ((e = cuzk_gpu_pin(ctx, pts, n * pb, &eb)) ||
+            (e = cuzk_gpu_points_host(ctx, curve, g, 0, pts, n, cp ? cp : 1, &gs, &eb)) ||
+            (e = cuzk_gpu_msm(ctx, gs, 0, 1, scs[SK_RANDOM], 0, o1, &eb)))
+            die("stream", e, &eb);
+        fprintf(stderr, "  (streamed: chunks of %zu points, buffers %.2f GiB)\n", cp ? cp : 1,
+                cuzk_gpu_stream_buffer_bytes(ctx) / 1073741824.0);
+    }
     /* The bench's context proves alone on the device: its batch-affine chunk takes what the
      * points and tables left, as cuzk prove's does (gpu.h cuzk_gpu_ba_fit), unless --no-ba-fit
      * (the default chunk, as the daemon's workers have). */
@@ -362,7 +383,6 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
             dump_write(name, scs[sk], n * 32);
         }
     }
-    free(pts);
     const char *cname = curve == CUZK_GPU_BN254 ? "BN254" : "BLS12-381";
     const char *what = g == CUZK_GPU_G1 ? "MSM G1" : "MSM G2";
     uint64_t out[36];
@@ -401,7 +421,27 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
             if (cuzk_gpu_points_copies(gp) > 1)
                 snprintf(scl + strlen(scl), sizeof scl - strlen(scl), "+tab%d",
                          cuzk_gpu_points_copies(gp));
-            row(what, cname, logs[i], scl, t, reps);
+            const double med = row(what, cname, logs[i], scl, t, reps);
+            if (gs) {
+                e = cuzk_gpu_msm(ctx, gs, 0, m, sc, CUZK_GPU_SCALARS_ONCE, out, &eb);
+                for (int r = 0; r < reps && !e; r++) {
+                    double a = now();
+                    e = cuzk_gpu_msm(ctx, gs, 0, m, sc, CUZK_GPU_SCALARS_ONCE, out, &eb);
+                    t[r] = now() - a;
+                }
+                if (e)
+                    die("streamed msm", e, &eb);
+                if (!check(out, sc, m, base_n)) {
+                    fprintf(stderr, "cuzk-bench-gpu: streamed %s %s 2^%d %s: wrong result\n",
+                            what, cname, logs[i], sk_name[sk]);
+                    exit(1);
+                }
+                qsort(t, reps, sizeof *t, cmpd);
+                char sw[16], ss[48];
+                snprintf(sw, sizeof sw, "%s str", what);
+                snprintf(ss, sizeof ss, "x%.2f", t[reps / 2] / med);
+                row(sw, cname, logs[i], ss, t, reps);
+            }
             if (dump_dir) {
                 char hex[4 * 100 + 8];
                 result_hex(hex, out);
@@ -412,6 +452,11 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
         }
     }
     cuzk_gpu_points_free(gp);
+    if (gs) {
+        cuzk_gpu_points_free(gs);
+        cuzk_gpu_unpin(ctx, pts);
+    }
+    free(pts);
 }
 
 static void bench_ntt(cuzk_gpu_curve curve, const int *logs, int nlogs, uint8_t *buf)
@@ -511,6 +556,20 @@ int main(int argc, char **argv)
             inf_every = (unsigned)strtoul(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--no-ba-fit")) {
             ba_fit = 0;
+        } else if (!strcmp(argv[i], "--stream") && i + 1 < argc) {
+            char *end;
+            double v = strtod(argv[++i], &end);
+            const double mul = !strcmp(end, "GiB") ? 1073741824.0
+                               : !strcmp(end, "MiB") ? 1048576.0
+                               : !strcmp(end, "KiB") ? 1024.0
+                               : !*end               ? 1.0
+                                                     : -1.0;
+            if (v * mul < 1024) {
+                fprintf(stderr, "cuzk-bench-gpu: --stream: a chunk of at least 1KiB (e.g. "
+                                "1GiB, 256MiB or bytes)\n");
+                return 2;
+            }
+            stream_chunk = (size_t)(v * mul);
         } else if (!strcmp(argv[i], "--tables") && i + 1 < argc) {
             tables = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--logs") && i + 1 < argc) {
@@ -528,7 +587,8 @@ int main(int argc, char **argv)
             fprintf(help ? stdout : stderr,
                     "usage: cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] "
                     "[--only TAGS] [--logs K,K..] [--scalars KIND[,KIND..]] "
-                    "[--inf-every K] [--tables C] [--no-ba-fit] [--dump DIR]\n"
+                    "[--inf-every K] [--tables C] [--no-ba-fit] [--dump DIR] "
+                    "[--stream CHUNK]\n"
                     "  GPU MSM (G1, G2), NTT and H step timings for both curves, best and "
                     "median of R after a warm-up.\n"
                     "  --only: comma-separated tags matched against kind-curve, e.g. "
@@ -537,6 +597,8 @@ int main(int argc, char **argv)
                     "(0: as many as the windows need)\n"
                     "  --no-ba-fit: the default batch-affine chunk (as the daemon's workers), "
                     "not one fitted to the memory the points and tables left\n"
+                    "  --stream CHUNK: also each MSM over the points streamed from pinned host "
+                    "memory in chunks of CHUNK bytes (1GiB, 256MiB), with its overhead\n"
                     "  --scalars: MSM scalar kinds, default random,sparse01; also equal, "
                     "few16, u64 (skewed)\n"
                     "  every MSM result is checked on the host (exit 1 if wrong)\n"

@@ -231,6 +231,16 @@ cuzk_err cuzk_prove_end(cuzk_prove_state *s, cuzk_proof *proof, cuzk_errbuf *eb)
 /* Uploads the key's point sets (and what `parts`, CUZK_PK_STAGE_* bits, adds) to GPU
  * `device` now rather than on its first proof there. */
 cuzk_err cuzk_pk_gpu_stage(cuzk_pk *pk, int device, unsigned parts, cuzk_errbuf *eb);
+/* The same with the point sets in `streamed` (CUZK_PK_SET_* bits) left in host memory: every
+ * MSM over one copies its points to the device in chunks of about chunk_bytes, the copy of
+ * the next chunk beside the MSM of this one (gpu.h cuzk_gpu_points_host), for keys larger
+ * than the device's memory. The key's arrays should be page-locked (cuzk_pk_gpu_arrays,
+ * cuzk_gpu_pin) for the copies to run at full bus speed. A set already staged keeps its
+ * place until cuzk_pk_gpu_unstage. */
+cuzk_err cuzk_pk_gpu_stage_streamed(cuzk_pk *pk, int device, unsigned parts, unsigned streamed,
+                                    uint64_t chunk_bytes, cuzk_errbuf *eb);
+/* The key's point sets streamed on GPU `device` (CUZK_PK_SET_* bits; 0 out of range). */
+unsigned cuzk_pk_gpu_streamed(cuzk_pk *pk, int device);
 /* Bit d set when the key's points are resident on GPU device d. */
 uint32_t cuzk_pk_gpu_mask(cuzk_pk *pk);
 /* The key's point sets on GPU `device` (CUZK_PK_SET_* bits) whose fixed-base tables would pay

@@ -34,6 +34,7 @@ void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
     c->g2_gpu_min_scalars = 262144;
     c->gpu_tables = 1;
     c->gpu_ba_fit = 1;
+    c->gpu_stream_chunk = CUZK_STREAM_CHUNK_DEFAULT;
     c->key_cache = 1;
     c->key_cache_dir = dup_or_die("");
     c->witness_dir = dup_or_die("");
@@ -469,6 +470,7 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         (e = cuzk_toml_get_size(root, "memory.key_budget", &c->key_budget, eb)) ||
         (e = get_tier_budget(root, "memory.pinned_budget", &c->pinned_budget, eb)) ||
         (e = get_tier_budget(root, "memory.gpu_budget", &c->gpu_budget, eb)) ||
+        (e = cuzk_toml_get_size(root, "gpus.stream_chunk", &c->gpu_stream_chunk, eb)) ||
         (e = cuzk_toml_get_size(root, "memory.witness_budget", &c->witness_budget, eb)))
         return e;
     cuzk_errbuf lb = {{0}};
@@ -478,6 +480,10 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
     if ((v = cuzk_toml_get(root, "metrics.listen")) && c->metrics_listen[0] &&
         cuzk_daemon_check_listen("address", c->metrics_listen, 0, &lb))
         return cuzk_toml_errf(v, eb, "%s", lb.msg);
+    if (c->gpu_stream_chunk < 1024) {
+        v = cuzk_toml_get(root, "gpus.stream_chunk");
+        return cuzk_toml_errf(v, eb, "must be at least 1KiB");
+    }
     if (c->max_message_size < 1024 || c->max_message_size > 0x7fffffffull) {
         v = cuzk_toml_get(root, "daemon.max_message_size");
         return cuzk_toml_errf(v, eb, "must be between 1KiB and 2GiB-1 (gRPC's limit)");
@@ -739,6 +745,7 @@ void cuzk_daemon_config_engine(const cuzk_daemon_config *c, cuzk_engine_config *
     o->synth_on_cpu = c->synth_on_cpu;
     o->gpu_tables = c->gpu_tables;
     o->no_ba_fit = !c->gpu_ba_fit;
+    o->gpu_stream_chunk = c->gpu_stream_chunk;
     o->emulated_devices = c->emulated_devices;
     o->key_cache = c->key_cache;
     o->key_cache_dir = c->key_cache_dir;

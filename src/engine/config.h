@@ -33,6 +33,10 @@
  *                (partition workers synthesize, GPU stages upload a, b, c), host_threads = 0
  *                (gt: the CPU threads each partition worker synthesizes and proves with; 0:
  *                cores / pw), msm_tables = true (fixed-base tables of staged keys' points),
+ *                stream_chunk = "1GiB" (a key larger than the GPU budget is staged with some
+ *                point sets left in pinned host memory and streamed to the device in chunks
+ *                of this size at every MSM; each GPU worker holds two such buffers, counted
+ *                in the budget; at least 1KiB),
  *                ba_fit = true (the GPU workers' batch-affine chunk fitted to the memory the
  *                preloaded keys leave, when every circuit preloads), emulated_devices = 0
  *                (for tests: N emulated GPUs whose stages run on the CPU and whose key tiers
@@ -95,6 +99,7 @@ typedef struct {
     int synth_on_cpu; /* gpus.synth = "cpu" */
     int gpu_tables;   /* gpus.msm_tables (default true) */
     int gpu_ba_fit;   /* gpus.ba_fit (default true) */
+    uint64_t gpu_stream_chunk; /* gpus.stream_chunk (default 1 GiB) */
     unsigned emulated_devices; /* gpus.emulated_devices (tests only; default 0) */
     int key_cache;
     char *key_cache_dir;

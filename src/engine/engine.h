@@ -42,9 +42,14 @@
  *    recently used staged keys no running stage holds on that device (keys without live jobs
  *    before keys of live jobs). When only held keys are in the way the GPU worker waits for
  *    their stages to end (and other GPU workers of that device wait behind it, so it is not
- *    starved). A key larger than every device's gpu_budget is never staged: its GPU stages run
- *    on the CPU (counted as gpu_budget_cpu). Default (0): the device's free memory at start
- *    less gw times a scratch estimate for the largest circuit and a margin; unlimited on
+ *    starved). A key larger than every device's gpu_budget is staged without its rows and with
+ *    some of its point sets streamed: they stay in (pinned) host memory and every MSM over
+ *    one copies it to the device in chunks of gpu_stream_chunk bytes, the next chunk's copy
+ *    beside this chunk's MSM; the copy then counts the sets kept whole (H and C first, then
+ *    A, B1, B2, each that fits), the streamed sets' maps of points at infinity and two chunk
+ *    buffers per GPU worker. Only a key that does not fit even so is never staged: its GPU
+ *    stages run on the CPU (counted as gpu_budget_cpu). Default (0): the device's free memory
+ *    at start less gw times a scratch estimate for the largest circuit and a margin; unlimited on
  *    emulated GPUs. No GPU workers: no GPU tier. When every circuit is preloaded (and
  *    no_ba_fit is 0), the GPU workers' batch-affine chunk is then fitted to what the keys'
  *    staged bytes leave (up to 16 GiB each, quads from 8 GiB: faster large MSMs), and the
@@ -203,7 +208,12 @@ typedef struct {
      * automatic) and of page-locked key arrays (0: none; CUZK_BUDGET_AUTO: automatic). */
     uint64_t gpu_budget;
     uint64_t pinned_budget;
+    /* Chunk bytes of point sets streamed from host memory (see "Key residency tiers"; 0:
+     * CUZK_STREAM_CHUNK_DEFAULT). */
+    uint64_t gpu_stream_chunk;
 } cuzk_engine_config;
+
+#define CUZK_STREAM_CHUNK_DEFAULT ((uint64_t)1 << 30)
 
 #define CUZK_BUDGET_AUTO UINT64_MAX
 
@@ -320,6 +330,7 @@ typedef struct {
     uint64_t partition_bytes; /* working set reserved per partition */
     cuzk_key_tier tier;
     uint64_t gpu_bytes;    /* staged bytes, summed over the devices it is staged on */
+    unsigned gpu_streamed; /* its point sets streamed from host memory (CUZK_PK_SET_* bits) */
     uint64_t pinned_bytes; /* page-locked host bytes */
     uint64_t mapped_bytes; /* its cache file's size when a valid cache is known (else 0) */
     int generated;         /* a generated test key (zkey is ""): see note */

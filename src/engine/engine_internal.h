@@ -38,6 +38,7 @@ typedef struct {
     /* Residency tiers (engine.h "Key residency tiers"). */
     uint64_t gpu_copy_bytes;  /* device bytes of one staged copy (set when loaded) */
     unsigned stage_parts;     /* CUZK_PK_STAGE_* of that copy */
+    unsigned gpu_streamed;    /* CUZK_PK_SET_* of its sets streamed from host (0: all resident) */
     uint64_t pinned_bytes;    /* page-locked bytes (0: not pinned) */
     uint32_t gpu_staged_mask; /* bit per device index it is staged on (set before the upload) */
     unsigned gpu_holds[CUZK_MAX_DEVICES];     /* GPU stages using the key on device d now */
@@ -255,6 +256,18 @@ int cuzk__key_gpu_reserve(cuzk_engine *e, circuit *c, unsigned d, int *upload);
 int cuzk__key_gpu_acquire(cuzk_engine *e, circuit *c, unsigned d, int *upload);
 void cuzk__key_gpu_release(cuzk_engine *e, circuit *c, unsigned d);
 void cuzk__key_log_staged(const circuit *c, int dev, double ms);
+/* A key's point sets in the order of their CUZK_PK_SET_* bits (A, B1, C, H, B2): device bytes
+ * of each staged whole (0: not staged) and streamed (its map of points at infinity). */
+typedef struct {
+    uint64_t resident[5], streamed[5];
+} cuzk__key_sets;
+/* Which sets of a key stream (CUZK_PK_SET_* bits) for a copy within `budget` bytes: none when
+ * every set fits; else the chunk buffers (`buffers` bytes) are reserved and the sets kept
+ * whole in the order H, C (their MSMs run on every partition with dense scalars), A, B1, B2,
+ * each that fits what is left, the others streamed. *bytes: the copy's device bytes (above
+ * budget when even every set streamed does not fit). */
+unsigned cuzk__key_stream_plan(const cuzk__key_sets *s, uint64_t budget, uint64_t buffers,
+                               uint64_t *bytes);
 int cuzk__key_cache_valid(const cuzk_engine *e, const circuit *c, uint64_t *bytes);
 cuzk_err cuzk__key_ensure(cuzk_engine *e, circuit *c, int *was_loaded, double *ms,
                           cuzk_errbuf *eb);

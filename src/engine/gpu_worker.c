@@ -111,7 +111,9 @@ void *cuzk__gpu_worker_main(void *arg)
         } else if (upload && !emulated && ctx) {
             /* Uploaded here rather than inside the stage so the staged bytes are exactly the
              * accounted ones (B in G2 included whenever G2 may run on the GPU). */
-            if ((err = cuzk_pk_gpu_stage(pk, dev->id, circ->stage_parts, &eb)))
+            if ((err = cuzk_pk_gpu_stage_streamed(pk, dev->id, circ->stage_parts,
+                                                  circ->gpu_streamed, e->cfg.gpu_stream_chunk,
+                                                  &eb)))
                 CUZK_LOG_WARN(TGT, "cannot stage the key on the GPU", "circuit=%s device=%d "
                               "error=%s", circ->id, dev->id, eb.msg);
             else

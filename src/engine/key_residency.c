@@ -190,6 +190,8 @@ int cuzk__key_gpu_reserve(cuzk_engine *e, circuit *c, unsigned d, int *upload)
     return 1;
 }
 
+static void stream_names(const circuit *c, unsigned streamed, char *res, char *str, size_t n);
+
 /* The log line of a key staged on device `dev` (an id), naming the point sets whose fixed-base
  * tables did not fit (they stay plain: their MSMs run without tables, somewhat slower). */
 void cuzk__key_log_staged(const circuit *c, int dev, double ms)
@@ -197,7 +199,13 @@ void cuzk__key_log_staged(const circuit *c, int dev, double ms)
     char plain[32] = "";
     if (c->stage_parts & CUZK_PK_STAGE_TABLES)
         cuzk_pk_set_names(cuzk_pk_gpu_no_tables(c->pk, dev), plain, sizeof plain);
-    if (plain[0])
+    if (c->gpu_streamed) {
+        char res[32], str[32];
+        stream_names(c, c->gpu_streamed, res, str, sizeof res);
+        CUZK_LOG_INFO(TGT, "key staged on the GPU, some point sets streamed from host memory",
+                      "circuit=%s device=%d bytes=%" PRIu64 " ms=%.1f resident=%s streamed=%s",
+                      c->id, dev, c->gpu_copy_bytes, ms, res, str);
+    } else if (plain[0])
         CUZK_LOG_WARN(TGT, "key staged on the GPU, some point sets without tables (no room)",
                       "circuit=%s device=%d bytes=%" PRIu64 " ms=%.1f no_tables=%s", c->id, dev,
                       c->gpu_copy_bytes, ms, plain);
@@ -315,13 +323,70 @@ static uint64_t plain_points_bytes(const cuzk_engine *e, const circuit *c)
                 : 0);
 }
 
+unsigned cuzk__key_stream_plan(const cuzk__key_sets *s, uint64_t budget, uint64_t buffers,
+                               uint64_t *bytes)
+{
+    uint64_t whole = 0, streamed = 0;
+    for (int i = 0; i < 5; i++) {
+        whole += s->resident[i];
+        streamed += s->resident[i] ? s->streamed[i] : 0;
+    }
+    if (whole <= budget) {
+        *bytes = whole;
+        return 0;
+    }
+    static const int order[5] = {3, 2, 0, 1, 4}; /* H, C, A, B1, B2 */
+    unsigned mask = 0;
+    uint64_t used = buffers + streamed;
+    for (int k = 0; k < 5; k++) {
+        const int i = order[k];
+        if (!s->resident[i])
+            continue;
+        const uint64_t more = s->resident[i] - s->streamed[i];
+        if (used <= budget && more <= budget - used)
+            used += more;
+        else
+            mask |= 1u << i;
+    }
+    *bytes = used;
+    return mask;
+}
+
+/* Device bytes of c's point sets staged whole or streamed (parts: CUZK_PK_STAGE_G2 for B2). */
+static cuzk__key_sets key_sets(const circuit *c, unsigned parts)
+{
+    const cuzk_gpu_curve gc = gpu_curve(c);
+    cuzk__key_sets s;
+    memset(&s, 0, sizeof s);
+    for (int i = 0; i < 5; i++) {
+        const uint64_t n = i == 3 ? c->domain_size : c->n_vars; /* C padded to the witness */
+        if (i == 4 && !(parts & CUZK_PK_STAGE_G2))
+            continue;
+        const cuzk_gpu_group g = i == 4 ? CUZK_GPU_G2 : CUZK_GPU_G1;
+        s.resident[i] = cuzk_gpu_tables_bytes(gc, g, n, 1);
+        s.streamed[i] = s.resident[i] - n * cuzk_gpu_point_bytes(gc, g); /* the map */
+    }
+    return s;
+}
+
+/* The names of the sets resident and streamed in a copy streaming `streamed`. */
+static void stream_names(const circuit *c, unsigned streamed, char *res, char *str, size_t n)
+{
+    const unsigned all = CUZK_PK_SET_A | CUZK_PK_SET_B1 | CUZK_PK_SET_C | CUZK_PK_SET_H |
+                         ((c->stage_parts & CUZK_PK_STAGE_G2) ? CUZK_PK_SET_B2 : 0);
+    cuzk_pk_set_names(all & ~streamed, res, n);
+    cuzk_pk_set_names(streamed, str, n);
+}
+
 /* What a key's staged copy holds: the engine's stage_parts, less the A and B rows when only
  * the copy without them fits some device's GPU budget (that key's partitions then synthesize
- * on the CPU and upload a, b, c, rather than every GPU stage of it running on the CPU).
- * *gpu_copy_bytes: the copy's device bytes. */
+ * on the CPU and upload a, b, c, rather than every GPU stage of it running on the CPU); when
+ * not even that fits, without the rows and with some point sets streamed from host memory
+ * (*streamed, cuzk__key_stream_plan). *gpu_copy_bytes: the copy's device bytes. */
 static unsigned key_stage_parts(const cuzk_engine *e, const circuit *c, cuzk_pk *pk,
-                                uint64_t *gpu_copy_bytes)
+                                uint64_t *gpu_copy_bytes, unsigned *streamed)
 {
+    *streamed = 0;
     unsigned parts = e->stage_parts;
     uint64_t b = cuzk_pk_gpu_bytes(pk, parts), kmax = 0;
     for (unsigned d = 0; d < e->n_devices; d++)
@@ -352,6 +417,28 @@ static unsigned key_stage_parts(const cuzk_engine *e, const circuit *c, cuzk_pk 
                           c->id, nb, b, kmax);
             parts &= ~CUZK_PK_STAGE_ROWS;
             b = nb;
+        }
+    }
+    if (e->n_devices && b > kmax) {
+        /* Each GPU worker of a device holds two chunk buffers while it streams. */
+        const unsigned nparts = parts & ~CUZK_PK_STAGE_ROWS;
+        const cuzk__key_sets sets = key_sets(c, nparts);
+        const uint64_t buffers =
+            (uint64_t)e->cfg.gpu_workers_per_device * 2 * e->cfg.gpu_stream_chunk;
+        uint64_t sb = 0;
+        const unsigned m = cuzk__key_stream_plan(&sets, kmax, buffers, &sb);
+        if (sb <= kmax) {
+            char res[32], str[32];
+            circuit tmp = *c;
+            tmp.stage_parts = nparts;
+            stream_names(&tmp, m, res, str, sizeof res);
+            CUZK_LOG_INFO(TGT, "key staged with point sets streamed from host memory (the key "
+                          "does not fit the GPU budget)", "circuit=%s bytes=%" PRIu64 " whole=%"
+                          PRIu64 " gpu_budget=%" PRIu64 " resident=%s streamed=%s stream_chunk=%"
+                          PRIu64, c->id, sb, b, kmax, res, str, e->cfg.gpu_stream_chunk);
+            parts = nparts;
+            b = sb;
+            *streamed = m;
         }
     }
     *gpu_copy_bytes = b;
@@ -459,8 +546,13 @@ cuzk_err cuzk__key_ensure(cuzk_engine *e, circuit *c, int *was_loaded, double *m
         uint64_t cbytes = 0;
         int mapped = cuzk__key_cache_valid(e, c, &cbytes);
         uint64_t gpu_copy_bytes;
-        unsigned parts = key_stage_parts(e, c, pk, &gpu_copy_bytes);
+        unsigned streamed;
+        unsigned parts = key_stage_parts(e, c, pk, &gpu_copy_bytes, &streamed);
         pin_new_key(e, c, pk);
+        if (streamed && real_gpus(e) && !c->pinned_bytes)
+            CUZK_LOG_WARN(TGT, "streamed point sets are not page-locked: their copies run "
+                          "slower (raise memory.pinned_budget to the key's size)",
+                          "circuit=%s", c->id);
         pthread_mutex_lock(&e->mu);
         uint64_t bytes = cuzk_pk_bytes(pk);
         make_key_room(e, bytes, c);
@@ -468,6 +560,7 @@ cuzk_err cuzk__key_ensure(cuzk_engine *e, circuit *c, int *was_loaded, double *m
         c->host_bytes = bytes;
         c->gpu_copy_bytes = gpu_copy_bytes;
         c->stage_parts = parts;
+        c->gpu_streamed = streamed;
         c->gpu_staged_mask = 0;
         c->mapped = mapped;
         c->cache_bytes = cbytes;
@@ -614,7 +707,8 @@ void cuzk__key_stage_preloaded(cuzk_engine *e, circuit *c)
             continue;
         cuzk_errbuf geb;
         double t = cuzk__now_ms();
-        if (cuzk_pk_gpu_stage(c->pk, g->id, c->stage_parts, &geb))
+        if (cuzk_pk_gpu_stage_streamed(c->pk, g->id, c->stage_parts, c->gpu_streamed,
+                                       e->cfg.gpu_stream_chunk, &geb))
             CUZK_LOG_WARN(TGT, "cannot stage the key on the GPU", "circuit=%s device=%d "
                           "error=%s", c->id, g->id, geb.msg);
         else

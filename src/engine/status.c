@@ -129,6 +129,7 @@ size_t cuzk_engine_circuits(cuzk_engine *e, cuzk_circuit_info *out, size_t max)
                 o->gpu_mask |= 1u << e->devices[d].id;
         o->tier = cuzk__key_tier(c);
         o->gpu_bytes = (uint64_t)__builtin_popcount(c->gpu_staged_mask) * c->gpu_copy_bytes;
+        o->gpu_streamed = c->gpu_staged_mask ? c->gpu_streamed : 0;
         o->pinned_bytes = c->pinned_bytes;
         o->mapped_bytes = c->mapped ? c->cache_bytes : 0;
         o->bytes = c->host_bytes;

@@ -153,6 +153,24 @@ cuzk_err cuzk_gpu_points_upload_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk
 void cuzk_gpu_points_free(cuzk_gpu_points *pts);
 size_t cuzk_gpu_points_count(const cuzk_gpu_points *pts);
 
+/* A streamed set: the same set as cuzk_gpu_points_upload_ex's, but its points stay in host
+ * memory at `host` (the caller keeps it, unchanged, until cuzk_gpu_points_free; page-locked
+ * with cuzk_gpu_host_alloc or cuzk_gpu_pin, else its copies are slow) and every MSM over it
+ * (cuzk_gpu_msm, the H MSM) copies them to the device chunk_points at a time into two
+ * buffers of the MSM's context (grown to the largest chunk, kept until cuzk_gpu_close,
+ * counted by cuzk_gpu_scratch_bytes), the copy of the next chunk on a copy stream beside the
+ * MSM of this one, and adds the chunks' sums: the same point as the resident set gives. On
+ * the device it holds only the map of its points at infinity (made on the host here); it has
+ * no fixed-base tables (cuzk_gpu_points_tables leaves it as it is). For keys larger than the
+ * device's memory. */
+cuzk_err cuzk_gpu_points_host(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gpu_group g,
+                              size_t lead, const void *host, size_t n, size_t chunk_points,
+                              cuzk_gpu_points **out, cuzk_errbuf *eb);
+/* 1 for a set made by cuzk_gpu_points_host. */
+int cuzk_gpu_points_streamed(const cuzk_gpu_points *pts);
+/* Device bytes of ctx's chunk buffers now (0 before its first MSM over a streamed set). */
+uint64_t cuzk_gpu_stream_buffer_bytes(const cuzk_gpu_ctx *ctx);
+
 /* Fixed-base tables: a set's points are the same in every MSM (a proving key's), so copies
  * 2^(k s) P of each point (k < t) can be computed once; an MSM then sends all its windows into
  * g = s / c bucket sets instead of one per window (one bucket reduction, wider windows, fewer

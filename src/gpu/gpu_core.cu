@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "gpu/gpu_internal.cuh"
+#include "gpu/stream.cuh"
 
 extern "C" {
 #include "util/parallel.h"
@@ -240,6 +241,7 @@ void cuzk_gpu_close(cuzk_gpu_ctx *ctx)
     cudaSetDevice(ctx->device);
     if (ctx->stream)
         cudaStreamSynchronize(ctx->stream);
+    cuzk_gpu_stream::free_bufs(ctx->strm);
     for (int i = 0; i < SCR_COUNT; i++)
         if (ctx->scr[i])
             cudaFree(ctx->scr[i]);
@@ -279,6 +281,8 @@ uint64_t cuzk_gpu_scratch_bytes(const cuzk_gpu_ctx *ctx)
     for (int i = 0; i < 2; i++)
         if (ctx->tw[i])
             sum += ((uint64_t)1 << (ctx->tw_log[i] - 1)) * 32;
+    if (ctx->strm)
+        sum += 2 * (uint64_t)ctx->strm->cap;
     return sum;
 }
 
@@ -288,7 +292,9 @@ cuzk_err cuzk_gpu_ba_fit(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, uint64_t n_poi
     size_t f = 0, t = 0;
     CU(cudaSetDevice(ctx->device));
     CU(cudaMemGetInfo(&f, &t));
-    const uint64_t margin = ((uint64_t)1 << 30) + t / 64, have = cuzk_gpu_scratch_bytes(ctx);
+    /* The stream buffers stay: the chunk may take the scratch slots' memory only. */
+    const uint64_t margin = ((uint64_t)1 << 30) + t / 64,
+                   have = cuzk_gpu_scratch_bytes(ctx) - cuzk_gpu_stream_buffer_bytes(ctx);
     const uint64_t avail = f + have > margin ? f + have - margin : 0;
     size_t chunk;
     int quads;
@@ -586,14 +592,19 @@ int cuzk_gpu_points_copies(const cuzk_gpu_points *pts) { return pts ? pts->t : 0
 
 uint64_t cuzk_gpu_points_bytes(const cuzk_gpu_points *pts)
 {
-    return pts ? (uint64_t)pts->t * pts->n * cuzk_gpu_point_bytes(pts->curve, pts->group) +
-                     cuzk__gpu_inf_map_bytes(pts->n)
-               : 0;
+    if (!pts)
+        return 0;
+    /* A streamed set's points are the host's; its chunks are the context's buffers. */
+    const uint64_t dev_pts = pts->host ? 0 : (uint64_t)pts->t * pts->n;
+    return dev_pts * cuzk_gpu_point_bytes(pts->curve, pts->group) +
+           cuzk__gpu_inf_map_bytes(pts->n);
 }
 
 cuzk_err cuzk_gpu_points_tables(cuzk_gpu_points *pts, int max_copies, cuzk_errbuf *eb)
 {
     cuzk_gpu_ctx *ctx = pts->ctx;
+    if (pts->host)
+        return CUZK_OK; /* a streamed set has no tables (gpu.h) */
     const size_t pb = cuzk_gpu_point_bytes(pts->curve, pts->group);
     int c, t, s;
     cuzk__gpu_tab_plan(pts->n, pts->curve == CUZK_GPU_BN254 ? 254 : 255, max_copies, &c, &t,
@@ -633,6 +644,8 @@ cuzk_err cuzk_gpu_points_tables(cuzk_gpu_points *pts, int max_copies, cuzk_errbu
                 now_ms() - t0);
     return CUZK_OK;
 }
+
+#include "gpu/stream_api.cuh"
 
 cuzk_err cuzk_gpu_scalars_stage(cuzk_gpu_ctx *ctx, const void *host, size_t n, size_t lo,
                                 size_t hi, cuzk_errbuf *eb)
@@ -770,8 +783,9 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
     /* Same scalars as the last MSM (the caller says so, and they are the same buffer, count,
      * form and curve): their upload and preparation are still on the device. */
     const bool check = (flags & CUZK_GPU_SCALARS_CHECK) && !mont;
-    const bool reuse = (flags & CUZK_GPU_SCALARS_SAME) && !check && ctx->prep.valid &&
-                       ctx->prep.host == scalars && ctx->prep.n == count &&
+    /* A streamed set's chunks prepare their own scalars (the upload is reused). */
+    const bool reuse = (flags & CUZK_GPU_SCALARS_SAME) && !check && !pts->host &&
+                       ctx->prep.valid && ctx->prep.host == scalars && ctx->prep.n == count &&
                        ctx->prep.mont == mont && ctx->prep.curve == (int)pts->curve;
     if (check)
         ctx->bad_scalar = UINT64_MAX;
@@ -795,7 +809,8 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
              * merge's 2^21 Fp2 additions cost what the hidden upload saved. */
             const bool bls_g2 =
                 pts->curve == CUZK_GPU_BLS12_381 && pts->group == CUZK_GPU_G2;
-            split = (flags & CUZK_GPU_SCALARS_ONCE) && ctx->split_min && /* 0, or >= 8 */
+            split = (flags & CUZK_GPU_SCALARS_ONCE) && !pts->host &&
+                    ctx->split_min && /* 0, or >= 8 */
                     count >= ctx->split_min &&
                     (ctx->split_all || !bls_g2 || count >= CUZK_GPU_MSM_SPLIT_MIN_BLS_G2);
             if (!split) {
@@ -808,14 +823,18 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
             ctx->up.valid = count > 0;
         }
     }
-    const char *base = (const char *)pts->d + offset * cuzk_gpu_point_bytes(pts->curve, pts->group);
+    const char *base = pts->host ? NULL
+                                 : (const char *)pts->d +
+                                       offset * cuzk_gpu_point_bytes(pts->curve, pts->group);
     ctx->prep_reuse = reuse;
     ctx->prep_check = check;
     const cuzk__gpu_tab tab = msm_tab(pts, offset);
-    cuzk_err e = split ? msm_split(ctx, pts, base, count, (const uint8_t *)scalars,
-                                   (uint8_t *)d_sc, mont, &tab, out, eb)
-                       : msm_dispatch(ctx, pts->curve, pts->group, base, count, d_sc, mont,
-                                      &tab, out, eb);
+    cuzk_err e = pts->host ? stream_msm(ctx, pts, offset, count, (const uint8_t *)d_sc, mont,
+                                        check, out, eb)
+                 : split   ? msm_split(ctx, pts, base, count, (const uint8_t *)scalars,
+                                       (uint8_t *)d_sc, mont, &tab, out, eb)
+                           : msm_dispatch(ctx, pts->curve, pts->group, base, count, d_sc, mont,
+                                          &tab, out, eb);
     ctx->prep_reuse = false;
     ctx->prep_check = false;
     if (trace_on() && split)
@@ -831,8 +850,8 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
     if (e) {
         ctx->prep.valid = 0;
         ctx->up.valid = 0;
-    } else if (split) {
-        ctx->prep.valid = 0; /* the slots hold the second part's preparation only */
+    } else if (split || pts->host) {
+        ctx->prep.valid = 0; /* the slots hold the last part's (chunk's) preparation only */
     } else if (!reuse) {
         ctx->prep.host = scalars;
         ctx->prep.n = count;
@@ -966,7 +985,9 @@ static cuzk_err h_finish(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, void
     CU(cudaStreamSynchronize(ctx->stream));
     double t_h = trace_lap(ctx, &tt);
     cuzk_err e = CUZK_OK;
-    if (pts) {
+    if (pts && pts->host) {
+        e = stream_msm(ctx, pts, offset, n, (const uint8_t *)da, true, false, out, eb);
+    } else if (pts) {
         const char *base =
             (const char *)pts->d + offset * cuzk_gpu_point_bytes(pts->curve, pts->group);
         const cuzk__gpu_tab tab = msm_tab(pts, offset);

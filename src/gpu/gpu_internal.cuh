@@ -161,6 +161,9 @@ struct cuzk_gpu_ctx {
         size_t n;
         size_t next; /* cuzk_gpu_scalars_stage: scalars [0, next) of host queued so far */
     } up;
+    /* MSMs over streamed sets: two device chunk buffers, a copy stream and their events
+     * (stream.cuh; NULL until the first such MSM). */
+    struct cuzk__gpu_stream_bufs *strm;
 };
 
 struct cuzk_gpu_points {
@@ -172,6 +175,10 @@ struct cuzk_gpu_points {
     int t, s;  /* copies (1: none), bits between copies */
     size_t n_inf; /* points at infinity among the n (counted on the device at upload) */
     uint32_t *inf_bits; /* bit i of word i / 32: point i at infinity (cuzk__gpu_inf_map_bytes) */
+    /* A streamed set (cuzk_gpu_points_host, stream.cuh): d is NULL, points lead .. n - 1 are
+     * the caller's host memory at host, copied to the device chunk points at a time. */
+    const uint8_t *host;
+    size_t lead, chunk;
 };
 
 /* A set's fixed-base tables as an MSM reads them: t copies s bits apart, copy k of point i at

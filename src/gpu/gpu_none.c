@@ -130,6 +130,23 @@ cuzk_err cuzk_gpu_points_upload_ex(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk
     return cuzk_gpu_points_upload(ctx, curve, g, bytes, n, out, eb);
 }
 
+cuzk_err cuzk_gpu_points_host(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, cuzk_gpu_group g,
+                              size_t lead, const void *host, size_t n, size_t chunk_points,
+                              cuzk_gpu_points **out, cuzk_errbuf *eb)
+{
+    (void)lead, (void)chunk_points;
+    return cuzk_gpu_points_upload(ctx, curve, g, host, n, out, eb);
+}
+int cuzk_gpu_points_streamed(const cuzk_gpu_points *pts)
+{
+    (void)pts;
+    return 0;
+}
+uint64_t cuzk_gpu_stream_buffer_bytes(const cuzk_gpu_ctx *ctx)
+{
+    (void)ctx;
+    return 0;
+}
 void cuzk_gpu_points_free(cuzk_gpu_points *pts) { (void)pts; }
 size_t cuzk_gpu_points_count(const cuzk_gpu_points *pts)
 {

@@ -435,6 +435,21 @@ cuzk_err cuzk_pk_gpu_stage(cuzk_pk *pk, int device, unsigned parts, cuzk_errbuf 
                                          : bls12_381_gpu_stage(pk->k.bls12_381, device, parts, eb);
 }
 
+cuzk_err cuzk_pk_gpu_stage_streamed(cuzk_pk *pk, int device, unsigned parts, unsigned streamed,
+                                    uint64_t chunk_bytes, cuzk_errbuf *eb)
+{
+    return pk->curve == CUZK_CURVE_BN254
+               ? bn254_gpu_stage_streamed(pk->k.bn254, device, parts, streamed, chunk_bytes, eb)
+               : bls12_381_gpu_stage_streamed(pk->k.bls12_381, device, parts, streamed,
+                                              chunk_bytes, eb);
+}
+
+unsigned cuzk_pk_gpu_streamed(cuzk_pk *pk, int device)
+{
+    return pk->curve == CUZK_CURVE_BN254 ? bn254_gpu_streamed(pk->k.bn254, device)
+                                         : bls12_381_gpu_streamed(pk->k.bls12_381, device);
+}
+
 void cuzk_pk_gpu_unstage(cuzk_pk *pk, int device)
 {
     if (pk->curve == CUZK_CURVE_BN254)

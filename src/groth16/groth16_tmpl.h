@@ -863,20 +863,35 @@ static cuzk_err GT_(gpu_tables)(GT_(pk) *pk, int device, cuzk__pk_device *d,
     return CUZK_OK;
 }
 
+/* Set `bit` (CUZK_PK_SET_*) of n points after lead at infinity on device d: uploaded, or
+ * streamed from host (d->streamed). */
+static cuzk_err GT_(gpu_set)(cuzk__pk_device *d, unsigned bit, cuzk_gpu_group g, size_t lead,
+                             const void *host, size_t n, cuzk_gpu_points **out, cuzk_errbuf *eb)
+{
+    const cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
+    if (d->streamed & bit) {
+        const size_t cp = (size_t)(d->stream_chunk / cuzk_gpu_point_bytes(gc, g));
+        return cuzk_gpu_points_host(d->ctx, gc, g, lead, host, n, cp ? cp : 1, out, eb);
+    }
+    return cuzk_gpu_points_upload_ex(d->ctx, gc, g, lead, host, n, out, eb);
+}
+
 /* The G1 point sets A, B1, C, H on device d (its context open). */
 static cuzk_err GT_(gpu_ensure_g1)(GT_(pk) *pk, cuzk__pk_device *d, cuzk_errbuf *eb)
 {
     cuzk_err e = CUZK_OK;
-    cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
-    if (!d->g_a && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->a, pk->n_vars, &d->g_a, eb)))
+    const cuzk_gpu_group g1 = CUZK_GPU_G1;
+    if (!d->g_a && (e = GT_(gpu_set)(d, CUZK_PK_SET_A, g1, 0, pk->a, pk->n_vars, &d->g_a, eb)))
         return e;
-    if (!d->g_b1 && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->b1, pk->n_vars, &d->g_b1, eb)))
+    if (!d->g_b1 &&
+        (e = GT_(gpu_set)(d, CUZK_PK_SET_B1, g1, 0, pk->b1, pk->n_vars, &d->g_b1, eb)))
         return e;
     /* C's set is padded in front to the witness's length (see pg1_gpu_msm). */
-    if (!d->g_c && (e = cuzk_gpu_points_upload_ex(d->ctx, gc, CUZK_GPU_G1, pk->n_public + 1, pk->c,
-                                                  pk->n_vars - pk->n_public - 1, &d->g_c, eb)))
+    if (!d->g_c && (e = GT_(gpu_set)(d, CUZK_PK_SET_C, g1, pk->n_public + 1, pk->c,
+                                     pk->n_vars - pk->n_public - 1, &d->g_c, eb)))
         return e;
-    if (!d->g_h && (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G1, pk->h, pk->domain_size, &d->g_h, eb)))
+    if (!d->g_h &&
+        (e = GT_(gpu_set)(d, CUZK_PK_SET_H, g1, 0, pk->h, pk->domain_size, &d->g_h, eb)))
         return e;
     return CUZK_OK;
 }
@@ -894,7 +909,7 @@ static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int device, int want, cuzk_errbuf *
     if (!(want & GT_WANT_NO_G1) && (e = GT_(gpu_ensure_g1)(pk, d, eb)))
         return e;
     if (want_g2 && !d->g_b2 &&
-        (e = cuzk_gpu_points_upload(d->ctx, gc, CUZK_GPU_G2, pk->b2, pk->n_vars, &d->g_b2, eb)))
+        (e = GT_(gpu_set)(d, CUZK_PK_SET_B2, CUZK_GPU_G2, 0, pk->b2, pk->n_vars, &d->g_b2, eb)))
         return e;
     if ((want & GT_WANT_ROWS) && !d->g_rows) {
         const uint64_t *const rp[2] = {pk->row_ptr[0], pk->row_ptr[1]};
@@ -944,6 +959,40 @@ static cuzk_err GT_(gpu_stage)(GT_(pk) *pk, int device, unsigned parts, cuzk_err
     return e;
 }
 
+/* The same with the sets in `streamed` (CUZK_PK_SET_* bits) streamed from the key's host
+ * arrays in chunks of about chunk_bytes, unless already staged. */
+static cuzk_err GT_(gpu_stage_streamed)(GT_(pk) *pk, int device, unsigned parts,
+                                        unsigned streamed, uint64_t chunk_bytes, cuzk_errbuf *eb)
+{
+    if (device < 0 || device >= CUZK_MAX_DEVICES)
+        return cuzk_errf(eb, CUZK_NO_DEVICE, "GPU device %d is out of range (0..%d)", device,
+                         CUZK_MAX_DEVICES - 1);
+    if (streamed && chunk_bytes == 0)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "streamed point sets: chunks of 0 bytes");
+    pthread_mutex_lock(&pk->dev[device].mu);
+    pk->dev[device].streamed = streamed;
+    pk->dev[device].stream_chunk = chunk_bytes;
+    pthread_mutex_unlock(&pk->dev[device].mu);
+    return GT_(gpu_stage)(pk, device, parts, eb);
+}
+
+static unsigned GT_(gpu_streamed)(GT_(pk) *pk, int device)
+{
+    if (device < 0 || device >= CUZK_MAX_DEVICES)
+        return 0;
+    cuzk__pk_device *d = &pk->dev[device];
+    pthread_mutex_lock(&d->mu);
+    const cuzk_gpu_points *sets[5] = GT_DEV_SETS(d);
+    static const unsigned bit[5] = {CUZK_PK_SET_B2, CUZK_PK_SET_A, CUZK_PK_SET_B1,
+                                    CUZK_PK_SET_C, CUZK_PK_SET_H};
+    unsigned m = 0;
+    for (int i = 0; i < 5; i++)
+        if (sets[i] && cuzk_gpu_points_streamed(sets[i]))
+            m |= bit[i];
+    pthread_mutex_unlock(&d->mu);
+    return m;
+}
+
 /* Frees the key's point sets and its own context on `device` (the engine's GPU tier gives the
  * memory back; the caller guarantees no stage uses the key on that device meanwhile). The
  * next stage or proof there uploads them again. */
@@ -968,6 +1017,7 @@ static void GT_(gpu_unstage)(GT_(pk) *pk, int device)
     d->g_rows = NULL;
     d->ctx = NULL;
     d->ba_fitted = d->ba_unfit = 0;
+    d->streamed = 0;
     pthread_mutex_unlock(&d->mu);
 }
 

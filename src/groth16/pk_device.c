@@ -39,7 +39,7 @@ unsigned cuzk__pk_device_no_tables(const cuzk__pk_device *d, cuzk_gpu_curve curv
                                     CUZK_PK_SET_C, CUZK_PK_SET_H};
     unsigned m = 0;
     for (int i = 0; i < 5; i++) {
-        if (!sets[i] || cuzk_gpu_points_copies(sets[i]) > 1)
+        if (!sets[i] || cuzk_gpu_points_copies(sets[i]) > 1 || cuzk_gpu_points_streamed(sets[i]))
             continue;
         const uint64_t n = cuzk_gpu_points_count(sets[i]);
         const cuzk_gpu_group g = i == 0 ? CUZK_GPU_G2 : CUZK_GPU_G1;

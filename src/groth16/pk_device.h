@@ -27,6 +27,10 @@ typedef struct cuzk__pk_device {
     /* ctx's batch-affine chunk is fitted to the memory the tables left (GT_(gpu_acquire));
      * ba_unfit: it was given back once for tables (GT_(gpu_tables)). */
     int ba_fitted, ba_unfit;
+    /* CUZK_PK_SET_* bits of the sets staged (or to be staged) streamed from the key's host
+     * arrays in chunks of about stream_chunk bytes (cuzk_pk_gpu_stage_streamed). */
+    unsigned streamed;
+    uint64_t stream_chunk;
 } cuzk__pk_device;
 
 void cuzk__pk_device_init(cuzk__pk_device *d);

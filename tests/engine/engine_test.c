@@ -15,6 +15,7 @@
 #include "engine/config.h"
 #include "gpu/gpu.h"
 #include "engine/engine.h"
+#include "engine/engine_internal.h" /* cuzk__key_stream_plan */
 #include "testutil.h"
 
 typedef struct {
@@ -596,7 +597,19 @@ static void test_config(void)
     /* Tier budgets: "auto" (the default) or a size; "0" pins nothing. */
     CHECK(cuzk_daemon_config_parse(&c, "t.toml", "", 0, ".", &eb) == CUZK_OK);
     CHECK(c.gpu_budget == CUZK_BUDGET_AUTO && c.pinned_budget == CUZK_BUDGET_AUTO);
+    CHECK(c.gpu_stream_chunk == CUZK_STREAM_CHUNK_DEFAULT);
     cuzk_daemon_config_free(&c);
+    /* gpus.stream_chunk: a size of at least 1KiB, passed to the engine. */
+    const char *sc = "[gpus]\nstream_chunk = \"256MiB\"\n";
+    CHECK(cuzk_daemon_config_parse(&c, "s.toml", sc, strlen(sc), ".", &eb) == CUZK_OK);
+    cuzk_engine_config scf;
+    cuzk_daemon_config_engine(&c, &scf);
+    CHECK(c.gpu_stream_chunk == 256ull << 20 && scf.gpu_stream_chunk == 256ull << 20);
+    cuzk_daemon_config_free(&c);
+    const char *scbad = "[gpus]\nstream_chunk = 100\n";
+    CHECK(cuzk_daemon_config_parse(&c, "sb.toml", scbad, strlen(scbad), ".", &eb) ==
+          CUZK_BAD_CONFIG);
+    CHECK_MSG(strstr(eb.msg, "sb.toml:2") && strstr(eb.msg, "gpus.stream_chunk"), "%s", eb.msg);
     const char *tb = "[memory]\ngpu_budget = \"4GiB\"\npinned_budget = \"0\"\n";
     CHECK(cuzk_daemon_config_parse(&c, "u.toml", tb, strlen(tb), ".", &eb) == CUZK_OK);
     CHECK(c.gpu_budget == 4ull << 30 && c.pinned_budget == 0);
@@ -1161,6 +1174,93 @@ static void test_gpu_tier_norows(void)
     cuzk_engine_free(e);
 }
 
+/* The choice of the sets a key streams (cuzk__key_stream_plan) for a few budgets: A, B1, C of
+ * 100 bytes whole, H 200, B2 400, each 1 byte streamed (its map), 10 bytes of buffers. */
+static void test_stream_plan(void)
+{
+    cuzk__key_sets s = {{100, 100, 100, 200, 400}, {1, 1, 1, 1, 1}};
+    const unsigned A = CUZK_PK_SET_A, B1 = CUZK_PK_SET_B1, C = CUZK_PK_SET_C, H = CUZK_PK_SET_H,
+                   B2 = CUZK_PK_SET_B2;
+    static const struct {
+        uint64_t budget;
+        unsigned streamed;
+        uint64_t bytes;
+    } cases[] = {
+        {1000, 0, 900},                /* everything fits: no buffers either */
+        {900, 0, 900},
+        {899, B2, 10 + 5 + 199 + 99 * 3}, /* H, C, A, B1 whole */
+        {600, B2, 511},
+        {510, B1 | B2, 412},           /* H, C, A whole */
+        {400, A | B1 | B2, 313},       /* H and C whole */
+        {312, C | A | B1 | B2, 214},   /* H whole */
+        {250, C | A | B1 | B2, 214},
+        {213, H | B1 | B2, 213},        /* H does not fit; C and A after it do */
+        {113, A | B1 | C | H | B2, 15}, /* every set streamed: buffers and maps */
+        {15, A | B1 | C | H | B2, 15},
+        {14, A | B1 | C | H | B2, 15}, /* not even that fits (bytes > budget) */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t bytes = 0;
+        unsigned m = cuzk__key_stream_plan(&s, cases[i].budget, 10, &bytes);
+        CHECK_MSG(m == cases[i].streamed && bytes == cases[i].bytes,
+                  "budget %llu: streamed %#x (%llu bytes), want %#x (%llu)",
+                  (unsigned long long)cases[i].budget, m, (unsigned long long)bytes,
+                  cases[i].streamed, (unsigned long long)cases[i].bytes);
+    }
+    /* A set that is not staged (B2 without G2 on the GPU) is never streamed; a small set
+     * later in the order stays whole when a larger one before it does not fit. */
+    cuzk__key_sets t = {{100, 10, 100, 200, 0}, {1, 1, 1, 1, 0}};
+    uint64_t bytes = 0;
+    CHECK(cuzk__key_stream_plan(&t, 300, 10, &bytes) == (C | A) && bytes == 14 + 199 + 9);
+}
+
+/* A key larger than the GPU budget even without its rows is staged with point sets streamed
+ * from host memory (gpus.stream_chunk), not run on the CPU: with a budget one byte short of
+ * its whole copy, B in G2 (last in the order, the largest) streams and the copy counts the
+ * G1 sets whole, B2's map and two chunk buffers; the proof is right and no GPU stage ran on
+ * the CPU for want of room. A budget too small even for the buffers and maps still falls back
+ * to the CPU. */
+static void test_gpu_tier_streamed(void)
+{
+    const uint64_t whole = zkey_bytes(CIRCS[1].zkey, 1, 0, 1);
+    cuzk_zkey zk;
+    cuzk_errbuf zeb = {{0}};
+    CHECK(cuzk_zkey_open(&zk, tu_src_path(CIRCS[1].zkey), &zeb) == CUZK_OK);
+    const uint64_t b2 = (uint64_t)zk.n_vars * 4 * zk.n8q;
+    cuzk_zkey_close(&zk);
+    for (int small = 0; small < 2; small++) {
+        memset(&g_extra, 0, sizeof g_extra);
+        g_extra.emulated_devices = 1;
+        g_extra.gpu_workers_per_device = 1;
+        g_extra.g2_on_gpu = 1; /* B2 staged too */
+        g_extra.gpu_budget = small ? 1024 : whole - 1;
+        g_extra.gpu_stream_chunk = 1024;
+        cuzk_engine *e = make(1, 1ull << 30, 0);
+        memset(&g_extra, 0, sizeof g_extra);
+        prove_pos_verified(e);
+        cuzk_circuit_info ci[4];
+        cuzk_engine_circuits(e, ci, 4);
+        cuzk_engine_status st;
+        cuzk_engine_get_status(e, &st);
+        if (!small) {
+            const uint64_t want = whole - b2 + 2 * 1024;
+            CHECK_MSG(ci[1].gpu_streamed == CUZK_PK_SET_B2 && ci[1].gpu_bytes == want &&
+                          ci[1].gpu_mask == 1,
+                      "streamed %#x, staged %llu, want B2 and %llu", ci[1].gpu_streamed,
+                      (unsigned long long)ci[1].gpu_bytes, (unsigned long long)want);
+            CHECK(st.devices[0].partitions == 1 && st.gpu_budget_cpu == 0);
+            /* the preloaded multipliers are staged beside it */
+            CHECK(st.devices[0].key_bytes ==
+                      ci[0].gpu_bytes + ci[1].gpu_bytes + ci[2].gpu_bytes + ci[3].gpu_bytes &&
+                  want <= whole - 1);
+        } else {
+            CHECK(ci[1].gpu_streamed == 0 && ci[1].gpu_mask == 0);
+            CHECK(st.gpu_budget_cpu == 1);
+        }
+        cuzk_engine_free(e);
+    }
+}
+
 /* gpu_tables: a staged copy counts the point sets with their fixed-base tables (gpu.h
  * cuzk_gpu_tables_bytes: A, B1, C padded to n_vars, H) when they fit the GPU budget beside the
  * other circuits' plain point sets, and is staged without them (but with its rows) when they
@@ -1482,6 +1582,8 @@ int main(void)
     test_gpu_tier();
     test_gpu_tier_held();
     test_gpu_tier_norows();
+    test_stream_plan();
+    test_gpu_tier_streamed();
     test_gpu_tier_tables();
     test_pinned_tier();
     test_mapped_tier();

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <ucontext.h>
 
 #include <functional>
@@ -225,6 +226,123 @@ template <class K> static void launch_block(size_t blocks, unsigned threads, K k
         }
     }
     B.in_block = false;
+}
+
+/* Streams, events, allocations and copies for host code over the CUDA runtime
+ * (src/gpu/stream.cuh, run by stream_emu.cpp). Every stream executes its work at once unless it
+ * was created while emu_defer_streams was set: such a stream queues its copies and memsets,
+ * and runs them only when an event recorded after them is waited for (cudaStreamWaitEvent,
+ * cudaEventSynchronize) or the stream is synchronised. So work that reads a buffer without
+ * waiting for its copy's event reads what was there before, as it may on a device. */
+typedef int cudaError_t;
+enum { cudaSuccess = 0, cudaErrorMemoryAllocation = 2 };
+enum cudaMemcpyKind { cudaMemcpyHostToDevice = 1, cudaMemcpyDeviceToHost = 2 };
+enum { cudaStreamNonBlocking = 1, cudaEventDisableTiming = 2 };
+struct emu_stream {
+    bool defer;
+    std::vector<std::function<void()>> q; /* deferred work not yet run */
+    size_t queued = 0, ran = 0;           /* work items ever queued, and run */
+};
+struct emu_event {
+    emu_stream *s = nullptr;
+    size_t at = 0; /* done once s has run this many items */
+};
+typedef emu_stream *cudaStream_t;
+typedef emu_event *cudaEvent_t;
+static bool emu_defer_streams;
+static long emu_copies; /* copies and memsets run (stream_emu.cpp counts them) */
+static inline const char *cudaGetErrorString(cudaError_t e) { return e ? "emulated error" : "ok"; }
+static inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+static inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned)
+{
+    *s = new emu_stream;
+    (*s)->defer = emu_defer_streams;
+    return cudaSuccess;
+}
+static inline void emu_run_to(emu_stream *s, size_t at)
+{
+    while (s->ran < at) {
+        s->q[s->ran - (s->queued - s->q.size())]();
+        s->ran++;
+    }
+    if (s->ran == s->queued)
+        s->q.clear();
+}
+static inline cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+    if (s)
+        emu_run_to(s, s->queued);
+    return cudaSuccess;
+}
+static inline cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+    cudaStreamSynchronize(s);
+    delete s;
+    return cudaSuccess;
+}
+static inline void emu_enqueue(cudaStream_t s, std::function<void()> f)
+{
+    if (!s || !s->defer) {
+        f();
+        if (s)
+            s->queued++, s->ran++;
+        return;
+    }
+    s->q.push_back(f);
+    s->queued++;
+}
+static inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned)
+{
+    *e = new emu_event;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+    delete e;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+    e->s = s;
+    e->at = s ? s->queued : 0;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+    if (e->s)
+        emu_run_to(e->s, e->at);
+    return cudaSuccess;
+}
+static inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t e, unsigned)
+{
+    return cudaEventSynchronize(e); /* the waiting stream runs its later work at once */
+}
+static inline cudaError_t cudaMalloc(void **p, size_t n)
+{
+    *p = malloc(n ? n : 1);
+    return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+static inline cudaError_t cudaFree(void *p)
+{
+    free(p);
+    return cudaSuccess;
+}
+static inline cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind,
+                                          cudaStream_t st)
+{
+    emu_enqueue(st, [=] {
+        memcpy(d, s, n);
+        emu_copies++;
+    });
+    return cudaSuccess;
+}
+static inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t st)
+{
+    emu_enqueue(st, [=] {
+        memset(d, v, n);
+        emu_copies++;
+    });
+    return cudaSuccess;
 }
 
 #endif

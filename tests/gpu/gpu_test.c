@@ -271,6 +271,113 @@ GPU_GROUP_TESTS(bn254_g2, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G2)
 GPU_GROUP_TESTS(bls12_381_g1, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G1)
 GPU_GROUP_TESTS(bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G2)
 
+/* ---- Streamed sets (cuzk_gpu_points_host): the same MSM over the points kept in page-locked
+ * host memory and streamed in chunks of the whole range, a half, a third, a seventh and 65537
+ * points (not a divisor), with `lead` points at infinity in front (C's set), must equal the
+ * resident set's and the structured reference; a resident MSM flagged CUZK_GPU_SCALARS_SAME
+ * after it reads the same upload; a scalar not below r in the last chunk is found at the same
+ * index as the resident MSM finds it. */
+#define GPU_STREAM_TEST(G, FR, CURVE, GROUP)                                                  \
+    static void G##_test_stream(size_t n, size_t lead, int mode)                              \
+    {                                                                                         \
+        cuzk_errbuf eb = {{0}};                                                               \
+        const size_t m = lead + n, pb = cuzk_gpu_point_bytes(CURVE, GROUP);                   \
+        FR##_t *t = malloc(n * sizeof *t), *sv = malloc(m * sizeof *sv);                      \
+        uint8_t *sc = malloc(m * 32);                                                         \
+        void *host = NULL;                                                                    \
+        cuzk_err e = cuzk_gpu_host_alloc(ctx, n * pb, &host, &eb);                            \
+        CHECK_MSG(e == CUZK_OK, "host_alloc: %s", eb.msg);                                    \
+        if (e) {                                                                              \
+            free(t), free(sv), free(sc);                                                      \
+            return;                                                                           \
+        }                                                                                     \
+        G##_affine *pts = host;                                                               \
+        G##_gen(n, t, pts);                                                                   \
+        G##_scalars(m, mode, sc, sv);                                                         \
+        FR##_t acc, p;                                                                        \
+        FR##_set_zero(&acc);                                                                  \
+        for (size_t i = 0; i < n; i++) {                                                      \
+            FR##_mul(&p, &sv[lead + i], &t[i]);                                               \
+            FR##_add(&acc, &acc, &p);                                                         \
+        }                                                                                     \
+        G##_jac g, want;                                                                      \
+        G##_from_affine(&g, &G##_GEN);                                                        \
+        uint64_t k[4];                                                                        \
+        FR##_to_canonical(k, &acc);                                                           \
+        G##_mul_limbs(&want, &g, k, 4);                                                       \
+        const unsigned fl = mode == SC_MONT ? CUZK_GPU_SCALARS_MONT : 0;                      \
+        cuzk_gpu_points *gr = NULL;                                                           \
+        uint64_t res[36], out[36];                                                            \
+        e = cuzk_gpu_points_upload_ex(ctx, CURVE, GROUP, lead, pts, n, &gr, &eb);             \
+        if (!e)                                                                               \
+            e = cuzk_gpu_msm(ctx, gr, 0, m, sc, fl, res, &eb);                                \
+        CHECK_MSG(e == CUZK_OK, "resident: %s", eb.msg);                                      \
+        int ok = !e && G##_check_point("stream: resident", m, res, &want);                    \
+        const size_t chunks[5] = {m, (m + 1) / 2, (m + 2) / 3, (m + 6) / 7, 65537};           \
+        double ms[5] = {0};                                                                   \
+        for (int c = 0; c < 5 && !e; c++) {                                                   \
+            cuzk_gpu_points *gs = NULL;                                                       \
+            e = cuzk_gpu_points_host(ctx, CURVE, GROUP, lead, pts, n, chunks[c], &gs, &eb);   \
+            CHECK_MSG(e == CUZK_OK, "points_host: %s", eb.msg);                               \
+            if (e)                                                                            \
+                break;                                                                        \
+            CHECK(cuzk_gpu_points_streamed(gs) && !cuzk_gpu_points_streamed(gr) &&            \
+                  cuzk_gpu_points_count(gs) == m &&                                           \
+                  cuzk_gpu_points_bytes(gs) == (m + 31) / 32 * 4);                            \
+            CHECK(cuzk_gpu_points_tables(gs, 0, &eb) == CUZK_OK &&                            \
+                  cuzk_gpu_points_copies(gs) == 1);                                           \
+            double a = now();                                                                 \
+            e = cuzk_gpu_msm(ctx, gs, 0, m, sc, fl, out, &eb);                                \
+            ms[c] = (now() - a) * 1e3;                                                        \
+            CHECK_MSG(e == CUZK_OK, "streamed, chunks of %zu: %s", chunks[c], eb.msg);        \
+            if (!e) {                                                                         \
+                ok &= G##_check_point("stream: streamed", chunks[c], out, &want);             \
+                /* the resident MSM over the same scalars, from the streamed one's upload */  \
+                e = cuzk_gpu_msm(ctx, gr, 0, m, sc, fl | CUZK_GPU_SCALARS_SAME, out, &eb);    \
+                CHECK_MSG(e == CUZK_OK, "resident after streamed: %s", eb.msg);               \
+                ok &= !e && G##_check_point("stream: resident after", m, out, &want);         \
+            }                                                                                 \
+            if (!e && c == 3 && mode != SC_MONT) {                                            \
+                uint8_t keep[32];                                                             \
+                memcpy(keep, sc + 32 * (m - 5), 32);                                          \
+                memset(sc + 32 * (m - 5), 0xff, 32);                                          \
+                cuzk_err er = cuzk_gpu_msm(ctx, gr, 0, m, sc, CUZK_GPU_SCALARS_CHECK, out, &eb); \
+                uint64_t br = cuzk_gpu_bad_scalar(ctx);                                       \
+                cuzk_err es = cuzk_gpu_msm(ctx, gs, 0, m, sc, CUZK_GPU_SCALARS_CHECK, out, &eb); \
+                uint64_t bs = cuzk_gpu_bad_scalar(ctx);                                       \
+                CHECK_MSG(er == CUZK_NON_CANONICAL && es == CUZK_NON_CANONICAL &&             \
+                              br == m - 5 && bs == m - 5,                                     \
+                          "bad scalar: resident %d at %llu, streamed %d at %llu", er,         \
+                          (unsigned long long)br, es, (unsigned long long)bs);                \
+                memcpy(sc + 32 * (m - 5), keep, 32);                                          \
+            }                                                                                 \
+            cuzk_gpu_points_free(gs);                                                         \
+        }                                                                                     \
+        printf("  %-13s n=%-8zu lead %-3zu %-9s streamed %s  (ms by chunks of 1/1, 1/2, 1/3, " \
+               "1/7, 65537: %.1f %.1f %.1f %.1f %.1f)\n",                                     \
+               #G, m, lead, scname[mode], ok ? "ok" : "MISMATCH", ms[0], ms[1], ms[2], ms[3], \
+               ms[4]);                                                                        \
+        cuzk_gpu_points_free(gr);                                                             \
+        cuzk_gpu_host_free(ctx, host);                                                        \
+        free(t), free(sv), free(sc);                                                          \
+    }
+
+GPU_STREAM_TEST(bn254_g1, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G1)
+GPU_STREAM_TEST(bn254_g2, bn254_fr, CUZK_GPU_BN254, CUZK_GPU_G2)
+GPU_STREAM_TEST(bls12_381_g1, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G1)
+GPU_STREAM_TEST(bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G2)
+
+static void test_stream(void)
+{
+    const size_t n = (size_t)1 << 20;
+    bn254_g1_test_stream(n, 0, SC_RANDOM);
+    bn254_g1_test_stream(n - 3, 9, SC_SPARSE);
+    bls12_381_g1_test_stream(n, 0, SC_MONT);
+    bls12_381_g1_test_stream(n, 5, SC_SPARSE);
+    bn254_g2_test_stream(n, 0, SC_RANDOM);
+    bls12_381_g2_test_stream(n, 3, SC_RANDOM);
+}
+
 /* ---- Shared scalars (CUZK_GPU_SCALARS_SAME): A, B1, B2 and C of a proof reuse one upload and
  * one sort. Each result is checked against the CPU MSM on the same inputs: a G2 MSM reusing a
  * G1 MSM's preparation, a suffix read from the last upload, a flagged MSM whose scalars are
@@ -977,7 +1084,8 @@ static void msm_suite(int big)
     tab_copies = -1;
 }
 
-int main(void)
+/* gpu_test [stream]: everything, or only the streamed sets' checks. */
+int main(int argc, char **argv)
 {
     cuzk_ff_init();
 #ifdef CUZK_HAVE_CUDA
@@ -998,6 +1106,11 @@ int main(void)
     if (e)
         return tu_finish("gpu_test");
     printf("gpu_test on %s (%d device(s))\n", cuzk_gpu_name(ctx), ndev);
+    if (argc > 1 && !strcmp(argv[1], "stream")) {
+        test_stream();
+        cuzk_gpu_close(ctx);
+        return tu_finish("gpu_test stream");
+    }
 
     /* Error path: a range past the set is refused with a message. */
     {
@@ -1067,6 +1180,7 @@ int main(void)
         }
     }
     test_split();
+    test_stream();
     static const int hl[] = {1, 4, 9, 12, 16};
     for (size_t i = 0; i < sizeof hl / sizeof hl[0]; i++) {
         bn254_g1_test_h(hl[i]);
