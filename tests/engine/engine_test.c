@@ -803,8 +803,11 @@ static void test_witness_budget(void)
 
 /* ------------------------------------------------------------------ generated keys */
 
-static const cuzk_gen_params GEN = {CUZK_CURVE_BLS12_381, 300, CUZK_GEN_SPARSE_BITS, "porep-7",
-                                    NULL, 2};
+static const cuzk_gen_params GEN = {.curve = CUZK_CURVE_BLS12_381,
+                                    .n_constraints = 300,
+                                    .profile = CUZK_GEN_SPARSE_BITS,
+                                    .seed = "porep-7",
+                                    .nthreads = 2};
 
 static cuzk_engine *make_gen(uint64_t budget, cuzk_errbuf *eb, cuzk_err *err)
 {
