@@ -278,6 +278,8 @@ static int cmd_prove(int argc, char **argv)
     }
     /* GPU fixed-base tables cost more to build than they save in one proof. */
     po.gpu_tables = repeat > 1;
+    /* One proof: the CPU frees each part of the key once the proof is done with it. */
+    po.consume_key = repeat == 1;
     if (o[O_GPUTAB].seen) {
         if (strcmp(o[O_GPUTAB].value, "on") == 0)
             po.gpu_tables = 1;

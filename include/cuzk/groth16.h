@@ -66,6 +66,13 @@ typedef struct {
                                * on first use of a device (CUZK_PK_STAGE_TABLES), when they fit
                                * its free memory with room for the proof's scratch; else the
                                * sets stay plain. 0: no tables. */
+    int consume_key;          /* cuzk_prove on the CPU: the key serves this one proof, and each
+                               * part of it (the coefficients, the domain, each point set with
+                               * its table) is freed once its last reader is done, so the peak
+                               * is the proof's working set plus the parts still ahead (the
+                               * command line's one-shot proof). The key then only serves
+                               * cuzk_pk_free; a later proof with it fails (INVALID_ARGUMENT).
+                               * Ignored on a GPU. */
 } cuzk_prove_opts;
 
 typedef struct {

@@ -158,6 +158,28 @@ static int cuzk__cache_hash_mem(const void *buf, size_t len, uint64_t *h)
  * values) come from cuzk__big_alloc (util/bigalloc.h): each proof writes them fresh, and in
  * 4 KiB pages that is ~390k page faults for a, b, c alone at 2^24. */
 
+/* Drops the pages of a zkey's file mapping within [p, p + len) from this process (the page
+ * cache keeps them): pk_load reads each section once into the key, and the mapping's copy
+ * would otherwise stay resident beside it for as long as the zkey is open. Whole pages only;
+ * nothing for a caller's buffer (cuzk_zkey_parse). */
+static void cuzk__drop_pages(const void *p, size_t len);
+static void cuzk__zkey_drop(const cuzk_zkey *zk, const void *p, size_t len)
+{
+    if (zk->file.map_base)
+        cuzk__drop_pages(p, len);
+}
+
+/* Drops the whole pages within [p, p + len) of a read-only file mapping from this process. */
+static void cuzk__drop_pages(const void *p, size_t len)
+{
+    if (!p || !len)
+        return;
+    const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)p + pg - 1) & ~(pg - 1), hi = ((uintptr_t)p + len) & ~(pg - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED); /* advice: a failure costs memory */
+}
+
 #define GP bn254
 #define GP_CURVE CUZK_CURVE_BN254
 #define GP_FR_BITS BN254_FR_BITS
