@@ -33,12 +33,18 @@ while [ $# -gt 0 ]; do
         *) echo "cpu-peers: unknown argument $1" >&2; exit 2 ;;
     esac
 done
-[ -x /usr/bin/time ] || { echo "cpu-peers: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
+if [ ! -x /usr/bin/time ]; then
+    echo "cpu-peers: needs /usr/bin/time (apt-get install time)" >&2
+    exit 2
+fi
 [ -x "$cuzk" ] || { echo "cpu-peers: no cuzk at $cuzk (build first, or set CUZK)" >&2; exit 2; }
 mkdir -p "$work"
 
 # median of the numbers on stdin
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+median() {
+    sort -g | awk '{v[NR] = $1}
+        END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
+}
 
 # run NAME CMD...: RUNS runs; prints "NAME  wall_s  peak_MiB" (medians) or the failure
 run() {

@@ -207,7 +207,8 @@ static cuzk_err GT_(decode_points)(void **out, const cuzk_zkey *zk, const uint8_
     if (!dst)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "%s: cannot allocate %zu bytes for the %s points",
                          file, n * sz, section);
-    GT_(decode_job) j = {zk, src, dst, n, g2, section, file, CUZK_OK, 0, {{0}}, PTHREAD_MUTEX_INITIALIZER};
+    GT_(decode_job) j = {zk,      src, dst, n, g2, section, file, CUZK_OK, 0, {{0}},
+                         PTHREAD_MUTEX_INITIALIZER};
     cuzk_parallel_for((n + GT_DECODE_CHUNK - 1) / GT_DECODE_CHUNK, nthreads, GT_(decode_chunk), &j);
     pthread_mutex_destroy(&j.mu);
     if (j.err) {
