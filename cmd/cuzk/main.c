@@ -12,6 +12,7 @@
 #include "cuzk/groth16.h"
 #include "cuzk/io.h"
 #include "cuzk/json.h"
+#include "cuzk/units.h"
 #include "gpu/gpu.h"
 #include "msm/msm.h"
 #include "util/clock.h"
@@ -104,6 +105,11 @@ static const char *PROVE_HELP =
     "                     the first proof, as in the daemon); prints each proof's time and\n"
     "                     the best and median; every proof is verified unless --no-verify;\n"
     "                     the last one is written (default 1)\n"
+    "  --max-memory SIZE  refuse to start when the proof's estimated peak memory (an upper\n"
+    "                     bound of the CPU backend's resident set: key, tables, working\n"
+    "                     buffers, MSM scratch) is above SIZE, e.g. 512MiB, 8GiB, rather\n"
+    "                     than swap or be killed; the message gives the estimate\n"
+    "                     (default: no bound)\n"
     "  --quiet            no progress messages\n"
     "  -h, --help         this help\n"
     "\n"
@@ -202,10 +208,10 @@ static int cmd_prove(int argc, char **argv)
                    {"key-cache", 0, 1, NULL, 0},     {"precompute", 0, 1, NULL, 0},
                    {"gpu-tables", 0, 1, NULL, 0},
                    {"wasm", 0, 1, NULL, 0},          {"input", 0, 1, NULL, 0},
-                   {"wasm-cache", 0, 1, NULL, 0}};
+                   {"wasm-cache", 0, 1, NULL, 0},    {"max-memory", 0, 1, NULL, 0}};
     enum { O_THREADS, O_BACKEND, O_FORMAT, O_R1CS, O_NOVERIFY, O_VERIFY, O_ZERO, O_QUIET, O_HELP,
            O_G2, O_REPEAT, O_SYNTH, O_G2DEV, O_KEYCACHE, O_PRECOMP, O_GPUTAB, O_WASM, O_INPUT,
-           O_WASMCACHE };
+           O_WASMCACHE, O_MAXMEM };
     const char *pos[8];
     int npos, rc;
     if ((rc = cli_parse("prove", argc, argv, o, (int)(sizeof o / sizeof o[0]), pos, 8, &npos)))
@@ -301,6 +307,8 @@ static int cmd_prove(int argc, char **argv)
     }
     /* GPU fixed-base tables cost more to build than they save in one proof. */
     po.gpu_tables = repeat > 1;
+    /* One proof: the CPU frees each part of the key once the proof is done with it. */
+    po.consume_key = repeat == 1;
     if (o[O_GPUTAB].seen) {
         if (strcmp(o[O_GPUTAB].value, "on") == 0)
             po.gpu_tables = 1;
@@ -308,6 +316,13 @@ static int cmd_prove(int argc, char **argv)
             po.gpu_tables = 0;
         else if (strcmp(o[O_GPUTAB].value, "auto") != 0)
             return cli_usage("prove", "--gpu-tables must be auto, on or off");
+    }
+    uint64_t max_memory = 0;
+    if (o[O_MAXMEM].seen) {
+        cuzk_errbuf seb = {{0}};
+        if (cuzk_parse_size(o[O_MAXMEM].value, &max_memory, &seb) || max_memory == 0)
+            return cli_usage("prove", "--max-memory must be a size such as 512MiB, 8GiB or "
+                                      "1073741824");
     }
     int compressed = 0;
     if (o[O_FORMAT].seen) {
@@ -326,6 +341,18 @@ static int cmd_prove(int argc, char **argv)
     progress("reading %s", pos[0]);
     if ((e = cuzk_zkey_open(&zk, pos[0], &eb)))
         return fail(e, &eb);
+    if (max_memory) {
+        unsigned tabs = precomp == PRECOMPUTE_ANY ? 0 : precomp;
+        uint64_t need = cuzk_prove_memory_estimate(&zk, po.nthreads, tabs, po.consume_key);
+        if (need > max_memory) {
+            cuzk_zkey_close(&zk);
+            e = cuzk_errf(&eb, CUZK_OUT_OF_BUDGET,
+                          "%s: the proof needs ~%" PRIu64 " MiB, --max-memory is %" PRIu64
+                          " MiB", pos[0], (need + (1 << 20) - 1) >> 20, max_memory >> 20);
+            return fail(e, &eb);
+        }
+        progress("estimated peak memory ~%" PRIu64 " MiB", (need + (1 << 20) - 1) >> 20);
+    }
     if (from_inputs) {
         progress("computing the witness of %s", o[O_INPUT].value);
         e = cuzk_cmd_witness_compute(&wit, o[O_WASM].value, o[O_INPUT].value,

@@ -66,6 +66,13 @@ typedef struct {
                                * on first use of a device (CUZK_PK_STAGE_TABLES), when they fit
                                * its free memory with room for the proof's scratch; else the
                                * sets stay plain. 0: no tables. */
+    int consume_key;          /* cuzk_prove on the CPU: the key serves this one proof, and each
+                               * part of it (the coefficients, the domain, each point set with
+                               * its table) is freed once its last reader is done, so the peak
+                               * is the proof's working set plus the parts still ahead (the
+                               * command line's one-shot proof). The key then only serves
+                               * cuzk_pk_free; a later proof with it fails (INVALID_ARGUMENT).
+                               * Ignored on a GPU. */
 } cuzk_prove_opts;
 
 typedef struct {
@@ -184,6 +191,15 @@ cuzk_err cuzk_pk_cache_check(const char *cache_path, const char *zkey_path, uint
  * CUZK_NO_MEMORY, CUZK_NOT_IN_SUBGROUP (a key point of small order); the key then has no
  * tables and still proves. */
 cuzk_err cuzk_pk_precompute(cuzk_pk *pk, unsigned t, unsigned nthreads, cuzk_errbuf *eb);
+
+/* An upper bound of the peak resident memory (bytes) of one process that loads the key of zk
+ * and makes one proof with it on nthreads CPU threads (0: all): the key (with tables of
+ * tab_copies copies, 0: none), a, b, c, the domain, the witness's file pages, the largest MSM's
+ * scratch, and the program itself; consume as in cuzk_prove_opts.consume_key (0 keeps the
+ * whole key for the length of the proof). `cuzk prove --max-memory` compares it with its
+ * bound before anything is loaded. */
+uint64_t cuzk_prove_memory_estimate(const cuzk_zkey *zk, unsigned nthreads, unsigned tab_copies,
+                                    int consume);
 /* The t the key's tables were built for (0: none). */
 unsigned cuzk_pk_precompute_copies(const cuzk_pk *pk);
 

@@ -160,6 +160,28 @@ static int cuzk__cache_hash_mem(const void *buf, size_t len, uint64_t *h)
  * values) come from cuzk__big_alloc (util/bigalloc.h): each proof writes them fresh, and in
  * 4 KiB pages that is ~390k page faults for a, b, c alone at 2^24. */
 
+/* Drops the pages of a zkey's file mapping within [p, p + len) from this process (the page
+ * cache keeps them): pk_load reads each section once into the key, and the mapping's copy
+ * would otherwise stay resident beside it for as long as the zkey is open. Whole pages only;
+ * nothing for a caller's buffer (cuzk_zkey_parse). */
+static void cuzk__drop_pages(const void *p, size_t len);
+static void cuzk__zkey_drop(const cuzk_zkey *zk, const void *p, size_t len)
+{
+    if (zk->file.map_base)
+        cuzk__drop_pages(p, len);
+}
+
+/* Drops the whole pages within [p, p + len) of a read-only file mapping from this process. */
+static void cuzk__drop_pages(const void *p, size_t len)
+{
+    if (!p || !len)
+        return;
+    const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)p + pg - 1) & ~(pg - 1), hi = ((uintptr_t)p + len) & ~(pg - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED); /* advice: a failure costs memory */
+}
+
 #define GP bn254
 #define GP_CURVE CUZK_CURVE_BN254
 #define GP_FR_BITS BN254_FR_BITS
@@ -840,6 +862,71 @@ cuzk_err cuzk_pk_precompute(cuzk_pk *pk, unsigned t, unsigned nthreads, cuzk_err
 }
 
 unsigned cuzk_pk_precompute_copies(const cuzk_pk *pk) { return PK_FIELD(pk, tab_req); }
+
+/* The CPU MSM's scratch for n points of g bytes (coordinates of g / 2) with t copies and
+ * window c (msm.h): per thread a sorted copy of one task's points (at most all n t, and at
+ * most 2^18 + 1: larger plain MSMs use XYZZ buckets of 2 g bytes, table MSMs split into
+ * chunks of that size) with a field element per pair and a digit per point, the bucket
+ * starts and lengths; the index lists, the Montgomery-converted scalars, and the copies of
+ * the scalar-1 points that the classification sums on T threads. */
+static uint64_t msm_scratch_bound(uint64_t n, uint64_t g, unsigned t, unsigned c, unsigned T)
+{
+    uint64_t v = n * (t ? t : 1), cap = (v < ((uint64_t)1 << 18) ? v : (uint64_t)1 << 18) + 1;
+    uint64_t nb = ((uint64_t)1 << (c > 1 ? c - 1 : 0)) + 1;
+    return T * (cap * (g + g / 4 + 4) + nb * (8 + 2 * g)) + n * (8 + 32) +
+           (n / 4 + T) * (g + g / 4) + ((uint64_t)1 << 20);
+}
+
+/* The window the CPU MSM picks for n points of group k (0 G1, 1 G2) on T threads. */
+static unsigned msm_window_of(cuzk_curve cv, int k, uint64_t n, unsigned t, unsigned T)
+{
+    if (cv == CUZK_CURVE_BN254)
+        return t ? (k ? bn254_g2_msm_tab_window(n, t, T) : bn254_g1_msm_tab_window(n, t, T))
+                 : (k ? bn254_g2_msm_window(n, T) : bn254_g1_msm_window(n, T));
+    return t ? (k ? bls12_381_g2_msm_tab_window(n, t, T) : bls12_381_g1_msm_tab_window(n, t, T))
+             : (k ? bls12_381_g2_msm_window(n, T) : bls12_381_g1_msm_window(n, T));
+}
+
+uint64_t cuzk_prove_memory_estimate(const cuzk_zkey *zk, unsigned nthreads, unsigned tab_copies,
+                                    int consume)
+{
+    const uint64_t T = nthreads ? nthreads : cuzk_num_threads();
+    const uint64_t g1 = zk->g1_size, g2 = zk->g2_size, N = zk->domain_size, fr = 32;
+    const uint64_t t = tab_copies ? tab_copies : 1;
+    /* Decoded points (the same size as the zkey's), with t - 1 further copies of each set
+     * that the MSMs read (IC is read only by the verification). */
+    const uint64_t pts = zk->n_ic * g1 + t * ((zk->n_a + zk->n_b1 + zk->n_c + zk->n_h) * g1 +
+                                              zk->n_b2 * g2);
+    /* coefficients by row (a 4-byte signal and the value, padded to 8) and row pointers */
+    const uint64_t coefs = zk->n_coefs * ((4 + fr + 7) / 8 * 8) + 2 * (N + 1) * 8;
+    const uint64_t load_extra = 2 * N * 8 + 2 * ((uint64_t)3 << 20); /* fill cursors, zkey
+                                                                         * pages in flight */
+    const uint64_t abc = 3 * N * fr, tw = N * fr, coset = N * fr;
+    const uint64_t wit = (uint64_t)zk->n_vars * fr; /* the .wtns mapping, read in place */
+    uint64_t scr = 0, sz[5][2] = {{zk->n_a, g1}, {zk->n_b1, g1}, {zk->n_c, g1},
+                                  {zk->n_h, g1}, {zk->n_b2, g2}};
+    for (int k = 0; k < 5; k++) {
+        unsigned c = msm_window_of(zk->curve, k == 4, sz[k][0], tab_copies, (unsigned)T);
+        uint64_t b = msm_scratch_bound(sz[k][0], sz[k][1], tab_copies, c, (unsigned)T);
+        if (b > scr)
+            scr = b;
+    }
+    const uint64_t prog = (uint64_t)8 << 20; /* the program, libraries, thread stacks */
+    uint64_t peak;
+    if (consume) {
+        /* load and synthesis (everything but the coset table), H (coefficients freed),
+         * then the MSMs (domain and a, b, c freed but h) */
+        uint64_t p1 = pts + coefs + tw + (abc > load_extra ? abc : load_extra);
+        uint64_t p2 = pts + abc + tw + coset;
+        uint64_t p3 = pts + N * fr + scr;
+        peak = p1 > p2 ? p1 : p2;
+        peak = peak > p3 ? peak : p3;
+    } else {
+        uint64_t work = abc > N * fr + scr ? abc : N * fr + scr;
+        peak = pts + coefs + tw + coset + (work > load_extra ? work : load_extra);
+    }
+    return peak + wit + prog;
+}
 
 cuzk_err cuzk_pk_cache_save(const cuzk_pk *pk, const char *cache_path, const char *zkey_path,
                             cuzk_errbuf *eb)

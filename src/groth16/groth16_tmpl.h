@@ -62,7 +62,47 @@ typedef struct {
     /* Tables loaded from a key cache are a read-only private mapping of it (not malloc'd). */
     void *tab_map;
     size_t tab_map_len;
+    int consumed; /* a proof with consume_key freed its parts (GT_(consume_*)) */
 } GT_(pk);
+
+/* A proof that consumes the key (cuzk_prove_opts.consume_key) frees each part once its last
+ * reader is done: the coefficients after synthesis, the domain after H, point set k (0 A,
+ * 1 B1, 2 C, 3 H, 4 B2) with its table after its MSM. Mapped tables (a key cache) have
+ * their pages dropped instead; the mapping goes with the key. */
+static void GT_(consume_coefs)(GT_(pk) *pk)
+{
+    for (int m = 0; m < 2; m++) {
+        free(pk->coef[m]);
+        free(pk->row_ptr[m]);
+        pk->coef[m] = NULL;
+        pk->row_ptr[m] = NULL;
+    }
+}
+
+static void GT_(consume_set)(GT_(pk) *pk, int k)
+{
+    uint64_t nv = pk->n_vars;
+    uint64_t n[5] = {nv, nv, nv - pk->n_public - 1, pk->domain_size, nv};
+    void **pts[5] = {(void **)&pk->a, (void **)&pk->b1, (void **)&pk->c, (void **)&pk->h,
+                     (void **)&pk->b2};
+    free(*pts[k]);
+    *pts[k] = NULL;
+    void *tp = k < 4 ? (void *)pk->tab[k].p : (void *)pk->tab2.p;
+    uint32_t t = k < 4 ? pk->tab[k].t : pk->tab2.t;
+    if (t > 1) {
+        if (pk->tab_map)
+            cuzk__drop_pages(tp, (t - 1) * n[k] * (k < 4 ? sizeof(G1A) : sizeof(G2A)));
+        else
+            free(tp);
+    }
+    if (k < 4) {
+        pk->tab[k].p = NULL;
+        pk->tab[k].t = pk->tab[k].c = 0;
+    } else {
+        pk->tab2.p = NULL;
+        pk->tab2.t = pk->tab2.c = 0;
+    }
+}
 
 /* Frees the key's fixed-base tables and takes their bytes off pk->bytes. */
 static void GT_(pk_tab_free)(GT_(pk) *pk)
@@ -113,6 +153,7 @@ static void GT_(pk_free)(GT_(pk) *pk)
 
 /* Decodes n snarkjs points of a section in parallel chunks, checking range and curve. */
 typedef struct {
+    const cuzk_zkey *zk;
     const uint8_t *src;
     void *dst;
     size_t n;
@@ -151,9 +192,12 @@ static void GT_(decode_chunk)(void *arg, size_t ci)
             return;
         }
     }
+    size_t sz = j->g2 ? sizeof(G2A) : sizeof(G1A);
+    cuzk__zkey_drop(j->zk, j->src + lo * sz, (hi - lo) * sz);
 }
 
-static cuzk_err GT_(decode_points)(void **out, const uint8_t *src, size_t n, int g2,
+static cuzk_err GT_(decode_points)(void **out, const cuzk_zkey *zk, const uint8_t *src,
+                                   size_t n, int g2,
                                    const char *section, const char *file, unsigned nthreads,
                                    cuzk_errbuf *eb)
 {
@@ -163,7 +207,8 @@ static cuzk_err GT_(decode_points)(void **out, const uint8_t *src, size_t n, int
     if (!dst)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "%s: cannot allocate %zu bytes for the %s points",
                          file, n * sz, section);
-    GT_(decode_job) j = {src, dst, n, g2, section, file, CUZK_OK, 0, {{0}}, PTHREAD_MUTEX_INITIALIZER};
+    GT_(decode_job) j = {zk,      src, dst, n, g2, section, file, CUZK_OK, 0, {{0}},
+                         PTHREAD_MUTEX_INITIALIZER};
     cuzk_parallel_for((n + GT_DECODE_CHUNK - 1) / GT_DECODE_CHUNK, nthreads, GT_(decode_chunk), &j);
     pthread_mutex_destroy(&j.mu);
     if (j.err) {
@@ -172,6 +217,17 @@ static cuzk_err GT_(decode_points)(void **out, const uint8_t *src, size_t n, int
     }
     *out = dst;
     return CUZK_OK;
+}
+
+/* The passes over the zkey's coefficients drop the mapping's pages behind them (as the
+ * reader's check did): each pass faults them in again from the page cache, one at a time. */
+static void GT_(coef_drop_behind)(const cuzk_zkey *zk, uint64_t i)
+{
+    const uint64_t every = (uint64_t)1 << 16;
+    if ((i + 1) % every == 0 || i + 1 == zk->n_coefs) {
+        uint64_t lo = i + 1 - ((i + 1) % every ? (i + 1) % every : every);
+        cuzk__zkey_drop(zk, zk->coefs + lo * zk->coef_size, (i + 1 - lo) * zk->coef_size);
+    }
 }
 
 static cuzk_err GT_(pk_load)(GT_(pk) **out, const cuzk_zkey *zk, unsigned nthreads, cuzk_errbuf *eb)
@@ -204,7 +260,7 @@ static cuzk_err GT_(pk_load)(GT_(pk) **out, const cuzk_zkey *zk, unsigned nthrea
     void *p;
 #define GT_PTS(dst, src, n, g2, what)                                                          \
     if (!e) {                                                                                  \
-        e = GT_(decode_points)(&p, zk->src, n, g2, what, file, nthreads, eb);                  \
+        e = GT_(decode_points)(&p, zk, zk->src, n, g2, what, file, nthreads, eb);                  \
         pk->dst = p;                                                                           \
     }
     GT_PTS(ic, ic, zk->n_ic, 0, "IC (section 3)")
@@ -232,6 +288,7 @@ static cuzk_err GT_(pk_load)(GT_(pk) **out, const cuzk_zkey *zk, unsigned nthrea
                           file, i);
         else
             pk->row_ptr[k.matrix][k.row + 1]++;
+        GT_(coef_drop_behind)(zk, i);
     }
     for (int m = 0; m < 2 && !e; m++) {
         for (uint64_t r = 0; r < N; r++)
@@ -255,6 +312,7 @@ static cuzk_err GT_(pk_load)(GT_(pk) **out, const cuzk_zkey *zk, unsigned nthrea
                 GT_(coef) *dst = &pk->coef[k.matrix][fill[k.matrix][k.row]++];
                 dst->signal = k.signal;
                 memcpy(dst->value.l, k.value, sizeof dst->value.l);
+                GT_(coef_drop_behind)(zk, i);
             }
         }
         free(fill[0]);
@@ -327,7 +385,7 @@ static cuzk_err GT_(pk_precompute)(GT_(pk) *pk, unsigned t, unsigned nthreads, c
 
 typedef struct {
     const GT_(pk) *pk;
-    const FRT *w;
+    const uint8_t *w; /* 32 bytes a value, any alignment */
     FRT *a, *b, *c;
     uint64_t N;
 } GT_(synth_job);
@@ -341,13 +399,14 @@ static void GT_(synth_chunk)(void *arg, size_t ci)
     if (hi > j->N)
         hi = j->N;
     for (uint64_t row = lo; row < hi; row++) {
-        FRT acc[2], t;
+        FRT acc[2], t, wv;
         for (int m = 0; m < 2; m++) {
             FR_(set_zero)(&acc[m]);
             const GT_(coef) *k = j->pk->coef[m];
             for (uint64_t i = j->pk->row_ptr[m][row]; i < j->pk->row_ptr[m][row + 1]; i++) {
                 /* (coef R^2) * w / R = Montgomery form of coef * w. */
-                FR_(mul)(&t, &k[i].value, &j->w[k[i].signal]);
+                memcpy(wv.l, j->w + 32 * (uint64_t)k[i].signal, 32);
+                FR_(mul)(&t, &k[i].value, &wv);
                 FR_(add)(&acc[m], &acc[m], &t);
             }
         }
@@ -357,8 +416,10 @@ static void GT_(synth_chunk)(void *arg, size_t ci)
     }
 }
 
-/* a, b, c: domain_size elements each; w: n_vars plain values (< r, checked by the caller). */
-static void GT_(synthesize)(const GT_(pk) *pk, const FRT *w, FRT *a, FRT *b, FRT *c, unsigned nthreads)
+/* a, b, c: domain_size elements each; w: n_vars plain values of 32 bytes (< r, checked by
+ * the caller). */
+static void GT_(synthesize)(const GT_(pk) *pk, const uint8_t *w, FRT *a, FRT *b, FRT *c,
+                            unsigned nthreads)
 {
     GT_(synth_job) j = {pk, w, a, b, c, pk->domain_size};
     cuzk_parallel_for((pk->domain_size + GT_SYNTH_CHUNK - 1) / GT_SYNTH_CHUNK, nthreads,
@@ -418,13 +479,15 @@ static void GT_(g2_mul_fr)(G2J *r, const G2J *p, const FRT *k)
 /* The half of the verification that does not depend on the proof: the Miller loop of
  * (alpha1, beta2) and (vk_x, gamma2), vk_x = ic_0 + sum pub_i ic_{i+1}. */
 static void GT_(verify_fixed)(GT_(fp12_t) *f, const G1A *alpha1, const G2A *beta2,
-                              const G2A *gamma2, const G1A *ic, const FRT *pub, uint64_t n_pub)
+                              const G2A *gamma2, const G1A *ic, const void *pub, uint64_t n_pub)
 {
     G1J acc, t, icj;
     G1_(from_affine)(&acc, &ic[0]);
     for (uint64_t i = 0; i < n_pub; i++) {
+        uint64_t l[4];
+        memcpy(l, (const uint8_t *)pub + 32 * i, 32); /* pub: 32 bytes a value, any alignment */
         G1_(from_affine)(&icj, &ic[i + 1]);
-        G1_(mul_limbs)(&t, &icj, pub[i].l, 4);
+        G1_(mul_limbs)(&t, &icj, l, 4);
         G1_(add)(&acc, &acc, &t);
     }
     G1A P[2];
@@ -480,6 +543,10 @@ typedef struct {
     GT_(pk) *pk;
     cuzk_prove_opts opts;
     FRT *w, *a, *b, *c;
+    /* The witness as the CPU stages read it (32 bytes a value): w, or with w NULL the
+     * caller's witness itself (GT_(prove) on the CPU, which outlives the proof; a .wtns
+     * mapping leaves it 4 bytes off 8-byte alignment, so it is only read bytewise). */
+    const uint8_t *wb;
     G1J pa, pb1, pc, ph;
     G2J pb2;
     int g1_done, g2_done, g1_msm_done, synthesized;
@@ -500,6 +567,7 @@ typedef struct {
         G2J sd2;            /* s delta2 */
         GT_(fp12_t) ml;     /* verify_fixed's loop (unless no_verify) */
     } pre;
+    int consume; /* free the key's parts as the CPU stages finish with them (consume_key) */
     double g2_upload_ms; /* pg2_gpu's key upload time (added to st in pfinish) */
     cuzk_prove_stats st;
     double t0;
@@ -515,6 +583,7 @@ static void GT_(wfree)(GT_(pstate) *s)
     if (!s->w_borrowed)
         free(s->w);
     s->w = NULL;
+    s->wb = NULL;
 }
 
 /* Page-locks the state's own w (portable to every device), so a GPU stage uploads it by DMA
@@ -568,8 +637,10 @@ static cuzk_err GT_(psynth)(GT_(pstate) *s, cuzk_errbuf *eb)
                          3 * N * (uint64_t)sizeof(FRT));
     }
     double t = cuzk__now_ms();
-    GT_(synthesize)(s->pk, s->w, s->a, s->b, s->c, s->opts.nthreads);
+    GT_(synthesize)(s->pk, s->wb, s->a, s->b, s->c, s->opts.nthreads);
     s->st.synth_ms = cuzk__now_ms() - t;
+    if (s->consume)
+        GT_(consume_coefs)(s->pk);
     s->synthesized = 1;
     return CUZK_OK;
 }
@@ -605,7 +676,8 @@ static void GT_(wcopy_chunk)(void *arg, size_t k)
         return;
     if (hi > j->n)
         hi = j->n;
-    const int in_place = (const uint8_t *)j->w == j->src; /* the caller's buffer: only check */
+    /* No destination, or the caller's buffer: only check. */
+    const int in_place = !j->w || (const uint8_t *)j->w == j->src;
 #if defined(__x86_64__)
     if (j->stream && !in_place && ((uintptr_t)j->w & 15) == 0) {
         for (uint64_t i = lo; i < hi; i++) {
@@ -627,7 +699,9 @@ static void GT_(wcopy_chunk)(void *arg, size_t k)
     if (!in_place)
         memcpy(j->w + lo, j->src + 32 * lo, 32 * (hi - lo));
     for (uint64_t i = lo; i < hi; i++) {
-        if (!FR_(limbs_lt_p)(j->w[i].l)) {
+        uint64_t l[4];
+        memcpy(l, j->src + 32 * i, 32);
+        if (!FR_(limbs_lt_p)(l)) {
             GT_(wcopy_bad)(j, i);
             return;
         }
@@ -641,7 +715,7 @@ static cuzk_err GT_(wcheck)(GT_(pstate) *s, cuzk_errbuf *eb)
     if (s->w_checked)
         return CUZK_OK;
     const uint64_t n = s->pk->n_vars;
-    GT_(wcopy_job) j = {s->w, (const uint8_t *)s->w, n, GT_WCOPY_CHUNK, 0, UINT64_MAX};
+    GT_(wcopy_job) j = {NULL, s->wb, n, GT_WCOPY_CHUNK, 0, UINT64_MAX};
     cuzk_parallel_for((n + GT_WCOPY_CHUNK - 1) / GT_WCOPY_CHUNK, s->opts.nthreads,
                       GT_(wcopy_chunk), &j);
     uint64_t bad = atomic_load(&j.first_bad);
@@ -651,7 +725,8 @@ static cuzk_err GT_(wcheck)(GT_(pstate) *s, cuzk_errbuf *eb)
     return CUZK_OK;
 }
 
-/* wbuf: NULL, or a buffer of n_vars elements the caller owns for w (kept, not freed).
+/* wbuf: NULL, or a buffer of n_vars elements the caller owns for w (kept, not freed); the
+ * witness itself without wready: read in place (only checked; w stays NULL, wb is it).
  * wready: NULL, or called with each range [lo, hi) of w as soon as it is copied and checked,
  * in order, from the copying thread (GT_(prove) uploads it meanwhile). wcheck_dev (with wbuf
  * the caller's witness itself and wready): w is not read here beyond value 0, only handed
@@ -663,6 +738,10 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
                                void *warg, int wcheck_dev, cuzk_errbuf *eb)
 {
     *out = NULL;
+    if (pk->consumed)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                         "the proving key was consumed by an earlier proof (consume_key): "
+                         "load it again");
     if (n_witness != pk->n_vars)
         return cuzk_errf(eb, CUZK_SIZE_MISMATCH,
                          "witness has %" PRIu64 " values, the circuit expects %u", n_witness,
@@ -674,9 +753,13 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
     s->pk = pk;
     s->opts = *opts;
     s->w_borrowed = wbuf != NULL;
-    s->w = wbuf ? wbuf : cuzk__big_alloc((pk->n_vars ? pk->n_vars : 1) * sizeof(FRT));
+    const int in_place = wbuf && wbuf == (const void *)witness && !wready;
+    s->w = in_place ? NULL
+           : wbuf   ? wbuf
+                    : cuzk__big_alloc((pk->n_vars ? pk->n_vars : 1) * sizeof(FRT));
+    s->wb = in_place ? witness : (const uint8_t *)s->w;
     cuzk_err e = CUZK_OK;
-    if (!s->w) {
+    if (!s->wb) {
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "cannot allocate the witness (%" PRIu64 " bytes)",
                       (uint64_t)pk->n_vars * sizeof(FRT));
         goto fail;
@@ -687,7 +770,9 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
          * 2^24; the host check beside it cost ~4 ms more); value 0 is checked here so that
          * its errors read as on the CPU. */
         const double tw = cuzk__now_ms();
-        if (!FR_(limbs_lt_p)(s->w[0].l)) {
+        uint64_t l0[4];
+        memcpy(l0, s->wb, 32);
+        if (!FR_(limbs_lt_p)(l0)) {
             e = cuzk_errf(eb, CUZK_NON_CANONICAL, "witness value 0 is not below r");
             goto fail;
         }
@@ -704,7 +789,7 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
         uint64_t bad = UINT64_MAX;
         for (uint64_t lo = 0; lo < n_witness && bad == UINT64_MAX; lo += blk) {
             uint64_t hi = n_witness - lo > blk ? lo + blk : n_witness;
-            GT_(wcopy_job) j = {s->w + lo, witness + 32 * lo, hi - lo, chunk,
+            GT_(wcopy_job) j = {s->w ? s->w + lo : NULL, witness + 32 * lo, hi - lo, chunk,
                                 n_witness >= GT_WCOPY_STREAM_MIN, UINT64_MAX};
             cuzk_parallel_for((hi - lo + chunk - 1) / chunk, s->opts.nthreads, GT_(wcopy_chunk),
                               &j);
@@ -721,8 +806,10 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
         }
         s->w_checked = 1;
     }
-    if (n_witness == 0 ||
-        !(s->w[0].l[0] == 1 && !s->w[0].l[1] && !s->w[0].l[2] && !s->w[0].l[3])) {
+    uint64_t w0[4] = {0, 0, 0, 0};
+    if (n_witness)
+        memcpy(w0, s->wb, 32);
+    if (n_witness == 0 || !(w0[0] == 1 && !w0[1] && !w0[2] && !w0[3])) {
         e = cuzk_errf(eb, CUZK_WITNESS_UNSATISFIED, "witness value 0 must be 1 (the constant wire)");
         goto fail;
     }
@@ -757,7 +844,7 @@ static cuzk_err GT_(pg1_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
     GT_(pk) *pk = s->pk;
     uint64_t N = pk->domain_size;
     unsigned nt = s->opts.nthreads;
-    const uint8_t *ws = (const uint8_t *)s->w;
+    const uint8_t *ws = s->wb;
     cuzk_err e = GT_(psynth)(s, eb);
     if (e)
         return e;
@@ -774,15 +861,26 @@ static cuzk_err GT_(pg1_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
         free(h);
         return cuzk_errf(eb, e, "H computation failed");
     }
+    if (s->consume)
+        FR_(domain_free)(&pk->dom);
     t = cuzk__now_ms();
     cuzk_msm_opts mo = {nt, 0, 0}, mh = {nt, CUZK_MSM_SCALARS_MONT, 0};
-    if ((e = GT_(pk_g1_msm)(pk, 0, &s->pa, pk->a, ws, pk->n_vars, &mo)) ||
-        (e = GT_(pk_g1_msm)(pk, 1, &s->pb1, pk->b1, ws, pk->n_vars, &mo)) ||
-        (e = GT_(pk_g1_msm)(pk, 2, &s->pc, pk->c, ws + 32 * ((uint64_t)pk->n_public + 1),
-                         pk->n_vars - pk->n_public - 1, &mo)) ||
-        (e = GT_(pk_g1_msm)(pk, 3, &s->ph, pk->h, (const uint8_t *)h, N, &mh)))
-        e = cuzk_errf(eb, e, "G1 MSM failed");
+    /* H's MSM first: h is freed before the witness MSMs run. */
+    e = GT_(pk_g1_msm)(pk, 3, &s->ph, pk->h, (const uint8_t *)h, N, &mh);
     free(h);
+    if (!e && s->consume)
+        GT_(consume_set)(pk, 3);
+    const uint64_t npc = (uint64_t)pk->n_public + 1;
+    G1J *res[3] = {&s->pa, &s->pb1, &s->pc};
+    const G1A *pts[3] = {pk->a, pk->b1, pk->c};
+    for (int k = 0; k < 3 && !e; k++) {
+        e = GT_(pk_g1_msm)(pk, k, res[k], pts[k], k < 2 ? ws : ws + 32 * npc,
+                           k < 2 ? pk->n_vars : pk->n_vars - npc, &mo);
+        if (!e && s->consume)
+            GT_(consume_set)(pk, k);
+    }
+    if (e)
+        e = cuzk_errf(eb, e, "G1 MSM failed");
     s->st.msm_g1_ms = cuzk__now_ms() - t;
     s->g1_done = !e;
     return e;
@@ -798,11 +896,13 @@ static cuzk_err GT_(pg2_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
     cuzk_msm_opts mo = {s->opts.nthreads, 0, 0};
     const GT_(pk) *pk = s->pk;
     cuzk_err e = pk->tab2.t ? G2_(msm_tab)(&s->pb2, pk->b2, pk->tab2.p, pk->tab2.t, pk->tab2.c,
-                                           (const uint8_t *)s->w, pk->n_vars, &mo)
-                            : G2_(msm_ex)(&s->pb2, pk->b2, (const uint8_t *)s->w, pk->n_vars, &mo);
+                                           s->wb, pk->n_vars, &mo)
+                            : G2_(msm_ex)(&s->pb2, pk->b2, s->wb, pk->n_vars, &mo);
     s->st.msm_g2_ms = cuzk__now_ms() - t;
     if (e)
         return cuzk_errf(eb, e, "G2 MSM failed");
+    if (s->consume)
+        GT_(consume_set)(s->pk, 4);
     s->g2_done = 1;
     return CUZK_OK;
 }
@@ -1319,7 +1419,7 @@ static void GT_(pprep)(GT_(pstate) *s)
     GT_(g1_mul_fr)(&s->pre.rsd1, &delta1, &s->pre.rs);
     GT_(g2_mul_fr)(&s->pre.sd2, &delta2, &s->pre.s);
     if (!s->opts.no_verify)
-        GT_(verify_fixed)(&s->pre.ml, &pk->alpha1, &pk->beta2, &pk->gamma2, pk->ic, s->w + 1,
+        GT_(verify_fixed)(&s->pre.ml, &pk->alpha1, &pk->beta2, &pk->gamma2, pk->ic, s->wb + 32,
                           pk->n_public);
     s->pre.ready = 1;
 }
@@ -1478,13 +1578,21 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
         ws.ctx = pk->dev[0].ctx;
         ws.ok = ws.ctx != NULL;
     }
-    cuzk_err e = GT_(pstart_ex)(&s, pk, witness, n_witness, opts, use_gpu, wpin,
+    /* On the CPU the witness outlives the proof: read in place, never copied. */
+    void *wbuf = use_gpu ? wpin : (void *)witness;
+    /* A consuming proof synthesizes in pg1_cpu, where the coefficients are then freed. */
+    const int consume = !use_gpu && opts->consume_key;
+    cuzk_err e = GT_(pstart_ex)(&s, pk, witness, n_witness, opts, use_gpu || consume, wbuf,
                                 ws.ok ? GT_(wstage_block) : NULL, &ws, wdev && ws.ok, eb);
     if (wpin)
         pthread_mutex_unlock(&pk->dev[0].mu);
     if (e) {
         cuzk__pk_device_wpin_give(&pk->dev[0], wown);
         return e;
+    }
+    if (consume) {
+        s->consume = 1;
+        pk->consumed = 1;
     }
     s->w_staged = ws.ok && ws.done == pk->n_vars;
     /* The blinding multiples of delta and the verification's fixed Miller loop on a thread

@@ -1,6 +1,8 @@
 /* snarkjs Groth16 .zkey reader (layout: snarkjs src/zkey_utils.js, zkey_new.js). */
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "cuzk/io.h"
 #include "io/binfile.h"
@@ -21,6 +23,20 @@ static cuzk_err expect_size(const cuzk_file *f, const cuzk__section *s, uint32_t
     return cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: section %u (%s) has %llu bytes, expected %llu %s",
                      f->name, id, zkey_sections[id], (unsigned long long)s[id].size,
                      (unsigned long long)want, what);
+}
+
+/* The coefficient check reads section 4 once; its pages of a mapped file are dropped from
+ * the process behind the reader (the page cache keeps them), so a large key's coefficients
+ * are not resident twice once the prover has sorted its own copy. */
+#define ZKEY_DROP_EVERY ((uint64_t)1 << 16) /* records (2.75 MiB) */
+static void drop_pages(const cuzk_file *f, const uint8_t *p, uint64_t len)
+{
+    if (!f->map_base || !len)
+        return;
+    const uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)p + pg - 1) & ~(pg - 1), hi = ((uintptr_t)p + len) & ~(pg - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_DONTNEED); /* advice: a failure costs memory */
 }
 
 static unsigned log2_exact(uint32_t n)
@@ -166,6 +182,7 @@ static cuzk_err parse(cuzk_zkey *zk, cuzk_errbuf *eb)
     zk->coefs = cp + 4;
     zk->n_coefs = n_coefs;
     zk->coef_size = csize;
+    uint64_t dropped = 0;
     for (uint64_t i = 0; i < n_coefs; i++) {
         cuzk_zkey_coef k = cuzk_zkey_coef_at(zk, i);
         if (k.matrix > 1)
@@ -180,6 +197,10 @@ static cuzk_err parse(cuzk_zkey *zk, cuzk_errbuf *eb)
             return cuzk_errf(eb, CUZK_BAD_FORMAT,
                              "%s: coefficient %llu refers to signal %u of %u", f->name,
                              (unsigned long long)i, k.signal, zk->n_vars);
+        if (i + 1 - dropped == ZKEY_DROP_EVERY || i + 1 == n_coefs) {
+            drop_pages(f, zk->coefs + dropped * csize, (i + 1 - dropped) * csize);
+            dropped = i + 1;
+        }
     }
 
     /* Section 10 is optional for proving; when present it holds at least the 64-byte circuit

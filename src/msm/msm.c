@@ -49,6 +49,14 @@ static void *msm_scratch_get(size_t n, size_t *got)
             *got = msm_cache[best].n;
             msm_cache[best].p = NULL;
             msm_cache[best].n = 0;
+        } else {
+            /* Every cached block is too small: freed before the larger one is made, so
+             * the cache holds one MSM's scratch at a time, not the sum of several sizes. */
+            for (int i = 0; i < MSM_CACHE_SLOTS; i++) {
+                free(msm_cache[i].p);
+                msm_cache[i].p = NULL;
+                msm_cache[i].n = 0;
+            }
         }
         pthread_mutex_unlock(&msm_cache_mu);
         if (p)

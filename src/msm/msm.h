@@ -17,7 +17,8 @@
  * for converted scalars with CUZK_MSM_SCALARS_MONT. The batch-affine scratch of one call is
  * one block; when the caller allows it (cuzk_msm_scratch_limit) blocks of 4 MiB or more are
  * kept for later calls (any group, any thread) in a process-wide cache of at most 4 blocks,
- * since fresh pages cost a fault and a zeroing each.
+ * since fresh pages cost a fault and a zeroing each; a call that needs more than every cached
+ * block frees them before it allocates (the cache never holds several MSMs' sizes at once).
  * nthreads = 0 uses cuzk_num_threads().
  */
 #ifndef CUZK_MSM_H
