@@ -32,6 +32,7 @@ void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
     c->backend = CUZK_BACKEND_AUTO;
     c->g2_on_gpu = 2;
     c->g2_gpu_min_scalars = 262144;
+    c->g2_device = -1;
     c->gpu_tables = 1;
     c->gpu_ba_fit = 1;
     c->gpu_stream_chunk = CUZK_STREAM_CHUNK_DEFAULT;
@@ -592,6 +593,22 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
     if ((e = cuzk_toml_get_int_range(root, "gpus.g2_gpu_min_scalars", 1, INT64_MAX, &g2min, eb)))
         return e;
     c->g2_gpu_min_scalars = (uint64_t)g2min;
+    int64_t g2dev = c->g2_device;
+    if ((e = cuzk_toml_get_int_range(root, "gpus.g2_device", -1, 1023, &g2dev, eb)))
+        return e;
+    c->g2_device = (int)g2dev;
+    if ((e = cuzk_toml_get_array(root, "gpus.emulated_faulty_devices", CUZK_TOML_INT, &v, eb)))
+        return e;
+    for (size_t i = 0; v && i < cuzk_toml_len(v); i++) {
+        int64_t d;
+        if ((e = cuzk_toml_as_int(cuzk_toml_at(v, i), &d, eb)))
+            return e;
+        if (d < 0 || d >= CUZK_MAX_DEVICES)
+            return cuzk_toml_errf(cuzk_toml_at(v, i), eb, "device index %lld is out of range "
+                                  "(0..%d)", (long long)d, CUZK_MAX_DEVICES - 1);
+        c->emulated_faulty_devices |= 1u << d;
+    }
+    v = NULL;
     if ((e = get_str(root, "daemon.witness_dir", &c->witness_dir, eb)) ||
         (e = resolve_path(&c->witness_dir, base_dir, eb)) ||
         (e = get_str(root, "keys.cache_dir", &c->key_cache_dir, eb)) ||
@@ -747,6 +764,9 @@ void cuzk_daemon_config_engine(const cuzk_daemon_config *c, cuzk_engine_config *
     o->no_ba_fit = !c->gpu_ba_fit;
     o->gpu_stream_chunk = c->gpu_stream_chunk;
     o->emulated_devices = c->emulated_devices;
+    o->emulated_faulty_devices = c->emulated_faulty_devices;
+    o->g2_dedicated = c->g2_device >= 0;
+    o->g2_device = c->g2_device;
     o->key_cache = c->key_cache;
     o->key_cache_dir = c->key_cache_dir;
     o->witness_budget = c->witness_budget;

@@ -38,9 +38,14 @@
  *                of this size at every MSM; each GPU worker holds two such buffers, counted
  *                in the budget; at least 1KiB),
  *                ba_fit = true (the GPU workers' batch-affine chunk fitted to the memory the
- *                preloaded keys leave, when every circuit preloads), emulated_devices = 0
- *                (for tests: N emulated GPUs whose stages run on the CPU and whose key tiers
- *                are accounting only, so the GPU pipeline runs without CUDA; 0: real devices)
+ *                preloaded keys leave, when every circuit preloads), g2_device = -1 (B in G2
+ *                on the GPU runs beside each GPU worker on its device; a device number of
+ *                gpus.devices: on that device alone, which then runs no other stage while
+ *                another device works; needs g2 = "gpu" or "auto" and two devices),
+ *                emulated_devices = 0 (for tests: N emulated GPUs whose stages run on the CPU
+ *                and whose key tiers are accounting only, so the GPU pipeline runs without
+ *                CUDA; 0: real devices), emulated_faulty_devices = [] (for tests: the indices
+ *                into the devices in use whose GPU stages fault instead of running)
  *   [keys]       cache = true (write a preprocessed copy of each loaded key and load it at disk
  *                speed next time), cache_dir = "" (next to each zkey, as ZKEY.cuzkcache)
  *   [synthesis]  partition_workers = 0 (pw; 0: 2, or 1 on a single core)
@@ -96,11 +101,14 @@ typedef struct {
     cuzk_backend_kind backend;
     int g2_on_gpu; /* 0 cpu, 1 gpu, 2 auto */
     uint64_t g2_gpu_min_scalars;
+    int g2_device;    /* gpus.g2_device: B in G2 on this device alone (-1, default: beside
+                       * each GPU worker) */
     int synth_on_cpu; /* gpus.synth = "cpu" */
     int gpu_tables;   /* gpus.msm_tables (default true) */
     int gpu_ba_fit;   /* gpus.ba_fit (default true) */
     uint64_t gpu_stream_chunk; /* gpus.stream_chunk (default 1 GiB) */
     unsigned emulated_devices; /* gpus.emulated_devices (tests only; default 0) */
+    uint32_t emulated_faulty_devices; /* gpus.emulated_faulty_devices (tests only; default []) */
     int key_cache;
     char *key_cache_dir;
     char *witness_dir;

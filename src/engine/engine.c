@@ -245,6 +245,10 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
         cuzk_engine_free(e);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     }
+    /* Every device's worker count is set before any worker runs: a worker reads the others'
+     * to pick the device for a stage. */
+    for (unsigned d = 0; d < e->n_devices; d++)
+        e->devices[d].workers = e->cfg.gpu_workers_per_device;
     for (unsigned i = 0; i < gw; i++) {
         gpu_worker *w = &e->gpu_workers[i];
         w->engine = e;
@@ -253,7 +257,6 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
             cuzk_engine_free(e);
             return cuzk_errf(eb, CUZK_INTERNAL, "cannot start GPU worker %u", i);
         }
-        e->devices[w->device].workers++;
         e->n_gpu_workers++;
     }
     CUZK_LOG_INFO(TGT, "engine started", "partition_workers=%u prove_threads=%u gpus=%u "

@@ -105,7 +105,10 @@
  * says the GPU worker does it: always, or with auto when the witness has many full-width values,
  * where the CPU would take far longer), waits for the GPU stage (H and the G1 MSMs), then finalises
  * and self-verifies. So a GPU worker takes the next partition as soon as its GPU work is done, and
- * partitions of one job run on every device. A GPU fault retries the partition's GPU stage on
+ * partitions of one job run on every device: a queued stage goes to the device with a free
+ * worker that has the fewest busy workers, then the fewest stages started. With g2_dedicated, B
+ * in G2 bound for a GPU is a stage of its own for device g2_device, beside the G1 stage on
+ * another. A GPU fault retries the partition's GPU stage on
  * another device it has not failed on, else on the CPU; three faults in a row disable a device.
  * Faults, retries and CPU fallbacks are counted (status, metrics).
  *
@@ -184,6 +187,11 @@ typedef struct {
                                   * or per partition (2, auto): on the GPU when the witness has
                                   * at least g2_gpu_min_scalars values other than 0 and 1 */
     uint64_t g2_gpu_min_scalars; /* auto's threshold (0: 262144) */
+    int g2_dedicated;            /* 1: B in G2 that goes to a GPU runs on device g2_device (a
+                                  * CUDA device number in use; emulated: the index) alone,
+                                  * which runs no G1 stage while another device works; 0
+                                  * (default): on the device of the partition's G1 stage */
+    int g2_device;
     int synth_on_cpu;            /* 1: partition workers synthesize a, b, c and GPU stages
                                   * upload them; 0 (default): a GPU stage synthesizes on the
                                   * device from the key's rows, staged with its points */
@@ -201,7 +209,8 @@ typedef struct {
     /* For tests: emulated GPUs, whose GPU stages run on the CPU in the GPU worker threads and
      * whose key tiers are accounting only, so the GPU pipeline, tiers, retries and fallbacks
      * run without CUDA (config key gpus.emulated_devices); bit d of emulated_faulty_devices
-     * makes emulated device d fault on every partition. */
+     * makes device index d (emulated or real) fault on every GPU stage instead of running it
+     * (config key gpus.emulated_faulty_devices). */
     unsigned emulated_devices;
     uint32_t emulated_faulty_devices;
     /* Key residency tiers (see "Key residency tiers"): bytes of staged keys per device (0:
@@ -365,8 +374,11 @@ typedef struct {
         int id;            /* CUDA device number (emulated: the index) */
         char name[64];
         unsigned workers, busy;
-        uint64_t partitions, faults;
+        uint64_t partitions; /* G1 stages (H and the G1 MSMs) done here */
+        uint64_t g2_partitions; /* partitions whose B in G2 ran here */
+        uint64_t faults;
         int disabled;      /* after 3 faults in a row */
+        int g2_only;       /* the device for B in G2 alone (gpus.g2_device) */
         uint64_t key_budget, key_bytes, key_peak; /* GPU tier: gpu_budget, staged bytes */
         uint64_t key_stages, key_unstages; /* keys staged; unstaged to make room */
         /* Device memory now (real GPUs: the driver's figures when the status is taken; 0 on

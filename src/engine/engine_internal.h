@@ -93,7 +93,8 @@ typedef struct {
     int id;                   /* CUDA device number (emulated: the index) */
     char name[64];
     unsigned workers, busy_workers, fault_streak;
-    uint64_t partitions, faults;
+    uint64_t started;         /* stages taken (retries included): the spread's tie-break */
+    uint64_t partitions, g2_partitions, faults;
     int disabled;
     /* GPU tier: staged keys' bytes against the device's key budget. tier_waiters: GPU workers
      * waiting for room (at most one; the others wait behind it, see cuzk__key_gpu_acquire). */
@@ -116,6 +117,7 @@ typedef struct gpu_stage {
     int done, g1_ok, g2_ok;
     int device;               /* index of the device that ran it (-1: none) */
     int g2_on_device;         /* B in G2 runs in the GPU stage too */
+    int g2_only;              /* B in G2 alone, for the dedicated device (gpus.g2_device) */
     cuzk_err err;
     cuzk_errbuf eb;
     double gpu_ms;
@@ -164,6 +166,8 @@ struct cuzk_engine {
     gpu_worker *gpu_workers;
     unsigned n_gpu_workers;
     gpu_stage *gpu_queue_head, *gpu_queue_tail;
+    int g2_device;            /* index of the device that runs only B in G2 (-1: none) */
+    uint32_t faulty_devices;  /* bit per device index whose stages fault (tests) */
     pthread_cond_t gpu_queue_cv; /* a GPU stage queued, or stopping */
     pthread_cond_t gpu_done_cv;  /* a GPU stage ended */
     int gpu_stopping;
@@ -289,8 +293,12 @@ void *cuzk__partition_worker_main(void *arg);
 
 /* ------------------------------------------------------------------ gpu_worker.c */
 
-int cuzk__gpu_device_takes(const cuzk_engine *e, unsigned d, uint32_t tried, const circuit *c);
-int cuzk__gpu_any_device_takes(const cuzk_engine *e, uint32_t tried, const circuit *c);
+int cuzk__gpu_device_takes(const cuzk_engine *e, unsigned d, uint32_t tried, const circuit *c,
+                           int g2_only);
+int cuzk__gpu_any_device_takes(const cuzk_engine *e, uint32_t tried, const circuit *c,
+                               int g2_only);
+/* For tests: device index d's GPU stages fault from now on (on 1) or run again (on 0). */
+void cuzk__gpu_set_faulty(cuzk_engine *e, unsigned d, int on);
 void *cuzk__gpu_worker_main(void *arg);
 cuzk_err cuzk__gpu_setup_devices(cuzk_engine *e, cuzk_errbuf *eb);
 void cuzk__gpu_fit_workers(cuzk_engine *e);

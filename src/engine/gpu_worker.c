@@ -15,20 +15,70 @@ static const char no_cuda_note[] = " (this build has no CUDA backend)";
 #endif
 
 /* Whether device d may run a GPU stage with key c: enabled, not yet failed on the item, and
- * the key fits in its GPU budget. Under e->mu. */
-int cuzk__gpu_device_takes(const cuzk_engine *e, unsigned d, uint32_t tried, const circuit *c)
+ * the key fits in its GPU budget. With a dedicated B in G2 device (gpus.g2_device) it runs the
+ * B in G2 stages alone, and the G1 stages only once every other device is disabled. Under
+ * e->mu. */
+int cuzk__gpu_device_takes(const cuzk_engine *e, unsigned d, uint32_t tried, const circuit *c,
+                           int g2_only)
 {
-    return !e->devices[d].disabled && !(tried & (1u << d)) &&
-           c->gpu_copy_bytes <= e->devices[d].key_budget;
+    if (e->devices[d].disabled || (tried & (1u << d)) ||
+        c->gpu_copy_bytes > e->devices[d].key_budget)
+        return 0;
+    if (e->g2_device < 0 || g2_only)
+        return (int)d == e->g2_device || !g2_only;
+    if ((int)d != e->g2_device)
+        return 1;
+    for (unsigned k = 0; k < e->n_devices; k++)
+        if (k != d && !e->devices[k].disabled)
+            return 0;
+    return 1;
 }
 
 /* Whether some device may take an item. Under e->mu. */
-int cuzk__gpu_any_device_takes(const cuzk_engine *e, uint32_t tried, const circuit *c)
+int cuzk__gpu_any_device_takes(const cuzk_engine *e, uint32_t tried, const circuit *c,
+                               int g2_only)
 {
     for (unsigned d = 0; d < e->n_devices; d++)
-        if (cuzk__gpu_device_takes(e, d, tried, c))
+        if (cuzk__gpu_device_takes(e, d, tried, c, g2_only))
             return 1;
     return 0;
+}
+
+static int stage_takes(const cuzk_engine *e, unsigned d, const gpu_stage *it)
+{
+    return cuzk__gpu_device_takes(e, d, it->faulted_devices, it->job->circ, it->g2_only);
+}
+
+/* Whether device d is the one to take queued stage it: of the devices that take it and have
+ * a worker free, the one with the fewest busy workers, then the fewest stages started, then the
+ * lowest index. So stages spread over every device before one runs two, and a free worker
+ * never leaves a stage waiting: the preferred device's free worker was woken by the queueing
+ * and rescans after every take (the taker wakes the others while stages remain). Under e->mu. */
+static int preferred_device(const cuzk_engine *e, unsigned d, const gpu_stage *it)
+{
+    int best = -1;
+    for (unsigned k = 0; k < e->n_devices; k++) {
+        const gpu_device *g = &e->devices[k];
+        if (g->busy_workers >= g->workers || !stage_takes(e, k, it))
+            continue;
+        const gpu_device *b = best < 0 ? NULL : &e->devices[best];
+        if (!b || g->busy_workers < b->busy_workers ||
+            (g->busy_workers == b->busy_workers && g->started < b->started))
+            best = (int)k;
+    }
+    return best < 0 || best == (int)d;
+}
+
+void cuzk__gpu_set_faulty(cuzk_engine *e, unsigned d, int on)
+{
+    pthread_mutex_lock(&e->mu);
+    if (d < e->n_devices) {
+        if (on)
+            e->faulty_devices |= 1u << d;
+        else
+            e->faulty_devices &= ~(1u << d);
+    }
+    pthread_mutex_unlock(&e->mu);
 }
 
 /* After a device is disabled: the queued stages that no enabled device can take go back to
@@ -38,7 +88,7 @@ static void return_unservable_stages(cuzk_engine *e)
     gpu_stage *q = e->gpu_queue_head, *qp = NULL;
     while (q) {
         gpu_stage *nx = q->next;
-        if (!cuzk__gpu_any_device_takes(e, q->faulted_devices, q->job->circ)) {
+        if (!cuzk__gpu_any_device_takes(e, q->faulted_devices, q->job->circ, q->g2_only)) {
             if (qp)
                 qp->next = nx;
             else
@@ -54,6 +104,8 @@ static void return_unservable_stages(cuzk_engine *e)
         q = nx;
     }
     pthread_cond_broadcast(&e->gpu_done_cv);
+    /* The dedicated B in G2 device may take G1 stages now: let its workers rescan. */
+    pthread_cond_broadcast(&e->gpu_queue_cv);
 }
 
 void *cuzk__gpu_worker_main(void *arg)
@@ -78,7 +130,7 @@ void *cuzk__gpu_worker_main(void *arg)
         gpu_stage *it = NULL, *prev = NULL;
         while (!e->gpu_stopping) {
             for (prev = NULL, it = e->gpu_queue_head; it; prev = it, it = it->next)
-                if (cuzk__gpu_device_takes(e, w->device, it->faulted_devices, it->job->circ))
+                if (stage_takes(e, w->device, it) && preferred_device(e, w->device, it))
                     break;
             if (it)
                 break;
@@ -94,6 +146,10 @@ void *cuzk__gpu_worker_main(void *arg)
             e->gpu_queue_tail = prev;
         it->next = NULL;
         dev->busy_workers++;
+        dev->started++;
+        if (e->gpu_queue_head) /* the stages left may now prefer another device */
+            pthread_cond_broadcast(&e->gpu_queue_cv);
+        const int faulty = (e->faulty_devices >> w->device) & 1;
         /* GPU tier: the key is staged on this device (within its budget) and held there
          * until the stage ends. cuzk__gpu_device_takes checked that it fits. */
         circuit *circ = it->job->circ;
@@ -121,11 +177,18 @@ void *cuzk__gpu_worker_main(void *arg)
         }
         if (err) {
             /* Not run: the key could not be staged. */
+        } else if (faulty) {
+            err = cuzk_errf(&eb, CUZK_GPU_FAULT, "GPU %d: fault injected for a test "
+                            "(gpus.emulated_faulty_devices)", dev->id);
+        } else if (it->g2_only) {
+            if (!emulated && !ctx)
+                err = cuzk_errf(&eb, open_err ? open_err : CUZK_NO_DEVICE, "GPU %d: %s",
+                                dev->id, open_eb.msg);
+            else if (!(err = cuzk_prove_g2(it->prove_state, emulated ? -1 : dev->id,
+                                           emulated ? NULL : ctx, &eb)))
+                g2_ok = 1;
         } else if (emulated) {
-            if (e->cfg.emulated_faulty_devices & (1u << w->device))
-                err = cuzk_errf(&eb, CUZK_GPU_FAULT, "emulated fault on device %u",
-                                w->device);
-            else if (!(err = cuzk_prove_g1(it->prove_state, -1, NULL, &eb)))
+            if (!(err = cuzk_prove_g1(it->prove_state, -1, NULL, &eb)))
                 g1_ok = 1;
         } else if (!ctx) {
             err = cuzk_errf(&eb, open_err ? open_err : CUZK_NO_DEVICE, "GPU %d: %s", dev->id,
@@ -140,7 +203,7 @@ void *cuzk__gpu_worker_main(void *arg)
         } else if (!(err = cuzk_prove_g1(it->prove_state, dev->id, ctx, &eb))) {
             g1_ok = 1;
         }
-        if (!err && it->g2_on_device && !g2_ok) {
+        if (!err && !it->g2_only && it->g2_on_device && !g2_ok) {
             if (!(err = emulated ? cuzk_prove_g2(it->prove_state, -1, NULL, &eb)
                              : cuzk_prove_g2(it->prove_state, dev->id, ctx, &eb)))
                 g2_ok = 1;
@@ -158,6 +221,7 @@ void *cuzk__gpu_worker_main(void *arg)
         dev->busy_workers--;
         it->g1_ok |= g1_ok;
         e->g2_gpu_partitions += g2_ok && !it->g2_ok;
+        dev->g2_partitions += g2_ok && !it->g2_ok;
         it->g2_ok |= g2_ok;
         it->gpu_ms += ms;
         if (err == CUZK_GPU_FAULT || err == CUZK_NO_DEVICE) {
@@ -171,7 +235,7 @@ void *cuzk__gpu_worker_main(void *arg)
                 CUZK_LOG_ERROR(TGT, "GPU disabled after 3 faults in a row", "device=%d", dev->id);
                 return_unservable_stages(e);
             }
-            if (cuzk__gpu_any_device_takes(e, it->faulted_devices, circ)) {
+            if (cuzk__gpu_any_device_takes(e, it->faulted_devices, circ, it->g2_only)) {
                 /* Retry on another device, ahead of newer work. */
                 e->gpu_retries++;
                 it->next = e->gpu_queue_head;
@@ -183,7 +247,7 @@ void *cuzk__gpu_worker_main(void *arg)
             }
         } else if (!err) {
             dev->fault_streak = 0;
-            dev->partitions++;
+            dev->partitions += !it->g2_only;
         }
         it->err = err;
         it->eb = eb;
@@ -196,8 +260,41 @@ void *cuzk__gpu_worker_main(void *arg)
     return NULL;
 }
 
-/* Picks the devices the GPU workers use (none on the CPU backend). */
+static cuzk_err pick_devices(cuzk_engine *e, cuzk_errbuf *eb);
+
+/* Picks the devices the GPU workers use and the one for B in G2 alone (gpus.g2_device). */
 cuzk_err cuzk__gpu_setup_devices(cuzk_engine *e, cuzk_errbuf *eb)
+{
+    cuzk_err err = pick_devices(e, eb);
+    if (err)
+        return err;
+    const cuzk_engine_config *c = &e->cfg;
+    e->faulty_devices = c->emulated_faulty_devices;
+    e->g2_device = -1;
+    if (!c->g2_dedicated)
+        return CUZK_OK;
+    if (!c->g2_on_gpu)
+        return cuzk_errf(eb, CUZK_BAD_CONFIG, "gpus.g2_device = %d runs B in G2 on a GPU of its "
+                         "own, but gpus.g2 = \"cpu\" keeps it on the CPU: set gpus.g2 to \"gpu\" "
+                         "or \"auto\", or remove gpus.g2_device", c->g2_device);
+    if (e->n_devices < 2) {
+        CUZK_LOG_WARN(TGT, "gpus.g2_device ignored: fewer than two GPUs in use, B in G2 runs "
+                      "beside each GPU worker", "g2_device=%d gpus=%u", c->g2_device, e->n_devices);
+        return CUZK_OK;
+    }
+    for (unsigned d = 0; d < e->n_devices; d++)
+        if (e->devices[d].id == c->g2_device)
+            e->g2_device = (int)d;
+    if (e->g2_device < 0)
+        return cuzk_errf(eb, CUZK_BAD_CONFIG, "gpus.g2_device = %d is not one of the %u devices "
+                         "in use (gpus.devices, or every device when empty)", c->g2_device,
+                         e->n_devices);
+    CUZK_LOG_INFO(TGT, "B in G2 on a GPU of its own", "device=%d", c->g2_device);
+    return CUZK_OK;
+}
+
+/* The devices the GPU workers use (none on the CPU backend). */
+static cuzk_err pick_devices(cuzk_engine *e, cuzk_errbuf *eb)
 {
     const cuzk_engine_config *c = &e->cfg;
     if (c->emulated_devices) {

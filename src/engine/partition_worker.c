@@ -43,31 +43,39 @@ static int g2_on_gpu(const cuzk_engine *e, const uint8_t *w, uint64_t n)
 
 /* Runs a partition's GPU stage through the GPU workers and waits for it; on a GPU fault that
  * no other device can take over, the stage runs on the CPU here. B in G2 runs on this thread
- * meanwhile (unless g2_on_gpu). Returns the first error. */
+ * meanwhile, unless g2_gpu: then in the GPU stage, or as a stage of its own on the dedicated
+ * device (gpus.g2_device) while that one works. Returns the first error. */
 static cuzk_err run_stages(cuzk_engine *e, job *j, size_t pi, cuzk_prove_state *ps,
                            int g2_gpu, double *gpu_ms, double *g2_ms, cuzk_errbuf *eb)
 {
-    gpu_stage it;
+    gpu_stage it, g2it;
     memset(&it, 0, sizeof it);
-    it.job = j;
-    it.part_index = pi;
-    it.prove_state = ps;
-    it.device = -1;
-    it.g2_on_device = g2_gpu;
-    int queued = 0;
+    memset(&g2it, 0, sizeof g2it);
+    it.job = g2it.job = j;
+    it.part_index = g2it.part_index = pi;
+    it.prove_state = g2it.prove_state = ps;
+    it.device = g2it.device = -1;
+    g2it.g2_only = 1;
+    int queued = 0, g2_queued = 0;
     pthread_mutex_lock(&e->mu);
     int any_dev = 0;
     for (unsigned d = 0; d < e->n_devices; d++)
         any_dev |= !e->devices[d].disabled;
-    if (any_dev && !cuzk__gpu_any_device_takes(e, 0, j->circ)) {
+    if (any_dev && !cuzk__gpu_any_device_takes(e, 0, j->circ, 0)) {
         /* Some device works but the key is larger than every GPU budget: never staged. */
         e->gpu_budget_cpu_stages++;
-    } else if (e->n_devices && cuzk__gpu_any_device_takes(e, 0, j->circ)) {
+    } else if (e->n_devices && cuzk__gpu_any_device_takes(e, 0, j->circ, 0)) {
+        g2_queued = g2_gpu && e->g2_device >= 0 && cuzk__gpu_any_device_takes(e, 0, j->circ, 1);
+        it.g2_on_device = g2_gpu && !g2_queued;
         if (e->gpu_queue_tail)
             e->gpu_queue_tail->next = &it;
         else
             e->gpu_queue_head = &it;
         e->gpu_queue_tail = &it;
+        if (g2_queued) {
+            it.next = &g2it;
+            e->gpu_queue_tail = &g2it;
+        }
         queued = 1;
         pthread_cond_broadcast(&e->gpu_queue_cv);
     }
@@ -86,19 +94,31 @@ static cuzk_err run_stages(cuzk_engine *e, job *j, size_t pi, cuzk_prove_state *
     }
     if (queued) {
         pthread_mutex_lock(&e->mu);
-        while (!it.done)
+        while (!it.done || (g2_queued && !g2it.done))
             pthread_cond_wait(&e->gpu_done_cv, &e->mu);
+        int fallback = 0;
+        if (g2_queued) {
+            it.g2_ok |= g2it.g2_ok;
+            if (g2it.err == CUZK_GPU_FAULT || g2it.err == CUZK_NO_DEVICE)
+                fallback = 1; /* B in G2 is redone on the CPU below */
+            else if (g2it.err && !g2err) {
+                g2err = g2it.err;
+                g2eb = g2it.eb;
+            }
+        }
+        fallback += it.err == CUZK_GPU_FAULT || it.err == CUZK_NO_DEVICE;
+        e->cpu_fallbacks += (uint64_t)fallback;
         pthread_mutex_unlock(&e->mu);
         *gpu_ms += it.gpu_ms;
         if (!g2_here)
             *g2_ms += cuzk_prove_state_stats(ps)->msm_g2_ms;
+        if (g2_queued && (g2it.err == CUZK_GPU_FAULT || g2it.err == CUZK_NO_DEVICE))
+            CUZK_LOG_WARN(TGT, "B in G2 falls back to the CPU", "job=%s partition=%zu error=%s",
+                          j->id, pi, g2it.eb.msg);
         err = it.err;
         if (err == CUZK_GPU_FAULT || err == CUZK_NO_DEVICE) {
             /* Every device that could take it failed: a GPU fault costs time, never the
              * proof. */
-            pthread_mutex_lock(&e->mu);
-            e->cpu_fallbacks++;
-            pthread_mutex_unlock(&e->mu);
             CUZK_LOG_WARN(TGT, "GPU stage falls back to the CPU", "job=%s partition=%zu error=%s",
                           j->id, pi, it.eb.msg);
             err = CUZK_OK;
@@ -267,7 +287,7 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
             size_t wl = j->parts[pi].witness_len;
             cuzk_pk *pk = c->pk;
             int defer = e->n_devices && (c->stage_parts & CUZK_PK_STAGE_ROWS);
-            int pin = e->pin_ctx && cuzk__gpu_any_device_takes(e, 0, c);
+            int pin = e->pin_ctx && cuzk__gpu_any_device_takes(e, 0, c, 0);
             pthread_mutex_unlock(&e->mu);
             /* Already checked at submission; parsing again only locates the values. */
             if (gen_w) {

@@ -75,6 +75,8 @@ void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *s)
         s->devices[d].workers = g->workers;
         s->devices[d].busy = g->busy_workers;
         s->devices[d].partitions = g->partitions;
+        s->devices[d].g2_partitions = g->g2_partitions;
+        s->devices[d].g2_only = (int)d == e->g2_device;
         s->devices[d].faults = g->faults;
         s->devices[d].disabled = g->disabled;
         s->devices[d].key_budget = g->key_budget;
@@ -252,6 +254,17 @@ char *cuzk_engine_metrics(cuzk_engine *e)
         for (unsigned d = 0; d < s.n_devices; d++)
             cuzk_sb_printf(&sb, "cuzk_gpu_partitions_total{device=\"%d\"} %" PRIu64 "\n",
                            s.devices[d].id, s.devices[d].partitions);
+        cuzk_sb_printf(&sb, "# HELP cuzk_gpu_g2_partitions_total Partitions whose B in G2 ran "
+                            "on the device, by device.\n"
+                            "# TYPE cuzk_gpu_g2_partitions_total counter\n");
+        for (unsigned d = 0; d < s.n_devices; d++)
+            cuzk_sb_printf(&sb, "cuzk_gpu_g2_partitions_total{device=\"%d\"} %" PRIu64 "\n",
+                           s.devices[d].id, s.devices[d].g2_partitions);
+        cuzk_sb_printf(&sb, "# HELP cuzk_gpu_disabled Whether the device is disabled (after 3 "
+                            "faults in a row), by device.\n# TYPE cuzk_gpu_disabled gauge\n");
+        for (unsigned d = 0; d < s.n_devices; d++)
+            cuzk_sb_printf(&sb, "cuzk_gpu_disabled{device=\"%d\"} %d\n", s.devices[d].id,
+                           s.devices[d].disabled);
     }
     cuzk_sb_printf(&sb, "# HELP cuzk_memory_in_use_bytes Working memory by owner.\n"
                         "# TYPE cuzk_memory_in_use_bytes gauge\n");

@@ -672,6 +672,8 @@ static void h_status(call *c)
         gs[d].workers = s.devices[d].workers;
         gs[d].busy = s.devices[d].busy;
         gs[d].partitions = s.devices[d].partitions;
+        gs[d].g2_partitions = s.devices[d].g2_partitions;
+        gs[d].g2_only = s.devices[d].g2_only;
         gs[d].faults = s.devices[d].faults;
         gs[d].disabled = s.devices[d].disabled;
         gs[d].key_budget = s.devices[d].key_budget;

@@ -1159,9 +1159,54 @@ witness_scratch_dir = "%(s)s"
     print("inputs: proofs from circuit inputs verified by snarkjs", flush=True)
 
 
+def test_multi_gpu():
+    """Several GPUs through the daemon, on 4 emulated devices (gpus.emulated_devices): device 1
+    faults on every stage (gpus.emulated_faulty_devices) and device 3 runs B in G2 alone
+    (gpus.g2_device). Every proof completes and snarkjs verifies them; GetStatus shows device 1
+    disabled with its stages retried on the others, device 3 with every partition's B in G2 and
+    no G1 stage, and devices 0 and 2 with the G1 stages; the metrics carry the same per device.
+    A dedicated device with B in G2 kept on the CPU is refused at start."""
+    body = ('[gpus]\nemulated_devices = 4\nemulated_faulty_devices = [1]\ng2 = "gpu"\n'
+            'g2_device = 3\nworkers_per_device = 2\n[synthesis]\npartition_workers = 4\n'
+            '[metrics]\nlisten = ""\n' + CIRCUITS)
+    d = Daemon("multigpu", body)
+    jobs = [d.call("SubmitProof", circuit_id="bn-pos" if i % 2 == 0 else "bls-pos",
+                   witnesses=[W["bn128/poseidon" if i % 2 == 0 else "bls12381/poseidon"]] * 3)
+            for i in range(4)]
+    for i, j in enumerate(jobs):
+        r = d.call("AwaitProof", job_id=j.job_id)
+        if check(r.state == COMPLETED and len(r.proofs) == 3,
+                 "multi_gpu job %d: %s" % (i, r.error.message)):
+            vk = "bn128/poseidon_vk.json" if i % 2 == 0 else "bls12381/poseidon_vk.json"
+            snarkjs_verify(vk, r.proofs[i % 3].public_json, r.proofs[i % 3].proof_json,
+                           "multi_gpu job %d" % i)
+    st = d.call("GetStatus")
+    g = {x.device: x for x in st.gpus}
+    check(sorted(g) == [0, 1, 2, 3], "four devices: %s" % sorted(g))
+    check(g[1].disabled and g[1].faults >= 3 and g[1].partitions == 0 and
+          st.gpu_faults == g[1].faults and st.gpu_retries == st.gpu_faults and
+          st.cpu_fallbacks == 0,
+          "device 1 disabled, its stages retried: faults %d retries %d fallbacks %d" % (
+              g[1].faults, st.gpu_retries, st.cpu_fallbacks))
+    check(g[3].g2_only and g[3].g2_partitions == 12 and g[3].partitions == 0,
+          "device 3: B in G2 alone: g2 %d g1 %d" % (g[3].g2_partitions, g[3].partitions))
+    check(g[0].partitions > 0 and g[2].partitions > 0 and g[0].partitions + g[2].partitions == 12
+          and g[0].g2_partitions == 0 and not g[0].disabled and not g[2].disabled,
+          "G1 stages on devices 0 and 2: %d %d" % (g[0].partitions, g[2].partitions))
+    text = d.call("GetMetrics").text
+    check('cuzk_gpu_disabled{device="1"} 1' in text and 'cuzk_gpu_disabled{device="0"} 0' in text
+          and 'cuzk_gpu_g2_partitions_total{device="3"} 12' in text, "per-device metrics")
+    check(d.stop() == 0, "multi_gpu daemon exits 0")
+    run_bad_config("g2cpu.toml", '[gpus]\nemulated_devices = 2\ng2 = "cpu"\ng2_device = 1\n',
+                   ["gpus.g2_device = 1", "keeps it on the CPU"])
+    run_bad_config("g2dev.toml", '[gpus]\nemulated_devices = 2\ng2_device = 5\n',
+                   ["gpus.g2_device = 5 is not one of the 2 devices"])
+    print("multi_gpu: 4 emulated devices, a faulty one and one for B in G2 alone", flush=True)
+
+
 TESTS = ["config", "demo", "main", "priority", "budget", "cache", "tiers", "witness_paths",
          "witness_race", "log_json", "stale_cache_tmp", "idle_shutdown",
-         "handler_threads", "generated", "inputs"]
+         "handler_threads", "generated", "inputs", "multi_gpu"]
 
 if __name__ == "__main__":
     t0 = time.time()

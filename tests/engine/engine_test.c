@@ -594,6 +594,31 @@ static void test_config(void)
           CUZK_BAD_CONFIG);
     CHECK_MSG(strstr(eb.msg, "eb.toml:2") && strstr(eb.msg, "gpus.emulated_devices"), "%s",
               eb.msg);
+    /* gpus.g2_device: -1 (beside each GPU worker) by default, a device number sets the
+     * dedicated device; gpus.emulated_faulty_devices: indices, as a bit mask. */
+    CHECK(cuzk_daemon_config_parse(&c, "g2.toml", "", 0, ".", &eb) == CUZK_OK);
+    {
+        cuzk_engine_config ecf;
+        cuzk_daemon_config_engine(&c, &ecf);
+        CHECK(c.g2_device == -1 && !ecf.g2_dedicated && ecf.emulated_faulty_devices == 0);
+    }
+    cuzk_daemon_config_free(&c);
+    const char *g2d = "[gpus]\ng2_device = 3\nemulated_faulty_devices = [1, 5]\n";
+    CHECK(cuzk_daemon_config_parse(&c, "g2.toml", g2d, strlen(g2d), ".", &eb) == CUZK_OK);
+    {
+        cuzk_engine_config ecf;
+        cuzk_daemon_config_engine(&c, &ecf);
+        CHECK(ecf.g2_dedicated && ecf.g2_device == 3 && ecf.emulated_faulty_devices == 0x22);
+    }
+    cuzk_daemon_config_free(&c);
+    const char *g2bad[] = {"[gpus]\ng2_device = -2\n", "[gpus]\ng2_device = \"1\"\n",
+                           "[gpus]\nemulated_faulty_devices = [16]\n"};
+    for (size_t i = 0; i < 3; i++) {
+        CHECK(cuzk_daemon_config_parse(&c, "g2.toml", g2bad[i], strlen(g2bad[i]), ".", &eb) ==
+              CUZK_BAD_CONFIG);
+        CHECK_MSG(strstr(eb.msg, "g2.toml:2") && strstr(eb.msg, i < 2 ? "gpus.g2_device" :
+                  "out of range"), "case %zu: %s", i, eb.msg);
+    }
     /* Tier budgets: "auto" (the default) or a size; "0" pins nothing. */
     CHECK(cuzk_daemon_config_parse(&c, "t.toml", "", 0, ".", &eb) == CUZK_OK);
     CHECK(c.gpu_budget == CUZK_BUDGET_AUTO && c.pinned_budget == CUZK_BUDGET_AUTO);
@@ -766,6 +791,212 @@ static void test_gpu_pipeline(void)
     CHECK(st.devices[0].faults >= 3 && st.devices[1].faults >= 3 &&
           st.gpu_faults == st.devices[0].faults + st.devices[1].faults);
     CHECK(st.cpu_fallbacks >= 3 && st.devices[0].partitions + st.devices[1].partitions == 0);
+}
+
+/* ------------------------------------------------------------------ several GPUs */
+
+/* An engine on ndev emulated devices, gw 2, pw partition workers; g2: gpus.g2 (0 cpu, 1 gpu);
+ * g2_dev >= 0: the dedicated B in G2 device. */
+static cuzk_engine *make_multi(unsigned ndev, unsigned pw, uint32_t faulty, int g2, int g2_dev)
+{
+    memset(&g_extra, 0, sizeof g_extra);
+    g_extra.emulated_devices = ndev;
+    g_extra.emulated_faulty_devices = faulty;
+    g_extra.gpu_workers_per_device = 2;
+    g_extra.g2_on_gpu = g2;
+    g_extra.g2_dedicated = g2_dev >= 0;
+    g_extra.g2_device = g2_dev;
+    cuzk_engine *e = make(pw, 1ull << 30, 0);
+    memset(&g_extra, 0, sizeof g_extra);
+    return e;
+}
+
+static uint64_t sum_partitions(const cuzk_engine_status *st, int g2)
+{
+    uint64_t n = 0;
+    for (unsigned d = 0; d < st->n_devices; d++)
+        n += g2 ? st->devices[d].g2_partitions : st->devices[d].partitions;
+    return n;
+}
+
+/* At 2, 4 and 8 devices: GPU stages spread over every device (each runs some, even with fewer
+ * partition workers than devices; with one, strictly in turn, since every device is idle at
+ * each stage and the one with the fewest stages started takes it), and keys are staged per
+ * device: the preloaded ones on every device at start, the others on each device whose worker
+ * runs one of their stages, counted in that device's key bytes. */
+static void test_multi_gpu_spread(void)
+{
+    const unsigned ndevs[] = {2, 4, 8}, pws[] = {1, 3, 16};
+    for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++) {
+            unsigned ndev = ndevs[i];
+            cuzk_engine *e = make_multi(ndev, pws[k], 0, 0, -1);
+            cuzk_circuit_info ci[4];
+            CHECK(cuzk_engine_circuits(e, ci, 4) == 4);
+            const uint32_t all = (1u << ndev) - 1;
+            /* bn-mul and bls-mul preload: staged everywhere before any job. */
+            CHECK_MSG(ci[0].gpu_mask == all && ci[2].gpu_mask == all, "%u devices: masks %x %x",
+                      ndev, ci[0].gpu_mask, ci[2].gpu_mask);
+            CHECK(ci[1].gpu_mask == 0 && ci[3].gpu_mask == 0);
+            char what[64];
+            snprintf(what, sizeof what, "spread %u devices pw %u", ndev, pws[k]);
+            prove_six_poseidon(e, what);
+            cuzk_engine_status st;
+            cuzk_engine_get_status(e, &st);
+            CHECK(st.n_devices == ndev && st.partitions_proved == 18);
+            CHECK(sum_partitions(&st, 0) == 18 && st.gpu_faults == 0 && st.cpu_fallbacks == 0);
+            CHECK(cuzk_engine_circuits(e, ci, 4) == 4);
+            uint64_t key_sum = 0;
+            for (unsigned d = 0; d < ndev; d++) {
+                const uint32_t bit = 1u << d;
+                CHECK_MSG(st.devices[d].partitions > 0, "%s: device %u ran no stage", what, d);
+                CHECK_MSG(pws[k] > 1 || st.devices[d].partitions == 18 / ndev ||
+                          st.devices[d].partitions == 18 / ndev + 1, "%s: device %u ran %llu "
+                          "stages, not in turn", what, d,
+                          (unsigned long long)st.devices[d].partitions);
+                /* Every device ran poseidon stages: one of the two keys is staged there. */
+                CHECK_MSG((ci[1].gpu_mask | ci[3].gpu_mask) & bit, "%s: device %u has no "
+                          "poseidon key", what, d);
+                uint64_t want = 0;
+                for (int c = 0; c < 4; c++)
+                    if (ci[c].gpu_mask & bit)
+                        want += ci[c].gpu_bytes / (uint64_t)__builtin_popcount(ci[c].gpu_mask);
+                CHECK_MSG(st.devices[d].key_bytes == want && want > 0, "%s: device %u key bytes "
+                          "%llu, staged keys %llu", what, d,
+                          (unsigned long long)st.devices[d].key_bytes, (unsigned long long)want);
+                key_sum += st.devices[d].key_bytes;
+                CHECK(!st.devices[d].disabled && st.devices[d].g2_partitions == 0);
+            }
+            CHECK(key_sum == st.keys_gpu_bytes);
+            cuzk_engine_free(e);
+        }
+    }
+}
+
+/* At 2, 4 and 8 devices, the last device starts to fault after a first round of jobs: its
+ * stages are retried on the others (no proof lost, none on the CPU, every proof verifies), it
+ * is disabled after 3 faults in a row, and status and metrics show it disabled. */
+static void test_multi_gpu_fault(void)
+{
+    const unsigned ndevs[] = {2, 4, 8};
+    for (int i = 0; i < 3; i++) {
+        unsigned ndev = ndevs[i], bad = ndev - 1;
+        cuzk_engine *e = make_multi(ndev, 4, 0, 0, -1);
+        char what[64];
+        snprintf(what, sizeof what, "fault %u devices, before", ndev);
+        prove_six_poseidon(e, what);
+        cuzk_engine_status st;
+        cuzk_engine_get_status(e, &st);
+        CHECK(st.devices[bad].partitions > 0 && st.gpu_faults == 0);
+        const uint64_t before = st.devices[bad].partitions;
+        /* Device `bad` faults from now on: its stages are retried on the others, it is disabled
+         * after 3 faults in a row, and every proof still verifies. */
+        cuzk__gpu_set_faulty(e, bad, 1);
+        int rounds = 0;
+        do {
+            snprintf(what, sizeof what, "fault %u devices, round %d", ndev, rounds);
+            prove_six_poseidon(e, what);
+            cuzk_engine_get_status(e, &st);
+        } while (!st.devices[bad].disabled && ++rounds < 8);
+        CHECK_MSG(st.devices[bad].disabled, "%u devices: device %u not disabled after %d "
+                  "rounds (%llu faults)", ndev, bad, rounds,
+                  (unsigned long long)st.devices[bad].faults);
+        CHECK(st.devices[bad].faults >= 3 && st.gpu_faults == st.devices[bad].faults);
+        CHECK(st.devices[bad].partitions == before);
+        CHECK_MSG(st.gpu_retries == st.gpu_faults && st.cpu_fallbacks == 0, "retries %llu faults "
+                  "%llu fallbacks %llu", (unsigned long long)st.gpu_retries,
+                  (unsigned long long)st.gpu_faults, (unsigned long long)st.cpu_fallbacks);
+        CHECK(st.partitions_failed == 0 && st.partitions_proved == sum_partitions(&st, 0));
+        for (unsigned d = 0; d < bad; d++)
+            CHECK(!st.devices[d].disabled && st.devices[d].faults == 0);
+        char *m = cuzk_engine_metrics(e);
+        char want[64];
+        snprintf(want, sizeof want, "cuzk_gpu_disabled{device=\"%u\"} 1", bad);
+        CHECK_MSG(m && strstr(m, want), "metrics lack %s", want);
+        free(m);
+        /* After it is disabled the others take everything. */
+        const uint64_t faults = st.gpu_faults;
+        prove_six_poseidon(e, "fault, after disabling");
+        cuzk_engine_get_status(e, &st);
+        CHECK(st.gpu_faults == faults && st.devices[bad].partitions == before);
+        cuzk_engine_free(e);
+    }
+}
+
+/* B in G2 on the GPU: beside each GPU worker (in its partition's stage, on its device) or on a
+ * dedicated device (gpus.g2_device) that runs nothing else; when the dedicated device faults,
+ * B in G2 falls back to the CPU, and once it is disabled it runs beside the workers again. */
+static void test_multi_gpu_g2(void)
+{
+    const unsigned ndevs[] = {2, 4, 8};
+    for (int i = 0; i < 3; i++) {
+        unsigned ndev = ndevs[i];
+        cuzk_engine_status st;
+        cuzk_engine *e = make_multi(ndev, 4, 0, 1, -1);
+        prove_six_poseidon(e, "g2 beside");
+        cuzk_engine_get_status(e, &st);
+        CHECK(st.g2_on_gpu == 18 && sum_partitions(&st, 1) == 18);
+        for (unsigned d = 0; d < ndev; d++)
+            CHECK(st.devices[d].g2_partitions == st.devices[d].partitions &&
+                  !st.devices[d].g2_only);
+        cuzk_engine_free(e);
+
+        const unsigned g2d = ndev / 2;
+        e = make_multi(ndev, 4, 0, 1, (int)g2d);
+        prove_six_poseidon(e, "g2 dedicated");
+        cuzk_engine_get_status(e, &st);
+        CHECK(st.g2_on_gpu == 18 && st.cpu_fallbacks == 0 && st.gpu_faults == 0);
+        CHECK_MSG(st.devices[g2d].g2_only && st.devices[g2d].g2_partitions == 18 &&
+                  st.devices[g2d].partitions == 0, "%u devices: dedicated %u ran g2 %llu g1 %llu",
+                  ndev, g2d, (unsigned long long)st.devices[g2d].g2_partitions,
+                  (unsigned long long)st.devices[g2d].partitions);
+        CHECK(sum_partitions(&st, 0) == 18);
+        for (unsigned d = 0; d < ndev; d++)
+            if (d != g2d)
+                CHECK(!st.devices[d].g2_only && st.devices[d].g2_partitions == 0 &&
+                      st.devices[d].partitions > 0);
+        cuzk_engine_free(e);
+
+        /* The dedicated device always faults. */
+        e = make_multi(ndev, 4, 1u << g2d, 1, (int)g2d);
+        prove_six_poseidon(e, "g2 dedicated, faulty");
+        cuzk_engine_get_status(e, &st);
+        CHECK(st.devices[g2d].disabled && st.devices[g2d].g2_partitions == 0);
+        CHECK(st.devices[g2d].faults >= 3 && st.cpu_fallbacks >= st.devices[g2d].faults);
+        CHECK_MSG(st.g2_on_gpu + st.cpu_fallbacks == 18 && sum_partitions(&st, 1) == st.g2_on_gpu,
+                  "g2 on gpu %llu, fallbacks %llu", (unsigned long long)st.g2_on_gpu,
+                  (unsigned long long)st.cpu_fallbacks);
+        CHECK(sum_partitions(&st, 0) == 18);
+        cuzk_engine_free(e);
+    }
+    /* Refused: a dedicated device with B in G2 kept on the CPU, or one that is not in use. */
+    cuzk_engine_circuit circ = {.id = "m", .zkey = NULL};
+    char *zk = strdup(tu_src_path("tests/fixtures/bn128/multiplier.zkey"));
+    circ.zkey = zk;
+    cuzk_engine_config cfg = {.partition_workers = 1, .circuits = &circ, .n_circuits = 1,
+                              .emulated_devices = 2, .g2_dedicated = 1, .g2_device = 1};
+    cuzk_engine *e = NULL;
+    cuzk_errbuf eb = {{0}};
+    CHECK(cuzk_engine_new(&e, &cfg, &eb) == CUZK_BAD_CONFIG && !e);
+    CHECK_MSG(strstr(eb.msg, "gpus.g2_device") && strstr(eb.msg, "gpus.g2"), "%s", eb.msg);
+    cfg.g2_on_gpu = 1;
+    cfg.g2_device = 2;
+    CHECK(cuzk_engine_new(&e, &cfg, &eb) == CUZK_BAD_CONFIG && !e);
+    CHECK_MSG(strstr(eb.msg, "gpus.g2_device = 2") && strstr(eb.msg, "not one of"), "%s", eb.msg);
+    /* One device: nothing to dedicate, B in G2 runs beside its workers. */
+    cfg.emulated_devices = 1;
+    cfg.g2_device = 0;
+    CHECK(cuzk_engine_new(&e, &cfg, &eb) == CUZK_OK && e);
+    if (e) {
+        cuzk_engine_status st;
+        blob w = load("tests/fixtures/bn128/multiplier.wtns");
+        prove_one(e, "m", &w);
+        cuzk_engine_get_status(e, &st);
+        CHECK(!st.devices[0].g2_only && st.devices[0].g2_partitions == 1);
+        free(w.data);
+        cuzk_engine_free(e);
+    }
+    free(zk);
 }
 
 /* Witness bytes of accepted jobs are charged to the witness budget and refused beyond it. */
@@ -1579,6 +1810,9 @@ int main(void)
     test_priority_cancel();
     test_budget();
     test_gpu_pipeline();
+    test_multi_gpu_spread();
+    test_multi_gpu_fault();
+    test_multi_gpu_g2();
     test_witness_budget();
     test_generated();
     test_budget_too_small();
