@@ -254,8 +254,6 @@ template <class F> DI void xyzz_add(xyzz<F> &p, const xyzz<F> &q)
     mul2(p.zz, zz, pp, p.zzz, zzz, ppp);
 }
 
-template <class F> DI void xyzz_neg(xyzz<F> &p) { p.y = -p.y; }
-
 /* Jacobian (X, Y, Z) with Z = ZZZ: X = X*ZZ^2, Y = Y*ZZZ^2 (uses ZZ^3 = ZZZ^2). */
 template <class F> DI void xyzz_to_jacobian(F out[3], const xyzz<F> &p)
 {

@@ -49,12 +49,6 @@ DI uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c)
     asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
     return r;
 }
-DI uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c)
-{
-    uint32_t r;
-    asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
-    return r;
-}
 DI uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c)
 {
     uint32_t r;
@@ -125,7 +119,6 @@ static inline uint32_t __umulhi(uint32_t a, uint32_t b)
     }
 EMU_OP(mad_lo_cc, (uint64_t)(uint32_t)(a * b) + c, 1)
 EMU_OP(madc_lo_cc, (uint64_t)(uint32_t)(a * b) + c + emu_cc, 1)
-EMU_OP(mad_hi_cc, (uint64_t)__umulhi(a, b) + c, 1)
 EMU_OP(madc_hi_cc, (uint64_t)__umulhi(a, b) + c + emu_cc, 1)
 EMU_OP(madc_hi, (uint64_t)__umulhi(a, b) + c + emu_cc, 0)
 DI uint32_t add_cc(uint32_t a, uint32_t b)

@@ -189,13 +189,11 @@ size_t cuzk__gpu_ba_slices(size_t chunk, uint32_t L1, size_t f, int quads, size_
     return tc > T ? T : tc;
 }
 
-/* The fewest passes (each reads and writes the whole vector). Greedy (even = 0): each pass
- * takes as many stages as its block holds, so a 2^27 NTT with 2^10-element blocks and 8-element
- * tiles is 10 + 7 + 7 + 3 stages, its last pass in blocks of 64 elements. Even (the default
- * since it measured faster, 2^27 BN254 53.2 -> 41.0 ms on the H200, src/gpu/PERF-NOTES.md eighth
- * pass): the same number of passes with the stages spread so the blocks are about equal
- * (9 + 6 + 6 + 6). */
-int cuzk__gpu_ntt_plan(int logn, int log_sh, int max_lob, int even, int s[32], int lob[32])
+/* The fewest passes (each reads and writes the whole vector), the stages spread so that the
+ * blocks are about equal: a 2^27 NTT with 2^10-element blocks and 8-element tiles is
+ * 9 + 6 + 6 + 6 stages rather than 10 + 7 + 7 + 3, whose last pass would run small blocks of 64
+ * elements. */
+int cuzk__gpu_ntt_plan(int logn, int log_sh, int max_lob, int s[32], int lob[32])
 {
     if (logn <= log_sh) {
         s[0] = logn;
@@ -204,19 +202,17 @@ int cuzk__gpu_ntt_plan(int logn, int log_sh, int max_lob, int even, int s[32], i
     }
     const int later = log_sh - max_lob; /* stages per pass after the first */
     const int P = 1 + (logn - log_sh + later - 1) / later;
-    int s0 = log_sh;
-    if (even) {
-        /* The first pass's blocks are 2^s[0] elements, a later one's 2^(s + max_lob): equal
-         * sizes give s[0] ~ (logn + (P - 1) max_lob) / P. That is at most log_sh (logn <=
-         * log_sh + (P - 1) later), at least max_lob (logn > max_lob), and leaves at most
-         * (P - 1) later stages to the later passes (gpu_plan_test checks all three). */
-        s0 = (logn + (P - 1) * max_lob + P - 1) / P;
-    }
+    /* The first pass's blocks are 2^s[0] elements, a later one's 2^(s + max_lob): equal sizes
+     * give s[0] ~ (logn + (P - 1) max_lob) / P. That is at most log_sh (logn <= log_sh +
+     * (P - 1) later), at least max_lob (logn > max_lob), and leaves at most (P - 1) later
+     * stages to the later passes (gpu_plan_test checks all three). */
+    const int s0 = (logn + (P - 1) * max_lob + P - 1) / P;
     s[0] = s0;
     lob[0] = 0;
     int done = s0;
     for (int i = 1; i < P; i++) {
-        int left = P - i, st = even ? (logn - done + left - 1) / left : logn - done;
+        const int left = P - i;
+        int st = (logn - done + left - 1) / left;
         if (st > later)
             st = later;
         s[i] = st;
@@ -331,7 +327,7 @@ int cuzk__gpu_ntt_auto_lob(int logn, int log_sh)
         int s[32], lob[32], dev = 0;
         if (log_sh <= lb)
             continue;
-        const int P = cuzk__gpu_ntt_plan(logn, log_sh, lb, 1, s, lob);
+        const int P = cuzk__gpu_ntt_plan(logn, log_sh, lb, s, lob);
         for (int i = 1; i < P; i++) {
             const int d = s[i] + lob[i] - 9;
             dev += d < 0 ? -d : d;
