@@ -5,10 +5,10 @@
  * holds whole Fp2 elements and makes each Fp2 product as two or three Fp products one after the
  * other. Their G2 instances sit at their register caps (BN254's k_ba_pairs at 128 registers,
  * BLS12-381's at 168, its k_ba_quads and pass B at 250-255: 2 warps per scheduler) and are
- * bound by the latency of those dependent products, not by the multiply-adds. Here a slice has two adjacent lanes
- * (lane ^ 1): lane h holds coordinate c_h of every Fp2 value, so a lane holds half the words,
- * and an Fp2 product is one Fp sum of two products per lane, with one reduction (field.cuh's
- * mul_add_call), the partner's coordinates fetched by warp shuffles:
+ * bound by the latency of those dependent products, not by the multiply-adds. Here a slice
+ * has two adjacent lanes (lane ^ 1): lane h holds coordinate c_h of every Fp2 value, so a lane
+ * holds half the words, and an Fp2 product is one Fp sum of two products per lane, with one
+ * reduction (field.cuh's mul_add_call), the partner's coordinates fetched by warp shuffles:
  *   lane 0: c0 = a0 b0 - a1 b1 = a0 b0 + a1 (p - b1)
  *   lane 1: c1 = a0 b1 + a1 b0
  * Both lanes run the same instructions (the operands selected by h), and every predicate
@@ -454,8 +454,8 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
         const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
         int open_r = -1;  /* the pair above the one being made, while in no quad */
         H ox = H::zero(); /* its x */
-        /* A quad's dx waits in shared memory (in registers ptxas
-         * spilled more) for the next even put (puts 0, 2, ...: each lane's n-th pair in the
+        /* A quad's dx waits in shared memory (in registers the kernel spills more) for the
+         * next even put (puts 0, 2, ...: each lane's n-th pair in the
          * warp's n-th turn, unless a special pair, rare, took a turn without one) */
         bool pend = false;
         uint32_t n = 0; /* the puts so far */
@@ -617,7 +617,7 @@ k_ba_quads_oh(const uint32_t *keys, size_t M, uint32_t L, size_t t0, size_t Tc, 
     typedef fe2<C> F;
     /* The octs' prefix product (this lane's coordinate, words 0 .. N - 1) and the open quad's
      * x (N .. 2N - 1) wait in shared memory while the quads' sums use the registers (in
-     * registers ptxas spilled 72 / 84 bytes in BN254's kernel). */
+     * registers they make BN254's kernel spill). */
     __shared__ uint32_t os[3 * C::N][ACC_THREADS];
     const int th = threadIdx.x;
     const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, tl = g >> 1;
@@ -772,11 +772,11 @@ k_ba_pass_b_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, 
  * k_bit_sums_h, k_pair_sum_h; gpu_impl.cuh runs them for every G2 MSM).
  *
  * k_accumk (the carry levels) and the bucket reduction's kernels give each thread whole Fp2
- * points: for G2 they sit at 254 registers (ptxas, BN254), two warps per
- * scheduler, each general XYZZ addition a chain of dependent Fp2 products. Here two adjacent
- * lanes share each of their threads' work, lane h holding coordinate h of every Fp2 value (fh,
- * above), curve.cuh's xyzz_add over fh; what they write is the one-lane kernels' output word
- * for word (msm_emu compares them). */
+ * points: for G2 they sit at 254 registers (BN254), two warps per scheduler, each general
+ * XYZZ addition a chain of dependent Fp2 products. Here two adjacent lanes share each of their
+ * threads' work, lane h holding coordinate h of every Fp2 value (fh, above), curve.cuh's
+ * xyzz_add over fh; what they write is the one-lane kernels' output word for word (msm_emu
+ * compares them). */
 
 /* k_accumk for F = fe2<C>: 2 Tn threads for the level's Tn carry slices. */
 template <class C>

@@ -58,9 +58,9 @@ namespace cuzk_gpu {
 
 /* ------------------------------------------------------------------------------- MSM */
 
-/* The inverse of the tree's root, on the host (src/ff, cuzk__gpu_fp_inv): one Fermat
- * inversion on one device thread took 183 us for BN254 Fp2 (ncu, 2026-12-01), once per chunk,
- * the device idle meanwhile; the round trip and the host's inversion take a fraction of that.
+/* The inverse of the tree's root, on the host (src/ff, cuzk__gpu_fp_inv): a Fermat inversion
+ * on one device thread is a long serial chain, once per chunk with the device idle meanwhile;
+ * the round trip and the host's inversion take a fraction of that.
  * The device's Montgomery form is the host's; a lazy field's value may be up to 2p - 1. */
 template <class C> static void host_inv(fe<C> *x)
 {
@@ -176,8 +176,8 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
         if (Tc < T) {
             /* Chunks in whole waves of pass B (U slices: its resident blocks of every SM),
              * split as evenly as that allows: a chunk's last wave, partly filled, leaves SMs
-             * idle until it ends (BLS12-381 G2 2^24, chunks of 20.7, 20.7 and 5.2 waves ran as
-             * 21 + 21 + 6 of ~4.8 ms each; 16 + 16 + 15 do the same work). */
+             * idle until it ends (chunks of 20.7, 20.7 and 5.2 waves run as 21 + 21 + 6 waves;
+             * 16 + 16 + 15 do the same work). */
             int nbk = 0;
             if constexpr (halves) {
                 if (quads && octs)
@@ -199,9 +199,8 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             const size_t U = (size_t)(nbk > 0 ? nbk : 1) * ctx->sm_count * ACC_THREADS / lanes;
             if (Tc >= U) {
                 /* The fewest chunks whose even share, rounded up to whole waves, fits: rounding
-                 * the share down to Tc instead left a last chunk of a part-filled wave (a split
-                 * MSM's BLS12-381 G2 second part ran 20 + 20 + 1 waves, the last 4.8 ms for
-                 * 70% of one wave's work, instead of 14 + 14 + 13). */
+                 * the share down to Tc instead leaves a last chunk of a part-filled wave
+                 * (20 + 20 + 1 waves instead of 14 + 14 + 13). */
                 for (size_t nch = (T + Tc - 1) / Tc;; nch++) {
                     const size_t even = (T + nch - 1) / nch, want = (even + U - 1) / U * U;
                     if (want <= Tc) {
@@ -543,9 +542,7 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         cub::DoubleBuffer<uint32_t> dk(k0, k1), dv(v0, v1);
         size_t tbs = 0;
         /* 32-bit offsets where the entries fit: CUB's onesweep then takes 23 pairs per thread
-         * instead of 17 (fewer tiles, fewer look-backs): G1 BN254 2^24 46.4 -> 45.8 ms, 2^26
-         * 167.4 -> 165.6 (H200, 2026-12-03; 256 or 512 threads, 20, 26 or 30 pairs were
-         * slower: src/gpu/PERF-NOTES.md, seventeenth pass). */
+         * instead of 17 (fewer tiles, fewer look-backs). */
         if (M <= (size_t)INT_MAX) {
             CU(cub::DeviceRadixSort::SortPairs(NULL, tbs, dk, dv, (int)M, 0, endbit, st));
             SCRATCH(SCR_CUB, tbs + 256, cubtmp);
@@ -564,7 +561,7 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         ctx->prep.stride = stride;
     }
 
-    /* The entries of the set's points at infinity out (gpu.h CUZK_GPU_INF_DROP): the digits'
+    /* The entries of the set's points at infinity out (the set's inf_bits): the digits'
      * into the sort pair's other buffers, the ones' indices into SCR_IDX1K, so the sorted
      * digits and the ones' list stay for the next MSM over these scalars; one host sync for
      * both counts. */
@@ -639,9 +636,8 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
     if (n2 && M) {
         /* A later part of a split MSM adds its runs to the buckets the parts before it filled
          * (accumulate's into: each run owned at level 1 starts at its bucket's value; carries
-         * are added at the carry levels as always). Before, it summed into buckets of its own,
-         * merged after by k_add_into (one XYZZ addition per bucket, a second bucket array and
-         * its clearing): BN254 G2 2^24's merge took 1.9-2.1 ms on an H200. */
+         * are added at the carry levels as always): no buckets of its own to merge after (one
+         * XYZZ addition per bucket, a second bucket array and its clearing). */
         TRY((accumulate<F, false>(ctx, keys, vals, M, pts, buckets, tab->ba_g1, add && pt->n2,
                                   eb)));
     }

@@ -47,7 +47,7 @@ enum {
     SCR_BA_TREE, /* its product tree */
     SCR_BA_NPRE, /* prefixes per slice */
     SCR_BA_MASK, /* with quads: each slice's quads and point-by-point pairs */
-    SCR_IDX1K,    /* the ones' indices whose points are not at infinity (CUZK_GPU_INF_DROP) */
+    SCR_IDX1K,    /* the ones' indices whose points are not at infinity */
     SCR_COUNT
 };
 

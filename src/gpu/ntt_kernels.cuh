@@ -59,8 +59,8 @@ __global__ void k_pow(fe<FR> *v, size_t n, fr_const w_, fr_const f_)
 }
 
 /* Shared memory holds the block's elements limb-major (sh[limb][element]): a warp touching 32
- * consecutive elements hits 32 different banks. (Array-of-structs, 32-byte elements, made every
- * access an 8-way bank conflict: ncu, 2026-11-30, the NTT passes were shared-memory bound.) */
+ * consecutive elements hits 32 different banks (array-of-structs, 32-byte elements, would make
+ * every access an 8-way bank conflict, and the passes are shared-memory bound). */
 template <class FR, int SH> DI fe<FR> sh_ld(const uint32_t (*sh)[SH], int e)
 {
     fe<FR> r;
@@ -79,8 +79,8 @@ template <class FR, int SH> DI void sh_st(uint32_t (*sh)[SH], int e, const fe<FR
 template <class FR>
 DI fe<FR> ntt_tw(const fe<FR> *tw, uint32_t ti, int inverse, uint32_t half_tab)
 {
-    /* Entry 0 is 1, loaded like the others: with fe::one()'s constant words in this branch the
-     * passes ran 1-2% slower (PERF-NOTES, fifteenth pass). */
+    /* Entry 0 is 1, loaded like the others: fe::one()'s constant words in this branch make
+     * the passes slower. */
     if (!inverse || ti == 0)
         return ld16(tw + ti);
     /* -w = r - w: canonical, as w is (in a lazy FR too: ntt_rep_of) and not 0 */

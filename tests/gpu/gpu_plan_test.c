@@ -101,8 +101,7 @@ int main(void)
         CHECK_MSG(P == 3 && s[0] == 10 && s[1] == 7 && s[2] == 7 && lob[2] == 2, "2^24 (10, 2)");
         P = cuzk__gpu_ntt_plan(26, 10, 1, s, lob);
         CHECK_MSG(P == 3 && s[0] == 10 && s[1] == 8 && s[2] == 8 && lob[2] == 1, "2^26 (10, 1)");
-        /* The default tile by size: later blocks of 2^9 elements, then the fewest passes
-         * (the measured fastest choices). */
+        /* The default tile by size: later blocks of 2^9 elements, then the fewest passes. */
         CHECK_MSG(cuzk__gpu_ntt_auto_lob(24, 10) == 2, "2^24 auto tile");
         CHECK_MSG(cuzk__gpu_ntt_auto_lob(27, 10) == 3, "2^27 auto tile (4 passes of 2^9)");
         CHECK_MSG(cuzk__gpu_ntt_auto_lob(26, 10) == 1, "2^26 auto tile (blocks 2^10, 2^9, 2^9)");
