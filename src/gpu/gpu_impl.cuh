@@ -47,12 +47,12 @@
 #include <limits.h>
 #include <string.h>
 
-#include "gpu/curve.cuh"
+#include "gpu/ec/curve.cuh"
 #include "gpu/gpu_internal.cuh"
-#include "gpu/ba_halves.cuh"
-#include "gpu/msm_kernels.cuh"
-#include "gpu/msm_reduce.cuh"
-#include "gpu/ntt_kernels.cuh"
+#include "gpu/msm/ba_halves.cuh"
+#include "gpu/msm/msm_kernels.cuh"
+#include "gpu/msm/msm_reduce.cuh"
+#include "gpu/ntt/ntt_kernels.cuh"
 
 namespace cuzk_gpu {
 

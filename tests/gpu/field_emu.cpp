@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu/field.cuh"
+#include "gpu/ff/field.cuh"
 #include "emu_fields.h"
 
 using namespace cuzk_gpu;

@@ -25,10 +25,10 @@
 #include <string>
 
 #include "ec/ec_params.h"
-#include "gpu/field.cuh"
-#include "gpu/ba_halves.cuh"
-#include "gpu/msm_kernels.cuh"
-#include "gpu/msm_reduce.cuh"
+#include "gpu/ff/field.cuh"
+#include "gpu/msm/ba_halves.cuh"
+#include "gpu/msm/msm_kernels.cuh"
+#include "gpu/msm/msm_reduce.cuh"
 #include "emu_fields.h"
 
 using namespace cuzk_gpu;

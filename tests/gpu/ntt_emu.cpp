@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu/field.cuh"
-#include "gpu/ntt_kernels.cuh"
+#include "gpu/ff/field.cuh"
+#include "gpu/ntt/ntt_kernels.cuh"
 #include "emu_fields.h"
 
 using namespace cuzk_gpu;

@@ -10,9 +10,9 @@
 #ifndef CUZK_GPU_MSM_REDUCE_CUH
 #define CUZK_GPU_MSM_REDUCE_CUH
 
-#include "gpu/curve.cuh"
+#include "gpu/ec/curve.cuh"
 #include "gpu/gpu_plan.h"
-#include "gpu/ldst.cuh"
+#include "gpu/ff/ldst.cuh"
 
 namespace cuzk_gpu {
 

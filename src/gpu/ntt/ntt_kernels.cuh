@@ -9,9 +9,9 @@
 #ifndef CUZK_GPU_NTT_KERNELS_CUH
 #define CUZK_GPU_NTT_KERNELS_CUH
 
-#include "gpu/field.cuh"
+#include "gpu/ff/field.cuh"
 #include "gpu/gpu_plan.h"
-#include "gpu/ldst.cuh"
+#include "gpu/ff/ldst.cuh"
 
 namespace cuzk_gpu {
 

@@ -30,8 +30,8 @@
 #ifndef CUZK_GPU_BA_HALVES_CUH
 #define CUZK_GPU_BA_HALVES_CUH
 
-#include "gpu/msm_kernels.cuh"
-#include "gpu/msm_reduce.cuh"
+#include "gpu/msm/msm_kernels.cuh"
+#include "gpu/msm/msm_reduce.cuh"
 
 namespace cuzk_gpu {
 

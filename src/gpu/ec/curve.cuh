@@ -13,7 +13,7 @@
 #ifndef CUZK_GPU_CURVE_CUH
 #define CUZK_GPU_CURVE_CUH
 
-#include "gpu/field.cuh"
+#include "gpu/ff/field.cuh"
 
 namespace cuzk_gpu {
 

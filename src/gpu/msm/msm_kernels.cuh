@@ -14,9 +14,9 @@
 
 #include <type_traits>
 
-#include "gpu/curve.cuh"
+#include "gpu/ec/curve.cuh"
 #include "gpu/gpu.h" /* CUZK_GPU_TAB_MAX_COPIES */
-#include "gpu/ldst.cuh"
+#include "gpu/ff/ldst.cuh"
 
 namespace cuzk_gpu {
 
