@@ -1,5 +1,5 @@
 /*
- * The MSM's kernels (src/gpu/msm_kernels.cuh, msm_reduce.cuh) compiled for the host
+ * The MSM's kernels (src/gpu/msm/msm_kernels.cuh, msm_reduce.cuh) compiled for the host
  * (CUZK_GPU_HOST_EMU: the PTX carry primitives emulated as in field_emu.cpp; tests/gpu/emu_cuda.h
  * runs a block's threads one after another, or as coroutines where the kernel synchronises), so CI
  * checks them without a GPU: for every group (BN254 / BLS12-381, G1 / G2), slice length and

@@ -1,5 +1,5 @@
 /*
- * The NTT's kernels (src/gpu/ntt_kernels.cuh) compiled for the host and run as ntt_core,
+ * The NTT's kernels (src/gpu/ntt/ntt_kernels.cuh) compiled for the host and run as ntt_core,
  * ntt_api and h_api launch them (the same pass list, ntt_passes), against GMP: a block's
  * threads are coroutines meeting at __syncthreads, the shared memory one host array (blocks
  * run one after another), the PTX carry primitives emulated (field.cuh). For BN254 and
