@@ -112,7 +112,7 @@ int cuzk_gpu_device_count(void);
 /* Opens device `device` (CUDA numbering): a stream and reusable scratch. */
 cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb);
 void cuzk_gpu_close(cuzk_gpu_ctx *ctx);
-/* Device name ("NVIDIA H200"); never NULL. */
+/* Device name, as the driver reports it; never NULL. */
 const char *cuzk_gpu_name(const cuzk_gpu_ctx *ctx);
 
 /* Free and total memory of device `device` now (cudaMemGetInfo), for the daemon's default

@@ -97,8 +97,8 @@ static void upload_piece(void *arg, size_t i)
 }
 
 /* Threads copying into the staging buffers: a few saturate the host's memory bandwidth, and
- * the witness upload runs beside synthesis, which wants every core (with all 16 on the H200
- * host, synthesis went from ~460 to ~520 ms at 2^24). */
+ * the witness upload runs beside synthesis, which wants every core (taking them all slows
+ * synthesis by more than the copy gains). */
 #define CUZK_GPU_STAGE_THREADS 4
 
 /* Whether upload() copies bytes from src in one DMA (queued, returning at once). */
@@ -803,10 +803,9 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
         } else {
             ctx->up.valid = 0;
             SCRATCH(SCR_SC_IN, count * 32, d_sc);
-            /* BLS12-381 G2 from 2^24 scalars by default: with each later part adding to the
-             * buckets (no merge kernel), 2^24 with tables split 234.1-234.8 -> 231.5 ms, 2^22
-             * 70.5-70.6 -> 72.7 (H100, 2026-12-06, PERF-NOTES session 39); before that the
-             * merge's 2^21 Fp2 additions cost what the hidden upload saved. */
+            /* BLS12-381 G2 from 2^24 scalars by default: below, its upload is short and the
+             * later parts' extra launches and passes over the buckets cost what hiding the
+             * upload saves. */
             const bool bls_g2 =
                 pts->curve == CUZK_GPU_BLS12_381 && pts->group == CUZK_GPU_G2;
             split = (flags & CUZK_GPU_SCALARS_ONCE) && !pts->host &&

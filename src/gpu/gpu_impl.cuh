@@ -31,10 +31,9 @@
  * their stages on tiles of 2, 4 or 8 consecutive columns (coalesced 64- to 256-byte reads),
  * the tile chosen for later blocks of about 2^9 elements, the stages spread evenly over the
  * passes: 2^24 is 10 + 7 + 7 stages, 2^26 10 + 8 + 8, 2^27 9 + 6 + 6 + 6;
- * each thread takes two stages per trip through shared memory (k_ntt_pass4) (the default
- * geometry; CUZK_GPU_NTT_BLOCK / _TILE / _PLAN / _RADIX choose others, cuzk__gpu_ntt_plan,
- * cuzk__gpu_ntt_auto_lob). Twiddles w_{2^L}^i (i < 2^(L-1)) are computed once per curve and reused
- * for every size up to 2^(L-1) (2^L for the coset step); inverse twiddles are
+ * each thread takes two stages per trip through shared memory (k_ntt_pass; cuzk__gpu_ntt_plan,
+ * cuzk__gpu_ntt_auto_lob). Twiddles w_{2^L}^i (i < 2^(L-1)) are computed once per curve and
+ * reused for every size up to 2^(L-1) (2^L for the coset step); inverse twiddles are
  * -w^(2^(L-1) - i).
  */
 #ifndef CUZK_GPU_IMPL_CUH
@@ -48,20 +47,20 @@
 #include <limits.h>
 #include <string.h>
 
-#include "gpu/curve.cuh"
+#include "gpu/ec/curve.cuh"
 #include "gpu/gpu_internal.cuh"
-#include "gpu/ba_halves.cuh"
-#include "gpu/msm_kernels.cuh"
-#include "gpu/msm_reduce.cuh"
-#include "gpu/ntt_kernels.cuh"
+#include "gpu/msm/ba_halves.cuh"
+#include "gpu/msm/msm_kernels.cuh"
+#include "gpu/msm/msm_reduce.cuh"
+#include "gpu/ntt/ntt_kernels.cuh"
 
 namespace cuzk_gpu {
 
 /* ------------------------------------------------------------------------------- MSM */
 
-/* The inverse of the tree's root, on the host (src/ff, cuzk__gpu_fp_inv): one Fermat
- * inversion on one device thread took 183 us for BN254 Fp2 (ncu, 2026-12-01), once per chunk,
- * the device idle meanwhile; the round trip and the host's inversion take a fraction of that.
+/* The inverse of the tree's root, on the host (src/ff, cuzk__gpu_fp_inv): a Fermat inversion
+ * on one device thread is a long serial chain, once per chunk with the device idle meanwhile;
+ * the round trip and the host's inversion take a fraction of that.
  * The device's Montgomery form is the host's; a lazy field's value may be up to 2p - 1. */
 template <class C> static void host_inv(fe<C> *x)
 {
@@ -86,13 +85,6 @@ template <class F> static cuzk_err root_inv(cuzk_gpu_ctx *ctx, F *d, cuzk_errbuf
 }
 
 static inline unsigned nblk(size_t n, unsigned t) { return (unsigned)((n + t - 1) / t); }
-
-/* Whether F's XYZZ sums after level 1 (the carry levels, the bucket reduction) run two lanes a
- * sum (ba_halves.cuh's k_accumk_h ... k_pair_sum_h): G2's. */
-template <class F> static bool reduce_halves(const cuzk_gpu_ctx *)
-{
-    return !std::is_void<typename fe2_base<F>::type>::value;
-}
 
 /* The product tree's blocks the device runs at once (msm_reduce.cuh's tree_k sizes the chains
  * so that a large level's blocks fit one wave), at least 64 (a hint only: the tree's space,
@@ -153,7 +145,9 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
     /* Batch-affine slices as long as the device's SMs allow (G2's kernels two lanes a slice),
      * for G1 only where quads come with them; tests may raise the floor (slice_min). */
     typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
-    const int lanes = std::is_void<C2>::value ? 1 : 2;
+    /* G2's kernels run two lanes a slice or a carry slice (ba_halves.cuh), G1's one. */
+    constexpr bool halves = !std::is_void<C2>::value;
+    const int lanes = halves ? 2 : 1;
     const uint32_t L0 = ba ? cuzk__gpu_ba_len(M, ctx->sm_count, sizeof(F) >= 64, lanes,
                                               ctx->ba_quads)
                            : cuzk__gpu_slice_len(M);
@@ -173,49 +167,40 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
          * with one inversion (two with quads). */
         static_assert(sizeof(affine<F>) == 2 * sizeof(F), "cuzk__gpu_ba_slices' pair sums");
         const bool quads = cuzk__gpu_ba_quads_on(ctx->ba_quads, sizeof(F) >= 64, M, L1);
-        /* G2's kernels two lanes a slice (ba_halves.cuh's HALVES_* bits, by the Fp2 size:
-         * gpu_internal.cuh); G1's one. */
-        constexpr int hv = std::is_void<C2>::value ? 0
-                           : sizeof(F) >= 96       ? CUZK_GPU_BA_HALVES_96
-                                                   : CUZK_GPU_BA_HALVES_64;
+        /* BLS12-381's G2 sums octs with its quads (k_ba_quads_oh, k_ba_octs_h), where they
+         * pay (ba_halves.cuh). */
+        constexpr bool octs = halves && sizeof(F) >= 96;
         const size_t pre_per = (size_t)(L1 / 2) * sizeof(F),
                      sums_per = (size_t)(L1 / 2) * sizeof(affine<F>);
         size_t Tc = cuzk__gpu_ba_slices(ctx->ba_chunk, L1, sizeof(F), quads, T);
         if (Tc < T) {
             /* Chunks in whole waves of pass B (U slices: its resident blocks of every SM),
              * split as evenly as that allows: a chunk's last wave, partly filled, leaves SMs
-             * idle until it ends (BLS12-381 G2 2^24, chunks of 20.7, 20.7 and 5.2 waves ran as
-             * 21 + 21 + 6 of ~4.8 ms each; 16 + 16 + 15 do the same work). */
+             * idle until it ends (chunks of 20.7, 20.7 and 5.2 waves run as 21 + 21 + 6 waves;
+             * 16 + 16 + 15 do the same work). */
             int nbk = 0;
-            size_t lanes = 1; /* threads a slice */
-            if constexpr (!std::is_void<C2>::value) {
-                const ba_halves_kernels<C2, ALL_ZERO> hk;
-                if (quads && (hv & HALVES_OCTS)) {
-                    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbk, hk.octs, ACC_THREADS,
-                                                                     0));
-                    lanes = 2;
-                } else if (quads && (hv & HALVES_QUADS)) {
-                    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbk, hk.quads, ACC_THREADS,
-                                                                     0));
-                    lanes = 2;
-                } else if (!quads && (hv & HALVES_PASS_B)) {
-                    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nbk, hk.pass_b,
-                                                                     ACC_THREADS, 0));
-                    lanes = 2;
-                }
-            }
-            if (lanes == 1 && quads)
+            if constexpr (halves) {
+                if (quads && octs)
+                    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                        &nbk, k_ba_octs_h<C2, ALL_ZERO>, ACC_THREADS, 0));
+                else if (quads)
+                    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                        &nbk, k_ba_quads_h<C2, ALL_ZERO>, ACC_THREADS, 0));
+                else
+                    CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                        &nbk, k_ba_pass_b_h<C2, ALL_ZERO>, ACC_THREADS, 0));
+            } else if (quads) {
                 CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                     &nbk, k_ba_quads<F, ALL_ZERO>, ACC_THREADS, 0));
-            else if (lanes == 1)
+            } else {
                 CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                     &nbk, k_ba_pass_b<F, ALL_ZERO>, ACC_THREADS, 0));
+            }
             const size_t U = (size_t)(nbk > 0 ? nbk : 1) * ctx->sm_count * ACC_THREADS / lanes;
             if (Tc >= U) {
                 /* The fewest chunks whose even share, rounded up to whole waves, fits: rounding
-                 * the share down to Tc instead left a last chunk of a part-filled wave (a split
-                 * MSM's BLS12-381 G2 second part ran 20 + 20 + 1 waves, the last 4.8 ms for
-                 * 70% of one wave's work, instead of 14 + 14 + 13). */
+                 * the share down to Tc instead leaves a last chunk of a part-filled wave
+                 * (20 + 20 + 1 waves instead of 14 + 14 + 13). */
                 for (size_t nch = (T + Tc - 1) / Tc;; nch++) {
                     const size_t even = (T + nch - 1) / nch, want = (even + U - 1) / U * U;
                     if (want <= Tc) {
@@ -246,61 +231,45 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             LAUNCHED("k_ba_pass_a");
             TRY(tree_inverse(ctx, tr, tc, tcap, eb));
             if (quads) {
-                if constexpr (!std::is_void<C2>::value) {
-                    if (hv & HALVES_PAIRS) {
-                        const auto k = ba_halves_kernels<C2, ALL_ZERO>().pairs;
-                        k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
-                            keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks);
-                        LAUNCHED("k_ba_pairs_h");
-                    }
-                }
-                if (!(hv & HALVES_PAIRS)) {
+                if constexpr (halves) {
+                    k_ba_pairs_h<C2, ALL_ZERO><<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                        keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks);
+                    LAUNCHED("k_ba_pairs_h");
+                } else {
                     k_ba_pairs<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                         keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks);
                     LAUNCHED("k_ba_pairs");
                 }
                 TRY(tree_inverse(ctx, tr, tc, tcap, eb));
-                if constexpr (!std::is_void<C2>::value) {
-                    if (hv & HALVES_OCTS) { /* octs come with quads */
-                        const ba_halves_kernels<C2, ALL_ZERO> hk;
-                        hk.quads_o<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
-                            keys, M, L1, t0, tc, pre, tr, npre, psum, masks);
-                        LAUNCHED("k_ba_quads_oh");
-                        TRY(tree_inverse(ctx, tr, tc, tcap, eb));
-                        hk.octs<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
-                            keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets,
-                            ck0, cp0, into);
-                        LAUNCHED("k_ba_octs_h");
-                    } else if (hv & HALVES_QUADS) {
-                        const auto k = ba_halves_kernels<C2, ALL_ZERO>().quads;
-                        k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
-                            keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets,
-                            ck0, cp0, into);
-                        LAUNCHED("k_ba_quads_h");
-                    }
-                }
-                if (!(hv & HALVES_QUADS)) {
+                if constexpr (octs) { /* octs come with quads */
+                    k_ba_quads_oh<C2, ALL_ZERO><<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0,
+                                                  st>>>(keys, M, L1, t0, tc, pre, tr, npre, psum,
+                                                        masks);
+                    LAUNCHED("k_ba_quads_oh");
+                    TRY(tree_inverse(ctx, tr, tc, tcap, eb));
+                    k_ba_octs_h<C2, ALL_ZERO><<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                        keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets, ck0,
+                        cp0, into);
+                    LAUNCHED("k_ba_octs_h");
+                } else if constexpr (halves) {
+                    k_ba_quads_h<C2, ALL_ZERO><<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                        keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets, ck0,
+                        cp0, into);
+                    LAUNCHED("k_ba_quads_h");
+                } else {
                     k_ba_quads<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
                         keys, vals, M, L1, t0, tc, pts, pre, tr, npre, psum, masks, buckets,
                         ck0, cp0, into);
                     LAUNCHED("k_ba_quads");
                 }
+            } else if constexpr (halves) {
+                k_ba_pass_b_h<C2, ALL_ZERO><<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                    keys, vals, M, L1, t0, tc, pts, pre, tr, npre, buckets, ck0, cp0, into);
+                LAUNCHED("k_ba_pass_b_h");
             } else {
-                if constexpr (!std::is_void<C2>::value) {
-                    if (hv & HALVES_PASS_B) {
-                        const auto k = ba_halves_kernels<C2, ALL_ZERO>().pass_b;
-                        k<<<nblk(2 * tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
-                            keys, vals, M, L1, t0, tc, pts, pre, tr, npre, buckets, ck0, cp0,
-                            into);
-                        LAUNCHED("k_ba_pass_b_h");
-                    }
-                }
-                if (!(hv & HALVES_PASS_B)) {
-                    k_ba_pass_b<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
-                        keys, vals, M, L1, t0, tc, pts, pre, tr, npre, buckets, ck0, cp0,
-                        into);
-                    LAUNCHED("k_ba_pass_b");
-                }
+                k_ba_pass_b<F, ALL_ZERO><<<nblk(tc, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                    keys, vals, M, L1, t0, tc, pts, pre, tr, npre, buckets, ck0, cp0, into);
+                LAUNCHED("k_ba_pass_b");
             }
         }
     } else {
@@ -308,17 +277,13 @@ static cuzk_err accumulate(cuzk_gpu_ctx *ctx, const uint32_t *keys, const uint32
             keys, vals, M, L1, pts, buckets, ck0, cp0, into);
         LAUNCHED("k_accum1");
     }
-    const bool acc_h = reduce_halves<F>(ctx); /* G2's carry levels two lanes a carry slice */
     while (T > 1) {
         size_t Tn = (T + LK - 1) / LK;
-        if constexpr (!std::is_void<C2>::value) {
-            if (acc_h) {
-                k_accumk_h<C2><<<nblk(2 * Tn, ACC_THREADS), ACC_THREADS, 0, st>>>(
-                    ck0, cp0, T, LK, buckets, ck1, cp1);
-                LAUNCHED("k_accumk_h");
-            }
-        }
-        if (!acc_h) {
+        if constexpr (halves) {
+            k_accumk_h<C2><<<nblk(2 * Tn, ACC_THREADS), ACC_THREADS, 0, st>>>(ck0, cp0, T, LK,
+                                                                              buckets, ck1, cp1);
+            LAUNCHED("k_accumk_h");
+        } else {
             k_accumk<F><<<nblk(Tn, ACC_THREADS), ACC_THREADS, 0, st>>>(ck0, cp0, T, LK, buckets,
                                                                          ck1, cp1);
             LAUNCHED("k_accumk");
@@ -367,17 +332,14 @@ static cuzk_err msm_finish(cuzk_gpu_ctx *ctx, int c, int g, xyzz<F> *buckets,
         X *run, *tri;
         SCRATCH(SCR_CHUNK0, (size_t)2 * g * cnt * sizeof(X), run);
         tri = run + (size_t)g * cnt;
-        /* G2's two lanes a chunk, a bit sum, a pair sum (reduce_halves) */
+        /* G2's two lanes a chunk, a bit sum, a pair sum (ba_halves.cuh) */
         typedef typename fe2_base<F>::type C2; /* G2's Fp (void for G1) */
-        const bool sums_h = reduce_halves<F>(ctx);
-        if constexpr (!std::is_void<C2>::value) {
-            if (sums_h) {
-                k_bucket_sums_h<C2><<<nblk(2 * (size_t)g * cnt, ACC_THREADS), ACC_THREADS, 0,
-                                      st>>>(buckets, g, B, S, run, tri);
-                LAUNCHED("k_bucket_sums_h");
-            }
-        }
-        if (!sums_h) {
+        constexpr bool sums_h = !std::is_void<C2>::value;
+        if constexpr (sums_h) {
+            k_bucket_sums_h<C2><<<nblk(2 * (size_t)g * cnt, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                buckets, g, B, S, run, tri);
+            LAUNCHED("k_bucket_sums_h");
+        } else {
             k_bucket_sums<F><<<nblk((size_t)g * cnt, 64), 64, 0, st>>>(buckets, g, B, S, run,
                                                                          tri);
             LAUNCHED("k_bucket_sums");
@@ -386,28 +348,21 @@ static cuzk_err msm_finish(cuzk_gpu_ctx *ctx, int c, int g, xyzz<F> *buckets,
          * alternately after it and at its start (1.5 times level 1's (nb + 1) cnt / 4 points
          * per window, within B: nb + 1 <= c - 3 with S >= 8). */
         const size_t l1 = (size_t)g * (nb + 1) * len0;
-        if constexpr (!std::is_void<C2>::value) {
-            if (sums_h) {
-                k_bit_sums_h<C2><<<nblk(2 * l1, ACC_THREADS), ACC_THREADS, 0, st>>>(
-                    run, tri, g, cnt, nb, len0, buckets);
-                LAUNCHED("k_bit_sums_h");
-            }
-        }
-        if (!sums_h) {
+        if constexpr (sums_h) {
+            k_bit_sums_h<C2><<<nblk(2 * l1, ACC_THREADS), ACC_THREADS, 0, st>>>(
+                run, tri, g, cnt, nb, len0, buckets);
+            LAUNCHED("k_bit_sums_h");
+        } else {
             k_bit_sums<F><<<nblk(l1, 64), 64, 0, st>>>(run, tri, g, cnt, nb, len0, buckets);
             LAUNCHED("k_bit_sums");
         }
         X *src = buckets;
         for (size_t n = l1, len = len0; len > 1; n /= 2, len /= 2) {
             X *dst = src == buckets ? buckets + l1 : buckets;
-            if constexpr (!std::is_void<C2>::value) {
-                if (sums_h) {
-                    k_pair_sum_h<C2><<<nblk(n, ACC_THREADS), ACC_THREADS, 0, st>>>(src, n / 2,
-                                                                                  dst);
-                    LAUNCHED("k_pair_sum_h");
-                }
-            }
-            if (!sums_h) {
+            if constexpr (sums_h) {
+                k_pair_sum_h<C2><<<nblk(n, ACC_THREADS), ACC_THREADS, 0, st>>>(src, n / 2, dst);
+                LAUNCHED("k_pair_sum_h");
+            } else {
                 k_pair_sum<F><<<nblk(n / 2, 64), 64, 0, st>>>(src, n / 2, dst);
                 LAUNCHED("k_pair_sum");
             }
@@ -587,9 +542,7 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         cub::DoubleBuffer<uint32_t> dk(k0, k1), dv(v0, v1);
         size_t tbs = 0;
         /* 32-bit offsets where the entries fit: CUB's onesweep then takes 23 pairs per thread
-         * instead of 17 (fewer tiles, fewer look-backs): G1 BN254 2^24 46.4 -> 45.8 ms, 2^26
-         * 167.4 -> 165.6 (H200, 2026-12-03; 256 or 512 threads, 20, 26 or 30 pairs were
-         * slower: src/gpu/PERF-NOTES.md, seventeenth pass). */
+         * instead of 17 (fewer tiles, fewer look-backs). */
         if (M <= (size_t)INT_MAX) {
             CU(cub::DeviceRadixSort::SortPairs(NULL, tbs, dk, dv, (int)M, 0, endbit, st));
             SCRATCH(SCR_CUB, tbs + 256, cubtmp);
@@ -608,7 +561,7 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
         ctx->prep.stride = stride;
     }
 
-    /* The entries of the set's points at infinity out (gpu.h CUZK_GPU_INF_DROP): the digits'
+    /* The entries of the set's points at infinity out (the set's inf_bits): the digits'
      * into the sort pair's other buffers, the ones' indices into SCR_IDX1K, so the sorted
      * digits and the ones' list stay for the next MSM over these scalars; one host sync for
      * both counts. */
@@ -683,9 +636,8 @@ static cuzk_err msm_run(cuzk_gpu_ctx *ctx, const void *d_pts, size_t n, const vo
     if (n2 && M) {
         /* A later part of a split MSM adds its runs to the buckets the parts before it filled
          * (accumulate's into: each run owned at level 1 starts at its bucket's value; carries
-         * are added at the carry levels as always). Before, it summed into buckets of its own,
-         * merged after by k_add_into (one XYZZ addition per bucket, a second bucket array and
-         * its clearing): BN254 G2 2^24's merge took 1.9-2.1 ms on an H200. */
+         * are added at the carry levels as always): no buckets of its own to merge after (one
+         * XYZZ addition per bucket, a second bucket array and its clearing). */
         TRY((accumulate<F, false>(ctx, keys, vals, M, pts, buckets, tab->ba_g1, add && pt->n2,
                                   eb)));
     }
@@ -795,7 +747,7 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v_, int logn, int
     }
     /* The passes (ntt_passes, cuzk__gpu_ntt_plan): even, tiles by size, staged twiddles. */
     ntt_pass pl[32];
-    const int P = ntt_passes(logn, CUZK_GPU_NTT_LOG_SH, 0, 1, 3, post, pl);
+    const int P = ntt_passes(logn, CUZK_GPU_NTT_LOG_SH, 0, post, pl);
     for (int i = 0; i < P; i++) {
         const ntt_pass &q = pl[i];
         const fe<FN> *src = q.src_v ? v : tmp;
@@ -806,10 +758,10 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v_, int logn, int
             /* Above the default 48 KiB (the 1024-element kernels' 64 KiB), and the largest
              * shared-memory carveout (six blocks of 32 KiB per SM for the 512-element ones).
              * Once. */
-            const void *const ks[4] = {(const void *)k_ntt_pass4<FN, true, 3, true, 1024>,
-                                       (const void *)k_ntt_pass4<FN, false, 3, true, 1024>,
-                                       (const void *)k_ntt_pass4<FN, true, 3, true, 512>,
-                                       (const void *)k_ntt_pass4<FN, false, 3, true, 512>};
+            const void *const ks[4] = {(const void *)k_ntt_pass<FN, true, 1024>,
+                                       (const void *)k_ntt_pass<FN, false, 1024>,
+                                       (const void *)k_ntt_pass<FN, true, 512>,
+                                       (const void *)k_ntt_pass<FN, false, 512>};
             for (int k = 0; k < 4; k++) {
                 if (k < 2) /* the 1024-element ones: 64 KiB */
                     CU(cudaFuncSetAttribute(ks[k], cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -830,9 +782,9 @@ static cuzk_err ntt_core(cuzk_gpu_ctx *ctx, int curve, fe<FR> *v_, int logn, int
                 src, dst, logn, q.m0, q.s, q.lob, tw, L, inverse, q.post, fc);               \
     } while (0)
         if (q.sh == 512)
-            NTT_LAUNCH(k_ntt_pass4, 3, true, 512);
+            NTT_LAUNCH(k_ntt_pass, 512);
         else
-            NTT_LAUNCH(k_ntt_pass4, 3, true, 1024);
+            NTT_LAUNCH(k_ntt_pass, 1024);
 #undef NTT_LAUNCH
         LAUNCHED("k_ntt_pass");
         if (q.copy_back)

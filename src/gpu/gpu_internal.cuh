@@ -47,7 +47,7 @@ enum {
     SCR_BA_TREE, /* its product tree */
     SCR_BA_NPRE, /* prefixes per slice */
     SCR_BA_MASK, /* with quads: each slice's quads and point-by-point pairs */
-    SCR_IDX1K,    /* the ones' indices whose points are not at infinity (CUZK_GPU_INF_DROP) */
+    SCR_IDX1K,    /* the ones' indices whose points are not at infinity */
     SCR_COUNT
 };
 
@@ -85,16 +85,11 @@ struct cuzk__gpu_part {
  * G2); also the batch-affine root's inversion. */
 #define CUZK_GPU_HOST_RES_BYTES 131072
 
-/* NTT pass geometry (ntt_core, k_ntt_pass4, cuzk__gpu_ntt_plan): up to 2^CUZK_GPU_NTT_LOG_SH
+/* NTT pass geometry (ntt_core, k_ntt_pass, cuzk__gpu_ntt_plan): up to 2^CUZK_GPU_NTT_LOG_SH
  * elements per block in shared memory, after the first pass tiles chosen by size
  * (cuzk__gpu_ntt_auto_lob), stages spread evenly over the fewest passes, two stages per trip
  * with each pass's twiddles staged in shared memory. */
 #define CUZK_GPU_NTT_LOG_SH 10
-/* G2's batch-affine kernels run two lanes a slice (ba_halves.cuh; HALVES_* bits): k_ba_pairs_h,
- * k_ba_quads_h and k_ba_pass_b_h for BN254 (64-byte Fp2), with the octs (k_ba_quads_oh,
- * k_ba_octs_h) for BLS12-381 (96 bytes), where they pay. */
-#define CUZK_GPU_BA_HALVES_64 11
-#define CUZK_GPU_BA_HALVES_96 27
 /* The bucket reduction's largest chunk of buckets per thread (msm_finish) and the carries per
  * thread at the accumulation's levels >= 2 (more levels, each lighter). */
 #define CUZK_GPU_REDUCE_CHUNK 32

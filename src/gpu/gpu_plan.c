@@ -36,9 +36,8 @@ static double msm_cost(size_t n, int W, int c, int g)
 }
 
 /* A plan with tables is taken only when its bucket additions are below this share of the
- * plan without: at 2^24 the model's 12% saving for dense scalars measured 10-13%, its 3.6%
- * for sparse01 ones (1.3 M scalars outside {0, 1}, 22-bit windows over 2^21 buckets) measured
- * 2-5% slower (H200, 2026-11-30, cuzk-bench-gpu --tables 0). */
+ * plan without: the model's large savings (dense scalars) hold on the device, its small ones
+ * (sparse scalars, mostly 0 and 1, over wide windows) turn into losses. */
 #define TAB_MARGIN 0.95
 
 /* Fixed-base tables for a resident set of n points (cuzk_gpu_points_tables): copy k of every
@@ -128,9 +127,9 @@ void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g)
  * fill the device. */
 uint32_t cuzk__gpu_slice_len(size_t M)
 {
-    /* 128 halves the carries at 2^24 scalars and up (3.1 M carry points for 198 M entries at
-     * 64: k_accumk took 1.9 ms of a 42 ms BN254 G1 MSM, 6 ms of a 126 ms G2 one), still ~23
-     * waves of blocks; batch-affine slices hold at most BA_MAXP (64) pairs. */
+    /* 128 halves the carries at 2^24 scalars and up (the carry levels, k_accumk, are a few
+     * per cent of an MSM at 64), still ~23 waves of blocks; batch-affine slices hold at most
+     * BA_MAXP (64) pairs. */
     return M >= ((size_t)1 << 27)   ? 128
            : M >= ((size_t)1 << 26) ? 64
            : M >= ((size_t)1 << 22) ? 32
@@ -141,10 +140,8 @@ uint32_t cuzk__gpu_slice_len(size_t M)
 /* A batch-affine MSM's slice length: the longest of 128 and 64 whose slices, `lanes` threads
  * each, still give the device's sm_count SMs CUZK_GPU_BA_SLICE_WAVES_X2 / 2 times 512 threads,
  * else cuzk__gpu_slice_len's. Longer slices pair more of their entries and make more quads,
- * with fewer carries, tree leaves and chunks; too few slices leave the SMs idle. H200, 2026-12-05
- * (src/gpu/PERF-NOTES.md, session 36), MSMs with tables: G2 2^22 BN254 35.07 -> 32.64 ms,
- * BLS12-381 75.88 -> 64.76 (slices of 128 and quads, where they were 32 without); G1
- * BLS12-381 2^20 8.73 -> 8.53 with 64, 9.08-9.17 with 128 (1.8 waves of one-lane slices). */
+ * with fewer carries, tree leaves and chunks; too few slices leave the SMs idle (G1 BLS12-381
+ * 2^20 is faster with 64 than with 128, whose one-lane slices make 1.8 waves). */
 uint32_t cuzk__gpu_ba_slice_len(size_t M, int sm_count, int lanes)
 {
     const uint32_t L = cuzk__gpu_slice_len(M);
@@ -159,9 +156,8 @@ uint32_t cuzk__gpu_ba_slice_len(size_t M, int sm_count, int lanes)
 uint32_t cuzk__gpu_ba_len(size_t M, int sm_count, int g2, int lanes, int q)
 {
     const uint32_t L = cuzk__gpu_ba_slice_len(M, sm_count, lanes);
-    /* G1's longer slices paid only with quads (H100, BLS12-381 G1 2^22: 30.9 ms -> 32.5 with
-     * slices of 128, 30.1 with quads in them); G2's without them too (BN254 2^22 37.8 -> 37.5,
-     * BLS12-381 77.3 -> 73.1) */
+    /* G1's longer slices pay only with quads in them (without, BLS12-381 G1 is slower with
+     * slices of 128); G2's without them too. */
     return g2 || cuzk__gpu_ba_quads_on(q, g2, M, L) ? L : cuzk__gpu_slice_len(M);
 }
 
@@ -189,13 +185,11 @@ size_t cuzk__gpu_ba_slices(size_t chunk, uint32_t L1, size_t f, int quads, size_
     return tc > T ? T : tc;
 }
 
-/* The fewest passes (each reads and writes the whole vector). Greedy (even = 0): each pass
- * takes as many stages as its block holds, so a 2^27 NTT with 2^10-element blocks and 8-element
- * tiles is 10 + 7 + 7 + 3 stages, its last pass in blocks of 64 elements. Even (the default
- * since it measured faster, 2^27 BN254 53.2 -> 41.0 ms on the H200, src/gpu/PERF-NOTES.md eighth
- * pass): the same number of passes with the stages spread so the blocks are about equal
- * (9 + 6 + 6 + 6). */
-int cuzk__gpu_ntt_plan(int logn, int log_sh, int max_lob, int even, int s[32], int lob[32])
+/* The fewest passes (each reads and writes the whole vector), the stages spread so that the
+ * blocks are about equal: a 2^27 NTT with 2^10-element blocks and 8-element tiles is
+ * 9 + 6 + 6 + 6 stages rather than 10 + 7 + 7 + 3, whose last pass would run small blocks of 64
+ * elements. */
+int cuzk__gpu_ntt_plan(int logn, int log_sh, int max_lob, int s[32], int lob[32])
 {
     if (logn <= log_sh) {
         s[0] = logn;
@@ -204,19 +198,17 @@ int cuzk__gpu_ntt_plan(int logn, int log_sh, int max_lob, int even, int s[32], i
     }
     const int later = log_sh - max_lob; /* stages per pass after the first */
     const int P = 1 + (logn - log_sh + later - 1) / later;
-    int s0 = log_sh;
-    if (even) {
-        /* The first pass's blocks are 2^s[0] elements, a later one's 2^(s + max_lob): equal
-         * sizes give s[0] ~ (logn + (P - 1) max_lob) / P. That is at most log_sh (logn <=
-         * log_sh + (P - 1) later), at least max_lob (logn > max_lob), and leaves at most
-         * (P - 1) later stages to the later passes (gpu_plan_test checks all three). */
-        s0 = (logn + (P - 1) * max_lob + P - 1) / P;
-    }
+    /* The first pass's blocks are 2^s[0] elements, a later one's 2^(s + max_lob): equal sizes
+     * give s[0] ~ (logn + (P - 1) max_lob) / P. That is at most log_sh (logn <= log_sh +
+     * (P - 1) later), at least max_lob (logn > max_lob), and leaves at most (P - 1) later
+     * stages to the later passes (gpu_plan_test checks all three). */
+    const int s0 = (logn + (P - 1) * max_lob + P - 1) / P;
     s[0] = s0;
     lob[0] = 0;
     int done = s0;
     for (int i = 1; i < P; i++) {
-        int left = P - i, st = even ? (logn - done + left - 1) / left : logn - done;
+        const int left = P - i;
+        int st = (logn - done + left - 1) / left;
         if (st > later)
             st = later;
         s[i] = st;
@@ -314,16 +306,11 @@ uint64_t cuzk__gpu_scratch_estimate_at(int bls, uint64_t n_points, uint64_t doma
     return sum + 32 * tw;
 }
 
-/* The tile (2^1 to 2^3 contiguous elements) of a 2^logn NTT's later passes when none is asked
- * for: the one whose even plan gives those passes blocks closest to 2^9 elements, then the one
- * with fewer passes; ties go to the larger tile (longer contiguous runs per gather). Blocks of
- * 2^9 measured fastest on the H200 (two stages per trip with staged twiddles, whose 512-element
- * instantiation fits twice the blocks per SM), more than a pass fewer: src/gpu/PERF-NOTES.md,
- * eleventh pass: 2^26 with tiles of 2 (blocks 2^10, 2^9, 2^9) 17.05 ms against 17.45 with
- * tiles of 4 (2^10 three times), BLS12-381 17.28 against 17.82; 2^27 in four passes of 2^9
- * (tiles of 8) 34.98 against 36.2 in three with tiles of 2 (2^10, 2^10, 2^9); 2^24 with tiles
- * of 4 (2^10, 2^9, 2^9) 3.98 against 4.33 with tiles of 2 (2^9, 2^9, 2^8). (The eighth pass,
- * before the staged twiddles: 2^27 with tiles of 8, 37.95 against 45.74 with tiles of 4.) */
+/* The tile (2^1 to 2^3 contiguous elements) of a 2^logn NTT's later passes: the one whose even
+ * plan gives those passes blocks closest to 2^9 elements, then the one with fewer passes; ties
+ * go to the larger tile (longer contiguous runs per gather). Blocks of 2^9 elements are worth
+ * more than a pass fewer: k_ntt_pass's 512-element instance fits twice the blocks per SM
+ * (2^27 runs faster in four passes of 2^9 than in three of 2^10, 2^10 and 2^9). */
 int cuzk__gpu_ntt_auto_lob(int logn, int log_sh)
 {
     int best = log_sh > 3 ? 3 : 1, best_p = 1 << 30, best_dev = 1 << 30;
@@ -331,7 +318,7 @@ int cuzk__gpu_ntt_auto_lob(int logn, int log_sh)
         int s[32], lob[32], dev = 0;
         if (log_sh <= lb)
             continue;
-        const int P = cuzk__gpu_ntt_plan(logn, log_sh, lb, 1, s, lob);
+        const int P = cuzk__gpu_ntt_plan(logn, log_sh, lb, s, lob);
         for (int i = 1; i < P; i++) {
             const int d = s[i] + lob[i] - 9;
             dev += d < 0 ? -d : d;

@@ -56,11 +56,11 @@ void cuzk__gpu_tab_plan(size_t n, int nbits, int max_copies, int *c, int *t, int
 static inline uint64_t cuzk__gpu_inf_map_bytes(uint64_t n) { return (n + 31) / 32 * 4; }
 void cuzk__gpu_msm_plan(size_t n2, int nbits, int t, int s, int *c, int *g);
 /* The passes of a 2^logn NTT (logn >= 1) with blocks of at most 2^log_sh elements and tiles of
- * at most 2^max_lob contiguous elements after the first pass (log_sh > max_lob >= 1), greedy
- * or with the stages spread evenly (even): stages s[i] and tile bits lob[i] of pass i
- * (s[i] + lob[i] <= log_sh, lob[0] = 0, lob[i] <= the stages before pass i); returns the
- * number of passes (the fewest possible, at most 32). */
-int cuzk__gpu_ntt_plan(int logn, int log_sh, int max_lob, int even, int s[32], int lob[32]);
+ * at most 2^max_lob contiguous elements after the first pass (log_sh > max_lob >= 1), the
+ * stages spread evenly: stages s[i] and tile bits lob[i] of pass i (s[i] + lob[i] <= log_sh,
+ * lob[0] = 0, lob[i] <= the stages before pass i); returns the number of passes (the fewest
+ * possible, at most 32). */
+int cuzk__gpu_ntt_plan(int logn, int log_sh, int max_lob, int s[32], int lob[32]);
 /* The default tile bits (2 or 3) of a 2^logn NTT's later passes with blocks of 2^log_sh. */
 int cuzk__gpu_ntt_auto_lob(int logn, int log_sh);
 

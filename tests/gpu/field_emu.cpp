@@ -1,5 +1,5 @@
 /*
- * The device field arithmetic (src/gpu/field.cuh) compiled for the host with the PTX carry
+ * The device field arithmetic (src/gpu/ff/field.cuh) compiled for the host with the PTX carry
  * primitives emulated (CUZK_GPU_HOST_EMU), checked against GMP: Montgomery products a*b/R mod
  * p for the four fields, sums of two products with one reduction (a b -+ c d: mul_sub_*,
  * mul_add_call, where dual_ok holds), Fp2 products and squares (u^2 = -1), add / sub / neg,
@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu/field.cuh"
+#include "gpu/ff/field.cuh"
 #include "emu_fields.h"
 
 using namespace cuzk_gpu;

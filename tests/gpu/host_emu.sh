@@ -13,7 +13,7 @@ if ! command -v g++ >/dev/null; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# -fno-strict-aliasing: the device's 16-byte loads and stores (src/gpu/ldst.cuh) move structs
+# -fno-strict-aliasing: the device's 16-byte loads and stores (src/gpu/ff/ldst.cuh) move structs
 # through uint4, which g++ at -O2 may reorder around the struct's own accesses (seen: the
 # emulated inverse NTT wrong at -O2, right at -O1 or with this flag).
 g++ -std=c++17 -O2 -fno-strict-aliasing -Wall -Wextra -Werror -Wno-unknown-pragmas -Isrc -Iinclude \

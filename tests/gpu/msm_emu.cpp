@@ -1,5 +1,5 @@
 /*
- * The MSM's kernels (src/gpu/msm_kernels.cuh, msm_reduce.cuh) compiled for the host
+ * The MSM's kernels (src/gpu/msm/msm_kernels.cuh, msm_reduce.cuh) compiled for the host
  * (CUZK_GPU_HOST_EMU: the PTX carry primitives emulated as in field_emu.cpp; tests/gpu/emu_cuda.h
  * runs a block's threads one after another, or as coroutines where the kernel synchronises), so CI
  * checks them without a GPU: for every group (BN254 / BLS12-381, G1 / G2), slice length and
@@ -25,10 +25,10 @@
 #include <string>
 
 #include "ec/ec_params.h"
-#include "gpu/field.cuh"
-#include "gpu/ba_halves.cuh"
-#include "gpu/msm_kernels.cuh"
-#include "gpu/msm_reduce.cuh"
+#include "gpu/ff/field.cuh"
+#include "gpu/msm/ba_halves.cuh"
+#include "gpu/msm/msm_kernels.cuh"
+#include "gpu/msm/msm_reduce.cuh"
 #include "emu_fields.h"
 
 using namespace cuzk_gpu;
@@ -109,9 +109,9 @@ template <class Fn> static void launch(size_t T, Fn fn)
     }
 }
 
-/* G2's k_ba_pairs_h (ba_halves.cuh: two lanes a slice; pair: the inverses' products
- * interleaved) on copies of k_ba_pairs's inputs, its lanes as coroutines (they meet at each
- * shuffle); halves_check: every word it wrote must be k_ba_pairs's. G1: nothing to run. */
+/* G2's k_ba_pairs_h (ba_halves.cuh: two lanes a slice) on copies of k_ba_pairs's inputs, its
+ * lanes as coroutines (they meet at each shuffle); halves_check: every word it wrote must be
+ * k_ba_pairs's. G1: nothing to run. */
 template <class F> struct halves_out {
     bool ran = false;
     std::vector<F> pre, tr;
@@ -120,7 +120,7 @@ template <class F> struct halves_out {
     std::vector<uint64_t> masks;
 };
 template <class F, bool ALL_ZERO>
-static halves_out<F> halves_run(bool pair, const uint32_t *kp, const std::vector<uint32_t> &vals,
+static halves_out<F> halves_run(const uint32_t *kp, const std::vector<uint32_t> &vals,
                                 size_t M, uint32_t L, size_t t0, size_t tc,
                                 const std::vector<affine<F>> &pts, const std::vector<F> &pre,
                                 const std::vector<F> &tr, const std::vector<uint8_t> &npre,
@@ -132,9 +132,9 @@ static halves_out<F> halves_run(bool pair, const uint32_t *kp, const std::vector
     if constexpr (!std::is_void<C2>::value) {
         o = {true, pre, tr, npre, psum, masks};
         launch_block((2 * tc + ACC_THREADS - 1) / ACC_THREADS, ACC_THREADS, [&] {
-            (pair ? k_ba_pairs_h<C2, ALL_ZERO, true> : k_ba_pairs_h<C2, ALL_ZERO, false>)(
-                kp, vals.data(), M, L, t0, tc, pts.data(), o.pre.data(), o.tr.data(),
-                o.npre.data(), o.psum.data(), o.masks.data());
+            k_ba_pairs_h<C2, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(), o.pre.data(),
+                                       o.tr.data(), o.npre.data(), o.psum.data(),
+                                       o.masks.data());
         });
     }
     return o;
@@ -144,26 +144,21 @@ template <class V> static bool same_words(const V &a, const V &b)
     return a.size() == b.size() && !memcmp(a.data(), b.data(), a.size() * sizeof(a[0]));
 }
 template <class F>
-static void halves_check(const halves_out<F> &o, bool pair, const std::vector<F> &pre,
+static void halves_check(const halves_out<F> &o, const std::vector<F> &pre,
                          const std::vector<F> &tr, const std::vector<uint8_t> &npre,
                          const std::vector<affine<F>> &psum, const std::vector<uint64_t> &masks,
                          const char *grp, uint32_t L, size_t t0)
 {
     if (!o.ran)
         return;
-    check(same_words(o.pre, pre),
-          pair ? "halves (pair): quads' prefixes" : "halves: quads' prefixes", grp, L, t0);
-    check(same_words(o.tr, tr), pair ? "halves (pair): products" : "halves: products", grp, L,
-          t0);
-    check(same_words(o.npre, npre), pair ? "halves (pair): quad counts" : "halves: quad counts",
-          grp, L, t0);
-    check(same_words(o.psum, psum), pair ? "halves (pair): pair sums" : "halves: pair sums", grp,
-          L, t0);
-    check(same_words(o.masks, masks), pair ? "halves (pair): masks" : "halves: masks", grp, L,
-          t0);
+    check(same_words(o.pre, pre), "halves: quads' prefixes", grp, L, t0);
+    check(same_words(o.tr, tr), "halves: products", grp, L, t0);
+    check(same_words(o.npre, npre), "halves: quad counts", grp, L, t0);
+    check(same_words(o.psum, psum), "halves: pair sums", grp, L, t0);
+    check(same_words(o.masks, masks), "halves: masks", grp, L, t0);
 }
 
-/* G2's k_ba_quads_h (ba_halves.cuh; pair: its products interleaved), or with passb its
+/* G2's k_ba_quads_h (ba_halves.cuh), or with passb its
  * k_ba_pass_b_h, on copies of the one-lane kernel's inputs and outputs, its lanes as coroutines;
  * every word it writes must be that kernel's (the quads' sums over the pair sums, the buckets,
  * the carries). G1: nothing to run. */
@@ -175,7 +170,7 @@ template <class F> struct quads_h_out {
 };
 template <class F, bool ALL_ZERO>
 static quads_h_out<F>
-quads_h_run(bool pair, const uint32_t *kp, const std::vector<uint32_t> &vals, size_t M,
+quads_h_run(const uint32_t *kp, const std::vector<uint32_t> &vals, size_t M,
             uint32_t L, size_t t0, size_t tc, const std::vector<affine<F>> &pts,
             const std::vector<F> &pre, const std::vector<F> &tr, const std::vector<uint8_t> &npre,
             const std::vector<affine<F>> &psum, const std::vector<uint64_t> &masks,
@@ -188,11 +183,11 @@ quads_h_run(bool pair, const uint32_t *kp, const std::vector<uint32_t> &vals, si
         o = {true, psum, b, c, k};
         launch_block((2 * tc + ACC_THREADS - 1) / ACC_THREADS, ACC_THREADS, [&] {
             if (passb)
-                (pair ? k_ba_pass_b_h<C2, ALL_ZERO, true> : k_ba_pass_b_h<C2, ALL_ZERO, false>)(
+                k_ba_pass_b_h<C2, ALL_ZERO>(
                     kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(), tr.data(),
                     npre.data(), o.b.data(), o.k.data(), o.c.data(), into);
             else
-                (pair ? k_ba_quads_h<C2, ALL_ZERO, true> : k_ba_quads_h<C2, ALL_ZERO, false>)(
+                k_ba_quads_h<C2, ALL_ZERO>(
                     kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(), tr.data(),
                     npre.data(), o.psum.data(), masks.data(), o.b.data(), o.k.data(),
                     o.c.data(), into);
@@ -376,10 +371,10 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
                 tree(level ? "quad product tree inverse" : "product tree inverse");
                 if (quads && level == 0) {
                     /* G2: k_ba_pairs_h on copies of the inputs first (halves_run) */
-                    halves_out<F> hv[2];
-                    for (int v = 0; v < (octs ? 0 : 2); v++) /* once, with quads */
-                        hv[v] = halves_run<F, ALL_ZERO>(v, kp, vals, M, L, t0, tc, pts, pre, tr,
-                                                        npre, psum, masks);
+                    halves_out<F> hv;
+                    if (!octs) /* once, with quads */
+                        hv = halves_run<F, ALL_ZERO>(kp, vals, M, L, t0, tc, pts, pre, tr, npre,
+                                                     psum, masks);
                     launch(tc, [&] {
                         k_ba_pairs<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(),
                                                 pre.data(), tr.data(), npre.data(),
@@ -391,23 +386,18 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
                               L, t0 + i);
                         nquads += octs ? 0 : npre[i];
                     }
-                    for (int v = 0; v < (octs ? 0 : 2); v++)
-                        halves_check(hv[v], v, pre, tr, npre, psum, masks, grp, L, t0);
+                    halves_check(hv, pre, tr, npre, psum, masks, grp, L, t0);
                 }
             }
             if (octs) {
                 if constexpr (G2) {
-                    /* k_ba_quads_oh (products interleaved in odd chunks, as in HALVES bit 2):
-                     * the quads' sums, the octs' prefixes, count and mask bits (bit pi + 1
-                     * set, pi + 2 cleared for the oct of quads pi and pi + 2) */
-                    const bool pair = chunk % 2;
+                    /* k_ba_quads_oh: the quads' sums, the octs' prefixes, count and mask bits
+                     * (bit pi + 1 set, pi + 2 cleared for the oct of quads pi and pi + 2) */
                     const std::vector<uint64_t> qm(masks.begin(), masks.begin() + tc);
                     const std::vector<uint8_t> nq = npre;
                     launch_block((2 * tc + ACC_THREADS - 1) / ACC_THREADS, ACC_THREADS, [&] {
-                        (pair ? k_ba_quads_oh<C2, ALL_ZERO, true>
-                              : k_ba_quads_oh<C2, ALL_ZERO, false>)(kp, M, L, t0, tc, pre.data(),
-                                                                    tr.data(), npre.data(),
-                                                                    psum.data(), masks.data());
+                        k_ba_quads_oh<C2, ALL_ZERO>(kp, M, L, t0, tc, pre.data(), tr.data(),
+                                                    npre.data(), psum.data(), masks.data());
                     });
                     for (size_t i = 0; i < tc; i++) {
                         const uint64_t os = oct_starts(masks[i]);
@@ -421,7 +411,7 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
                     }
                     tree("oct product tree inverse");
                     launch_block((2 * tc + ACC_THREADS - 1) / ACC_THREADS, ACC_THREADS, [&] {
-                        (pair ? k_ba_octs_h<C2, ALL_ZERO, true> : k_ba_octs_h<C2, ALL_ZERO, false>)(
+                        k_ba_octs_h<C2, ALL_ZERO>(
                             kp, vals.data(), M, L, t0, tc, pts.data(), pre.data(), tr.data(),
                             npre.data(), psum.data(), masks.data(), b_ba.data(), k_ba.data(),
                             c_ba.data(), into);
@@ -429,43 +419,36 @@ static void run(const char *grp, const std::vector<affine<F>> &pts, uint32_t L, 
                 }
             } else if (quads) {
                 /* G2: k_ba_quads_h on copies first (quads_h_run) */
-                quads_h_out<F> qh[2];
-                for (int v = 0; v < 2; v++)
-                    qh[v] = quads_h_run<F, ALL_ZERO>(v, kp, vals, M, L, t0, tc, pts, pre, tr,
-                                                     npre, psum, masks, b_ba, k_ba, c_ba, into);
+                const quads_h_out<F> qh = quads_h_run<F, ALL_ZERO>(
+                    kp, vals, M, L, t0, tc, pts, pre, tr, npre, psum, masks, b_ba, k_ba, c_ba,
+                    into);
                 launch(tc, [&] {
                     k_ba_quads<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(),
                                             pre.data(), tr.data(), npre.data(), psum.data(),
                                             masks.data(), b_ba.data(), k_ba.data(),
                                             c_ba.data(), into);
                 });
-                for (int v = 0; v < 2; v++)
-                    if (qh[v].ran) {
-                        const std::string w = v ? "quads halves (pair): " : "quads halves: ";
-                        check(same_words(qh[v].psum, psum), (w + "sums").c_str(), grp, L, t0);
-                        check(same_words(qh[v].b, b_ba), (w + "buckets").c_str(), grp, L, t0);
-                        check(same_words(qh[v].k, k_ba), (w + "carry keys").c_str(), grp, L, t0);
-                        check(same_words(qh[v].c, c_ba), (w + "carry sums").c_str(), grp, L, t0);
-                    }
+                if (qh.ran) {
+                    check(same_words(qh.psum, psum), "quads halves: sums", grp, L, t0);
+                    check(same_words(qh.b, b_ba), "quads halves: buckets", grp, L, t0);
+                    check(same_words(qh.k, k_ba), "quads halves: carry keys", grp, L, t0);
+                    check(same_words(qh.c, c_ba), "quads halves: carry sums", grp, L, t0);
+                }
             } else {
                 /* G2: k_ba_pass_b_h on copies first (quads_h_run's passb) */
-                quads_h_out<F> qh[2];
-                for (int v = 0; v < 2; v++)
-                    qh[v] = quads_h_run<F, ALL_ZERO>(v, kp, vals, M, L, t0, tc, pts, pre, tr,
-                                                     npre, psum, masks, b_ba, k_ba, c_ba, into,
-                                                     true);
+                const quads_h_out<F> qh = quads_h_run<F, ALL_ZERO>(
+                    kp, vals, M, L, t0, tc, pts, pre, tr, npre, psum, masks, b_ba, k_ba, c_ba,
+                    into, true);
                 launch(tc, [&] {
                     k_ba_pass_b<F, ALL_ZERO>(kp, vals.data(), M, L, t0, tc, pts.data(),
                                              pre.data(), tr.data(), npre.data(), b_ba.data(),
                                              k_ba.data(), c_ba.data(), into);
                 });
-                for (int v = 0; v < 2; v++)
-                    if (qh[v].ran) {
-                        const std::string w = v ? "pass B halves (pair): " : "pass B halves: ";
-                        check(same_words(qh[v].b, b_ba), (w + "buckets").c_str(), grp, L, t0);
-                        check(same_words(qh[v].k, k_ba), (w + "carry keys").c_str(), grp, L, t0);
-                        check(same_words(qh[v].c, c_ba), (w + "carry sums").c_str(), grp, L, t0);
-                    }
+                if (qh.ran) {
+                    check(same_words(qh.b, b_ba), "pass B halves: buckets", grp, L, t0);
+                    check(same_words(qh.k, k_ba), "pass B halves: carry keys", grp, L, t0);
+                    check(same_words(qh.c, c_ba), "pass B halves: carry sums", grp, L, t0);
+                }
             }
         }
         const char *what = octs ? "octs" : quads ? "quads" : "pairs";

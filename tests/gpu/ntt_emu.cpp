@@ -1,12 +1,11 @@
 /*
- * The NTT's kernels (src/gpu/ntt_kernels.cuh) compiled for the host and run as ntt_core,
+ * The NTT's kernels (src/gpu/ntt/ntt_kernels.cuh) compiled for the host and run as ntt_core,
  * ntt_api and h_api launch them (the same pass list, ntt_passes), against GMP: a block's
  * threads are coroutines meeting at __syncthreads, the shared memory one host array (blocks
  * run one after another), the PTX carry primitives emulated (field.cuh). For BN254 and
- * BLS12-381 Fr and several pass geometries (the device's, with two stages per trip and staged
- * twiddles, and others the plan and kernels allow: k_ntt_pass, k_ntt_pass4), plus small blocks
- * that make many passes at small sizes: the forward NTT, the inverse (times 1/n), both on a
- * coset, and H (three inverse
+ * BLS12-381 Fr and several pass geometries (the device's, its tile chosen by size, and fixed
+ * tiles), plus small blocks that make many passes at small sizes: the forward NTT, the
+ * inverse (times 1/n), both on a coset, and H (three inverse
  * transforms with h_api's post-scalings, three forward ones, a b - c) must equal the
  * transforms computed here with GMP from the definition's roots, 5^((r-1)/2^k). Built and run
  * by ntt_emu_test.sh, so CI checks the NTT without a GPU. (The shims: emu_cuda.h.) Also the
@@ -18,8 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu/field.cuh"
-#include "gpu/ntt_kernels.cuh"
+#include "gpu/ff/field.cuh"
+#include "gpu/ntt/ntt_kernels.cuh"
 #include "emu_fields.h"
 
 using namespace cuzk_gpu;
@@ -134,17 +133,10 @@ template <class FR> void ref<FR>::dft(zvec &x, const mpz_t w)
 
 /* ---- the device side, as gpu_impl.cuh's host code drives it */
 
+/* Blocks of at most 2^log_sh elements, tiles of 2^lob (0: by size, as on the device). */
 struct geom {
-    int log_sh, lob, even, r4;
+    int log_sh, lob;
 };
-static const char *gname(const geom &g)
-{
-    if (g.r4 == 3)
-        return g.even ? "even, two stages per trip, staged twiddles"
-                      : "greedy, two stages per trip, staged twiddles";
-    return g.even ? (g.r4 ? "even, two stages per trip" : "even")
-                  : (g.r4 ? "greedy, two stages per trip" : "greedy");
-}
 
 template <class FR> struct dev {
     ref<FR> &R;
@@ -200,7 +192,7 @@ template <class FR> struct dev {
             return;
         }
         ntt_pass pl[32];
-        const int P = ntt_passes(logn, g.log_sh, g.lob, g.even, g.r4, post, pl);
+        const int P = ntt_passes(logn, g.log_sh, g.lob, post, pl);
         for (int i = 0; i < P; i++) {
             const ntt_pass &q = pl[i];
             const fe<FN> *src = q.src_v ? v : tmp.data();
@@ -208,33 +200,15 @@ template <class FR> struct dev {
             const fe<FN> *twp = (const fe<FN> *)tw.data();
             const int Lc = L;
             auto k = [&] {
-                if (q.r4 == 3 && q.sh == 512 && q.first)
-                    k_ntt_pass4<FN, true, 3, true, 512>(src, dst, logn, q.m0, q.s, q.lob, twp,
-                                                        Lc, inverse, q.post, fc);
-                else if (q.r4 == 3 && q.sh == 512)
-                    k_ntt_pass4<FN, false, 3, true, 512>(src, dst, logn, q.m0, q.s, q.lob, twp,
-                                                         Lc, inverse, q.post, fc);
-                else if (q.r4 == 3 && q.first)
-                    k_ntt_pass4<FN, true, 3, true>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
-                                                   inverse, q.post, fc);
-                else if (q.r4 == 3)
-                    k_ntt_pass4<FN, false, 3, true>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
-                                                    inverse, q.post, fc);
-                else if (q.r4 && q.first)
-                    k_ntt_pass4<FN, true, 4>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc, inverse,
-                                             q.post, fc);
-                else if (q.r4)
-                    k_ntt_pass4<FN, false, 4>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
-                                              inverse, q.post, fc);
-                else if (q.first && q.big)
-                    k_ntt_pass<FN, true, 2048>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
+                if (q.sh == 512 && q.first)
+                    k_ntt_pass<FN, true, 512>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc, inverse,
+                                              q.post, fc);
+                else if (q.sh == 512)
+                    k_ntt_pass<FN, false, 512>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
                                                inverse, q.post, fc);
                 else if (q.first)
                     k_ntt_pass<FN, true, 1024>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
                                                inverse, q.post, fc);
-                else if (q.big)
-                    k_ntt_pass<FN, false, 2048>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
-                                                inverse, q.post, fc);
                 else
                     k_ntt_pass<FN, false, 1024>(src, dst, logn, q.m0, q.s, q.lob, twp, Lc,
                                                 inverse, q.post, fc);
@@ -366,12 +340,12 @@ template <class FR> static void test_one(ref<FR> &R, const char *name, geom g, i
         for (size_t i = 0; i < n; i++)
             v[i] = R.to_fe(x[i].v);
         D.ntt_api(v.data(), logn, 0, coset ? sh : NULL);
-        CHECK_MSG(same(R, v, want), "%s ntt 2^%d (%d, %d, %s) coset=%d", name, logn, g.log_sh,
-                  g.lob, gname(g), coset);
+        CHECK_MSG(same(R, v, want), "%s ntt 2^%d (%d, %d) coset=%d", name, logn, g.log_sh,
+                  g.lob, coset);
         /* and back */
         D.ntt_api(v.data(), logn, 1, coset ? sh : NULL);
-        CHECK_MSG(same(R, v, x), "%s intt(ntt) 2^%d (%d, %d, %s) coset=%d", name, logn, g.log_sh,
-                  g.lob, gname(g), coset);
+        CHECK_MSG(same(R, v, x), "%s intt(ntt) 2^%d (%d, %d) coset=%d", name, logn, g.log_sh,
+                  g.lob, coset);
     }
     /* forward again from lazy inputs: the passes take any element below 2r (x + r for every
      * other element; the same residues, so the same transform) */
@@ -387,8 +361,8 @@ template <class FR> static void test_one(ref<FR> &R, const char *name, geom g, i
                 v[i] = add_nr_raw(v[i], r); /* below 2r < 2^256: no carry out */
         }
         D.ntt_api(v.data(), logn, 0, NULL);
-        CHECK_MSG(same(R, v, want), "%s ntt of lazy inputs 2^%d (%d, %d, %s)", name, logn,
-                  g.log_sh, g.lob, gname(g));
+        CHECK_MSG(same(R, v, want), "%s ntt of lazy inputs 2^%d (%d, %d)", name, logn,
+                  g.log_sh, g.lob);
     }
     /* the inverse alone against the definition: x_i = 1/n sum_j X_j w^(-ij) */
     {
@@ -404,8 +378,7 @@ template <class FR> static void test_one(ref<FR> &R, const char *name, geom g, i
         for (size_t i = 0; i < n; i++)
             v[i] = R.to_fe(x[i].v);
         D.ntt_api(v.data(), logn, 1, NULL);
-        CHECK_MSG(same(R, v, want), "%s intt 2^%d (%d, %d, %s)", name, logn, g.log_sh, g.lob,
-                  gname(g));
+        CHECK_MSG(same(R, v, want), "%s intt 2^%d (%d, %d)", name, logn, g.log_sh, g.lob);
     }
     /* H: coefficients of a, b, c (inverse DFT), times g^i with g = w_{2n}, DFT, a b - c. */
     {
@@ -443,8 +416,7 @@ template <class FR> static void test_one(ref<FR> &R, const char *name, geom g, i
             c[i] = R.to_fe(in[2][i].v);
         }
         D.h(a.data(), b.data(), c.data(), logn);
-        CHECK_MSG(same(R, a, want), "%s H 2^%d (%d, %d, %s)", name, logn, g.log_sh, g.lob,
-                  gname(g));
+        CHECK_MSG(same(R, a, want), "%s H 2^%d (%d, %d)", name, logn, g.log_sh, g.lob);
         mpz_clears(winv, ninv, gg, gp, NULL);
     }
     mpz_clears(w, t, sh, shp, NULL);
@@ -530,19 +502,14 @@ template <class FR> static void test_curve(const char *name)
     ref<FR> R;
     test_synth(R, name);
     /* Pass geometries (the first is the device's, its tile chosen by size, lob 0:
-     * cuzk__gpu_ntt_auto_lob),
-     * then small blocks (emulation only) that make 3 to 9 passes at these sizes. */
-    static const geom device_g[] = {{10, 0, 1, 3}, {10, 0, 1, 2}, {10, 0, 1, 0},
-                                    {10, 3, 0, 0}, {11, 2, 1, 0}, {11, 3, 0, 0},
-                                    {10, 2, 1, 0}, {11, 1, 0, 0}, {11, 0, 0, 0},
-                                    {11, 3, 0, 1}, {10, 3, 0, 3}, {10, 1, 1, 3}};
+     * cuzk__gpu_ntt_auto_lob, the others tiles it picks at larger sizes), then small blocks
+     * (emulation only) that make 3 to 9 passes at these sizes. */
+    static const geom device_g[] = {{10, 0}, {10, 3}, {10, 1}};
     static const int device_logn[] = {0, 1, 2, 3, 5, 10, 11, 12, 13};
     for (const geom &g : device_g)
         for (int logn : device_logn)
             test_one(R, name, g, logn);
-    static const geom small_g[] = {{4, 1, 0, 0}, {4, 3, 1, 0}, {5, 2, 0, 0}, {5, 2, 1, 0},
-                                   {6, 3, 0, 0}, {4, 1, 0, 1}, {5, 2, 1, 1}, {6, 3, 0, 1},
-                                   {5, 2, 1, 3}, {6, 3, 0, 3}, {5, 1, 1, 3}};
+    static const geom small_g[] = {{5, 2}, {6, 3}, {5, 1}};
     static const int small_logn[] = {4, 5, 7, 9, 12};
     for (const geom &g : small_g)
         for (int logn : small_logn)

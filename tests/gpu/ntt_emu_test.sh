@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The NTT's kernels (src/gpu/ntt_kernels.cuh) on the host, driven as the device code drives
+# The NTT's kernels (src/gpu/ntt/ntt_kernels.cuh) on the host, driven as the device code drives
 # them (tests/gpu/ntt_emu.cpp): forward, inverse, cosets and H for both curves' Fr and every
 # pass geometry, against GMP. Needs only gcc, g++ and GMP, so it runs in CI, without a GPU and
 # without nvcc.

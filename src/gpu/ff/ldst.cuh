@@ -6,7 +6,7 @@
 #ifndef CUZK_GPU_LDST_CUH
 #define CUZK_GPU_LDST_CUH
 
-#include "gpu/field.cuh" /* DI */
+#include "gpu/ff/field.cuh" /* DI */
 
 namespace cuzk_gpu {
 

@@ -10,9 +10,9 @@
 #ifndef CUZK_GPU_MSM_REDUCE_CUH
 #define CUZK_GPU_MSM_REDUCE_CUH
 
-#include "gpu/curve.cuh"
+#include "gpu/ec/curve.cuh"
 #include "gpu/gpu_plan.h"
-#include "gpu/ldst.cuh"
+#include "gpu/ff/ldst.cuh"
 
 namespace cuzk_gpu {
 
@@ -21,14 +21,11 @@ namespace cuzk_gpu {
  * elements e_j = x + j BA_TREE of its block's (coalesced), multiplied one after another into
  * its product, and the BA_TREE threads' products a binary tree in shared memory. The shared
  * tree's steps leave most of a block's threads idle (step s: s of them) and each waits on the
- * one before: with one element a thread, 7 dependent products up and 7 down on 128 elements
- * (an H100, BN254 G2 2^24: 0.22 ms up and 0.44 down for 1.37 M slices, 0.74 ms a tree with
- * its upper levels). A thread's own chain keeps every thread busy, and the levels shrink
- * faster (two instead of three or four). The walk down takes each thread's inverse from the
- * tree, then its elements' from their prefix products as Montgomery's simultaneous inversion
- * does. Measured (the same H100, ncu): that tree 0.36 ms (0.11 up, 0.20 down at level 0),
- * trees 1.88 -> 0.97 ms a BN254 G2 MSM, the MSM 114.6 -> 113.7 ms (src/gpu/PERF-NOTES.md,
- * session 40). */
+ * one before: with one element a thread, 7 dependent products up and 7 down on 128 elements.
+ * A thread's own chain keeps every thread busy, and the levels shrink faster (two instead of
+ * three or four), which halves a tree's time. The walk down takes each thread's inverse from
+ * the tree, then its elements' from their prefix products as Montgomery's simultaneous
+ * inversion does. */
 #define BA_TREE 128
 #define BA_TREE_KMAX 32
 #define BA_TREE_ONE (16 * BA_TREE) /* the most elements a level takes in one block */
@@ -51,7 +48,7 @@ static inline unsigned tree_k(size_t m, unsigned cap)
 }
 
 /* The trees' product: the one of least latency, a tree kernel's chains being its time and its
- * registers plenty. BN254's Fp2 (CUZK_GPU_FP2_DUAL) as its two sums in one call with their rows
+ * registers plenty. BN254's Fp2 (8 limbs) as its two sums in one call with their rows
  * interleaved (mul_dual_pair_call; field.cuh's operator* calls mul_sub_call and mul_add_call
  * one after the other: the same rows, the same words); BLS12-381's Karatsuba with a0 b0 and
  * a1 b1 interleaved (mul_pair_call); Fp as operator*. */
@@ -192,9 +189,8 @@ __global__ void __launch_bounds__(BA_TREE) k_tree_up(const F *v, size_t n, unsig
 /* Block b's BA_TREE K elements of v (clipped to n) replaced by their inverses, given the
  * inverse of their product at pinv[b]: the kept shared tree walked down (the inverse of a
  * child is its parent's inverse times its sibling; loading the nodes instead of building them
- * again saves a third of the multiplications: BLS12-381 G2's k_tree_down was 2.8 ms per 2^24
- * MSM), then each thread's elements backwards, r the inverse of e_0 .. e_j: 1 / e_j = r
- * (e_0 .. e_(j-1)), and r e_j the next r. */
+ * again saves a third of the multiplications), then each thread's elements backwards, r the
+ * inverse of e_0 .. e_j: 1 / e_j = r (e_0 .. e_(j-1)), and r e_j the next r. */
 template <class F>
 __global__ void __launch_bounds__(BA_TREE) k_tree_down(F *v, size_t n, unsigned K,
                                                       const F *pinv, const F *nodes)
@@ -242,15 +238,15 @@ __global__ void __launch_bounds__(BA_TREE) k_tree_down(F *v, size_t n, unsigned 
  *   sum_c tri_c + S sum_c c run_c = sum_c tri_c + S sum_b 2^b R_b,
  * R_b being the sum of run_c over the chunks c with bit b set (b < nb = log2 cnt). So no
  * chunk needs its own offset c S run_c (a double-and-add chain of ~30 operations per chunk,
- * 30% of the old reduction's work) and no serial group sums follow (their 16-addition chains
- * ran on a few threads: latency-bound, 3 ms for a BLS12-381 G2 MSM, ncu 2026-12-02):
+ * a third of the reduction's work) and no serial group sums follow (16-addition chains on a
+ * few threads: latency-bound):
  *   k_bucket_sums  run_c, tri_c, one thread per chunk (2 S additions);
  *   k_bit_sums     the first level of the trees: per window nb + 1 segments of len0 =
  *                  max(cnt / 4, 1) points, segment b < nb pairs of the run_c with bit b set,
  *                  segment nb quads of the tri_c;
  *   k_pair_sum     out[i] = in[2i] + in[2i + 1], until each segment is one point;
  * and the host finishes each window as TRI + 2^log2(S) (Horner over R_nb-1 .. R_0)
- * (cuzk__gpu_horner_bits), then the windows as before. */
+ * (cuzk__gpu_horner_bits), then Horner over the windows. */
 template <class F>
 __global__ void k_bucket_sums(xyzz<F> *buckets, int W, uint32_t B, uint32_t S,
                               xyzz<F> *run_out, xyzz<F> *tri_out)
@@ -263,8 +259,8 @@ __global__ void k_bucket_sums(xyzz<F> *buckets, int W, uint32_t B, uint32_t S,
     xyzz<F> run = xyzz<F>::inf(), tri = xyzz<F>::inf();
     if (sizeof(F) >= 64) {
         /* G2: the running sums stored over the chunk's buckets, then summed, so that two
-         * points are live at a time, not three (ptxas, BLS12-381 G2: 2 KB of spill stores and
-         * 7.3 KB of spill loads in the one loop below). */
+         * points are live at a time, not three (in one loop, BLS12-381 G2's kernel spills
+         * kilobytes). */
         for (int j = (int)S - 1; j >= 0; j--) {
             xyzz_add(run, ld16v(bk + j));
             st16(bk + j, run);
@@ -334,9 +330,8 @@ template <class F> __global__ void k_pair_sum(const xyzz<F> *in, size_t n_out, x
 
 /* Each of the n sums (the windows' bit sums and tri sums, k_bit_sums) and the ones bucket
  * (t == n) to Jacobian, one thread each; the host finishes with Horner's rule
- * (cuzk__gpu_horner_bits). That serial chain of W * c doublings took one GPU thread 9 ms for a
- * BLS12-381 G1 MSM of any size (ncu, 2026-11-30); the host's CPU code does it in well under a
- * millisecond. */
+ * (cuzk__gpu_horner_bits). That serial chain of W * c doublings is slow on one GPU thread
+ * whatever the MSM's size; the host's CPU code does it far faster. */
 template <class F>
 __global__ void k_to_jac(const xyzz<F> *win, int W, const xyzz<F> *ones, F *out) /* W: the n */
 {

@@ -9,9 +9,9 @@
 #ifndef CUZK_GPU_NTT_KERNELS_CUH
 #define CUZK_GPU_NTT_KERNELS_CUH
 
-#include "gpu/field.cuh"
+#include "gpu/ff/field.cuh"
 #include "gpu/gpu_plan.h"
-#include "gpu/ldst.cuh"
+#include "gpu/ff/ldst.cuh"
 
 namespace cuzk_gpu {
 
@@ -59,8 +59,8 @@ __global__ void k_pow(fe<FR> *v, size_t n, fr_const w_, fr_const f_)
 }
 
 /* Shared memory holds the block's elements limb-major (sh[limb][element]): a warp touching 32
- * consecutive elements hits 32 different banks. (Array-of-structs, 32-byte elements, made every
- * access an 8-way bank conflict: ncu, 2026-11-30, the NTT passes were shared-memory bound.) */
+ * consecutive elements hits 32 different banks (array-of-structs, 32-byte elements, would make
+ * every access an 8-way bank conflict, and the passes are shared-memory bound). */
 template <class FR, int SH> DI fe<FR> sh_ld(const uint32_t (*sh)[SH], int e)
 {
     fe<FR> r;
@@ -79,8 +79,8 @@ template <class FR, int SH> DI void sh_st(uint32_t (*sh)[SH], int e, const fe<FR
 template <class FR>
 DI fe<FR> ntt_tw(const fe<FR> *tw, uint32_t ti, int inverse, uint32_t half_tab)
 {
-    /* Entry 0 is 1, loaded like the others: with fe::one()'s constant words in this branch the
-     * passes ran 1-2% slower (PERF-NOTES, fifteenth pass). */
+    /* Entry 0 is 1, loaded like the others: fe::one()'s constant words in this branch make
+     * the passes slower. */
     if (!inverse || ti == 0)
         return ld16(tw + ti);
     /* -w = r - w: canonical, as w is (in a lazy FR too: ntt_rep_of) and not 0 */
@@ -203,17 +203,17 @@ template <class C> DI fe<C> hv_sub(const fe<C> &u, const fe<C> &t)
 }
 
 /* One pass of stages m0 .. m0+s-1 (1-based) of a size-2^logn DIT NTT, 2^(s+lob) <= SH elements
- * per block in dynamic shared memory (8 SH words).
+ * per block in dynamic shared memory (8 SH words of elements, as much again of twiddles).
  * Index of a block element: hi * 2^(m0-1+s) + q * 2^(m0-1) + tile * 2^lob + lo, q < 2^s.
  * first: read src in bit-reversed order. post (bits 0-1): 0 none, 1 times f, 2 times
  * f * w_{2N}^i, 3 times w_{2N}^i; NTT_CANON: canonical elements stored (a lazy FR's last
- * pass). R4: two stages per trip through shared memory where two are left (each thread takes
- * the four elements of two butterflies of stage m and the two of stage m + 1 that use them,
- * with three twiddles and four products: half the barriers and shared-memory traffic, two
- * products in flight per thread); the block then has E/4 threads. TWS (with R4): every
- * twiddle of the pass staged in shared memory while the elements arrive (ntt_tw_stage), so the
- * stages' loops load none from global memory. */
-template <class FR, bool FIRST, int SH, bool R4, bool TWS = false>
+ * pass). Two stages per trip through shared memory where two are left (each thread takes the
+ * four elements of two butterflies of stage m and the two of stage m + 1 that use them, with
+ * three twiddles and four products: half the barriers and shared-memory traffic, two products
+ * in flight per thread); the block has E/4 threads. Every twiddle of the pass is staged in
+ * shared memory while the elements arrive (ntt_tw_stage), so the stages' loops load none from
+ * global memory. */
+template <class FR, bool FIRST, int SH>
 DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob,
                       const fe<FR> *tw, int L, int inverse, int post, fr_const f_)
 {
@@ -253,23 +253,19 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
     }
     const uint32_t half_tab = 1u << (L - 1);
     uint4(*tsh)[SH] = (uint4(*)[SH])(ntt_dsh + 8 * SH);
-    if (TWS)
-        ntt_tw_stage<FR, SH>(tsh, tw, m0, s, lob, lo_all, tile, L, inverse, half_tab);
+    ntt_tw_stage<FR, SH>(tsh, tw, m0, s, lob, lo_all, tile, L, inverse, half_tab);
     __syncthreads();
     for (int st = FIRST ? 1 : 0; st < s;) {
-        const int m = m0 + st;
-        if (R4 && st + 1 < s) {
-            /* Elements q = qhigh b1 b0 qlow (b0 at bit st): stage m pairs b0 = 0, 1 with the
-             * twiddle of qlow, stage m + 1 pairs b1 = 0, 1 with the twiddle of (b0 qlow). */
+        if (st + 1 < s) {
+            /* Elements q = qhigh b1 b0 qlow (b0 at bit st): stage m0 + st pairs b0 = 0, 1 with
+             * the twiddle of qlow, the next stage pairs b1 = 0, 1 with that of (b0 qlow). */
             const int d = 1 << (st + lob); /* element distance of bit st */
             for (int qd = threadIdx.x; qd < E / 4; qd += blockDim.x) {
                 uint32_t lo = qd & lomask, r = qd >> lob;
                 uint32_t qlow = r & ((1u << st) - 1), qhigh = r >> st;
-                uint32_t j = (qlow << lo_all) + (tile << lob) + lo;
                 const uint32_t x = (qlow << lob) | lo; /* the staged tables' entry */
                 int e0 = (int)((((qhigh << (st + 2)) | qlow) << lob) | lo);
-                fe<FR> wa = TWS ? ntt_tw_sh<FR, SH>(tsh, st, lob, x)
-                                : ntt_tw(tw, j << (L - m), inverse, half_tab);
+                fe<FR> wa = ntt_tw_sh<FR, SH>(tsh, st, lob, x);
                 fe<FR> x0 = hv_red(sh_ld<FR, SH>(sh, e0));
                 fe<FR> t = mul_inl(wa, sh_ld<FR, SH>(sh, e0 + d));
                 fe<FR> a1 = hv_sub(x0, t);
@@ -278,16 +274,11 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
                 t = mul_inl(wa, sh_ld<FR, SH>(sh, e0 + 3 * d));
                 fe<FR> a3 = hv_sub(x2, t);
                 x2 = hv_add(x2, t); /* a2 */
-                t = mul_inl(TWS ? ntt_tw_sh<FR, SH>(tsh, st + 1, lob, x)
-                                : ntt_tw(tw, j << (L - m - 1), inverse, half_tab),
-                            x2);
+                t = mul_inl(ntt_tw_sh<FR, SH>(tsh, st + 1, lob, x), x2);
                 x0 = hv_red(x0);
                 sh_st<FR, SH>(sh, e0, hv_add(x0, t));
                 sh_st<FR, SH>(sh, e0 + 2 * d, hv_sub(x0, t));
-                t = mul_inl(TWS ? ntt_tw_sh<FR, SH>(tsh, st + 1, lob, x + (1u << (st + lob)))
-                                : ntt_tw(tw, (j + (1u << (st + lo_all))) << (L - m - 1),
-                                         inverse, half_tab),
-                            a3);
+                t = mul_inl(ntt_tw_sh<FR, SH>(tsh, st + 1, lob, x + (1u << (st + lob))), a3);
                 a1 = hv_red(a1);
                 sh_st<FR, SH>(sh, e0 + d, hv_add(a1, t));
                 sh_st<FR, SH>(sh, e0 + 3 * d, hv_sub(a1, t));
@@ -298,9 +289,7 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
                 uint32_t lo = bf & lomask, r = bf >> lob;
                 uint32_t qlow = r & ((1u << st) - 1), qhigh = r >> st;
                 uint32_t q0 = (qhigh << (st + 1)) | qlow, q1 = q0 | (1u << st);
-                uint32_t j = (qlow << lo_all) + (tile << lob) + lo;
-                fe<FR> w = TWS ? ntt_tw_sh<FR, SH>(tsh, st, lob, (qlow << lob) | lo)
-                               : ntt_tw(tw, j << (L - m), inverse, half_tab);
+                fe<FR> w = ntt_tw_sh<FR, SH>(tsh, st, lob, (qlow << lob) | lo);
                 int e0 = (q0 << lob) | lo, e1 = (q1 << lob) | lo;
                 fe<FR> u = hv_red(sh_ld<FR, SH>(sh, e0)), v = mul_inl(w, sh_ld<FR, SH>(sh, e1));
                 sh_st<FR, SH>(sh, e0, hv_add(u, v));
@@ -330,27 +319,15 @@ DI void ntt_pass_body(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, i
 #undef GIDX
 }
 
-/* Blocks of 512 threads per SM asked of ptxas: 3 caps the kernel at 40 registers, without
- * spills (uncapped it took 54, allowing only 2 blocks). */
+/* Blocks of at most 256 threads (four elements live per thread); 3 blocks per SM cap the kernel
+ * at 80 registers, which BN254's Fr needs without spills (at 4 blocks, 64 registers, it
+ * spills). SH: the block's element capacity, 1024 or 512 (ntt_pass.sh). */
 template <class FR, bool FIRST, int SH>
-__global__ void __launch_bounds__(512, 3)
+__global__ void __launch_bounds__(256, 3)
 k_ntt_pass(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, const fe<FR> *tw,
            int L, int inverse, int post, fr_const f_)
 {
-    ntt_pass_body<FR, FIRST, SH, false>(src, dst, logn, m0, s, lob, tw, L, inverse, post, f_);
-}
-
-/* The two-stage variant (R4, 1024-element blocks, at most 256 threads): four elements live
- * per thread. MINB 4 caps it at 64 registers (4 blocks of 256 threads per SM; ptxas, nvcc 13.0:
- * 56 bytes of spills), MINB 3 at 80 (3 blocks; BN254 needs 78-80 registers, no spills);
- * CUZK_GPU_NTT_RADIX=4 / 4w pick them; 4s (the default) is MINB 3 with TWS. */
-template <class FR, bool FIRST, int MINB, bool TWS = false, int SH = 1024>
-__global__ void __launch_bounds__(256, MINB)
-k_ntt_pass4(const fe<FR> *src, fe<FR> *dst, int logn, int m0, int s, int lob, const fe<FR> *tw,
-            int L, int inverse, int post, fr_const f_)
-{
-    ntt_pass_body<FR, FIRST, SH, true, TWS>(src, dst, logn, m0, s, lob, tw, L, inverse, post,
-                                             f_);
+    ntt_pass_body<FR, FIRST, SH>(src, dst, logn, m0, s, lob, tw, L, inverse, post, f_);
 }
 
 template <class FR> __global__ void k_hmul(fe<FR> *a, const fe<FR> *b, const fe<FR> *c, size_t n)
@@ -404,18 +381,14 @@ __global__ void k_synth(const uint64_t *rpa, const uint8_t *reca, const uint64_t
 
 /* The launches of k_ntt_pass for one 2^logn transform (logn >= 1), as ntt_core issues them and
  * tests/gpu/ntt_emu.cpp replays them: the passes of cuzk__gpu_ntt_plan (max_lob 0: the tile
- * cuzk__gpu_ntt_auto_lob picks for the size), each reading v (the
- * first, bit-reversed) or tmp and writing tmp or, the last, v; a transform of one pass writes
- * tmp and copies it back. The last pass applies the post-scaling. Blocks of more than 1024
- * elements run the 2048-element (64 KiB) instantiation. */
+ * cuzk__gpu_ntt_auto_lob picks for the size), each reading v (the first, bit-reversed) or tmp
+ * and writing tmp or, the last, v; a transform of one pass writes tmp and copies it back. The
+ * last pass applies the post-scaling. */
 struct ntt_pass {
-    int first, big;   /* k_ntt_pass<FR, first, big ? 2048 : 1024> */
-    int r4;           /* 1, 2: k_ntt_pass4<FR, first, r4 == 1 ? 4 : 3> instead (two stages per
-                       * trip, E/4 threads); 3: k_ntt_pass4<FR, first, 3, true, sh> (twiddles
-                       * staged in shared memory after the elements) */
-    int sh;           /* the kernel's element capacity: 2048 (big), 1024, or 512 for blocks of
-                       * at most 512 elements with staged twiddles (16 + 16 KiB: as many
-                       * blocks per SM as without) */
+    int first;        /* k_ntt_pass<FR, first, sh> */
+    int sh;           /* the kernel's element capacity: 1024, or 512 for blocks of at most 512
+                       * elements (16 + 16 KiB of elements and twiddles, so more blocks fit an
+                       * SM) */
     int m0, s, lob;   /* its stages m0 .. m0 + s - 1, tiles of 2^lob */
     size_t blocks;
     int threads;
@@ -423,28 +396,26 @@ struct ntt_pass {
     int src_v, dst_v; /* reads v (else tmp), writes v (else tmp) */
     int copy_back;    /* then tmp is copied to v */
 };
-static inline int ntt_passes(int logn, int log_sh, int max_lob, int even, int radix4, int post,
-                             ntt_pass out[32])
+/* log_sh <= 10: a block holds at most the 1024 elements of k_ntt_pass's larger instance. */
+static inline int ntt_passes(int logn, int log_sh, int max_lob, int post, ntt_pass out[32])
 {
     int ps[32], plob[32];
     if (max_lob <= 0) /* the default: by size (cuzk__gpu_ntt_auto_lob) */
         max_lob = cuzk__gpu_ntt_auto_lob(logn, log_sh);
-    const int P = cuzk__gpu_ntt_plan(logn, log_sh, max_lob, even, ps, plob);
+    const int P = cuzk__gpu_ntt_plan(logn, log_sh, max_lob, ps, plob);
     int done = 0;
     for (int i = 0; i < P; i++) {
         ntt_pass &q = out[i];
         const bool last = i == P - 1;
         const int E = 1 << (ps[i] + plob[i]);
         q.first = i == 0;
-        q.big = E > 1024;
-        q.r4 = q.big ? 0 : radix4;
-        q.sh = q.big ? 2048 : q.r4 == 3 && E <= 512 ? 512 : 1024;
+        q.sh = E <= 512 ? 512 : 1024;
         q.m0 = done + 1;
         q.s = ps[i];
         q.lob = plob[i];
         q.blocks = ((size_t)1 << logn) / (size_t)E;
-        const int per = q.r4 ? E / 4 : E / 2; /* elements per thread: 4 or 2 */
-        q.threads = per < 512 ? (per > 0 ? per : 1) : 512;
+        const int per = E / 4; /* four elements per thread */
+        q.threads = per > 0 ? per : 1;
         q.post = last ? post | NTT_CANON : 0;
         q.src_v = i == 0;
         q.dst_v = last && i > 0;

@@ -5,10 +5,10 @@
  * holds whole Fp2 elements and makes each Fp2 product as two or three Fp products one after the
  * other. Their G2 instances sit at their register caps (BN254's k_ba_pairs at 128 registers,
  * BLS12-381's at 168, its k_ba_quads and pass B at 250-255: 2 warps per scheduler) and are
- * bound by the latency of those dependent products, not by the multiply-adds. Here a slice has two adjacent lanes
- * (lane ^ 1): lane h holds coordinate c_h of every Fp2 value, so a lane holds half the words,
- * and an Fp2 product is one Fp sum of two products per lane, with one reduction (field.cuh's
- * mul_add_call), the partner's coordinates fetched by warp shuffles:
+ * bound by the latency of those dependent products, not by the multiply-adds. Here a slice
+ * has two adjacent lanes (lane ^ 1): lane h holds coordinate c_h of every Fp2 value, so a lane
+ * holds half the words, and an Fp2 product is one Fp sum of two products per lane, with one
+ * reduction (field.cuh's mul_add_call), the partner's coordinates fetched by warp shuffles:
  *   lane 0: c0 = a0 b0 - a1 b1 = a0 b0 + a1 (p - b1)
  *   lane 1: c1 = a0 b1 + a1 b0
  * Both lanes run the same instructions (the operands selected by h), and every predicate
@@ -22,17 +22,16 @@
  * quad count and the two masks; k_ba_quads_h k_ba_quads's: the quads' sums, buckets
  * and carries; k_ba_pass_b_h k_ba_pass_b's: buckets and carries. Their phases are
  * pair_sums_h and add_slice_h (ba_pair_sums and ba_add_slice for G2), the mixed additions
- * curve.cuh's generic xyzz_madd over fh (a lane's coordinate with Fp2's operations). Their
- * PAIR instances make mul2 and the pair's two inverses' products in one call, rows interleaved
- * (mul_dual_pair_call); the device runs the others. tests/gpu/msm_emu.cpp runs each beside the one-lane kernel on the same
- * chunks and compares every word; its host emulation runs the lanes as coroutines that meet at
+ * curve.cuh's generic xyzz_madd over fh (a lane's coordinate with Fp2's operations).
+ * tests/gpu/msm_emu.cpp runs each beside the one-lane kernel on the same chunks and compares
+ * every word; its host emulation runs the lanes as coroutines that meet at
  * each shuffle (tests/gpu/emu_cuda.h). gpu_test runs G2 MSMs through them on a device.
  */
 #ifndef CUZK_GPU_BA_HALVES_CUH
 #define CUZK_GPU_BA_HALVES_CUH
 
-#include "gpu/msm_kernels.cuh"
-#include "gpu/msm_reduce.cuh"
+#include "gpu/msm/msm_kernels.cuh"
+#include "gpu/msm/msm_reduce.cuh"
 
 namespace cuzk_gpu {
 
@@ -83,19 +82,6 @@ template <class C> DI fe<C> mul_h(const fe<C> &a, const fe<C> &b, const half_lan
     const fe<C> nb = mod_minus<C, false>(bp);
     return mul_add_call(a, sel_fe(hl.h, bp, b), ap, sel_fe(hl.h, b, nb));
 }
-/* Coordinate h of the Fp2 products a0 b0 and a1 b1, made together (mul_dual_pair_call). */
-template <class C>
-DI void mul2_h(fe<C> &r0, const fe<C> &a0, const fe<C> &b0, fe<C> &r1, const fe<C> &a1,
-               const fe<C> &b1, const half_lane &hl)
-{
-    const fe<C> ap0 = par_of(a0, hl), bp0 = par_of(b0, hl);
-    const fe<C> ap1 = par_of(a1, hl), bp1 = par_of(b1, hl);
-    const fe<C> nb0 = mod_minus<C, false>(bp0), nb1 = mod_minus<C, false>(bp1);
-    const fe_pair<C> r = mul_dual_pair_call(a0, sel_fe(hl.h, bp0, b0), ap0, sel_fe(hl.h, b0, nb0),
-                                            a1, sel_fe(hl.h, bp1, b1), ap1, sel_fe(hl.h, b1, nb1));
-    r0 = r.r0;
-    r1 = r.r1;
-}
 /* Coordinate h of a^2. */
 template <class C> DI fe<C> sqr_h(const fe<C> &a, const half_lane &hl)
 {
@@ -135,13 +121,12 @@ template <class C> DI void st_h(fe2<C> *e, uint32_t h, const fe<C> &a)
  * the field): the lane's coordinate, with Fp2's operations (the lane's half from threadIdx.x:
  * the halves kernels' blocks have an even size, so lane g & 1 of the grid is threadIdx.x & 1).
  * Every predicate (is_zero, ==) holds for the whole Fp2 value, the same in both lanes, so the
- * formulas' branches never split a pair. PAIR: mul2 makes its two products in one call, rows
- * interleaved (mul2_h), else one after the other. */
+ * formulas' branches never split a pair. */
 DI half_lane this_half()
 {
     return {3u << (threadIdx.x & 30), threadIdx.x & 1u};
 }
-template <class C, bool PAIR> struct fh {
+template <class C> struct fh {
     fe<C> v;
     static DI fh zero()
     {
@@ -157,91 +142,87 @@ template <class C, bool PAIR> struct fh {
     }
     DI bool is_zero() const { return both_bits(v.is_zero(), this_half()) != 0; }
 };
-template <class C, bool P> DI fh<C, P> fh_of(const fe<C> &a)
+template <class C> DI fh<C> fh_of(const fe<C> &a)
 {
-    fh<C, P> r;
+    fh<C> r;
     r.v = a;
     return r;
 }
-template <class C, bool P> DI fh<C, P> operator+(const fh<C, P> &a, const fh<C, P> &b)
+template <class C> DI fh<C> operator+(const fh<C> &a, const fh<C> &b)
 {
-    return fh_of<C, P>(a.v + b.v);
+    return fh_of<C>(a.v + b.v);
 }
-template <class C, bool P> DI fh<C, P> operator-(const fh<C, P> &a, const fh<C, P> &b)
+template <class C> DI fh<C> operator-(const fh<C> &a, const fh<C> &b)
 {
-    return fh_of<C, P>(a.v - b.v);
+    return fh_of<C>(a.v - b.v);
 }
-template <class C, bool P> DI fh<C, P> operator-(const fh<C, P> &a)
+template <class C> DI fh<C> operator-(const fh<C> &a)
 {
-    return fh_of<C, P>(-a.v);
+    return fh_of<C>(-a.v);
 }
-template <class C, bool P> DI fh<C, P> dbl(const fh<C, P> &a)
+template <class C> DI fh<C> dbl(const fh<C> &a)
 {
-    return fh_of<C, P>(a.v + a.v);
+    return fh_of<C>(a.v + a.v);
 }
-template <class C, bool P> DI bool operator==(const fh<C, P> &a, const fh<C, P> &b)
+template <class C> DI bool operator==(const fh<C> &a, const fh<C> &b)
 {
     return both_bits(a.v == b.v, this_half()) != 0;
 }
-template <class C, bool P> DI fh<C, P> operator*(const fh<C, P> &a, const fh<C, P> &b)
+template <class C> DI fh<C> operator*(const fh<C> &a, const fh<C> &b)
 {
-    return fh_of<C, P>(mul_h(a.v, b.v, this_half()));
+    return fh_of<C>(mul_h(a.v, b.v, this_half()));
 }
-template <class C, bool P> DI fh<C, P> sqr(const fh<C, P> &a)
+template <class C> DI fh<C> sqr(const fh<C> &a)
 {
-    return fh_of<C, P>(sqr_h(a.v, this_half()));
+    return fh_of<C>(sqr_h(a.v, this_half()));
 }
-template <class C, bool P>
-DI void mul2(fh<C, P> &r0, const fh<C, P> &a0, const fh<C, P> &b0, fh<C, P> &r1, const fh<C, P> &a1,
-             const fh<C, P> &b1)
+template <class C>
+DI void mul2(fh<C> &r0, const fh<C> &a0, const fh<C> &b0, fh<C> &r1, const fh<C> &a1,
+             const fh<C> &b1)
 {
-    if constexpr (P) {
-        mul2_h(r0.v, a0.v, b0.v, r1.v, a1.v, b1.v, this_half());
-    } else {
-        const fh<C, P> t = a0 * b0;
-        r1 = a1 * b1;
-        r0 = t;
-    }
+    const fh<C> t = a0 * b0;
+    r1 = a1 * b1;
+    r0 = t;
 }
-template <class C, bool P>
-DI void sqr2(fh<C, P> &r0, const fh<C, P> &a, fh<C, P> &r1, const fh<C, P> &b)
+template <class C>
+DI void sqr2(fh<C> &r0, const fh<C> &a, fh<C> &r1, const fh<C> &b)
 {
-    const fh<C, P> t = sqr(a);
+    const fh<C> t = sqr(a);
     r1 = sqr(b);
     r0 = t;
 }
-template <class C, bool P, class S>
-DI void madd_tail(S &p, const fh<C, P> &R, const fh<C, P> &b, const fh<C, P> &ppp,
-                  const fh<C, P> &pp, const fh<C, P> &x3)
+template <class C, class S>
+DI void madd_tail(S &p, const fh<C> &R, const fh<C> &b, const fh<C> &ppp,
+                  const fh<C> &pp, const fh<C> &x3)
 {
     madd_tail_pairs(p, R, b, ppp, pp, x3);
 }
 /* The parked sum's words (xyzz_park: N words a lane per coordinate). */
-template <int NT, class C, bool P>
-DI void sh_words_ld(fh<C, P> &r, const uint32_t (*s)[NT], int w0, int t)
+template <int NT, class C>
+DI void sh_words_ld(fh<C> &r, const uint32_t (*s)[NT], int w0, int t)
 {
     sh_words_ld<NT>(r.v, s, w0, t);
 }
-template <int NT, class C, bool P>
-DI void sh_words_st(const fh<C, P> &a, uint32_t (*s)[NT], int w0, int t)
+template <int NT, class C>
+DI void sh_words_st(const fh<C> &a, uint32_t (*s)[NT], int w0, int t)
 {
     sh_words_st<NT>(a.v, s, w0, t);
 }
 
 /* This lane's coordinates of the point value v names (ld_pt_h) / of an affine Fp2 point. */
-template <class C, bool P>
-DI affine<fh<C, P>> ld_pt_fh(const affine<fe2<C>> *pts, uint32_t v, uint32_t h)
+template <class C>
+DI affine<fh<C>> ld_pt_fh(const affine<fe2<C>> *pts, uint32_t v, uint32_t h)
 {
     const affine<fe<C>> a = ld_pt_h(pts, v, h);
-    affine<fh<C, P>> r;
+    affine<fh<C>> r;
     r.x.v = a.x;
     r.y.v = a.y;
     return r;
 }
 /* A run's sum to its bucket or (the slice's first run continuing an earlier slice's) to the
  * slice's carry, as flush_run: each lane its coordinates, lane 0 the carry's key. */
-template <class C, bool P>
-DI void flush_run_h(uint32_t key, const xyzz<fh<C, P>> &acc, bool &carry, size_t t,
+template <class C>
+DI void flush_run_h(uint32_t key, const xyzz<fh<C>> &acc, bool &carry, size_t t,
                     xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt, uint32_t h)
 {
     fe<C> *d = (fe<C> *)(carry ? cpt + t : buckets + key);
@@ -256,9 +237,9 @@ DI void flush_run_h(uint32_t key, const xyzz<fh<C, P>> &acc, bool &carry, size_t
 
 /* This lane's coordinates of an XYZZ Fp2 point (a bucket a later part of a split MSM adds
  * its run to: acc_open's halves). */
-template <class C, bool P> DI xyzz<fh<C, P>> ld_xyzz_h(const xyzz<fe2<C>> *b, uint32_t h)
+template <class C> DI xyzz<fh<C>> ld_xyzz_h(const xyzz<fe2<C>> *b, uint32_t h)
 {
-    xyzz<fh<C, P>> r;
+    xyzz<fh<C>> r;
     r.x.v = ld_h(&b->x, h);
     r.y.v = ld_h(&b->y, h);
     r.zz.v = ld_h(&b->zz, h);
@@ -266,7 +247,7 @@ template <class C, bool P> DI xyzz<fh<C, P>> ld_xyzz_h(const xyzz<fe2<C>> *b, ui
     return r;
 }
 
-template <class C, bool P> DI void st_xyzz_h(xyzz<fe2<C>> *b, const xyzz<fh<C, P>> &a, uint32_t h)
+template <class C> DI void st_xyzz_h(xyzz<fe2<C>> *b, const xyzz<fh<C>> &a, uint32_t h)
 {
     st_h(&b->x, h, a.x.v);
     st_h(&b->y, h, a.y.v);
@@ -290,9 +271,8 @@ template <class C, int K> constexpr int ba_halves_minb()
  * inverse of the slice's product; j its prefix count, pre its prefixes at pre[i * Tc + tl]).
  * put(pi, r, s) takes this lane's coordinates of pair pi's sum (entries r and r + 1): the
  * affine sum, or for a pair with a point at infinity the other point. Returns the pairs added
- * point by point (P == +-Q, or x = 0 finite; bit pi, put not called). PAIR: the pair's inverse
- * and the next running inverse (independent) in one call, rows interleaved. */
-template <class C, bool PAIR, class Put>
+ * point by point (P == +-Q, or x = 0 finite; bit pi, put not called). */
+template <class C, class Put>
 DI uint64_t pair_sums_h(const pmask &mask, size_t beg, const uint32_t *vals,
                         const affine<fe2<C>> *pts, uint32_t j, fe<C> iv, const fe2<C> *pre,
                         size_t Tc, size_t tl, const half_lane &hl, Put put)
@@ -321,12 +301,8 @@ DI uint64_t pair_sums_h(const pmask &mask, size_t beg, const uint32_t *vals,
             H id = iv;
             if (j) { /* the pair's inverse and the next running inverse */
                 const H pr = ld_h(pre + (size_t)(j - 1) * Tc + tl, h);
-                if (PAIR) {
-                    mul2_h(id, iv, pr, iv, iv, q.x - p.x, hl);
-                } else {
-                    id = mul_h(iv, pr, hl);
-                    iv = mul_h(iv, q.x - p.x, hl);
-                }
+                id = mul_h(iv, pr, hl);
+                iv = mul_h(iv, q.x - p.x, hl);
             }
             const H lam = mul_h(q.y - p.y, id, hl);
             s.x = sqr_h(lam, hl) - p.x - q.x;
@@ -357,19 +333,19 @@ DI uint64_t pair_sums_h(const pmask &mask, size_t beg, const uint32_t *vals,
  * addition of its sum, a pair of spec one addition per point; the XYZZ sum parked in shared
  * memory (park: N words a lane per coordinate), curve.cuh's xyzz_madd over fh. Buckets and
  * carries as ba_add_slice writes them. */
-template <class C, bool PAIR, bool ALL_ZERO, bool QUADS, bool OCTS = false, class Sum>
+template <class C, bool ALL_ZERO, bool QUADS, bool OCTS = false, class Sum>
 DI void add_slice_h(const uint32_t *keys, const uint32_t *vals, size_t beg, uint32_t live,
                     size_t t, const pmask &mask, uint64_t spec, uint64_t quad,
                     const affine<fe2<C>> *pts, uint32_t (*park)[ACC_THREADS],
                     xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt, uint32_t cur,
                     bool carry, bool into, uint32_t h, Sum sum)
 {
-    typedef fh<C, PAIR> E;
+    typedef fh<C> E;
     xyzz_park<E, ACC_THREADS> acc;
     acc.s = park;
     acc.t = threadIdx.x;
     /* into: a run owned here starts at its bucket's value (acc_open, msm_kernels.cuh) */
-    acc.set(into && !carry && live ? ld_xyzz_h<C, PAIR>(buckets + cur, h) : xyzz<E>::inf());
+    acc.set(into && !carry && live ? ld_xyzz_h<C>(buckets + cur, h) : xyzz<E>::inf());
     int pi = 0;
     {
         /* empty: the sum is known to be infinity (a run opened without a bucket value), so
@@ -387,7 +363,7 @@ DI void add_slice_h(const uint32_t *keys, const uint32_t *vals, size_t beg, uint
                 const uint32_t k = key_at<ALL_ZERO>(keys, beg + r);
                 if (k != cur) {
                     flush_run_h(cur, acc.load(), carry, t, buckets, ckey, cpt, h);
-                    acc.set(into ? ld_xyzz_h<C, PAIR>(buckets + k, h) : xyzz<E>::inf());
+                    acc.set(into ? ld_xyzz_h<C>(buckets + k, h) : xyzz<E>::inf());
                     empty = !into;
                     cur = k;
                 }
@@ -400,11 +376,11 @@ DI void add_slice_h(const uint32_t *keys, const uint32_t *vals, size_t beg, uint
                     a.x.v = s.x;
                     a.y.v = s.y;
                 } else {
-                    a = ld_pt_fh<C, PAIR>(pts, vals[beg + r], h);
+                    a = ld_pt_fh<C>(pts, vals[beg + r], h);
                 }
                 if (sp) { /* rare (P == +-Q, x = 0): the first point added here */
                     xyzz_madd(acc, a);
-                    a = ld_pt_fh<C, PAIR>(pts, vals[beg + r + 1], h);
+                    a = ld_pt_fh<C>(pts, vals[beg + r + 1], h);
                     empty = acc.zz().is_zero();
                 }
                 pi += oc ? 4 : qd ? 2 : pair;
@@ -453,7 +429,7 @@ DI void add_slice_h(const uint32_t *keys, const uint32_t *vals, size_t beg, uint
 
 /* k_ba_pairs for F = fe2<C> (G2), two lanes a slice: 2 Tc threads for the chunk's Tc slices.
  * pair_sums_h's walk and k_ba_pairs's put (the quads). */
-template <class C, bool ALL_ZERO, bool PAIR>
+template <class C, bool ALL_ZERO>
 __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_PAIRS>())
 k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
              size_t Tc, const affine<fe2<C>> *pts, fe2<C> *pre, fe2<C> *prod, uint8_t *npre,
@@ -478,8 +454,8 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
         const pmask mask = ba_pairs<ALL_ZERO>(keys, beg, end, &live);
         int open_r = -1;  /* the pair above the one being made, while in no quad */
         H ox = H::zero(); /* its x */
-        /* A quad's dx waits in shared memory (in registers ptxas
-         * spilled more) for the next even put (puts 0, 2, ...: each lane's n-th pair in the
+        /* A quad's dx waits in shared memory (in registers the kernel spills more) for the
+         * next even put (puts 0, 2, ...: each lane's n-th pair in the
          * warp's n-th turn, unless a special pair, rare, took a turn without one) */
         bool pend = false;
         uint32_t n = 0; /* the puts so far */
@@ -496,7 +472,7 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
             pend = false;
         };
         /* the running inverse: the inverse of the slice's product (the tree's) */
-        spec = pair_sums_h<C, PAIR>(
+        spec = pair_sums_h<C>(
             mask, beg, vals, pts, npre[tl], ld_h(prod + tl, h), pre, Tc, tl, hl,
             [&](int pi, int r, const affine<H> &s) {
                 /* k_ba_pairs's put: the sum stored, a quad with the open pair above it if
@@ -535,18 +511,18 @@ k_ba_pairs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
 /* The affine sum of two sums of one run, a and b (this lane's coordinates), stored over a and
  * returned: its inverse from the running one (iv, stepped past it; k the prefixes below it, pre()
  * the address of the one just below when k > 0), as k_ba_quads's. */
-template <class C, bool PAIR, class Pre>
-DI affine<fh<C, PAIR>> sum_over_h(affine<fe2<C>> *a, const affine<fe2<C>> *b, fh<C, PAIR> &iv,
+template <class C, class Pre>
+DI affine<fh<C>> sum_over_h(affine<fe2<C>> *a, const affine<fe2<C>> *b, fh<C> &iv,
                                   uint32_t k, Pre pre, uint32_t h)
 {
-    typedef fh<C, PAIR> E;
-    const E x1 = fh_of<C, PAIR>(ld_h(&a->x, h));
-    const E x2 = fh_of<C, PAIR>(ld_h(&b->x, h));
+    typedef fh<C> E;
+    const E x1 = fh_of<C>(ld_h(&a->x, h));
+    const E x2 = fh_of<C>(ld_h(&b->x, h));
     E id = iv;
     if (k)
-        mul2(id, iv, fh_of<C, PAIR>(ld_h(pre(), h)), iv, iv, x2 - x1);
-    const E y1 = fh_of<C, PAIR>(ld_h(&a->y, h));
-    const E lam = (fh_of<C, PAIR>(ld_h(&b->y, h)) - y1) * id;
+        mul2(id, iv, fh_of<C>(ld_h(pre(), h)), iv, iv, x2 - x1);
+    const E y1 = fh_of<C>(ld_h(&a->y, h));
+    const E lam = (fh_of<C>(ld_h(&b->y, h)) - y1) * id;
     const affine<E> s = affine_from_lam(lam, x1, x2, y1);
     st_h(&a->x, h, s.x.v);
     st_h(&a->y, h, s.y.v);
@@ -556,14 +532,14 @@ DI affine<fh<C, PAIR>> sum_over_h(affine<fe2<C>> *a, const affine<fe2<C>> *b, fh
 /* k_ba_quads for F = fe2<C> (G2), two lanes a slice (2 Tc threads), after k_ba_pairs or
  * k_ba_pairs_h: the quads' sums over their first pair's sums, then add_slice_h; buckets and
  * carries as k_ba_quads writes them. */
-template <class C, bool ALL_ZERO, bool PAIR>
+template <class C, bool ALL_ZERO>
 __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_QUADS>())
 k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
              size_t Tc, const affine<fe2<C>> *pts, const fe2<C> *pre, const fe2<C> *inv_,
              const uint8_t *npre, affine<fe2<C>> *psum, const uint64_t *masks,
              xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt, bool into)
 {
-    typedef fh<C, PAIR> E;
+    typedef fh<C> E;
     typedef fe2<C> F;
     __shared__ uint32_t park[4 * C::N][ACC_THREADS];
     BA_SLICE_OPEN_H();
@@ -571,25 +547,25 @@ k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
     {
         const uint32_t P = L / 2;
         uint32_t k = npre[tl];
-        E iv = fh_of<C, PAIR>(ld_h(inv_ + tl, h));
+        E iv = fh_of<C>(ld_h(inv_ + tl, h));
         for (uint64_t qq = quad; qq; qq &= qq - 1) {
             const int pi = __ffsll((long long)qq) - 1;
             affine<F> *const s1p = psum + (size_t)pi * Tc + tl;
-            const E x1 = fh_of<C, PAIR>(ld_h(&s1p->x, h));
-            const E x2 = fh_of<C, PAIR>(ld_h(&s1p[Tc].x, h));
+            const E x1 = fh_of<C>(ld_h(&s1p->x, h));
+            const E x2 = fh_of<C>(ld_h(&s1p[Tc].x, h));
             k--;
             E id = iv;
             if (k)
-                mul2(id, iv, fh_of<C, PAIR>(ld_h(pre + (size_t)(P - k) * Tc + tl, h)), iv, iv,
+                mul2(id, iv, fh_of<C>(ld_h(pre + (size_t)(P - k) * Tc + tl, h)), iv, iv,
                      x2 - x1);
-            const E y1 = fh_of<C, PAIR>(ld_h(&s1p->y, h));
-            const E lam = (fh_of<C, PAIR>(ld_h(&s1p[Tc].y, h)) - y1) * id;
+            const E y1 = fh_of<C>(ld_h(&s1p->y, h));
+            const E lam = (fh_of<C>(ld_h(&s1p[Tc].y, h)) - y1) * id;
             const affine<E> s = affine_from_lam(lam, x1, x2, y1);
             st_h(&s1p->x, h, s.x.v);
             st_h(&s1p->y, h, s.y.v);
         }
     }
-    add_slice_h<C, PAIR, ALL_ZERO, true>(
+    add_slice_h<C, ALL_ZERO, true>(
         keys, vals, beg, live, t, mask, spec, quad, pts, park, buckets, ckey, cpt, cur, carry,
         into, h,
         [&](int pi) {
@@ -621,7 +597,7 @@ k_ba_quads_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, s
  *   the product tree over prod;
  *   k_ba_octs_h: the octs backwards (the reverse of their prefix order), each oct's sum over
  *     its first quad's, then add_slice_h with octs (one addition an oct).
- * G2 in halves only. BLS12-381 only (gpu_internal.cuh's CUZK_GPU_BA_HALVES_96): for BN254 the
+ * G2 in halves only. BLS12-381 only (gpu_impl.cuh's accumulate): for BN254 the
  * quads' saved products are eaten by the third tree and the sums' trip through memory. */
 
 /* The octs' first quads (bit pi) of a quad mask with octs: an oct of quads pi and pi + 2 has
@@ -631,17 +607,17 @@ DI uint64_t oct_starts(uint64_t quad) { return quad & (quad >> 1); }
 /* k_ba_quads_h's quad sums (2 Tc threads, after k_ba_pairs or k_ba_pairs_h and the quads' tree:
  * inv_ the inverse of the slice's quad product) with the octs' prefix products, as described
  * above; no bucket written. */
-template <class C, bool ALL_ZERO, bool PAIR>
+template <class C, bool ALL_ZERO>
 __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_QUADS>())
 k_ba_quads_oh(const uint32_t *keys, size_t M, uint32_t L, size_t t0, size_t Tc, fe2<C> *pre,
               fe2<C> *prod, uint8_t *npre, affine<fe2<C>> *psum, uint64_t *masks)
 {
-    typedef fh<C, PAIR> E;
+    typedef fh<C> E;
     typedef fe<C> H;
     typedef fe2<C> F;
     /* The octs' prefix product (this lane's coordinate, words 0 .. N - 1) and the open quad's
      * x (N .. 2N - 1) wait in shared memory while the quads' sums use the registers (in
-     * registers ptxas spilled 72 / 84 bytes in BN254's kernel). */
+     * registers they make BN254's kernel spill). */
     __shared__ uint32_t os[3 * C::N][ACC_THREADS];
     const int th = threadIdx.x;
     const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, tl = g >> 1;
@@ -660,7 +636,7 @@ k_ba_quads_oh(const uint32_t *keys, size_t M, uint32_t L, size_t t0, size_t Tc, 
         const uint32_t P = L / 2;
         uint32_t k = npre[tl];
         quad = masks[tl];
-        E iv = fh_of<C, PAIR>(ld_h(prod + tl, h));
+        E iv = fh_of<C>(ld_h(prod + tl, h));
         int pn = 0, r = 0;   /* pairs popped from m; the last one's entry */
         int open_pi = -1;    /* the quad below the one being made, while in no oct */
         int open_r = 0;      /* its first entry */
@@ -736,21 +712,21 @@ k_ba_quads_oh(const uint32_t *keys, size_t M, uint32_t L, size_t t0, size_t Tc, 
 /* The octs of k_ba_quads_oh summed (inv_[tl], the inverse of its prod[tl]; 2 Tc threads), then
  * add_slice_h with octs: buckets and carries as k_ba_quads_h writes them, up to the grouping of
  * each run's additions (the same points, XYZZ coordinates of the same sums). */
-template <class C, bool ALL_ZERO, bool PAIR>
+template <class C, bool ALL_ZERO>
 __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_QUADS>())
 k_ba_octs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
             size_t Tc, const affine<fe2<C>> *pts, const fe2<C> *pre, const fe2<C> *inv_,
             const uint8_t *npre, affine<fe2<C>> *psum, const uint64_t *masks,
             xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt, bool into)
 {
-    typedef fh<C, PAIR> E;
+    typedef fh<C> E;
     typedef fe2<C> F;
     __shared__ uint32_t park[4 * C::N][ACC_THREADS];
     BA_SLICE_OPEN_H();
     const uint64_t quad = masks[tl], spec = masks[Tc + tl];
     {
         uint32_t k = npre[tl];
-        E iv = fh_of<C, PAIR>(ld_h(inv_ + tl, h));
+        E iv = fh_of<C>(ld_h(inv_ + tl, h));
         for (uint64_t oo = oct_starts(quad); oo; oo &= ~(1ull << (63 - __clzll((long long)oo)))) {
             const int pi = 63 - __clzll((long long)oo); /* the last made first */
             affine<F> *const s1p = psum + (size_t)pi * Tc + tl;
@@ -759,7 +735,7 @@ k_ba_octs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
                        h);
         }
     }
-    add_slice_h<C, PAIR, ALL_ZERO, true, true>(
+    add_slice_h<C, ALL_ZERO, true, true>(
         keys, vals, beg, live, t, mask, spec, quad, pts, park, buckets, ckey, cpt, cur, carry,
         into, h,
         [&](int pi) {
@@ -773,7 +749,7 @@ k_ba_octs_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, si
 
 /* k_ba_pass_b for F = fe2<C> (G2), two lanes a slice (2 Tc threads): pair_sums_h into a
  * per-lane array (this lane's coordinates, local memory), then add_slice_h. */
-template <class C, bool ALL_ZERO, bool PAIR>
+template <class C, bool ALL_ZERO>
 __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_PASSB>())
 k_ba_pass_b_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, size_t t0,
               size_t Tc, const affine<fe2<C>> *pts, const fe2<C> *pre, const fe2<C> *inv_,
@@ -784,23 +760,23 @@ k_ba_pass_b_h(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, 
     BA_SLICE_OPEN_H();
     const half_lane hl = this_half();
     affine<fe<C>> sums[BA_MAXP];
-    const uint64_t spec = pair_sums_h<C, PAIR>(
+    const uint64_t spec = pair_sums_h<C>(
         mask, beg, vals, pts, npre[tl], ld_h(inv_ + tl, h), pre, Tc, tl, hl,
         [&](int pi, int, const affine<fe<C>> &s) { sums[pi] = s; });
-    add_slice_h<C, PAIR, ALL_ZERO, false>(keys, vals, beg, live, t, mask, spec, 0, pts, park,
-                                          buckets, ckey, cpt, cur, carry, into, h,
-                                          [&](int pi) { return sums[pi]; });
+    add_slice_h<C, ALL_ZERO, false>(keys, vals, beg, live, t, mask, spec, 0, pts, park, buckets,
+                                    ckey, cpt, cur, carry, into, h,
+                                    [&](int pi) { return sums[pi]; });
 }
 
 /* ---- G2's XYZZ sums after level 1, two lanes a sum (k_accumk_h, k_bucket_sums_h,
  * k_bit_sums_h, k_pair_sum_h; gpu_impl.cuh runs them for every G2 MSM).
  *
  * k_accumk (the carry levels) and the bucket reduction's kernels give each thread whole Fp2
- * points: for G2 they sit at 254 registers (ptxas, BN254), two warps per
- * scheduler, each general XYZZ addition a chain of dependent Fp2 products. Here two adjacent
- * lanes share each of their threads' work, lane h holding coordinate h of every Fp2 value (fh,
- * above), curve.cuh's xyzz_add over fh; what they write is the one-lane kernels' output word
- * for word (msm_emu compares them). */
+ * points: for G2 they sit at 254 registers (BN254), two warps per scheduler, each general
+ * XYZZ addition a chain of dependent Fp2 products. Here two adjacent lanes share each of their
+ * threads' work, lane h holding coordinate h of every Fp2 value (fh, above), curve.cuh's
+ * xyzz_add over fh; what they write is the one-lane kernels' output word for word (msm_emu
+ * compares them). */
 
 /* k_accumk for F = fe2<C>: 2 Tn threads for the level's Tn carry slices. */
 template <class C>
@@ -808,7 +784,7 @@ __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_REDUCE>())
 k_accumk_h(const uint32_t *ikey, const xyzz<fe2<C>> *ipt, size_t M, uint32_t L,
            xyzz<fe2<C>> *buckets, uint32_t *ckey, xyzz<fe2<C>> *cpt)
 {
-    typedef fh<C, false> E;
+    typedef fh<C> E;
     const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, t = g >> 1;
     const uint32_t h = (uint32_t)(g & 1);
     const size_t beg = t * L;
@@ -829,7 +805,7 @@ k_accumk_h(const uint32_t *ikey, const xyzz<fe2<C>> *ipt, size_t M, uint32_t L,
                 st_xyzz_h(cpt + t, acc, h);
                 carry = false;
             } else if (cur != SENT) {
-                xyzz<E> b = ld_xyzz_h<C, false>(buckets + cur, h);
+                xyzz<E> b = ld_xyzz_h<C>(buckets + cur, h);
                 xyzz_add(b, acc);
                 st_xyzz_h(buckets + cur, b, h);
             }
@@ -837,7 +813,7 @@ k_accumk_h(const uint32_t *ikey, const xyzz<fe2<C>> *ipt, size_t M, uint32_t L,
             cur = k;
         }
         if (k != SENT)
-            xyzz_add(acc, ld_xyzz_h<C, false>(ipt + i, h));
+            xyzz_add(acc, ld_xyzz_h<C>(ipt + i, h));
     }
 }
 
@@ -848,7 +824,7 @@ __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_REDUCE>())
 k_bucket_sums_h(xyzz<fe2<C>> *buckets, int W, uint32_t B, uint32_t S, xyzz<fe2<C>> *run_out,
                 xyzz<fe2<C>> *tri_out)
 {
-    typedef fh<C, false> E;
+    typedef fh<C> E;
     const uint32_t cnt = B / S;
     const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, t = g >> 1;
     const uint32_t h = (uint32_t)(g & 1);
@@ -857,12 +833,12 @@ k_bucket_sums_h(xyzz<fe2<C>> *buckets, int W, uint32_t B, uint32_t S, xyzz<fe2<C
     xyzz<fe2<C>> *bk = buckets + t * S;
     xyzz<E> run = xyzz<E>::inf(), tri = xyzz<E>::inf();
     for (int j = (int)S - 1; j >= 0; j--) {
-        xyzz_add(run, ld_xyzz_h<C, false>(bk + j, h));
+        xyzz_add(run, ld_xyzz_h<C>(bk + j, h));
         st_xyzz_h(bk + j, run, h);
     }
     st_xyzz_h(run_out + t, run, h);
     for (int j = (int)S - 1; j >= 0; j--)
-        xyzz_add(tri, ld_xyzz_h<C, false>(bk + j, h));
+        xyzz_add(tri, ld_xyzz_h<C>(bk + j, h));
     st_xyzz_h(tri_out + t, tri, h);
 }
 
@@ -872,7 +848,7 @@ __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_REDUCE>())
 k_bit_sums_h(const xyzz<fe2<C>> *run, const xyzz<fe2<C>> *tri, int W, uint32_t cnt, int nb,
              uint32_t len0, xyzz<fe2<C>> *out)
 {
-    typedef fh<C, false> E;
+    typedef fh<C> E;
     const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, t = g >> 1;
     const uint32_t h = (uint32_t)(g & 1);
     const size_t per = (size_t)(nb + 1) * len0;
@@ -883,10 +859,10 @@ k_bit_sums_h(const xyzz<fe2<C>> *run, const xyzz<fe2<C>> *tri, int W, uint32_t c
     xyzz<E> acc = xyzz<E>::inf();
     if ((int)sg < nb) {
         for (uint32_t k = 2 * i; k < 2 * i + 2 && k < cnt / 2; k++)
-            xyzz_add(acc, ld_xyzz_h<C, false>(run + (size_t)w * cnt + bit_chunk(k, sg), h));
+            xyzz_add(acc, ld_xyzz_h<C>(run + (size_t)w * cnt + bit_chunk(k, sg), h));
     } else {
         for (uint32_t c = 4 * i; c < 4 * i + 4 && c < cnt; c++)
-            xyzz_add(acc, ld_xyzz_h<C, false>(tri + (size_t)w * cnt + c, h));
+            xyzz_add(acc, ld_xyzz_h<C>(tri + (size_t)w * cnt + c, h));
     }
     st_xyzz_h(out + t, acc, h);
 }
@@ -896,32 +872,15 @@ template <class C>
 __global__ void __launch_bounds__(ACC_THREADS, ba_halves_minb<C, HV_REDUCE>())
 k_pair_sum_h(const xyzz<fe2<C>> *in, size_t n_out, xyzz<fe2<C>> *out)
 {
-    typedef fh<C, false> E;
+    typedef fh<C> E;
     const size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x, t = g >> 1;
     const uint32_t h = (uint32_t)(g & 1);
     if (t >= n_out)
         return; /* both lanes of the pair */
-    xyzz<E> a = ld_xyzz_h<C, false>(in + 2 * t, h);
-    xyzz_add(a, ld_xyzz_h<C, false>(in + 2 * t + 1, h));
+    xyzz<E> a = ld_xyzz_h<C>(in + 2 * t, h);
+    xyzz_add(a, ld_xyzz_h<C>(in + 2 * t + 1, h));
     st_xyzz_h(out + t, a, h);
 }
-
-/* Which G2 batch-affine kernels run two lanes a slice (gpu_internal.cuh's CUZK_GPU_BA_HALVES_*,
- * gpu_impl.cuh's accumulate); the octs only with the quads. */
-enum { HALVES_PAIRS = 1, HALVES_QUADS = 2, HALVES_PASS_B = 8, HALVES_OCTS = 16 };
-template <class C, bool ALL_ZERO> struct ba_halves_kernels {
-    decltype(&k_ba_pairs_h<C, ALL_ZERO, false>) pairs;
-    decltype(&k_ba_quads_h<C, ALL_ZERO, false>) quads;
-    decltype(&k_ba_pass_b_h<C, ALL_ZERO, false>) pass_b;
-    decltype(&k_ba_quads_oh<C, ALL_ZERO, false>) quads_o;
-    decltype(&k_ba_octs_h<C, ALL_ZERO, false>) octs;
-    ba_halves_kernels()
-        : pairs(k_ba_pairs_h<C, ALL_ZERO, false>), quads(k_ba_quads_h<C, ALL_ZERO, false>),
-          pass_b(k_ba_pass_b_h<C, ALL_ZERO, false>), quads_o(k_ba_quads_oh<C, ALL_ZERO, false>),
-          octs(k_ba_octs_h<C, ALL_ZERO, false>)
-    {
-    }
-};
 
 } // namespace cuzk_gpu
 

@@ -49,12 +49,6 @@ DI uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c)
     asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
     return r;
 }
-DI uint32_t mad_hi_cc(uint32_t a, uint32_t b, uint32_t c)
-{
-    uint32_t r;
-    asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
-    return r;
-}
 DI uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c)
 {
     uint32_t r;
@@ -125,7 +119,6 @@ static inline uint32_t __umulhi(uint32_t a, uint32_t b)
     }
 EMU_OP(mad_lo_cc, (uint64_t)(uint32_t)(a * b) + c, 1)
 EMU_OP(madc_lo_cc, (uint64_t)(uint32_t)(a * b) + c + emu_cc, 1)
-EMU_OP(mad_hi_cc, (uint64_t)__umulhi(a, b) + c, 1)
 EMU_OP(madc_hi_cc, (uint64_t)__umulhi(a, b) + c + emu_cc, 1)
 EMU_OP(madc_hi, (uint64_t)__umulhi(a, b) + c + emu_cc, 0)
 DI uint32_t add_cc(uint32_t a, uint32_t b)
@@ -168,12 +161,10 @@ template <class C> struct lazy_of<C, void_t_<decltype(C::lazy)>> {
  * products with one reduction (mul_sub_call); a constant of the config, which gpu_<curve>.cuh
  * static_asserts against the limbs (and tests/gpu/field_emu.cpp checks for its own configs).
  * p5_of: the constant, false where absent; p5_ok: the constant where it is true, else the test
- * of the top limb at run time. That test kept both code paths in every kernel that squares:
- * BN254 G1's k_accum1 took 136 registers, 124 with the constant (ptxas, sm_90). Where the bound
- * fails (BLS12-381's r, which declares nothing) the run-time test stays: the constant false
- * made ptxas spill more in BLS12-381 G1's pass B, whose code does not use r (184 -> 200 and 160
- * -> 196 bytes of spill stores; its 2^24 MSM with tables 93.19-93.48 -> 93.62-93.80 ms, back to
- * 93.21-93.43 with the run-time test; H200, 2026-12-03, PERF-NOTES eighteenth pass). */
+ * of the top limb at run time. That test keeps both code paths in every kernel that squares:
+ * BN254 G1's k_accum1 takes 136 registers with the test, 124 with the constant (sm_90). Where
+ * the bound fails (BLS12-381's r, which declares nothing) the run-time test stays: the constant
+ * false makes ptxas spill more in BLS12-381 G1's pass B, whose code does not use r. */
 template <class C, class = void> struct p5_of {
     static constexpr bool v = false;
 };
@@ -481,9 +472,8 @@ template <class C> DI fe<C> mul_inl(const fe<C> &a, const fe<C> &b)
  */
 template <class C> DI bool sq_rows_ok()
 {
-    /* And 8 limbs only: BLS12-381's Fp (12) squared in rows made its G1 MSM slower (2^24 with
-     * tables 94.0 -> 99.0 ms; pass B at 168 registers spills more), BN254's G1 faster (48.9 ->
-     * 48.0; H200, 2026-12-02, src/gpu/PERF-NOTES.md fourteenth pass). */
+    /* And 8 limbs only: BLS12-381's Fp (12) squared in rows makes its G1 MSM slower (pass B
+     * at 168 registers spills more), BN254's G1 faster. */
     return C::N == 8 && p5_ok<C>();
 }
 template <class C> DI uint32_t sq_word(const fe<C> &a, int i, int j)
@@ -543,12 +533,12 @@ template <class C> DI fe<C> sqr_inl(const fe<C> &a)
     return mont_fin<C>(e, o);
 }
 
-/* The multiplication as a called function, used by all curve arithmetic. Profiling (ncu, H200,
- * 2026-11-30) showed the point kernels with every multiplication inlined stalled mostly on
- * instruction fetch: an inlined BLS12-381 mul is ~600 instructions, an XYZZ addition 14 of
- * them, and a kernel's few resident warps at different places in that code missed the
- * instruction cache. One shared copy of the multiplication stays cached; the call costs a few
- * instructions. (It also keeps ptxas fast on G2.) */
+/* The multiplication as a called function, used by all curve arithmetic. The point kernels
+ * with every multiplication inlined stall mostly on instruction fetch: an inlined BLS12-381
+ * mul is ~600 instructions, an XYZZ addition 14 of them, and a kernel's few resident warps at
+ * different places in that code miss the instruction cache. One shared copy of the
+ * multiplication stays cached; the call costs a few instructions. (It also keeps ptxas fast on
+ * G2.) */
 template <class C> __device__ __noinline__ fe<C> mul_call(const fe<C> a, const fe<C> b)
 {
     return mul_inl(a, b);
@@ -640,9 +630,8 @@ template <class C> DI void sqr2(fe<C> &r0, const fe<C> &a, fe<C> &r1, const fe<C
  * m.
  */
 template <class C> DI bool dual_ok() { return p5_ok<C>(); }
-/* Where the curve code uses it (curve.cuh's madd_tail): 8 limbs only. BN254's G1 MSM 2^24 with
- * tables 48.2 -> 46.5 ms, BLS12-381's (12 limbs, its kernels at their register caps) 93.8 ->
- * 100.3 (H200, 2026-12-03, src/gpu/PERF-NOTES.md sixteenth pass). */
+/* Where the curve code uses it (curve.cuh's madd_tail): 8 limbs only. It speeds BN254's G1 MSM
+ * up and slows BLS12-381's (12 limbs, its kernels at their register caps) down. */
 template <class C> DI bool dual_use() { return C::N == 8 && dual_ok<C>(); }
 template <class C> DI void mont_row_add(uint32_t *X, uint32_t *Y, const fe<C> &c, uint32_t di)
 {
@@ -852,8 +841,7 @@ template <class C> DI fe2<C> canon(const fe2<C> &a)
  * Montgomery product is still below 2p before its one conditional subtraction and every
  * intermediate of mul_inl stays in its words (T < W (a + p) < W 3p < 2^(32N+32)).
  * tests/gpu/field_emu.cpp checks products of operands up to 2p - 1 against GMP. In Fp2's
- * Karatsuba it saves two reductions per product: G2 MSM 2^24 with tables 145.2 -> 141.9 ms
- * (BN254), 302.0 -> 295.7 ms (BLS12-381) (H200, 2026-12-01, PERF-NOTES fifth pass). */
+ * Karatsuba it saves two reductions per product. */
 /* a + b in N words, no reduction: the caller knows the sum is below 2^(32N). */
 template <class C> DI fe<C> add_nr_raw(const fe<C> &a, const fe<C> &b)
 {
@@ -905,8 +893,7 @@ template <class C> DI fe2<C> sqr(const fe2<C> &a)
     return r;
 }
 /* Fp2's two products and two squares one after the other: the G2 kernels (200-255 registers)
- * lose more to the pairs' extra registers than they gain (H200, 2026-12-02: BLS12-381 G2 2^24
- * 276.0 -> 284.4 ms with Fp2's products in pairs; PERF-NOTES twelfth pass). */
+ * lose more to the pairs' extra registers than they gain. */
 template <class C>
 DI void mul2(fe2<C> &r0, const fe2<C> &a0, const fe2<C> &b0, fe2<C> &r1, const fe2<C> &a1,
              const fe2<C> &b1)

@@ -13,7 +13,7 @@
 #ifndef CUZK_GPU_CURVE_CUH
 #define CUZK_GPU_CURVE_CUH
 
-#include "gpu/field.cuh"
+#include "gpu/ff/field.cuh"
 
 namespace cuzk_gpu {
 
@@ -253,8 +253,6 @@ template <class F> DI void xyzz_add(xyzz<F> &p, const xyzz<F> &q)
     mul2(zz, p.zz, q.zz, zzz, p.zzz, q.zzz);
     mul2(p.zz, zz, pp, p.zzz, zzz, ppp);
 }
-
-template <class F> DI void xyzz_neg(xyzz<F> &p) { p.y = -p.y; }
 
 /* Jacobian (X, Y, Z) with Z = ZZZ: X = X*ZZ^2, Y = Y*ZZZ^2 (uses ZZ^3 = ZZZ^2). */
 template <class F> DI void xyzz_to_jacobian(F out[3], const xyzz<F> &p)

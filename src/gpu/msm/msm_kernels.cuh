@@ -14,9 +14,9 @@
 
 #include <type_traits>
 
-#include "gpu/curve.cuh"
+#include "gpu/ec/curve.cuh"
 #include "gpu/gpu.h" /* CUZK_GPU_TAB_MAX_COPIES */
-#include "gpu/ldst.cuh"
+#include "gpu/ff/ldst.cuh"
 
 namespace cuzk_gpu {
 
@@ -32,21 +32,18 @@ static const uint32_t SENT = 0xffffffffu;
 /* The level-1 accumulation kernels (k_accum1, k_ba_pass_b) of BLS12-381 G1 (48-byte field
  * elements) and of G2 (64 and 96) keep each thread's XYZZ sum in shared memory (xyzz_park,
  * curve.cuh: sizeof(F) words per thread) instead of in 4 sizeof(F) / 4 registers, and ask ptxas
- * for acc_minb blocks per SM: BN254 G2's pass B 212 -> 168 registers (6 blocks of 64 threads
- * instead of 4), BLS12-381 G1's 190 -> 168 (6 instead of 4), BLS12-381 G2's stays at 255 but
- * its spills go (690 -> 24 bytes of spill stores). H200, 2026-12-02, MSM 2^24 with tables: G2
- * BN254 131.2 -> 125.8 ms, G2 BLS12-381 276.0 -> 253.0, G1 BLS12-381 98.5 -> 94.1; BN254 G1
- * (128 registers, 8 blocks) parked at 96 registers and 10 blocks was slower (48.9 -> 49.3), so
- * it keeps its sum in registers (src/gpu/PERF-NOTES.md, thirteenth pass). */
+ * for acc_minb blocks per SM: BN254 G2's pass B and BLS12-381 G1's fit 168 registers (6 blocks
+ * of 64 threads instead of 4), BLS12-381 G2's stays at 255 but nearly stops spilling. BN254 G1
+ * (128 registers, 8 blocks) is slower parked at 96 registers and 10 blocks, so it keeps its
+ * sum in registers. */
 template <class F> struct acc_park_of {
     static constexpr bool v = sizeof(F) >= 48;
 };
 template <class F> constexpr int acc_minb()
 {
-    /* Not parked (BN254 G1): 0, no bound, as before (k_accum1 126 registers; a bound of 1
-     * lets ptxas take 146, one of 8 lets it spill). With its squarings in rows (field.cuh,
-     * sqr_call / sqr_pair_call) it took 132 (7 blocks of 64) and was still faster; with
-     * field.cuh's p5_fits a constant, 124 (8 blocks). */
+    /* Not parked (BN254 G1): 0, no bound. Unbounded, k_accum1 fits 8 blocks of 64 (124
+     * registers with field.cuh's p5_fits a constant); a bound of 1 lets ptxas take more
+     * registers, one of 8 makes it spill. */
     return !acc_park_of<F>::v ? 0 : sizeof(F) == 96 ? 4 : 6;
 }
 /* k_ba_pairs's bounds: 8 blocks for BN254 G2 (fewer spills did not pay for fewer warps), 6 for
@@ -173,8 +170,8 @@ DI bool slice_start(const uint32_t *keys, size_t beg, size_t t, uint32_t *ckey, 
  *
  * One flat loop over the thread's L entries, a run boundary being a short store inside it:
  * every lane of a warp does its i-th addition at the same time. (Nested loops, one per run,
- * let lanes whose runs ended wait for the others at each run's end: ncu, 2026-11-30, showed
- * 16 of 32 lanes active on average in the accumulation, which took 85% of a 2^24 MSM.) */
+ * let lanes whose runs ended wait for the others at each run's end: half a warp's lanes idle
+ * on average, in the kernel that dominates an MSM.) */
 template <class F, bool ALL_ZERO>
 __global__ void __launch_bounds__(ACC_THREADS, acc_minb<F>())
 k_accum1(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, const affine<F> *pts,
@@ -373,11 +370,7 @@ template <class F> DI F sh_words_ld_volatile(const uint32_t (*s)[ACC_THREADS], i
 }
 
 /* Pass A reads the next pair's point values (vals) before this pair's x coordinates, so that
- * its gathers do not wait on their own index loads (ptxas: BN254 G2's k_ba_pass_a 64 -> 70
- * registers, BLS12-381 G1's 72 -> 77, no spills). MSM 2^24 with tables, three interleaved rounds
- * (one H200, 2026-12-04, src/gpu/PERF-NOTES.md twenty-fifth pass): G1 BLS12-381 89.77-89.94 ->
- * 89.32-89.35 ms, G2 BN254 115.59-115.79 -> 115.03-115.21, G2 BLS12-381 244.29-244.68 ->
- * 244.15-244.55. (The loads in order, CUZK_GPU_BA_A_AHEAD 0, were removed: ee239ba.) */
+ * its gathers do not wait on their own index loads (a few more registers, no spills). */
 /* Slices t0 .. t0 + Tc - 1 (thread tl = t - t0): prefix products of the pairs' denominators at
  * pre[j * Tc + tl], the slice's product at prod[tl] (one when it has no pair), their count at
  * npre[tl]. */
@@ -479,7 +472,7 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
     for (int pi = mask.count() - 1; pi >= 0; pi--) {
         const int r = m.pop_high();
         if constexpr (ba_y_park<F>::v && !JOIN) {
-            /* CUZK_GPU_BA_Y_PARK: both points loaded at once, the y coordinates parked. */
+            /* ba_y_park: both points loaded at once, the y coordinates parked. */
             constexpr int W = sizeof(F) / 4;
             const uint32_t v1 = vals[beg + r], v2 = vals[beg + r + 1];
             const affine<F> p = ld_pt(pts, v1), q = ld_pt(pts, v2);
@@ -506,7 +499,7 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
         if constexpr (ba_late_y<F>::v && !JOIN) {
             /* G2 and BLS12-381 G1: the x coordinates first, the y coordinates only after the
              * inverses' products, so that they hold no registers across that call (the pair
-             * kernels sit at their register caps and spilled; CUZK_GPU_BA_LATE_Y). */
+             * kernels sit at their register caps and would spill; ba_late_y). */
             const uint32_t v1 = vals[beg + r], v2 = vals[beg + r + 1];
             const F x1 = ld_x(pts, v1), x2 = ld_x(pts, v2);
             if (ba_special(x1, x2)) { /* as below: pass B's put is one store */
@@ -542,9 +535,9 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
             /* Out of the products. A point at infinity makes the pair's sum the other
              * point (keys have many: signals absent from A or B); only P == +-Q (and a
              * finite point with x = 0) is added point by point in phase 2. That path
-             * is divergent, two additions where the other lanes do one: at a few per
-             * cent of pairs it cost A and B1 ~60% more in a 2^22 proof (ncu, 19:31). */
-            if (!JOIN) { /* pass B's put is one store: its code as it was measured */
+             * is divergent, two additions where the other lanes do one, so it must stay
+             * rare: points at infinity take the cheap path. */
+            if (!JOIN) { /* pass B's put is one store */
                 spec |= ba_put_special(pi, r, p, q, put);
                 continue;
             }
@@ -566,10 +559,8 @@ DI uint64_t ba_pair_sums(const pmask &mask, size_t beg, const uint32_t *vals,
         }
         /* JOIN: one call for both paths, the lanes joined before it, so that k_ba_pairs's put
          * (a store and the quads' prefix product) runs once per pair for the warp, not once
-         * per path. G1 only: ptxas then spills nothing in BLS12-381 G1's k_ba_pairs (72
-         * bytes before; MSM 2^24 with quads and 16 GiB chunks 91.02 -> 90.48 ms), but BN254
-         * G2's (432 / 820 bytes stored / loaded before, 136 / 104 with it) ran 17% slower
-         * (its MSM 121.3 -> 141.5 ms; H200, 2026-12-03, PERF-NOTES twentieth pass). */
+         * per path. G1 only: it stops BLS12-381 G1's k_ba_pairs spilling, but makes G2's
+         * kernels much slower, although they spill less. */
         put(pi, r, s);
     }
     return spec;
@@ -616,8 +607,7 @@ DI void ba_add_slice(const uint32_t *keys, const uint32_t *vals, size_t beg, uin
  * Tc, ckey): its index in the chunk (tl) and overall (t), first entry (beg), first key and carry
  * (cur, carry: slice_start), pairs and live entries (mask, live: ba_pairs); the kernel returns
  * when the thread has no slice. A macro rather than a function filling a struct: the struct
- * went to the stack and moved ptxas's spills in BLS12-381 G1's pass B (200 / 328 -> 204 / 340
- * bytes), the measured default path; this is the kernels' code as it was measured. */
+ * goes to the stack and adds to the spills of BLS12-381 G1's pass B. */
 #define BA_SLICE_OPEN()                                                                        \
     size_t tl = (size_t)blockIdx.x * blockDim.x + threadIdx.x;                                 \
     if (tl >= Tc)                                                                              \
@@ -635,8 +625,8 @@ DI void ba_add_slice(const uint32_t *keys, const uint32_t *vals, size_t beg, uin
  * carries exactly as k_accum1 does for the same slices. Two phases, so that the registers of
  * the pair sums (running inverse, both points, lambda) and those of the mixed additions (the
  * XYZZ sum) are not live at once: the pair sums go through a per-thread array in local
- * memory. (One loop doing both needed 170-180 registers for BN254 G1 against k_accum1's 128,
- * and lost 19% to the fewer resident warps: PERF-NOTES.md.) */
+ * memory. (One loop doing both needs 170-180 registers for BN254 G1 against k_accum1's 128,
+ * and loses more to the fewer resident warps than the pairs save.) */
 #define BA_MAXP 64 /* pairs per slice: L1 <= 128 */
 template <class F, bool ALL_ZERO>
 __global__ void __launch_bounds__(ACC_THREADS, ba_passb_minb<F>())
@@ -691,8 +681,8 @@ k_ba_pairs(const uint32_t *keys, const uint32_t *vals, size_t M, uint32_t L, siz
            uint64_t *masks)
 {
     /* The quads' prefix product (words 0 .. W - 1) and the open pair's x (W .. 2W - 1) wait
-     * in shared memory while the pair sums use the registers (in registers they made ptxas
-     * spill 432 bytes in BN254 G2's kernel, 72 in BLS12-381 G1's). */
+     * in shared memory while the pair sums use the registers (in registers they make BN254
+     * G2's and BLS12-381 G1's kernels spill). */
     constexpr int W = sizeof(F) / 4;
     /* 2W ..: ba_parked_inv's running inverse, then the parked y coordinates (ba_y_park) */
     /* then a closed quad's dx waiting (words DW ..) */
@@ -874,8 +864,8 @@ static __global__ void k_digits(const uint32_t *sc, const uint32_t *idx, uint32_
     }
 }
 
-/* Dropping the entries of points at infinity from sorted digits (an MSM over a set with many:
- * gpu.h CUZK_GPU_INF_DROP; gpu_impl.cuh selects the entries to keep with CUB, in order, so the
+/* Dropping the entries of points at infinity from sorted digits (an MSM over a set with many;
+ * gpu_impl.cuh selects the entries to keep with CUB, in order, so the
  * runs stay sorted). Value v names point (v & 0x7fffffff) of the MSM's points, or with tables
  * copy (v & 0x7fffffff) / stride of point (v & 0x7fffffff) % stride (stride 0: none); the
  * set's map has bit off + that point. A sentinel entry (digit 0, value 0) may go too: it adds
