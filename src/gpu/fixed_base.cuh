@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "gpu/fixed_base_kernels.cuh"
+#include "gpu/ec/fixed_base_kernels.cuh"
 #include "gpu/gpu_internal.cuh"
 
 /* Window bits: 16 windows of 16 bits for 255-bit scalars, a table of 2^20 points (96 MiB for

@@ -239,7 +239,7 @@ cuzk_err cuzk_gpu_sync(cuzk_gpu_ctx *ctx, cuzk_errbuf *eb);
 
 /* ---- Fixed-base multiplication: k_i G for the generator G of one group (the test setup's
  * key points, src/groth16/setup_tmpl.h), by a window table of G on the device (one mixed
- * addition per 16-bit window) and one inversion per 32 points (src/gpu/fixed_base_kernels.cuh).
+ * addition per 16-bit window) and one inversion per 32 points (src/gpu/ec/fixed_base_kernels.cuh).
  * The handle holds the table (96 MiB for BLS12-381 G1, 192 MiB for G2) and, after a product,
  * about 2.2 GiB of buffers for chunks of 2^22 (G1) or 2^21 (G2) scalars. */
 typedef struct cuzk_gpu_fixed_base cuzk_gpu_fixed_base;

@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "gpu/gpu_internal.cuh"
-#include "gpu/stream.cuh"
+#include "gpu/msm/stream.cuh"
 
 extern "C" {
 #include "util/parallel.h"

@@ -229,7 +229,7 @@ template <class K> static void launch_block(size_t blocks, unsigned threads, K k
 }
 
 /* Streams, events, allocations and copies for host code over the CUDA runtime
- * (src/gpu/stream.cuh, run by stream_emu.cpp). Every stream executes its work at once unless it
+ * (src/gpu/msm/stream.cuh, run by stream_emu.cpp). Every stream executes its work at once unless it
  * was created while emu_defer_streams was set: such a stream queues its copies and memsets,
  * and runs them only when an event recorded after them is waited for (cudaStreamWaitEvent,
  * cudaEventSynchronize) or the stream is synchronised. So work that reads a buffer without

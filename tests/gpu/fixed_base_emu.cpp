@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "ec/ec_params.h"
-#include "gpu/field.cuh"
-#include "gpu/fixed_base_kernels.cuh"
+#include "gpu/ff/field.cuh"
+#include "gpu/ec/fixed_base_kernels.cuh"
 #include "emu_fields.h"
 
 using namespace cuzk_gpu;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fixed-base multiplication's kernel (src/gpu/fixed_base_kernels.cuh) on the host
+# The fixed-base multiplication's kernel (src/gpu/ec/fixed_base_kernels.cuh) on the host
 # (tests/gpu/fixed_base_emu.cpp): the chain 2^i G, the window table and the products k_i G in
 # chunks, for both curves and groups, byte for byte against the CPU's k G (src/ec). Needs only
 # gcc and g++, so it runs in CI, without a GPU and without nvcc.

@@ -23,8 +23,8 @@ extern "C" {
 #include "cuzk/err.h"
 }
 #include "ec/ec_params.h"
-#include "gpu/field.cuh"
-#include "gpu/curve.cuh"
+#include "gpu/ff/field.cuh"
+#include "gpu/ec/curve.cuh"
 #include "emu_fields.h"
 
 /* What gpu_internal.cuh gives stream.cuh on the device. */
@@ -56,7 +56,7 @@ static cuzk_err cuzk__gpu_fault(cuzk_errbuf *eb, const char *file, int line, con
             return r_;                                                                    \
     } while (0)
 
-#include "gpu/stream.cuh"
+#include "gpu/msm/stream.cuh"
 
 using namespace cuzk_gpu;
 

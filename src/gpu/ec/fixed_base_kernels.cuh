@@ -16,7 +16,7 @@
 #ifndef CUZK_GPU_FIXED_BASE_KERNELS_CUH
 #define CUZK_GPU_FIXED_BASE_KERNELS_CUH
 
-#include "gpu/curve.cuh"
+#include "gpu/ec/curve.cuh"
 
 namespace cuzk_gpu {
 
