@@ -108,7 +108,7 @@ static const char *PROVE_HELP =
     "  --max-memory SIZE  refuse to start when the proof's estimated peak memory (an upper\n"
     "                     bound of the CPU backend's resident set: key, tables, working\n"
     "                     buffers, MSM scratch) is above SIZE, e.g. 512MiB, 8GiB, rather\n"
-    "                     than swap or be killed; the message gives the estimate\n"
+    "                     than swap or be killed; the estimate is printed either way\n"
     "                     (default: no bound)\n"
     "  --quiet            no progress messages\n"
     "  -h, --help         this help\n"
@@ -351,7 +351,10 @@ static int cmd_prove(int argc, char **argv)
                           " MiB", pos[0], (need + (1 << 20) - 1) >> 20, max_memory >> 20);
             return fail(e, &eb);
         }
-        progress("estimated peak memory ~%" PRIu64 " MiB", (need + (1 << 20) - 1) >> 20);
+        if (!g_quiet)
+            fprintf(stderr, "cuzk: estimated peak memory ~%" PRIu64 " MiB (--max-memory %" PRIu64
+                            " MiB)\n",
+                    (need + (1 << 20) - 1) >> 20, max_memory >> 20);
     }
     if (from_inputs) {
         progress("computing the witness of %s", o[O_INPUT].value);
