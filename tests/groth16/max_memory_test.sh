@@ -5,7 +5,7 @@
 #    (/usr/bin/time %M, scripts/install-deps installs it): for the one-shot proof (the key
 #    consumed as the proof goes), --repeat 2 (the key kept whole) and --key-cache with the
 #    default tables and with --precompute 8 (the run that writes the cache and the one that
-#    loads it); each proof passes `cuzk verify`;
+#    loads it, the default's choice named on stderr); each proof passes `cuzk verify`;
 #  - the estimate is exact to the MiB at the boundary: --max-memory X MiB (the estimate
 #    printed) proves, X - 1 MiB exits 2 with OUT_OF_BUDGET naming both sizes, before any
 #    output is written; a malformed SIZE is a usage error.
@@ -80,6 +80,10 @@ for curve in bn128 bls12381; do
     bounded "$curve 2^$k --repeat 2" --threads 2 --repeat 2
     for run in writes loads; do
       bounded "$curve 2^$k --key-cache ($run)" --threads 2 --key-cache "$T/$curve-$k.cache"
+      # the tables' default is said: none below 2^13 points, else 2 copies (at 2 threads)
+      if [ "$k" -lt 13 ]; then want="key cache: no tables \(2\^$k points, 2 threads: too few"
+      else want="key cache: 2 table copies \(2\^$k points, 2 threads\)"; fi
+      grep -Eq "$want" "$T/err" && ok || bad "$curve 2^$k: no '$want' in $(head -c 300 "$T/err")"
       bounded "$curve 2^$k --key-cache --precompute 8 ($run)" --threads 2 --precompute 8 \
         --key-cache "$T/$curve-$k-8.cache"
     done
