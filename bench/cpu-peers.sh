@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # CPU provers side by side: cuzk (CPU backend), rapidsnark and snarkjs on the same generated
-# circuits, whole-process wall time and peak RSS (/usr/bin/time), median of RUNS runs.
+# circuits, whole-process wall time and peak RSS (/usr/bin/time), median of RUNS runs; the
+# provers take turns run by run. "cuzk cache" loads a key cache written before the runs.
 #
 # Usage: bench/cpu-peers.sh [--rapidsnark PATH] [--snarkjs PATH] [--runs N]
 #                           [--sizes "16 18 20"] [--curves "bn128 bls12381"] [--work DIR]
@@ -46,21 +47,28 @@ median() {
         END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'
 }
 
-# run NAME CMD...: RUNS runs; prints "NAME  wall_s  peak_MiB" (medians) or the failure
-run() {
+# once NAME CMD...: one run, its wall time and peak RSS appended to $work/NAME.runs
+# (a failure is remembered in $work/NAME.fail and later runs of NAME are skipped)
+once() {
     local name=$1; shift
-    local ts=() ms=() i
-    for ((i = 0; i < runs; i++)); do
-        if ! /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" >"$work/out.txt" 2>&1; then
-            printf '  %-12s failed: %s\n' "$name" "$(tail -1 "$work/out.txt")"
-            return
-        fi
-        read -r t m <"$work/time.txt"
-        ts+=("$t"); ms+=("$m")
-    done
-    printf '  %-12s %8.2f s %8.0f MiB\n' "$name" \
-        "$(printf '%s\n' "${ts[@]}" | median)" \
-        "$(printf '%s\n' "${ms[@]}" | median | awk '{print $1 / 1024}')"
+    local f=$work/${name// /_}
+    [ -e "$f.fail" ] && return
+    if ! /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" >"$work/out.txt" 2>&1; then
+        tail -1 "$work/out.txt" >"$f.fail"
+        return
+    fi
+    cat "$work/time.txt" >>"$f.runs"
+}
+# report NAME: "NAME  wall_s  peak_MiB" (medians) or the failure
+report() {
+    local name=$1 f=$work/${1// /_}
+    if [ -e "$f.fail" ]; then
+        printf '  %-12s failed: %s\n' "$name" "$(cat "$f.fail")"
+    else
+        printf '  %-12s %8.2f s %8.0f MiB\n' "$name" "$(cut -d' ' -f1 "$f.runs" | median)" \
+            "$(cut -d' ' -f2 "$f.runs" | median | awk '{print $1 / 1024}')"
+    fi
+    rm -f "$f.runs" "$f.fail"
 }
 
 echo "cpu-peers: $(nproc) cores, $runs runs each (medians), load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -72,25 +80,37 @@ for curve in $curves; do
             "$cuzk" setup --seed 01 --quiet "$d/circuit.r1cs" "$d/circuit.zkey" 2>/dev/null
         fi
         echo "$curve 2^$k dense ($((2 ** k - 200)) constraints):"
-        run cuzk "$cuzk" prove --backend cpu --quiet "$d/circuit.zkey" "$d/circuit.wtns" \
+        # the key cache is written once before the timed runs, which load it
+        "$cuzk" prove --backend cpu --quiet --key-cache auto "$d/circuit.zkey" "$d/circuit.wtns" \
             "$work/proof.json" "$work/public.json"
-        run "cuzk cache" "$cuzk" prove --backend cpu --quiet --key-cache auto \
-            "$d/circuit.zkey" "$d/circuit.wtns" "$work/proof.json" "$work/public.json"
+        names=(cuzk "cuzk cache")
+        if [ -n "$rapidsnark" ] && [ "$curve" = bn128 ]; then names+=(rapidsnark); fi
+        if [ -x "$snarkjs" ] && [ "$k" -le "$snarkjs_max" ]; then names+=(snarkjs); fi
+        # the provers take turns, so a change in the machine's load falls on all of them
+        for ((i = 0; i < runs; i++)); do
+            once cuzk "$cuzk" prove --backend cpu --quiet "$d/circuit.zkey" "$d/circuit.wtns" \
+                "$work/proof.json" "$work/public.json"
+            once "cuzk cache" "$cuzk" prove --backend cpu --quiet --key-cache auto \
+                "$d/circuit.zkey" "$d/circuit.wtns" "$work/proof.json" "$work/public.json"
+            if [[ " ${names[*]} " == *" rapidsnark "* ]]; then
+                once rapidsnark "$rapidsnark" "$d/circuit.zkey" "$d/circuit.wtns" \
+                    "$work/proof-rs.json" "$work/public-rs.json"
+            fi
+            if [[ " ${names[*]} " == *" snarkjs "* ]]; then
+                once snarkjs "$snarkjs" groth16 prove "$d/circuit.zkey" "$d/circuit.wtns" \
+                    "$work/proof-sj.json" "$work/public-sj.json"
+            fi
+        done
+        for n in "${names[@]}"; do report "$n"; done
         if [ -z "$rapidsnark" ]; then
             printf '  %-12s not given (--rapidsnark PATH)\n' rapidsnark
         elif [ "$curve" != bn128 ]; then
             printf '  %-12s BN254 only\n' rapidsnark
-        else
-            run rapidsnark "$rapidsnark" "$d/circuit.zkey" "$d/circuit.wtns" \
-                "$work/proof-rs.json" "$work/public-rs.json"
         fi
         if [ ! -x "$snarkjs" ]; then
             printf '  %-12s not found at %s\n' snarkjs "$snarkjs"
         elif [ "$k" -gt "$snarkjs_max" ]; then
             printf '  %-12s skipped above 2^%s (--snarkjs-max)\n' snarkjs "$snarkjs_max"
-        else
-            run snarkjs "$snarkjs" groth16 prove "$d/circuit.zkey" "$d/circuit.wtns" \
-                "$work/proof-sj.json" "$work/public-sj.json"
         fi
     done
 done

@@ -97,10 +97,11 @@ static const char *PROVE_HELP =
     "                     tables and write it (said on stderr), so the next run is fast\n"
     "  --precompute T     fixed-base tables of up to T shifted copies of the key's points\n"
     "                     for the CPU MSMs: fewer bucket reductions at T times the points'\n"
-    "                     memory (0: none). Default 4 with --key-cache on the CPU; with\n"
-    "                     the GPU backend (which does not use them) the cache is taken as\n"
-    "                     it is; without --key-cache 0 (building them costs more than one\n"
-    "                     proof saves)\n"
+    "                     memory (0: none). Default with --key-cache on the CPU: by the\n"
+    "                     key's size and the threads (none below 2^13 points or from 2^18\n"
+    "                     on 2+ threads, else 2; said on stderr); with the GPU backend\n"
+    "                     (which does not use them) the cache is taken as it is; without\n"
+    "                     --key-cache 0 (building them costs more than one proof saves)\n"
     "  --repeat N         prove N times with the key loaded once (on the GPU, resident after\n"
     "                     the first proof, as in the daemon); prints each proof's time and\n"
     "                     the best and median; every proof is verified unless --no-verify;\n"
@@ -108,17 +109,17 @@ static const char *PROVE_HELP =
     "  --max-memory SIZE  refuse to start when the proof's estimated peak memory (an upper\n"
     "                     bound of the CPU backend's resident set: key, tables, working\n"
     "                     buffers, MSM scratch) is above SIZE, e.g. 512MiB, 8GiB, rather\n"
-    "                     than swap or be killed; the message gives the estimate\n"
+    "                     than swap or be killed; the estimate is printed either way\n"
     "                     (default: no bound)\n"
     "  --quiet            no progress messages\n"
     "  -h, --help         this help\n"
     "\n"
     "Exit status: 0 proof written, 2 error (message on stderr).\n";
 
-/* --precompute's default with --key-cache: end to end (cache load included) more copies gain
- * nothing measurable over 4 on small circuits, and each costs the points' memory again. */
-#define PRECOMPUTE_DEFAULT 4
 #define PRECOMPUTE_ANY UINT32_MAX /* GPU backend: whatever the cache holds; none when built */
+/* --key-cache on the CPU without --precompute: cuzk_pk_precompute_auto for the key's size
+ * and the threads, once the zkey's header is read. */
+#define PRECOMPUTE_AUTO (UINT32_MAX - 1)
 
 /* The proving key for `prove`: from the key cache (cache_arg: a path, "auto" for
  * ZKEY.cuzkcache, NULL for none) when it is valid and holds tables for `precomp` copies;
@@ -284,7 +285,7 @@ static int cmd_prove(int argc, char **argv)
     }
     /* Fixed-base tables: by default only with a key cache (building them costs more than
      * they save in one proof; the cache keeps them for the next). */
-    unsigned precomp = o[O_KEYCACHE].seen ? PRECOMPUTE_DEFAULT : 0;
+    unsigned precomp = o[O_KEYCACHE].seen ? PRECOMPUTE_AUTO : 0;
     /* The GPU backend does not use the tables: with it, a cache is taken as it is and a new
      * one is written without tables, unless --precompute says otherwise. */
     if (o[O_KEYCACHE].seen && (po.backend == CUZK_BACKEND_GPU ||
@@ -341,6 +342,17 @@ static int cmd_prove(int argc, char **argv)
     progress("reading %s", pos[0]);
     if ((e = cuzk_zkey_open(&zk, pos[0], &eb)))
         return fail(e, &eb);
+    if (precomp == PRECOMPUTE_AUTO) {
+        char why[96];
+        uint64_t npts = zk.n_vars > zk.domain_size ? zk.n_vars : zk.domain_size;
+        precomp = cuzk_pk_precompute_auto(npts, po.nthreads, why, sizeof why);
+        if (!g_quiet) {
+            if (precomp)
+                fprintf(stderr, "cuzk: key cache: %u table copies (%s)\n", precomp, why);
+            else
+                fprintf(stderr, "cuzk: key cache: no tables (%s)\n", why);
+        }
+    }
     if (max_memory) {
         unsigned tabs = precomp == PRECOMPUTE_ANY ? 0 : precomp;
         uint64_t need = cuzk_prove_memory_estimate(&zk, po.nthreads, tabs, po.consume_key);
@@ -351,7 +363,10 @@ static int cmd_prove(int argc, char **argv)
                           " MiB", pos[0], (need + (1 << 20) - 1) >> 20, max_memory >> 20);
             return fail(e, &eb);
         }
-        progress("estimated peak memory ~%" PRIu64 " MiB", (need + (1 << 20) - 1) >> 20);
+        if (!g_quiet)
+            fprintf(stderr, "cuzk: estimated peak memory ~%" PRIu64 " MiB (--max-memory %" PRIu64
+                            " MiB)\n",
+                    (need + (1 << 20) - 1) >> 20, max_memory >> 20);
     }
     if (from_inputs) {
         progress("computing the witness of %s", o[O_INPUT].value);

@@ -863,6 +863,27 @@ cuzk_err cuzk_pk_precompute(cuzk_pk *pk, unsigned t, unsigned nthreads, cuzk_err
 
 unsigned cuzk_pk_precompute_copies(const cuzk_pk *pk) { return PK_FIELD(pk, tab_req); }
 
+unsigned cuzk_pk_precompute_auto(uint64_t n_points, unsigned nthreads, char *why,
+                                 size_t why_len)
+{
+    const unsigned T = nthreads ? nthreads : cuzk_num_threads();
+    unsigned lg = 0;
+    while (lg < 63 && ((uint64_t)1 << (lg + 1)) <= n_points)
+        lg++;
+    unsigned t = 2;
+    const char *reason = "";
+    if (lg < 13) {
+        t = 0;
+        reason = ": too few to pay";
+    } else if (lg >= 18 && T >= 2) {
+        t = 0;
+        reason = ": the bucket additions dominate";
+    }
+    if (why && why_len)
+        snprintf(why, why_len, "2^%u points, %u thread%s%s", lg, T, T == 1 ? "" : "s", reason);
+    return t;
+}
+
 /* The CPU MSM's scratch for n points of g bytes (coordinates of g / 2) with t copies and
  * window c (msm.h): per thread a sorted copy of one task's points (at most all n t, and at
  * most 2^18 + 1: larger plain MSMs use XYZZ buckets of 2 g bytes, table MSMs split into
