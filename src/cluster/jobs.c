@@ -206,8 +206,11 @@ cuzk_err cuzk_cluster_submit(cuzk_cluster *cl, const cuzk_submit *req, char job_
     if (req->n_witness_seeds)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "witness_seeds are not taken by a cluster "
                          "node: send the witnesses");
+    if (req->n_inputs)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "circuit inputs are not taken by a cluster "
+                         "node: send the witnesses");
     if (req->n_witnesses == 0)
-        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "no witness: send one .witness per partition");
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "no witness: send one .wtns per partition");
     if (req->n_witnesses > cl->max_partitions)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "%zu witnesses; at most %u partitions per job",
                          req->n_witnesses, cl->max_partitions);
