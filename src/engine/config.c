@@ -51,6 +51,8 @@ void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
     c->max_partitions = 1024;
     c->handler_threads = 64;
     c->max_pending_calls = 4096;
+    c->max_calls_per_token = 256;
+    c->max_jobs_per_token = 64;
     c->pinned_budget = CUZK_BUDGET_AUTO;
     c->gpu_budget = CUZK_BUDGET_AUTO;
     c->verify = 1;
@@ -520,6 +522,12 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         c->socket_mode = (unsigned)m;
     }
     if ((e = get_str(root, "daemon.auth.tokens_file", &c->tokens_file, eb)) ||
+        (e = get_uint(root, "daemon.auth.max_calls_per_token", 1, 1 << 20,
+                      &c->max_calls_per_token, eb)) ||
+        (e = get_uint(root, "daemon.auth.max_jobs_per_token", 1, 1 << 20,
+                      &c->max_jobs_per_token, eb)) ||
+        (e = cuzk_toml_get_size(root, "daemon.auth.max_witness_bytes_per_token",
+                                &c->max_witness_bytes_per_token, eb)) ||
         (e = resolve_path(&c->tokens_file, base_dir, eb)) ||
         (e = get_str(root, "daemon.tls.cert", &c->tls_cert, eb)) ||
         (e = resolve_path(&c->tls_cert, base_dir, eb)) ||

@@ -15,7 +15,12 @@
  *                included; more are refused with RESOURCE_EXHAUSTED)
  *   [daemon.auth] tokens_file = "" (lines `ROLE TOKEN`, roles read / prove / admin, mode 0600;
  *                every call then needs `authorization: Bearer TOKEN`; re-read on SIGHUP; "":
- *                calls are not authenticated; see rpc/auth.h)
+ *                calls are not authenticated; see rpc/auth.h), max_calls_per_token = 256
+ *                (calls open at once, waits included), max_jobs_per_token = 64 (jobs submitted
+ *                and not ended), max_witness_bytes_per_token = "0" (witness bytes of those
+ *                jobs; "0": no per-token cap, memory.witness_budget bounds all together): per
+ *                token of role read or prove (admin is not capped); past one a call gets
+ *                RESOURCE_EXHAUSTED naming the key. Without tokens there are no per-client caps
  *   [daemon.tls] cert = "", key = "" (PEM; both or neither: TLS on the gRPC port), client_ca =
  *                "" (PEM CA: mutual TLS, clients must present a certificate it signed); the
  *                files are re-read on SIGHUP for new connections
@@ -121,6 +126,8 @@ typedef struct {
     int insecure; /* daemon.insecure */
     unsigned socket_mode; /* daemon.socket_mode (permission bits of a unix: socket) */
     char *tokens_file;    /* daemon.auth.tokens_file ("": calls are not authenticated) */
+    unsigned max_calls_per_token, max_jobs_per_token; /* daemon.auth.* */
+    uint64_t max_witness_bytes_per_token;             /* daemon.auth.* (0: none) */
     char *tls_cert, *tls_key, *tls_client_ca; /* daemon.tls.* ("": plaintext) */
     int metrics_insecure, metrics_require_token; /* metrics.insecure, metrics.require_token */
     uint64_t working_budget, key_budget, pinned_budget, gpu_budget;

@@ -38,6 +38,26 @@ enum { ST_NEW, ST_RECV, ST_SEND };
 enum { TAG_MAIN, TAG_CLOSE };
 
 typedef struct call call;
+
+/* What one token holds now ([daemon.auth] max_*_per_token), keyed by its owner id. Entries
+ * live as long as the server (one per token that called). Under srv->mu. */
+typedef struct token_use {
+    char owner[CUZK_OWNER_ID_LEN];
+    unsigned calls, jobs;
+    uint64_t witness_bytes;
+    struct token_use *next;
+} token_use;
+
+/* A job submitted by a capped token and not yet seen to end: what its end gives back. */
+typedef struct live_job {
+    char job_id[32];
+    token_use *tu;
+    uint64_t witness_bytes;
+    struct live_job *next;
+} live_job;
+
+#define LIVE_BUCKETS 256
+
 typedef struct {
     call *c;
     int kind; /* TAG_MAIN: the call's read and reply batches; TAG_CLOSE: its close batch */
@@ -57,6 +77,7 @@ struct call {
     char method[64];
     cuzk_role role;                 /* of the caller's token (with auth) */
     char owner[CUZK_OWNER_ID_LEN];  /* the caller's owner id; "" without auth */
+    token_use *tu; /* the token's usage while this call counts in it (under srv->mu) */
     call_tag t_main, t_close;
     /* Under srv->mu: */
     int refs;          /* the reply path, the close batch, a park check in progress */
@@ -100,6 +121,11 @@ struct cuzk_rpc_server {
     unsigned max_pending, pending, n_parked;
     unsigned open_calls; /* calls begun by clients and not yet freed */
     call *q_head, *q_tail, *parked;
+    /* Per-token caps (with auth, roles below admin); max_witness 0: none. */
+    unsigned max_calls_token, max_jobs_token;
+    uint64_t max_witness_token;
+    token_use *tokens;
+    live_job *live[LIVE_BUCKETS];
 };
 
 /* ------------------------------------------------------------------ errors */
@@ -454,6 +480,176 @@ static int read_witness_paths(call *c, const Cuzk__V1__SubmitProofRequest *q, ui
     return 0;
 }
 
+/* ------------------------------------------------------------------ per-token caps */
+
+/* Whether the caller's token is held to [daemon.auth] max_*_per_token: with tokens, every
+ * role but admin (the operator's). A daemon without tokens has no per-client caps. */
+static int capped(const call *c)
+{
+    return c->srv->auth && c->role != CUZK_ROLE_NONE && c->role < CUZK_ROLE_ADMIN;
+}
+
+/* Under s->mu. The usage entry of owner, made on first use; NULL when out of memory. */
+static token_use *token_of(cuzk_rpc_server *s, const char *owner)
+{
+    for (token_use *t = s->tokens; t; t = t->next)
+        if (strcmp(t->owner, owner) == 0)
+            return t;
+    token_use *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    snprintf(t->owner, sizeof t->owner, "%s", owner);
+    t->next = s->tokens;
+    s->tokens = t;
+    return t;
+}
+
+/* Counts a capped caller's call in its token, or refuses it (status set, -1). */
+static int take_call_slot(call *c)
+{
+    cuzk_rpc_server *s = c->srv;
+    if (!capped(c))
+        return 0;
+    pthread_mutex_lock(&s->mu);
+    token_use *t = token_of(s, c->owner);
+    unsigned open = t ? t->calls : 0;
+    int ok = t && open < s->max_calls_token;
+    if (ok) {
+        t->calls++;
+        c->tu = t;
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (ok)
+        return 0;
+    char msg[200];
+    if (!t)
+        snprintf(msg, sizeof msg, "out of memory");
+    else
+        snprintf(msg, sizeof msg, "this token has %u calls open "
+                 "(daemon.auth.max_calls_per_token = %u): retry when some have ended", open,
+                 s->max_calls_token);
+    set_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, msg);
+    CUZK_LOG_DEBUG(TGT, "call refused", "method=%s owner=%s reason=max_calls_per_token",
+                   c->method, c->owner);
+    return -1;
+}
+
+/* Under s->mu. The call stops counting in its token (answered, or freed unanswered). */
+static void drop_call_slot(call *c)
+{
+    if (c->tu) {
+        c->tu->calls--;
+        c->tu = NULL;
+    }
+}
+
+static unsigned live_bucket(const char *job_id)
+{
+    unsigned h = 2166136261u; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)job_id; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return h % LIVE_BUCKETS;
+}
+
+/* Under s->mu. Takes job_id off the live list and gives its token back the job and its
+ * witness bytes; 0 when it was not there (not capped, or already given back). */
+static int end_live_job(cuzk_rpc_server *s, const char *job_id)
+{
+    for (live_job **pp = &s->live[live_bucket(job_id)]; *pp; pp = &(*pp)->next)
+        if (strcmp((*pp)->job_id, job_id) == 0) {
+            live_job *j = *pp;
+            *pp = j->next;
+            j->tu->jobs--;
+            j->tu->witness_bytes -= j->witness_bytes;
+            free(j);
+            return 1;
+        }
+    return 0;
+}
+
+/* Reserves one job and wbytes witness bytes in a capped caller's token before its submit;
+ * -1 with RESOURCE_EXHAUSTED set when a cap would be passed. *tu: the token (NULL: not
+ * capped), for keep_job / unreserve_job. */
+static int reserve_job(call *c, uint64_t wbytes, token_use **tu)
+{
+    cuzk_rpc_server *s = c->srv;
+    *tu = NULL;
+    if (!capped(c))
+        return 0;
+    char msg[300] = "";
+    pthread_mutex_lock(&s->mu);
+    token_use *t = token_of(s, c->owner);
+    if (!t)
+        snprintf(msg, sizeof msg, "out of memory");
+    else if (t->jobs >= s->max_jobs_token)
+        snprintf(msg, sizeof msg, "this token has %u jobs that have not ended "
+                 "(daemon.auth.max_jobs_per_token = %u): await or cancel some first", t->jobs,
+                 s->max_jobs_token);
+    else if (s->max_witness_token && (wbytes > s->max_witness_token ||
+                                      t->witness_bytes > s->max_witness_token - wbytes))
+        snprintf(msg, sizeof msg, "this token's live jobs hold %" PRIu64 " witness bytes and "
+                 "this request adds %" PRIu64 " (daemon.auth.max_witness_bytes_per_token = %"
+                 PRIu64 "): await or cancel some first", t->witness_bytes, wbytes,
+                 s->max_witness_token);
+    if (!msg[0]) {
+        t->jobs++;
+        t->witness_bytes += wbytes;
+        *tu = t;
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (!msg[0])
+        return 0;
+    set_status(c, GRPC_STATUS_RESOURCE_EXHAUSTED, msg);
+    CUZK_LOG_DEBUG(TGT, "submit refused", "owner=%s message=%s", c->owner, msg);
+    return -1;
+}
+
+static void unreserve_job(cuzk_rpc_server *s, token_use *tu, uint64_t wbytes)
+{
+    if (!tu)
+        return;
+    pthread_mutex_lock(&s->mu);
+    tu->jobs--;
+    tu->witness_bytes -= wbytes;
+    pthread_mutex_unlock(&s->mu);
+}
+
+static cuzk_err peek_job(cuzk_rpc_server *s, const char *job_id, cuzk_job_result *r,
+                         cuzk_errbuf *eb);
+static int job_ended(cuzk_job_state st);
+
+/* The reservation becomes job_id's, given back by the job-end hook. A job that ended before
+ * it was listed was not seen by the hook: it is given back here. */
+static void keep_job(cuzk_rpc_server *s, token_use *tu, uint64_t wbytes, const char *job_id)
+{
+    if (!tu)
+        return;
+    live_job *j = calloc(1, sizeof *j);
+    if (!j) { /* not tracked: give it back now rather than leak the token's count */
+        unreserve_job(s, tu, wbytes);
+        return;
+    }
+    snprintf(j->job_id, sizeof j->job_id, "%s", job_id);
+    j->tu = tu;
+    j->witness_bytes = wbytes;
+    unsigned b = live_bucket(job_id);
+    pthread_mutex_lock(&s->mu);
+    j->next = s->live[b];
+    s->live[b] = j;
+    pthread_mutex_unlock(&s->mu);
+    cuzk_job_result r;
+    cuzk_errbuf eb = {{0}};
+    cuzk_err e = peek_job(s, job_id, &r, &eb);
+    int ended = e || job_ended(r.state);
+    if (!e)
+        cuzk_job_result_free(&r);
+    if (ended) {
+        pthread_mutex_lock(&s->mu);
+        end_live_job(s, job_id);
+        pthread_mutex_unlock(&s->mu);
+    }
+}
+
 static int do_submit(call *c, char job_id[32], int *existing)
 {
     Cuzk__V1__SubmitProofRequest *q = (Cuzk__V1__SubmitProofRequest *)unpack(
@@ -491,14 +687,27 @@ static int do_submit(call *c, char job_id[32], int *existing)
                          .owner = c->owner,
                          .n_inputs = q->n_inputs_json,
                          .inputs = (const char *const *)q->inputs_json};
+        /* Witnesses made in the daemon (seeds, inputs) count as the circuit's largest. */
+        uint64_t wbytes = 0, made = q->n_witness_seeds + q->n_inputs_json;
+        for (size_t i = 0; i < nw; i++)
+            wbytes += lens[i];
+        if (made && capped(c))
+            wbytes += made * witness_cap(c->srv->engine, q->circuit_id);
+        token_use *tu = NULL;
         cuzk_errbuf eb = {{0}};
         cuzk_cluster *cl = c->srv->cluster;
-        cuzk_err e = cl ? cuzk_cluster_submit(cl, &s, job_id, existing, &eb)
-                        : cuzk_engine_submit(c->srv->engine, &s, job_id, existing, &eb);
-        if (e)
-            set_err(c, e, &eb);
-        else
-            rc = 0;
+        if (reserve_job(c, wbytes, &tu) == 0) {
+            cuzk_err e = cl ? cuzk_cluster_submit(cl, &s, job_id, existing, &eb)
+                            : cuzk_engine_submit(c->srv->engine, &s, job_id, existing, &eb);
+            if (e || *existing)
+                unreserve_job(c->srv, tu, wbytes);
+            else
+                keep_job(c->srv, tu, wbytes, job_id);
+            if (e)
+                set_err(c, e, &eb);
+            else
+                rc = 0;
+        }
     }
     for (size_t i = 0; bufs && i < nw; i++)
         free(bufs[i]);
@@ -854,6 +1063,8 @@ static void unref_call(call *c)
     int last = --c->refs == 0;
     if (last && c->begun)
         s->open_calls--;
+    if (last)
+        drop_call_slot(c);
     pthread_mutex_unlock(&s->mu);
     if (last)
         free_call(c);
@@ -883,6 +1094,11 @@ static void request_next(cuzk_rpc_server *s)
 
 static void send_reply(call *c)
 {
+    if (c->tu) {
+        pthread_mutex_lock(&c->srv->mu);
+        drop_call_slot(c);
+        pthread_mutex_unlock(&c->srv->mu);
+    }
     grpc_op ops[4];
     memset(ops, 0, sizeof ops);
     size_t n = 0;
@@ -1050,6 +1266,7 @@ static void on_job_end(void *ctx, const char *job_id)
 {
     cuzk_rpc_server *s = ctx;
     pthread_mutex_lock(&s->mu);
+    end_live_job(s, job_id);
     for (call *c = s->parked, *nx; c; c = nx) {
         nx = c->next;
         if (strcmp(c->job_id, job_id) == 0) {
@@ -1214,7 +1431,7 @@ static void on_event(cuzk_rpc_server *s, call *c, int ok)
             ml = sizeof c->method - 1;
         memcpy(c->method, GRPC_SLICE_START_PTR(c->details.method), ml);
         c->method[ml] = 0;
-        if (authorize(c)) {
+        if (authorize(c) || take_call_slot(c)) {
             send_reply(c);
             return;
         }
@@ -1392,6 +1609,9 @@ cuzk_err cuzk_rpc_start(cuzk_rpc_server **out, cuzk_engine *e, const cuzk_rpc_co
     pthread_cond_init(&s->timer_cv, NULL);
     s->max_workers = cfg->handler_threads ? cfg->handler_threads : 64;
     s->max_pending = cfg->max_pending_calls ? cfg->max_pending_calls : 4096;
+    s->max_calls_token = cfg->max_calls_per_token ? cfg->max_calls_per_token : 256;
+    s->max_jobs_token = cfg->max_jobs_per_token ? cfg->max_jobs_per_token : 64;
+    s->max_witness_token = cfg->max_witness_bytes_per_token;
     grpc_arg args[3];
     memset(args, 0, sizeof args);
     args[0].type = GRPC_ARG_INTEGER;
@@ -1561,6 +1781,15 @@ void cuzk_rpc_free(cuzk_rpc_server *s)
     free(s->witness_real);
     if (s->witness_fd >= 0)
         close(s->witness_fd);
+    for (unsigned b = 0; b < LIVE_BUCKETS; b++)
+        for (live_job *j = s->live[b], *nx; j; j = nx) {
+            nx = j->next;
+            free(j);
+        }
+    for (token_use *t = s->tokens, *nx; t; t = nx) {
+        nx = t->next;
+        free(t);
+    }
     cuzk_rpc_tls_free(s->tls); /* after the server: its credentials fetch from it */
     free(s);
 }

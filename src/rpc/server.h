@@ -7,7 +7,8 @@
  * (AwaitProof, Prove) holds no thread: it is parked until the engine's job-end hook, its
  * timeout or the client's cancellation answers it. At most max_pending_calls calls are
  * accepted and unanswered at once (queued, running or parked); more are refused with
- * RESOURCE_EXHAUSTED. The completion-queue thread never blocks on the engine. */
+ * RESOURCE_EXHAUSTED, as are a token's calls, jobs or witness bytes past its
+ * [daemon.auth] max_*_per_token caps. The completion-queue thread never blocks on the engine. */
 #ifndef CUZK_RPC_SERVER_H
 #define CUZK_RPC_SERVER_H
 
@@ -29,6 +30,11 @@ typedef struct {
                                 * way, read into memory; NULL/"": paths refused */
     unsigned handler_threads;   /* handler pool size (0: 64) */
     unsigned max_pending_calls; /* calls accepted and unanswered (0: 4096) */
+    /* With auth, per token of role read or prove (admin is not capped): calls open, waits
+     * included (0: 256); jobs submitted and not ended (0: 64); witness bytes of those jobs
+     * (0: no per-token cap, memory.witness_budget alone). Past one: RESOURCE_EXHAUSTED. */
+    unsigned max_calls_per_token, max_jobs_per_token;
+    uint64_t max_witness_bytes_per_token;
     cuzk_cluster *cluster;     /* a cluster node: jobs go through it (src/rpc/cluster_rpc.c) */
     cuzk_auth *auth;            /* bearer tokens checked on every call; NULL: none */
     const char *tls_cert, *tls_key; /* PEM files; NULL/"": plaintext */

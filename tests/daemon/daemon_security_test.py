@@ -222,6 +222,82 @@ def test_tokens_config():
                    ["needs both cert and key"])
     run_bad_config("mode.toml", "[daemon]\nsocket_mode = \"0999\"\n", ["daemon.socket_mode",
                                                                       "octal"])
+    run_bad_config("caps.toml", "[daemon.auth]\nmax_jobs_per_token = 0\n",
+                   ["daemon.auth.max_jobs_per_token"])
+
+
+def test_token_caps():
+    """[daemon.auth] max_*_per_token: a prove token past each cap gets RESOURCE_EXHAUSTED naming
+    the key while another prove token goes on; admin is not capped; the counts come back when
+    calls and jobs end. The token's jobs stay live behind an admin job of 1000 partitions that
+    the single partition worker runs first (submission order)."""
+    tf = write(os.path.join(TMP, "tokens-caps"), tokens_text(["prove", "prove2", "admin"]))
+    d = Daemon("caps", dt.CIRCUITS + """
+[daemon.auth]
+tokens_file = "%s"
+max_calls_per_token = 4
+max_jobs_per_token = 3
+max_witness_bytes_per_token = "40KiB"
+[synthesis]
+partition_workers = 1
+[gpus]
+host_threads = 1
+""" % tf, ["--metrics", ""], client_kw={"token": TOK["admin"]})
+    pr, pr2 = as_(d, "prove"), as_(d, "prove2")
+    wpos = W["bls12381/poseidon"]  # 16716 bytes: two fit in 40 KiB, three do not
+    # admin is not capped: 1000 witnesses (16 MiB) in one job.
+    block = d.call("SubmitProof", circuit_id="bls-pos", witnesses=[wpos] * 1000).job_id
+    key_w = "daemon.auth.max_witness_bytes_per_token"
+    expect_error(lambda: pr.call("SubmitProof", circuit_id="bls-pos", witnesses=[wpos] * 3,
+                                 timeout=30), SC.RESOURCE_EXHAUSTED, key_w,
+                 "one request over the token's witness bytes")
+    a = pr.call("SubmitProof", circuit_id="bls-pos", witnesses=[wpos] * 2, timeout=30).job_id
+    expect_error(lambda: pr.call("SubmitProof", circuit_id="bls-pos", witnesses=[wpos],
+                                 timeout=30), SC.RESOURCE_EXHAUSTED, key_w,
+                 "live jobs' witness bytes and a new request over the cap")
+    b2 = pr2.call("SubmitProof", circuit_id="bls-pos", witnesses=[wpos] * 2, timeout=30).job_id
+    check(b2 != a, "another token submits its own witness bytes")
+    # Jobs: a holds one, two small ones make three.
+    mul = {"circuit_id": "bn-mul", "witnesses": [W["bn128/multiplier"]], "timeout": 30}
+    m = [pr.call("SubmitProof", **mul).job_id for _ in range(2)]
+    expect_error(lambda: pr.call("SubmitProof", **mul), SC.RESOURCE_EXHAUSTED,
+                 "daemon.auth.max_jobs_per_token", "a fourth live job of the token")
+    expect_error(lambda: pr.call("Prove", **mul), SC.RESOURCE_EXHAUSTED,
+                 "daemon.auth.max_jobs_per_token", "Prove counts as a job too")
+    check(pr2.call("SubmitProof", **mul).job_id not in m, "another token's jobs go on")
+    # Calls: four waits parked on the token's own job hold its four calls.
+    waits = [pr.future("AwaitProof", job_id=a, timeout=120) for _ in range(4)]
+    t0 = time.time()
+    while time.time() - t0 < 20 and (d.metric("cuzk_rpc_calls_parked") or 0) < 4:
+        time.sleep(0.05)
+    check(d.metric("cuzk_rpc_calls_parked") == 4, "four waits parked")
+    expect_error(lambda: pr.call("GetStatus", timeout=10), SC.RESOURCE_EXHAUSTED,
+                 "daemon.auth.max_calls_per_token", "a fifth call of the token")
+    check(pr2.call("GetStatus", timeout=10).jobs_in_flight >= 1, "another token's calls go on")
+    for f in waits:
+        f.cancel()
+    ok, t0 = False, time.time()
+    while not ok and time.time() - t0 < 20:
+        try:
+            ok = pr.call("GetStatus", timeout=10).uptime_s >= 0
+        except grpc.RpcError as e:
+            if e.code() != SC.RESOURCE_EXHAUSTED:
+                raise
+            time.sleep(0.05)
+    check(ok, "calls cancelled by the client give the token's calls back")
+    # Jobs that end give back their job and witness bytes.
+    for j in [a] + m:
+        pr.call("CancelProof", job_id=j, timeout=30)
+    c = pr.call("SubmitProof", circuit_id="bls-pos", witnesses=[wpos] * 2, timeout=30).job_id
+    check(c not in [a] + m, "a submit after the token's jobs ended is accepted")
+    m2 = [pr.call("SubmitProof", **mul).job_id for _ in range(2)]
+    check(len(set(m2)) == 2, "the job count came back: two more jobs accepted")
+    d.call("CancelProof", job_id=block)
+    r = pr.call("AwaitProof", job_id=m2[-1], timeout=120)
+    check(r.state == COMPLETED, "the token's job completes after the block: %s" % r.state)
+    pr.close()
+    pr2.close()
+    check(d.stop() == 0, "caps daemon exits 0")
 
 
 # ------------------------------------------------------------------ TLS
@@ -414,7 +490,7 @@ def test_client_cli():
     check(d.stop() == 0, "cli daemon exits 0")
 
 
-TESTS = ["tokens", "tokens_config", "tls", "unix_socket", "client_cli"]
+TESTS = ["tokens", "tokens_config", "token_caps", "tls", "unix_socket", "client_cli"]
 
 if __name__ == "__main__":
     t0 = time.time()
