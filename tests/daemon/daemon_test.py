@@ -220,7 +220,13 @@ working_budget = "256MiB"
     r = d.call("Prove", circuit_id="bn-pos", witnesses=[W["bn128/poseidon"], bytes(unsat)])
     check(r.state == FAILED and r.error.code == "WITNESS_UNSATISFIED" and "partition 1" in r.error.message
           and len(r.proofs) == 0, "unsatisfied witness: %s" % r.error)
-    ended = [l for l in d.lines if "job ended" in l and "state=failed" in l]
+    # The daemon's output reaches d.lines through a reader thread: wait for the line.
+    t_end = time.time() + 10
+    ended = []
+    while not ended and time.time() < t_end:
+        ended = [l for l in d.lines if "job ended" in l and "state=failed" in l]
+        if not ended:
+            time.sleep(0.05)
     check(ended and re.search(r" total_ms=[\d.]+ error=\"partition 1: ", ended[-1]),
           "a failed job's log line: total_ms and error apart: %s" % ended[-1:])
     rg = d.call("AwaitProof", job_id=good.job_id)
