@@ -8,12 +8,8 @@
  * sequential k), ms per forward NTT over Fr at the --ntt sizes, and the pairing time.
  * Times are printed, never asserted.
  *
- * Batch mode (--batch LOG): per curve and group, ms for k separate MSMs of 2^LOG points
- * against one batched call (G_msm_batch) over the same k scalar vectors, k = 1, 2, 5, 10,
- * with random scalars and with witness-like ones (90% 0/1); nothing else runs.
- *
  * Usage: cuzk-bench-core [--threads N] [--msm 16,20] [--msm1 16] [--g2 16] [--ntt 16,20]
- *                        [--curve bn254|bls12_381|all] [--reps R] [--window C] [--batch LOG]
+ *                        [--curve bn254|bls12_381|all] [--reps R] [--window C]
  * (sizes are log2; an empty list such as --msm "" skips that part). Default runtime is about
  * a minute or two on 2 cores.
  */
@@ -65,7 +61,6 @@ typedef struct {
     int logs_g2[8], n_g2;
     int logs_ntt[8], n_ntt;
     int do_bn, do_bls;
-    int batch_log; /* > 0: batch mode */
 } opts_t;
 
 static int parse_list(const char *s, int *out)
@@ -218,55 +213,6 @@ FIELD_BENCH(bls12_381_fr)
                witness_like ? " scalars 45% 0, 45% 1, 10% random" : "");                 \
         free(pts);                                                                        \
         free(sc);                                                                         \
-    }                                                                                     \
-    static void bench_batch_##G(const char *label, int logn, const opts_t *o)             \
-    {                                                                                     \
-        enum { KMAX = 10 };                                                               \
-        static const size_t ks[] = {1, 2, 5, 10};                                         \
-        size_t n = (size_t)1 << logn;                                                     \
-        G##_affine *pts = make_points_##G(n);                                             \
-        uint8_t *sc[KMAX];                                                                \
-        for (int wl = 0; wl < 2; wl++) {                                                  \
-            for (int j = 0; j < KMAX; j++) {                                              \
-                sc[j] = make_scalars_##G(n);                                              \
-                for (size_t i = 0; wl && i < n; i++) {                                    \
-                    unsigned v = (unsigned)(rnd() % 20);                                  \
-                    if (v < 18) {                                                         \
-                        memset(sc[j] + 32 * i, 0, 32);                                    \
-                        sc[j][32 * i] = (uint8_t)(v & 1);                                 \
-                    }                                                                     \
-                }                                                                         \
-            }                                                                             \
-            for (int q = 0; q < 4; q++) {                                                 \
-                size_t k = ks[q];                                                         \
-                G##_jac out[KMAX];                                                        \
-                cuzk_msm_opts mo = {o->threads, 0, o->window};                            \
-                double bs = 1e300, bb = 1e300;                                            \
-                for (unsigned r = 0; r < o->reps; r++) {                                  \
-                    double t0 = now_s();                                                  \
-                    for (size_t j = 0; j < k; j++)                                        \
-                        G##_msm_ex(&out[j], pts, sc[j], n, &mo);                          \
-                    double t1 = now_s();                                                  \
-                    cuzk_err e = G##_msm_batch(out, pts, (const uint8_t *const *)sc, k, n, \
-                                               &mo);                                      \
-                    double t2 = now_s();                                                  \
-                    if (e != CUZK_OK) {                                                   \
-                        printf("  %s batch: error %s\n", label, cuzk_errname(e));        \
-                        break;                                                            \
-                    }                                                                     \
-                    bs = t1 - t0 < bs ? t1 - t0 : bs;                                     \
-                    bb = t2 - t1 < bb ? t2 - t1 : bb;                                     \
-                }                                                                         \
-                sink ^= word0(&out[0].X);                                                 \
-                printf("  %s 2^%d k=%-2zu %-16s separate %9.2f ms   batched %9.2f ms"    \
-                       "   x%.2f\n",                                                      \
-                       label, logn, k, wl ? "90% 0/1 scalars" : "random scalars",        \
-                       bs * 1e3, bb * 1e3, bs / bb);                                      \
-            }                                                                             \
-            for (int j = 0; j < KMAX; j++)                                                \
-                free(sc[j]);                                                              \
-        }                                                                                 \
-        free(pts);                                                                        \
     }
 
 GROUP_BENCH(bn254_g1, 254)
@@ -336,11 +282,6 @@ PAIRING_BENCH(bls12_381)
 #define CURVE_RUN(C, FP, FR, G1, G2, NAME)                                                \
     do {                                                                                  \
         printf("%s\n", NAME);                                                             \
-        if (o.batch_log) {                                                                \
-            bench_batch_##G1("G1", o.batch_log, &o);                                      \
-            bench_batch_##G2("G2", o.batch_log, &o);                                      \
-            break;                                                                        \
-        }                                                                                 \
         bench_field_##FP("Fp");                                                           \
         bench_field_##FR("Fr");                                                           \
         bench_add_##G1("G1");                                                             \
@@ -369,11 +310,9 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             printf("usage: %s [--threads N] [--msm 16,20] [--msm1 16] [--g2 16] [--ntt 16,20]\n"
-                   "       [--curve bn254|bls12_381|all] [--reps R] [--window C] [--batch LOG]\n"
+                   "       [--curve bn254|bls12_381|all] [--reps R] [--window C]\n"
                    "Prints ns per field op and point add, ms per MSM (sizes log2), NTT and\n"
-                   "pairing for both curves, with the thread count and CPU model.\n"
-                   "--batch LOG: only k separate MSMs of 2^LOG points against one batched\n"
-                   "call, k = 1, 2, 5, 10, G1 and G2.\n",
+                   "pairing for both curves, with the thread count and CPU model.\n",
                    argv[0]);
             return 0;
         }
@@ -395,16 +334,13 @@ int main(int argc, char **argv)
             o.n_g2 = parse_list(v, o.logs_g2);
         else if (!strcmp(a, "--ntt"))
             o.n_ntt = parse_list(v, o.logs_ntt);
-        else if (!strcmp(a, "--batch"))
-            o.batch_log = atoi(v) >= 1 && atoi(v) <= 24 ? atoi(v) : 0;
         else if (!strcmp(a, "--curve")) {
             o.do_bn = !strcmp(v, "bn254") || !strcmp(v, "all");
             o.do_bls = !strcmp(v, "bls12_381") || !strcmp(v, "all");
         } else {
             fprintf(stderr,
                     "usage: %s [--threads N] [--msm 16,20] [--msm1 16] [--g2 16] "
-                    "[--ntt 16,20] [--curve bn254|bls12_381|all] [--reps R] [--window C] "
-                    "[--batch LOG]\n",
+                    "[--ntt 16,20] [--curve bn254|bls12_381|all] [--reps R] [--window C]\n",
                     argv[0]);
             return 2;
         }

@@ -66,19 +66,6 @@ typedef struct {
  *       CUZK__MSM_XYZZ are ignored (the table fixes c; its buckets are batch-affine). Scratch
  *       as G_msm_ex, the sorted copy per thread holding up to 2^18 of the t n copies.
  */
-/*
- * Batched MSMs: G_msm_batch(out, points, scalars, k, n, opts) computes out[j] = sum_i
- * scalars[j][i] points[i] for k scalar vectors (1 <= k <= CUZK_MSM_BATCH_MAX) over the same
- * n points, the results of k G_msm_ex calls, in one pass: each (window, chunk) task reads a
- * point once for all k vectors (k bucket sets), the batch-affine rounds share one inversion
- * across the sets. Errors as G_msm_ex's (any vector's scalar >= r: CUZK_NON_CANONICAL);
- * opts->window fixes c. Scratch: as G_msm_ex's for the n k entries, plus 8n bytes of masks
- * and 4nk of index lists. On the CPU an MSM is bound by its field arithmetic, not by reading
- * the points, so k separate calls are as fast or faster (bench: cuzk-bench-core --batch); this
- * is the reference for batching where reading the points costs (points streamed to a GPU).
- */
-#define CUZK_MSM_BATCH_MAX 32
-
 #define CUZK__MSM_DECL(G)                                                                 \
     cuzk_err G##_msm(G##_jac *out, const G##_affine *points, const uint8_t *scalars,      \
                      size_t n, unsigned nthreads);                                        \
@@ -91,10 +78,7 @@ typedef struct {
                                unsigned t, unsigned c, unsigned nthreads);                \
     cuzk_err G##_msm_tab(G##_jac *out, const G##_affine *points, const G##_affine *tab,   \
                          unsigned t, unsigned c, const uint8_t *scalars, size_t n,        \
-                         const cuzk_msm_opts *opts);                                       \
-    cuzk_err G##_msm_batch(G##_jac *out, const G##_affine *points,                       \
-                           const uint8_t *const *scalars, size_t k, size_t n,            \
-                           const cuzk_msm_opts *opts);
+                         const cuzk_msm_opts *opts);
 
 /* The scratch cache: off (0, the default: every block is freed when its MSM ends) or at
  * most max_bytes held between calls (a one-shot process such as `cuzk prove`, whose five
