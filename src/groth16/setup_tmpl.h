@@ -371,6 +371,7 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
         goto out;
     }
 
+    double t_phase = cuzk__now_ms();
     /* Pass 1: A_i(tau), B_i(tau), C_i(tau) over the constraint rows, then the public rows
      * (A = 1 at row m + i for wire i). */
     ST_(pass1) P = {&S, r->name, a, b, c, xs, ls, sc, FR_(ONE), 0, 0, m, {0, 0}};
@@ -392,6 +393,9 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
         info->n_coefs = n_coefs;
     bw->n_coef[0] = P.n_coef[0];
     bw->n_coef[1] = P.n_coef[1];
+    if (info)
+        info->ms_circuit = cuzk__now_ms() - t_phase;
+    t_phase = cuzk__now_ms();
 
     /* Tables. */
     if (on_gpu) {
@@ -468,6 +472,7 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
         else if (sec == 9)
             hi = N;
         if (sec == 4) {
+            double t_coefs = cuzk__now_ms();
             /* Coefficients: per constraint its A terms then its B terms, then the public
              * rows; values coef * R^2 = the Montgomery limbs of coef * R. */
             bw->begin(bw, 4, eb);
@@ -485,6 +490,9 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
             }
             if ((e = bw->end(bw, eb)))
                 goto out;
+            if (info)
+                info->ms_coefs = cuzk__now_ms() - t_coefs;
+            t_phase += cuzk__now_ms() - t_coefs;
             continue;
         }
         bw->begin(bw, (uint32_t)sec, eb);
@@ -502,6 +510,8 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
             goto out;
     }
 #undef ST_PROGRESS
+    if (info)
+        info->ms_points = cuzk__now_ms() - t_phase;
     /* 10: MPC parameters: a zero circuit hash and no contributions. */
     {
         uint8_t zero[64] = {0};
