@@ -219,10 +219,11 @@ static void ST_(lagrange)(const ST_(secrets) *S, uint64_t r0, size_t cnt, FRT *l
 }
 
 /* The first wires (the constant and the inputs, in most terms of most circuits) are summed per
- * thread; the others under one of ST_LOCKS byte locks, each guarding 4 consecutive wires, so
- * that threads on distant rows rarely meet. Field sums do not depend on their order. */
+ * thread; the others under a byte lock per 4 wires. Pass 1's threads take lanes of
+ * consecutive ranges, about 4 per thread, so that they work on distant rows and their wires
+ * (in circuits that, like the generated ones, use recent outputs), and the lock bytes of
+ * those wires, rarely share a cache line. Field sums do not depend on their order. */
 #define ST_LOCAL_WIRES 1024u
-#define ST_LOCKS (1u << 16)
 
 /* A job of pass 1 or of section 4: ranges of src->chunk rows, taken in turn by every thread. */
 typedef struct {
@@ -232,6 +233,7 @@ typedef struct {
     ST_(qap) *q;
     uint8_t *locks;
     uint64_t n_ranges, n_local;
+    uint64_t lane; /* pass 1: ranges per lane */
     uint64_t (*cnt)[2];   /* per range: its A and B terms (pass 1 counts them) */
     uint64_t (*first)[2]; /* per range: its first A and B record (section 4) */
     uint8_t **buf;        /* section 4 without the sink's coef_rows: one wave's records */
@@ -292,7 +294,7 @@ static void ST_(pass1_add)(ST_(worker) *W, const FRT *co, const uint32_t *wire,
             FR_(add)(&W->local[w].v[mtx[j]], &W->local[w].v[mtx[j]], &co[j]);
             continue;
         }
-        uint8_t *lk = &J->locks[(w >> 2) & (ST_LOCKS - 1)];
+        uint8_t *lk = &J->locks[w >> 2];
         FRT *d = &J->q[w].v[mtx[j]];
         ST_(lock)(lk);
         FR_(add)(d, d, &co[j]);
@@ -359,8 +361,11 @@ static void ST_(pass1_thread)(void *arg, unsigned t, unsigned T)
         ST_(job_fail)(J, e, &eb);
         goto out;
     }
-    for (;;) {
-        const size_t i = __atomic_fetch_add(&J->next, 1, __ATOMIC_RELAXED);
+    for (uint64_t i = 0, end = 0;; i++) {
+        if (i == end) {
+            i = __atomic_fetch_add(&J->next, 1, __ATOMIC_RELAXED) * J->lane;
+            end = i + J->lane < J->n_ranges ? i + J->lane : J->n_ranges;
+        }
         if (i >= J->n_ranges || __atomic_load_n(&J->failed, __ATOMIC_RELAXED))
             break;
         const uint64_t lo = i * chunk, hi = lo + chunk < J->r->n_constraints
@@ -519,7 +524,7 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
                                          : G2_(fb_build_bytes)(w2));
     uint64_t chunk = (uint64_t)chunk_n * (3 * sizeof(FRT) + 32 + ST_G2_BYTES);
     uint64_t per_thread = 3 * r->chunk * sizeof(FRT) + ST_LOCAL_WIRES * 3 * sizeof(FRT);
-    uint64_t mem = 3 * n * sizeof(FRT) + 8 * (m + 1) + chunk + nt * per_thread + ST_LOCKS +
+    uint64_t mem = 3 * n * sizeof(FRT) + 8 * (m + 1) + chunk + nt * per_thread + n / 4 +
                    (on_gpu ? 0 : tabs + build + (uint64_t)nt * FB_BLOCK * 512);
     if (info) {
         info->n_constraints = (uint32_t)m;
@@ -582,7 +587,8 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
     J.q = q;
     J.n_ranges = n_ranges;
     J.n_local = n < ST_LOCAL_WIRES ? n : ST_LOCAL_WIRES;
-    J.locks = calloc(ST_LOCKS, 1);
+    J.lane = (n_ranges + 4 * nt - 1) / (4 * nt);
+    J.locks = calloc(n / 4 + 1, 1);
     J.cnt = calloc(n_ranges + 1, sizeof *J.cnt);
     J.first = calloc(n_ranges + 1, sizeof *J.first);
     if (!q || !xs || !ls || !sc || (!k && !on_gpu) || !J.locks || !J.cnt || !J.first) {
@@ -819,7 +825,6 @@ out:
 }
 
 #undef ST_LOCAL_WIRES
-#undef ST_LOCKS
 #undef ST_FR
 #undef ST_G1
 #undef ST_G2
