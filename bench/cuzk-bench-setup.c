@@ -12,8 +12,9 @@
  * default 0 (the CPU without a GPU). --check (keygen rows with a GPU): the same key generated
  * on the CPU too, compared byte for byte (A, B1, C, H, B2), its time in the cpu_s column.
  *
- * Prints one row per size and kind: seconds for the key (its points per second), or for the
- * 2^K products of a fixed-base row (the best of two; its table's build time in a comment).
+ * Prints one row per size and kind: seconds for the key (its points per second), after a
+ * comment line with the key's phases (cuzk_setup_info's ms_circuit, ms_coefs, ms_points; the
+ * rest is the evaluation domain and the allocations), or for the 2^K products of a fixed-base row (the best of two; its table's build time in a comment).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -96,6 +97,9 @@ static int keygen_row(cuzk_curve curve, cuzk_gen_profile prof, int lg, int devic
     char where[16] = "cpu";
     if (si.device >= 0)
         snprintf(where, sizeof where, "gpu%d", si.device);
+    printf("# keygen 2^%d %s: circuit %.2f s, coefficients %.2f s, points %.2f s, rest %.2f s\n",
+           lg, where, si.ms_circuit / 1e3, si.ms_coefs / 1e3, si.ms_points / 1e3,
+           s - (si.ms_circuit + si.ms_coefs + si.ms_points) / 1e3);
     printf("keygen-%-9s 2^%-3d %-6s %10u %12llu %9.2f %12.0f %8s %5s\n", cuzk_curve_name(curve),
            lg, where, si.n_vars, (unsigned long long)points, s, (double)points / s, cpu_s,
            same);

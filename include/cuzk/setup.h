@@ -51,6 +51,9 @@ typedef struct {
     unsigned window_g1, window_g2; /* the CPU's fixed-base windows (0 on a GPU) */
     int device;                    /* the CUDA device that made the points; -1: the CPU */
     double ms_total;
+    /* Where the time went: the constraints' walk evaluating the QAP at tau, the coefficient
+     * section, and the point sections (tables, scalars, multiplications, storing the points). */
+    double ms_circuit, ms_coefs, ms_points;
 } cuzk_setup_info;
 
 /* Reads r1cs_path, writes zkey_path. Errors: those of cuzk_r1cs_open, CUZK_NON_CANONICAL (an

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #define _FILE_OFFSET_BITS 64
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +112,55 @@ static cuzk_err gc_layout_of(const cuzk_gen_params *p, gc_layout *l, cuzk_errbuf
                          (unsigned long long)p->n_constraints);
     l->n_wires = (uint32_t)nw;
     return CUZK_OK;
+}
+
+/* A circuit source over the generator (gen_internal.h): the structure stream's state at every
+ * multiple of `chunk` constraints, so that ranges are generated independently. The state is
+ * the stream (4 words) and the kinds of the last GC_RING outputs (one bit each). One thread
+ * walks the structure stream and publishes the checkpoints as it passes them; a range waits
+ * for its own, so the ranges' work starts with the walk. */
+typedef struct {
+    uint64_t s[4];
+    uint64_t kind[GC_RING / 64];
+} gc_checkpoint;
+
+typedef struct {
+    cuzk_gen_params p;
+    uint64_t chunk;
+    gc_checkpoint *cp;
+    pthread_t walker;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint64_t ready; /* checkpoints published */
+    int done, stop;
+    cuzk_err err;
+    cuzk_errbuf eb;
+} gc_source;
+
+/* Checkpoint i is saved; false when the source is being freed. */
+static int gc_publish(gc_source *S, uint64_t i)
+{
+    pthread_mutex_lock(&S->mu);
+    S->ready = i + 1;
+    int go = !S->stop;
+    pthread_cond_broadcast(&S->cv);
+    pthread_mutex_unlock(&S->mu);
+    return go;
+}
+
+static void gc_checkpoint_save(gc_checkpoint *c, const gc_rng *g, const uint8_t *kind)
+{
+    memcpy(c->s, g->s, sizeof c->s);
+    memset(c->kind, 0, sizeof c->kind);
+    for (uint32_t i = 0; i < GC_RING; i++)
+        c->kind[i / 64] |= (uint64_t)(kind[i] & 1) << (i % 64);
+}
+
+static void gc_checkpoint_load(const gc_checkpoint *c, gc_rng *g, uint8_t *kind)
+{
+    memcpy(g->s, c->s, sizeof g->s);
+    for (uint32_t i = 0; i < GC_RING; i++)
+        kind[i] = (uint8_t)((c->kind[i / 64] >> (i % 64)) & 1);
 }
 
 #define GC_FR bn254_fr
@@ -336,26 +386,96 @@ cuzk_err cuzk_gen_key_shape(const cuzk_gen_params *p, uint32_t *n_vars, uint32_t
     return CUZK_OK;
 }
 
-static cuzk_err gc_source_each(const void *src, cuzk__constraint_fn fn, void *ctx,
-                               cuzk_errbuf *eb)
+static void *gc_walker(void *arg)
 {
-    cuzk__gen_sink s = {fn, NULL, ctx};
-    return cuzk__gen_walk(src, &s, NULL, NULL, eb);
+    gc_source *S = arg;
+    cuzk_errbuf eb;
+    cuzk_err e = S->p.curve == CUZK_CURVE_BN254 ? scan_bn254(S, &eb) : scan_bls12_381(S, &eb);
+    pthread_mutex_lock(&S->mu);
+    S->done = 1;
+    S->err = e;
+    if (e)
+        S->eb = eb;
+    pthread_cond_broadcast(&S->cv);
+    pthread_mutex_unlock(&S->mu);
+    return NULL;
 }
 
-cuzk_err cuzk__gen_source(cuzk__circuit_source *out, const cuzk_gen_params *p, cuzk_errbuf *eb)
+static cuzk_err gc_source_range(const void *src, uint64_t lo, uint64_t hi,
+                                cuzk__constraint_fn fn, void *ctx, cuzk_errbuf *eb)
 {
+    gc_source *S = (gc_source *)src;
+    if (lo % S->chunk || lo > hi || hi > S->p.n_constraints)
+        return cuzk_errf(eb, CUZK_INTERNAL, "gen-circuit: constraints %llu .. %llu requested",
+                         (unsigned long long)lo, (unsigned long long)hi);
+    if (lo == hi)
+        return CUZK_OK;
+    pthread_mutex_lock(&S->mu);
+    while (S->ready <= lo / S->chunk && !S->done)
+        pthread_cond_wait(&S->cv, &S->mu);
+    cuzk_err e = S->ready > lo / S->chunk ? CUZK_OK : S->err ? S->err : CUZK_INTERNAL;
+    pthread_mutex_unlock(&S->mu);
+    if (e)
+        return cuzk_errf(eb, e, "%s", S->err ? S->eb.msg : "gen-circuit: the walk stopped");
+    return S->p.curve == CUZK_CURVE_BN254 ? range_bn254(S, lo, hi, fn, ctx, eb)
+                                          : range_bls12_381(S, lo, hi, fn, ctx, eb);
+}
+
+cuzk_err cuzk__gen_source_new(cuzk__circuit_source *out, const cuzk_gen_params *p,
+                              cuzk_errbuf *eb)
+{
+    memset(out, 0, sizeof *out);
     gc_layout l = {0, 0, 0, 0, 0};
     cuzk_err e = gc_layout_of(p, &l, eb);
     if (e)
         return e;
-    memset(out, 0, sizeof *out);
+    /* A checkpoint (8 KiB) every 2^12 .. 2^16 constraints: about a thousand ranges. */
+    uint64_t chunk = (uint64_t)1 << 12;
+    while (chunk < (1u << 16) && chunk * 1024 < p->n_constraints)
+        chunk <<= 1;
+    gc_source *S = calloc(1, sizeof *S);
+    uint64_t n_cp = (p->n_constraints + chunk - 1) / chunk;
+    if (S)
+        S->cp = malloc(n_cp * sizeof *S->cp);
+    if (!S || !S->cp) {
+        free(S);
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-circuit: out of memory for %llu checkpoints",
+                         (unsigned long long)n_cp);
+    }
+    S->p = *p;
+    S->chunk = chunk;
+    pthread_mutex_init(&S->mu, NULL);
+    pthread_cond_init(&S->cv, NULL);
+    if (pthread_create(&S->walker, NULL, gc_walker, S) != 0) {
+        pthread_mutex_destroy(&S->mu);
+        pthread_cond_destroy(&S->cv);
+        free(S->cp);
+        free(S);
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-circuit: cannot start a thread");
+    }
     out->curve = p->curve;
     out->n_constraints = p->n_constraints;
     out->n_wires = l.n_wires;
     out->n_public = 1 + l.n_pub;
     out->name = "generated circuit";
-    out->each = gc_source_each;
-    out->src = p;
+    out->chunk = chunk;
+    out->range = gc_source_range;
+    out->src = S;
     return CUZK_OK;
+}
+
+void cuzk__gen_source_free(cuzk__circuit_source *src)
+{
+    gc_source *S = (gc_source *)src->src;
+    if (S) {
+        pthread_mutex_lock(&S->mu);
+        S->stop = 1;
+        pthread_mutex_unlock(&S->mu);
+        pthread_join(S->walker, NULL);
+        pthread_mutex_destroy(&S->mu);
+        pthread_cond_destroy(&S->cv);
+        free(S->cp);
+        free(S);
+    }
+    src->src = NULL;
 }

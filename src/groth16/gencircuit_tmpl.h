@@ -88,29 +88,166 @@ static void GC_(to_r1cs)(cuzk_r1cs_term *o, const GC_(term) *t, unsigned n)
 {
     for (unsigned i = 0; i < n; i++) {
         o[i].wire = t[i].wire;
-        GF_(to_bytes_le)(o[i].coef, &t[i].c);
+        if (GF_(is_one)(&t[i].c)) { /* most terms: no conversion */
+            memset(o[i].coef, 0, sizeof o[i].coef);
+            o[i].coef[0] = 1;
+        } else {
+            GF_(to_bytes_le)(o[i].coef, &t[i].c);
+        }
     }
+}
+
+/* The layout and constants of p's circuit, both streams seeded at their start. */
+static cuzk_err GC_(init)(GC_(gen) *G, const cuzk_gen_params *p, cuzk_errbuf *eb)
+{
+    memset(G, 0, sizeof *G);
+    G->n = p->n_constraints;
+    gc_layout lay = {0, 0, 0, 0, 0};
+    cuzk_err e = gc_layout_of(p, &lay, eb);
+    if (e)
+        return e;
+    G->n_pub = lay.n_pub, G->n_bits = lay.n_bits, G->n_full = lay.n_full;
+    G->base = lay.base;
+    G->n_wires = lay.n_wires;
+    gc_seed(&G->rs, "cuzk-gen-structure-v1", p->seed);
+    gc_seed(&G->rw, "cuzk-gen-witness-v1", p->witness_seed ? p->witness_seed : p->seed);
+    G->one = GF_(ONE);
+    GF_(add)(&G->two, &G->one, &G->one);
+    GF_(neg)(&G->mone, &G->one);
+    GF_(to_bytes_le)(G->b_one, &G->one);
+    return CUZK_OK;
+}
+
+/* One constraint's terms; C[nc - 1] or C[0] is its output wire `out`, with coefficient cout. */
+typedef struct {
+    GC_(term) A[40], B[4], C[4];
+    unsigned na, nb, nc;
+    uint32_t out;
+    GFT cout;
+} GC_(row);
+
+/* Constraint k from the structure stream and the kinds of the outputs before it; records k's
+ * kind. Everything a constraint is depends on these two states alone (gc_source's
+ * checkpoints restart the walk from them). */
+static void GC_(step)(GC_(gen) *G, cuzk_gen_profile profile, uint64_t k, GC_(row) *R)
+{
+    GC_(term) *A = R->A, *B = R->B, *C = R->C;
+    unsigned na = 0, nb = 0, nc = 0;
+    int bit_out = 0;
+    uint32_t out = k + 1 == G->n ? 1 : G->base + (uint32_t)k;
+    int dense = profile == CUZK_GEN_DENSE ||
+                (profile == CUZK_GEN_MIXED && gc_below(&G->rs, 2) == 0);
+    GFT cout = G->one;
+    if (dense) {
+        uint64_t l[4];
+        unsigned want = 1 + (unsigned)gc_below(&G->rs, 3);
+        for (unsigned i = 0; i < want; i++) {
+            uint32_t wv = GC_(pick_any)(G, k);
+            if (GC_(has)(A, na, wv))
+                continue;
+            A[na].wire = wv;
+            GC_(rand_fr)(&G->rs, l, &A[na++].c);
+        }
+        want = 1 + (unsigned)gc_below(&G->rs, 2);
+        for (unsigned i = 0; i < want; i++) {
+            uint32_t wv = GC_(pick_any)(G, k);
+            if (GC_(has)(B, nb, wv))
+                continue;
+            B[nb].wire = wv;
+            GC_(rand_fr)(&G->rs, l, &B[nb++].c);
+        }
+        if (gc_below(&G->rs, 2))
+            cout = G->mone;
+        C[nc].wire = out;
+        C[nc++].c = cout;
+        if (gc_below(&G->rs, 2)) {
+            C[nc].wire = GC_(pick_any)(G, k);
+            GC_(rand_fr)(&G->rs, l, &C[nc++].c);
+        }
+    } else {
+        unsigned g = (unsigned)gc_below(&G->rs, 100);
+        if (g < 75) {
+            /* AND (40) or XOR (35) of two bits */
+            uint32_t x = GC_(pick_bit)(G, k), y = GC_(pick_bit)(G, k);
+            int xor_ = g >= 40 && x != y;
+            bit_out = 1;
+            A[na].wire = x;
+            A[na++].c = xor_ ? G->two : G->one;
+            B[nb].wire = y;
+            B[nb++].c = G->one;
+            if (xor_) {
+                cout = G->mone;
+                C[nc].wire = x;
+                C[nc++].c = G->one;
+                C[nc].wire = y;
+                C[nc++].c = G->one;
+            }
+            C[nc].wire = out;
+            C[nc++].c = cout;
+        } else if (g < 85) {
+            /* boolean check x * (1 - x), whose output is 0 */
+            uint32_t x = GC_(pick_bit)(G, k);
+            bit_out = 1;
+            A[na].wire = x;
+            A[na++].c = G->one;
+            B[nb].wire = 0;
+            B[nb++].c = G->one;
+            B[nb].wire = x;
+            B[nb++].c = G->mone;
+            C[nc].wire = out;
+            C[nc++].c = G->one;
+        } else if (g < 90) {
+            /* packing: out = sum 2^i b_i over 8..32 bits */
+            unsigned want = 8 + (unsigned)gc_below(&G->rs, 25);
+            GFT pw = G->one;
+            for (unsigned i = 0; i < want; i++) {
+                uint32_t x = GC_(pick_bit)(G, k);
+                if (GC_(has)(A, na, x))
+                    continue;
+                A[na].wire = x;
+                A[na++].c = pw;
+                GF_(add)(&pw, &pw, &pw);
+            }
+            B[nb].wire = 0;
+            B[nb++].c = G->one;
+            C[nc].wire = out;
+            C[nc++].c = G->one;
+        } else {
+            /* full-width product x * (y + c) */
+            uint64_t l[4];
+            A[na].wire = GC_(pick_any)(G, k);
+            A[na++].c = G->one;
+            B[nb].wire = GC_(pick_any)(G, k);
+            B[nb++].c = G->one;
+            B[nb].wire = 0;
+            GC_(rand_fr)(&G->rs, l, &B[nb++].c);
+            C[nc].wire = out;
+            C[nc++].c = G->one;
+        }
+    }
+    G->kind[k & (GC_RING - 1)] = (uint8_t)bit_out;
+    R->na = na, R->nb = nb, R->nc = nc;
+    R->out = out;
+    R->cout = cout;
+}
+
+static cuzk_err GC_(emit)(const cuzk__constraint_fn fn, void *ctx, uint64_t k,
+                          const GC_(row) *R, cuzk_r1cs_term *t, cuzk_errbuf *eb)
+{
+    cuzk_r1cs_term *tA = t, *tB = t + R->na, *tC = tB + R->nb;
+    GC_(to_r1cs)(tA, R->A, R->na);
+    GC_(to_r1cs)(tB, R->B, R->nb);
+    GC_(to_r1cs)(tC, R->C, R->nc);
+    return fn(ctx, k, tA, R->na, tB, R->nb, tC, R->nc, eb);
 }
 
 static cuzk_err GC_(walk)(const cuzk_gen_params *p, const cuzk__gen_sink *s,
                           const char *json_path, cuzk_gen_info *info, cuzk_errbuf *eb)
 {
     GC_(gen) G;
-    memset(&G, 0, sizeof G);
-    G.n = p->n_constraints;
-    gc_layout lay = {0, 0, 0, 0, 0};
-    cuzk_err e = gc_layout_of(p, &lay, eb);
+    cuzk_err e = GC_(init)(&G, p, eb);
     if (e)
         return e;
-    G.n_pub = lay.n_pub, G.n_bits = lay.n_bits, G.n_full = lay.n_full;
-    G.base = lay.base;
-    G.n_wires = lay.n_wires;
-    gc_seed(&G.rs, "cuzk-gen-structure-v1", p->seed);
-    gc_seed(&G.rw, "cuzk-gen-witness-v1", p->witness_seed ? p->witness_seed : p->seed);
-    G.one = GF_(ONE);
-    GF_(add)(&G.two, &G.one, &G.one);
-    GF_(neg)(&G.mone, &G.one);
-    GF_(to_bytes_le)(G.b_one, &G.one);
     /* The structure stream never depends on values: without a witness they are skipped. */
     const int values = s->value || json_path;
 
@@ -118,7 +255,9 @@ static cuzk_err GC_(walk)(const cuzk_gen_params *p, const cuzk__gen_sink *s,
     G.val = malloc(GC_RING * sizeof(GFT));
     G.kind = calloc(GC_RING, 1);
     G.inval = malloc((G.base - 2) * sizeof(GFT));
-    if (!G.val || !G.kind || !G.inval) {
+    GC_(row) *R = malloc(sizeof *R);
+    cuzk_r1cs_term *t = malloc(48 * sizeof *t);
+    if (!G.val || !G.kind || !G.inval || !R || !t) {
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "gen-circuit: out of memory");
         goto out;
     }
@@ -142,111 +281,13 @@ static cuzk_err GC_(walk)(const cuzk_gen_params *p, const cuzk__gen_sink *s,
     }
     n_bin += 1 + G.n_bits;
 
-    GC_(term) A[40], B[4], C[4];
-    cuzk_r1cs_term tA[40], tB[4], tC[4];
     for (uint64_t k = 0; k < G.n; k++) {
-        unsigned na = 0, nb = 0, nc = 0;
-        int bit_out = 0;
-        uint32_t out = k + 1 == G.n ? 1 : G.base + (uint32_t)k;
-        int dense = p->profile == CUZK_GEN_DENSE ||
-                    (p->profile == CUZK_GEN_MIXED && gc_below(&G.rs, 2) == 0);
-        GFT cout = G.one;
-        if (dense) {
-            uint64_t l[4];
-            unsigned want = 1 + (unsigned)gc_below(&G.rs, 3);
-            for (unsigned i = 0; i < want; i++) {
-                uint32_t wv = GC_(pick_any)(&G, k);
-                if (GC_(has)(A, na, wv))
-                    continue;
-                A[na].wire = wv;
-                GC_(rand_fr)(&G.rs, l, &A[na++].c);
-            }
-            want = 1 + (unsigned)gc_below(&G.rs, 2);
-            for (unsigned i = 0; i < want; i++) {
-                uint32_t wv = GC_(pick_any)(&G, k);
-                if (GC_(has)(B, nb, wv))
-                    continue;
-                B[nb].wire = wv;
-                GC_(rand_fr)(&G.rs, l, &B[nb++].c);
-            }
-            if (gc_below(&G.rs, 2))
-                cout = G.mone;
-            C[nc].wire = out;
-            C[nc++].c = cout;
-            if (gc_below(&G.rs, 2)) {
-                C[nc].wire = GC_(pick_any)(&G, k);
-                GC_(rand_fr)(&G.rs, l, &C[nc++].c);
-            }
-        } else {
-            unsigned g = (unsigned)gc_below(&G.rs, 100);
-            if (g < 75) {
-                /* AND (40) or XOR (35) of two bits */
-                uint32_t x = GC_(pick_bit)(&G, k), y = GC_(pick_bit)(&G, k);
-                int xor_ = g >= 40 && x != y;
-                bit_out = 1;
-                A[na].wire = x;
-                A[na++].c = xor_ ? G.two : G.one;
-                B[nb].wire = y;
-                B[nb++].c = G.one;
-                if (xor_) {
-                    cout = G.mone;
-                    C[nc].wire = x;
-                    C[nc++].c = G.one;
-                    C[nc].wire = y;
-                    C[nc++].c = G.one;
-                }
-                C[nc].wire = out;
-                C[nc++].c = cout;
-            } else if (g < 85) {
-                /* boolean check x * (1 - x), whose output is 0 */
-                uint32_t x = GC_(pick_bit)(&G, k);
-                bit_out = 1;
-                A[na].wire = x;
-                A[na++].c = G.one;
-                B[nb].wire = 0;
-                B[nb++].c = G.one;
-                B[nb].wire = x;
-                B[nb++].c = G.mone;
-                C[nc].wire = out;
-                C[nc++].c = G.one;
-            } else if (g < 90) {
-                /* packing: out = sum 2^i b_i over 8..32 bits */
-                unsigned want = 8 + (unsigned)gc_below(&G.rs, 25);
-                GFT pw = G.one;
-                for (unsigned i = 0; i < want; i++) {
-                    uint32_t x = GC_(pick_bit)(&G, k);
-                    if (GC_(has)(A, na, x))
-                        continue;
-                    A[na].wire = x;
-                    A[na++].c = pw;
-                    GF_(add)(&pw, &pw, &pw);
-                }
-                B[nb].wire = 0;
-                B[nb++].c = G.one;
-                C[nc].wire = out;
-                C[nc++].c = G.one;
-            } else {
-                /* full-width product x * (y + c) */
-                uint64_t l[4];
-                A[na].wire = GC_(pick_any)(&G, k);
-                A[na++].c = G.one;
-                B[nb].wire = GC_(pick_any)(&G, k);
-                B[nb++].c = G.one;
-                B[nb].wire = 0;
-                GC_(rand_fr)(&G.rs, l, &B[nb++].c);
-                C[nc].wire = out;
-                C[nc++].c = G.one;
-            }
-        }
-        G.kind[k & (GC_RING - 1)] = (uint8_t)bit_out;
+        GC_(step)(&G, p->profile, k, R);
+        const unsigned na = R->na, nb = R->nb, nc = R->nc;
+        const GC_(term) *A = R->A, *B = R->B, *C = R->C;
         n_terms += na + nb + nc;
-        if (s->constraint) {
-            GC_(to_r1cs)(tA, A, na);
-            GC_(to_r1cs)(tB, B, nb);
-            GC_(to_r1cs)(tC, C, nc);
-            if ((e = s->constraint(s->ctx, k, tA, na, tB, nb, tC, nc, eb)))
-                goto out;
-        }
+        if (s->constraint && (e = GC_(emit)(s->constraint, s->ctx, k, R, t, eb)))
+            goto out;
         if (!values)
             continue;
         /* Witness: out = (A.w * B.w - rest of C) / cout, cout = +-1; C[nc-1] or C[0] is out. */
@@ -256,20 +297,20 @@ static cuzk_err GC_(walk)(const cuzk_gen_params *p, const cuzk__gen_sink *s,
         GF_(mul)(&ov, &av, &bv);
         GF_(set_zero)(&rest);
         for (unsigned i = 0; i < nc; i++)
-            if (C[i].wire != out) {
-                GFT t;
-                GF_(mul)(&t, &C[i].c, GC_(value)(&G, C[i].wire));
-                GF_(add)(&rest, &rest, &t);
+            if (C[i].wire != R->out) {
+                GFT tv;
+                GF_(mul)(&tv, &C[i].c, GC_(value)(&G, C[i].wire));
+                GF_(add)(&rest, &rest, &tv);
             }
         GF_(sub)(&ov, &ov, &rest);
-        if (!GF_(eq)(&cout, &G.one))
+        if (!GF_(eq)(&R->cout, &G.one))
             GF_(neg)(&ov, &ov);
         G.val[k & (GC_RING - 1)] = ov;
         if (GF_(is_zero)(&ov) || GF_(is_one)(&ov))
             n_bin++;
         if (s->value) {
             GF_(to_bytes_le)(buf32, &ov);
-            if ((e = s->value(s->ctx, out, buf32, eb)))
+            if ((e = s->value(s->ctx, R->out, buf32, eb)))
                 goto out;
         }
     }
@@ -301,6 +342,63 @@ out:
     free(G.val);
     free(G.kind);
     free(G.inval);
+    free(R);
+    free(t);
+    return e;
+}
+
+/* The structure stream's state at every multiple of S->chunk, each published as it is saved
+ * (the constraints are not kept). */
+static cuzk_err GC_(scan)(gc_source *S, cuzk_errbuf *eb)
+{
+    GC_(gen) G;
+    cuzk_err e = GC_(init)(&G, &S->p, eb);
+    if (e)
+        return e;
+    G.kind = calloc(GC_RING, 1);
+    GC_(row) *R = malloc(sizeof *R);
+    if (!G.kind || !R) {
+        free(G.kind);
+        free(R);
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-circuit: out of memory");
+    }
+    for (uint64_t k = 0; k < G.n; k++) {
+        if (k % S->chunk == 0) {
+            gc_checkpoint_save(&S->cp[k / S->chunk], &G.rs, G.kind);
+            if (!gc_publish(S, k / S->chunk))
+                break;
+        }
+        GC_(step)(&G, S->p.profile, k, R);
+    }
+    free(G.kind);
+    free(R);
+    return CUZK_OK;
+}
+
+/* Constraints lo .. hi - 1 (lo a multiple of S->chunk), from lo's checkpoint. */
+static cuzk_err GC_(range)(const gc_source *S, uint64_t lo, uint64_t hi, cuzk__constraint_fn fn,
+                           void *ctx, cuzk_errbuf *eb)
+{
+    GC_(gen) G;
+    cuzk_err e = GC_(init)(&G, &S->p, eb);
+    if (e)
+        return e;
+    G.kind = malloc(GC_RING);
+    GC_(row) *R = malloc(sizeof *R);
+    cuzk_r1cs_term *t = malloc(48 * sizeof *t);
+    if (!G.kind || !R || !t) {
+        e = cuzk_errf(eb, CUZK_NO_MEMORY, "gen-circuit: out of memory");
+        goto out;
+    }
+    gc_checkpoint_load(&S->cp[lo / S->chunk], &G.rs, G.kind);
+    for (uint64_t k = lo; k < hi && !e; k++) {
+        GC_(step)(&G, S->p.profile, k, R);
+        e = GC_(emit)(fn, ctx, k, R, t, eb);
+    }
+out:
+    free(G.kind);
+    free(R);
+    free(t);
     return e;
 }
 

@@ -237,14 +237,14 @@ cuzk_err cuzk_pk_generate(cuzk_pk **out, const cuzk_gen_params *p, cuzk_setup_in
     double t0 = cuzk__now_ms();
     *out = NULL;
     cuzk_ff_init();
-    cuzk__circuit_source src;
-    cuzk_err e = cuzk__gen_source(&src, p, eb);
-    if (e)
-        return e;
-    size_t sl = strlen(p->seed);
+    size_t sl = p && p->seed ? strlen(p->seed) : 0;
     if (sl == 0 || sl > 256)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
                          "generated key: the seed must be 1 to 256 characters");
+    cuzk__circuit_source src;
+    cuzk_err e = cuzk__gen_source_new(&src, p, eb);
+    if (e)
+        return e;
     cuzk_setup_opts o = {0};
     o.seed = (const uint8_t *)p->seed;
     o.seed_len = sl;
@@ -253,14 +253,18 @@ cuzk_err cuzk_pk_generate(cuzk_pk **out, const cuzk_gen_params *p, cuzk_setup_in
     if (info)
         memset(info, 0, sizeof *info);
     cuzk_pk *pk = calloc(1, sizeof *pk);
-    if (!pk)
+    if (!pk) {
+        cuzk__gen_source_free(&src);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+    }
     pk->curve = p->curve;
     pk->generated = 1;
     e = p->curve == CUZK_CURVE_BN254 ? bn254_pk_generate(&pk->k.bn254, &src, &o, info, eb)
                                      : bls12_381_pk_generate(&pk->k.bls12_381, &src, &o, info, eb);
-    if (info)
+    cuzk__gen_source_free(&src);
+    if (info) {
         info->ms_total = cuzk__now_ms() - t0;
+    }
     if (e) {
         free(pk);
         return e;

@@ -1,20 +1,15 @@
-/* A proving key built from the setup's zkey byte stream (gen_internal.h) without a file: the
- * sink places every section where cuzk_pk_load would put the zkey's, so the key is the one
- * `cuzk setup` writes and cuzk_pk_load reads. Points are copied as they come (the stream is
- * snarkjs's layout, the key's in-memory one); coefficient records arrive row by row, so the
- * rows' CSR index is built as they come. Included by groth16.c after groth16_tmpl.h, with GP
- * defined. */
+/* A proving key built from the setup's zkey stream (gen_internal.h) without a file: the
+ * header arrives as bytes, the point sections are written in place into the key's arrays (the
+ * stream is snarkjs's layout, the key's in-memory one) and the coefficient records into the
+ * key's CSR arrays, so the key is the one `cuzk setup` writes and cuzk_pk_load reads. Included
+ * by groth16.c after groth16_tmpl.h, with GP defined. */
 
 typedef struct {
     cuzk__zkey_sink base; /* first: the setup calls through it */
     GT_(pk) *pk;
     uint32_t sec;
-    uint64_t off;       /* bytes of the section so far */
-    uint8_t hdr[1024];  /* section 2 */
-    uint8_t rec[64];    /* section 4: the count, then one record at a time */
-    size_t rec_len;
-    int counted;
-    uint64_t next_row[2], fill[2]; /* CSR: rows below next_row are closed */
+    uint64_t off;      /* bytes of the section so far */
+    uint8_t hdr[1024]; /* section 2 */
     cuzk_err err;
 } GT_(gen_sink);
 
@@ -44,27 +39,36 @@ static cuzk_err GT_(gen_begin)(cuzk__zkey_sink *s, uint32_t id, cuzk_errbuf *eb)
     return g->err;
 }
 
-/* Closes the CSR rows of matrix m below `row`. */
-static void GT_(gen_rows_to)(GT_(gen_sink) *g, int m, uint64_t row)
+/* Rows row0 .. row0 + n_rows - 1 of the CSR arrays from their records; thread-safe for
+ * disjoint rows (each writes its own rows' entries and records). */
+static cuzk_err GT_(gen_coef_rows)(cuzk__zkey_sink *s, uint64_t row0, uint64_t n_rows,
+                                   const uint64_t first[2], const uint8_t *rec, uint64_t n_rec,
+                                   cuzk_errbuf *eb)
 {
-    for (; g->next_row[m] < row; g->next_row[m]++)
-        g->pk->row_ptr[m][g->next_row[m] + 1] = g->fill[m];
-}
-
-static void GT_(gen_record)(GT_(gen_sink) *g, cuzk_errbuf *eb)
-{
+    GT_(gen_sink) *g = (GT_(gen_sink) *)s;
     GT_(pk) *pk = g->pk;
-    uint32_t m = cuzk_le32(g->rec), row = cuzk_le32(g->rec + 4), sig = cuzk_le32(g->rec + 8);
-    if (m > 1 || row >= pk->domain_size || sig >= pk->n_vars || row < g->next_row[m] ||
-        g->fill[m] >= pk->n_coef[m]) {
-        GT_(gen_fail)(g, eb, "coefficient record out of order");
-        return;
+    uint64_t fill[2] = {first[0], first[1]}, k = 0;
+    if (g->err || !pk->coef[0] || !pk->coef[1] || row0 + n_rows > pk->domain_size)
+        return cuzk_errf(eb, CUZK_INTERNAL, "generated key: coefficient rows out of place");
+    for (uint64_t row = row0; row < row0 + n_rows; row++) {
+        for (; k < n_rec && cuzk_le32(rec + 44 * k + 4) == row; k++) {
+            const uint8_t *p = rec + 44 * k;
+            uint32_t m = cuzk_le32(p), sig = cuzk_le32(p + 8);
+            if (m > 1 || sig >= pk->n_vars || fill[m] >= pk->n_coef[m])
+                return cuzk_errf(eb, CUZK_INTERNAL, "generated key: coefficient record %llu "
+                                 "of row %llu out of range", (unsigned long long)k,
+                                 (unsigned long long)row);
+            GT_(coef) *dst = &pk->coef[m][fill[m]++];
+            memset(dst, 0, sizeof *dst);
+            dst->signal = sig;
+            memcpy(dst->value.l, p + 12, sizeof dst->value.l);
+        }
+        pk->row_ptr[0][row + 1] = fill[0];
+        pk->row_ptr[1][row + 1] = fill[1];
     }
-    GT_(gen_rows_to)(g, (int)m, row);
-    GT_(coef) *dst = &pk->coef[m][g->fill[m]++];
-    memset(dst, 0, sizeof *dst);
-    dst->signal = sig;
-    memcpy(dst->value.l, g->rec + 12, sizeof dst->value.l);
+    if (k != n_rec)
+        return cuzk_errf(eb, CUZK_INTERNAL, "generated key: coefficient records out of order");
+    return CUZK_OK;
 }
 
 static cuzk_err GT_(gen_header)(GT_(gen_sink) *g, cuzk_errbuf *eb)
@@ -115,31 +119,32 @@ static cuzk_err GT_(gen_header)(GT_(gen_sink) *g, cuzk_errbuf *eb)
 static cuzk_err GT_(gen_write)(cuzk__zkey_sink *s, const void *data, size_t n, cuzk_errbuf *eb)
 {
     GT_(gen_sink) *g = (GT_(gen_sink) *)s;
-    GT_(pk) *pk = g->pk;
-    const uint8_t *p = data;
     if (g->err)
         return g->err;
-    void *dst = NULL;
-    uint64_t cap = 0, nv = pk->n_vars;
     switch (g->sec) {
+    case 1:
+    case 10:
+        return CUZK_OK; /* protocol and contributions: nothing the key holds */
     case 2:
         if (g->off + n > sizeof g->hdr)
             return GT_(gen_fail)(g, eb, "header too long");
-        memcpy(g->hdr + g->off, p, n);
+        memcpy(g->hdr + g->off, data, n);
         g->off += n;
         return CUZK_OK;
-    case 4:
-        for (size_t i = 0; i < n && !g->err; i++) {
-            g->rec[g->rec_len++] = p[i];
-            if (!g->counted && g->rec_len == 4) {
-                g->counted = 1;
-                g->rec_len = 0;
-            } else if (g->rec_len == 12 + 32) {
-                GT_(gen_record)(g, eb);
-                g->rec_len = 0;
-            }
-        }
-        return g->err;
+    default:
+        return GT_(gen_fail)(g, eb, "a section came as bytes, not in place");
+    }
+}
+
+/* Where point section id goes: its array in the key, of exactly `bytes` bytes. */
+static uint8_t *GT_(gen_place)(cuzk__zkey_sink *s, uint32_t id, uint64_t bytes)
+{
+    GT_(gen_sink) *g = (GT_(gen_sink) *)s;
+    GT_(pk) *pk = g->pk;
+    const uint64_t nv = pk->n_vars, N = pk->domain_size;
+    void *dst = NULL;
+    uint64_t cap = 0;
+    switch (id) {
     case 3:
         dst = pk->ic, cap = (pk->n_public + 1) * sizeof(G1A);
         break;
@@ -156,16 +161,15 @@ static cuzk_err GT_(gen_write)(cuzk__zkey_sink *s, const void *data, size_t n, c
         dst = pk->c, cap = (nv - pk->n_public - 1) * sizeof(G1A);
         break;
     case 9:
-        dst = pk->h, cap = (uint64_t)pk->domain_size * sizeof(G1A);
+        dst = pk->h, cap = N * sizeof(G1A);
         break;
     default:
-        return CUZK_OK; /* 1 (protocol) and 10 (contributions): nothing the key holds */
+        break;
     }
-    if (!dst || g->off + n > cap)
-        return GT_(gen_fail)(g, eb, "a point section is longer than the header says");
-    memcpy((uint8_t *)dst + g->off, p, n);
-    g->off += n;
-    return CUZK_OK;
+    if (g->err || !dst || bytes != cap)
+        return NULL; /* then its bytes come through write, which fails */
+    g->off = bytes;
+    return dst;
 }
 
 static cuzk_err GT_(gen_end)(cuzk__zkey_sink *s, cuzk_errbuf *eb)
@@ -176,13 +180,27 @@ static cuzk_err GT_(gen_end)(cuzk__zkey_sink *s, cuzk_errbuf *eb)
     if (g->sec == 2)
         return GT_(gen_header)(g, eb);
     if (g->sec == 4) {
-        for (int m = 0; m < 2; m++) {
-            if (g->fill[m] != g->pk->n_coef[m])
+        const uint64_t N = g->pk->domain_size;
+        for (int m = 0; m < 2; m++)
+            if (g->pk->row_ptr[m][N] != g->pk->n_coef[m])
                 return GT_(gen_fail)(g, eb, "coefficient count mismatch");
-            GT_(gen_rows_to)(g, m, g->pk->domain_size);
-        }
     }
     return CUZK_OK;
+}
+
+/* The key's evaluation domain, made on its own thread while the setup runs (its twiddles are
+ * one sequential product each: seconds at 2^27). */
+typedef struct {
+    FR_(domain) dom;
+    unsigned log_n;
+    cuzk_err err;
+} GT_(gen_domain);
+
+static void *GT_(gen_domain_thread)(void *arg)
+{
+    GT_(gen_domain) *d = arg;
+    d->err = FR_(domain_init)(&d->dom, d->log_n);
+    return NULL;
 }
 
 /* Runs the setup of `src` into a new key. */
@@ -203,10 +221,25 @@ static cuzk_err GT_(pk_generate)(GT_(pk) **out, const cuzk__circuit_source *src,
     g->base.begin = GT_(gen_begin);
     g->base.write = GT_(gen_write);
     g->base.end = GT_(gen_end);
+    g->base.coef_rows = GT_(gen_coef_rows);
+    g->base.place = GT_(gen_place);
     g->pk = pk;
+    /* The setup's domain: the least power of two above the constraints and public rows. */
+    GT_(gen_domain) dom = {.log_n = 0, .err = CUZK_OK};
+    while (((uint64_t)1 << dom.log_n) < src->n_constraints + src->n_public + 1)
+        dom.log_n++;
+    pthread_t dom_thread;
+    const int dom_async = pthread_create(&dom_thread, NULL, GT_(gen_domain_thread), &dom) == 0;
     cuzk_err e = cuzk__setup_run(src, &g->base, o, info, eb);
-    if (!e && (e = FR_(domain_init)(&pk->dom, pk->log_n)))
-        e = cuzk_errf(eb, e, "generated key: cannot set up the evaluation domain of size 2^%u",
+    if (dom_async)
+        pthread_join(dom_thread, NULL);
+    else
+        GT_(gen_domain_thread)(&dom);
+    if (!dom.err)
+        pk->dom = dom.dom;
+    if (!e && (dom.err || dom.log_n != pk->log_n))
+        e = cuzk_errf(eb, dom.err ? dom.err : CUZK_INTERNAL,
+                      "generated key: cannot set up the evaluation domain of size 2^%u",
                       pk->log_n);
     free(g);
     if (e) {

@@ -1,9 +1,11 @@
 /* Single-party Groth16 setup writing a snarkjs .zkey (cuzk/setup.h): one pass over the r1cs
- * accumulates A_i(tau), B_i(tau), C_i(tau) for every wire in the Lagrange basis, then every
- * point section is computed chunk by chunk with fixed-base multiplication on all threads and
- * streamed to the file, so memory is 96 bytes per wire plus the tables and one chunk. */
+ * (ranges of rows on all threads) accumulates A_i(tau), B_i(tau), C_i(tau) for every wire in
+ * the Lagrange basis, then every point section is computed chunk by chunk with fixed-base
+ * multiplication on all threads or a GPU and streamed to the file, so memory is 96 bytes per
+ * wire plus the tables, one chunk and each thread's range. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,14 +64,16 @@
 
 /* ------------------------------------------------------------------ r1cs file and zkey file */
 
-/* The constraints of an r1cs file, their terms copied out (a constraint has any number). */
-static cuzk_err st_r1cs_each(const void *src, cuzk__constraint_fn fn, void *ctx, cuzk_errbuf *eb)
+/* Constraints lo .. hi - 1 of an r1cs file, their terms copied out (a constraint has any
+ * number). */
+static cuzk_err st_r1cs_range(const void *src, uint64_t lo, uint64_t hi, cuzk__constraint_fn fn,
+                              void *ctx, cuzk_errbuf *eb)
 {
     const cuzk_r1cs *r = src;
     cuzk_r1cs_term *t = NULL;
     size_t cap = 0;
     cuzk_err e = CUZK_OK;
-    for (uint64_t row = 0; row < r->n_constraints && !e; row++) {
+    for (uint64_t row = lo; row < hi && row < r->n_constraints && !e; row++) {
         cuzk_r1cs_lc lc[3];
         cuzk_r1cs_constraint(r, (uint32_t)row, lc);
         size_t need = (size_t)lc[0].n_terms + lc[1].n_terms + lc[2].n_terms;
@@ -166,10 +170,11 @@ cuzk_err cuzk_setup(const char *r1cs_path, const char *zkey_path, const cuzk_set
     cuzk_err e = cuzk_r1cs_open(&r, r1cs_path, eb);
     if (e)
         return e;
-    cuzk__circuit_source src = {r.curve,          r.n_constraints, r.n_wires,
-                                (uint64_t)r.n_outputs + r.n_pub_inputs, r.file.name,
-                                st_r1cs_each,     &r};
-    st_file_sink fs = {{st_file_begin, st_file_write, st_file_end, {0, 0}}, {0}};
+    cuzk__circuit_source src = {r.curve,       r.n_constraints, r.n_wires,
+                                (uint64_t)r.n_outputs + r.n_pub_inputs,
+                                r.file.name,   (uint64_t)1 << 12, st_r1cs_range,
+                                &r};
+    st_file_sink fs = {{st_file_begin, st_file_write, st_file_end, NULL, NULL, {0, 0}}, {0}};
     o.seed = seed;
     o.seed_len = seed_len;
     if (!(e = cuzk_binfile_writer_open(&fs.bw, zkey_path, "zkey", 1, 10, eb))) {

@@ -18,6 +18,11 @@ typedef struct {
     FRT zl, zh;  /* (tau^N - 1)/N and (tau^2N - 1)/(2N)/delta */
 } ST_(secrets);
 
+/* A wire's sums A_i(tau), B_i(tau), C_i(tau), side by side: a term touches one place. */
+typedef struct {
+    FRT v[3];
+} ST_(qap);
+
 /* Secret `name` from the seed (cuzk/setup.h). For tau, also tau^(2N) != 1 (tau outside the
  * 2N domain), so that no denominator tau - x below is zero. */
 static void ST_(derive)(FRT *out, const char *name, const uint8_t *seed, size_t seed_len,
@@ -72,10 +77,11 @@ static cuzk_err ST_(gpu_mul)(cuzk_gpu_fixed_base *g, const FRT *s, size_t cnt, u
     return cuzk_gpu_fixed_base_mul(g, s, cnt, CUZK_GPU_SCALARS_MONT, pts, eb);
 }
 
-/* Writes the points k_i * G1 for the chunk's Montgomery scalars s[0..cnt). */
+/* The points k_i * G1 for the chunk's Montgomery scalars s[0..cnt) into pts, then written to
+ * the sink unless pts is their place in it (placed). */
 static cuzk_err ST_(put_g1)(cuzk__zkey_sink *bw, const G1_(fb) *fb, const ST_(gpu) *gpu,
                             const FRT *s, size_t cnt, uint64_t (*k)[4], uint8_t *pts,
-                            unsigned nt, cuzk_errbuf *eb)
+                            int placed, unsigned nt, cuzk_errbuf *eb)
 {
     cuzk_err e;
     if (gpu->g1) {
@@ -85,14 +91,14 @@ static cuzk_err ST_(put_g1)(cuzk__zkey_sink *bw, const G1_(fb) *fb, const ST_(gp
             ST_(canon)(k[i], &s[i]);
         e = G1_(fb_mul)(fb, pts, ST_G1_BYTES, (const uint64_t(*)[4])k, cnt, nt, eb);
     }
-    if (!e)
+    if (!e && !placed)
         e = bw->write(bw, pts, cnt * ST_G1_BYTES, eb);
     return e;
 }
 
 static cuzk_err ST_(put_g2)(cuzk__zkey_sink *bw, const G2_(fb) *fb, const ST_(gpu) *gpu,
                             const FRT *s, size_t cnt, uint64_t (*k)[4], uint8_t *pts,
-                            unsigned nt, cuzk_errbuf *eb)
+                            int placed, unsigned nt, cuzk_errbuf *eb)
 {
     cuzk_err e;
     if (gpu->g2) {
@@ -102,7 +108,7 @@ static cuzk_err ST_(put_g2)(cuzk__zkey_sink *bw, const G2_(fb) *fb, const ST_(gp
             ST_(canon)(k[i], &s[i]);
         e = G2_(fb_mul)(fb, pts, ST_G2_BYTES, (const uint64_t(*)[4])k, cnt, nt, eb);
     }
-    if (!e)
+    if (!e && !placed)
         e = bw->write(bw, pts, cnt * ST_G2_BYTES, eb);
     return e;
 }
@@ -126,11 +132,13 @@ static void ST_(header_point_g2)(uint8_t *out, const FRT *x)
 #define ST_BLOCK 4096
 typedef struct {
     const ST_(secrets) *S;
-    const FRT *a, *b, *c;
+    const ST_(qap) *q;
     FRT *sc, *xs, *ls; /* xs, ls: section 9's v w^i and tau - v w^i */
     uint64_t i0;
     size_t cnt;
     int sec;
+    uint8_t *touch; /* the chunk's points, written in place by a GPU: faulted in here */
+    size_t point_bytes;
 } ST_(scalars);
 
 static void ST_(scalars_block)(void *arg, size_t blk)
@@ -138,6 +146,13 @@ static void ST_(scalars_block)(void *arg, size_t blk)
     const ST_(scalars) *P = arg;
     const ST_(secrets) *S = P->S;
     const size_t j0 = blk * ST_BLOCK, j1 = P->cnt - j0 < ST_BLOCK ? P->cnt : j0 + ST_BLOCK;
+    if (P->touch) {
+        /* The driver's copy into pageable memory takes the page faults on one thread. */
+        const uintptr_t pg = 4096, a0 = (uintptr_t)(P->touch + j0 * P->point_bytes),
+                        a1 = (uintptr_t)(P->touch + j1 * P->point_bytes);
+        for (uintptr_t x = (a0 + pg - 1) & ~(pg - 1); x < a1; x += pg)
+            *(volatile uint8_t *)x = 0;
+    }
     if (P->sec == 9) {
         /* H_i = zh v w^i / (tau - v w^i) */
         FRT hx;
@@ -161,18 +176,18 @@ static void ST_(scalars_block)(void *arg, size_t blk)
         case 3:
         case 8: {
             FRT t;
-            FR_(mul)(&P->sc[j], &S->beta, &P->a[i]);
-            FR_(mul)(&t, &S->alpha, &P->b[i]);
+            FR_(mul)(&P->sc[j], &S->beta, &P->q[i].v[0]);
+            FR_(mul)(&t, &S->alpha, &P->q[i].v[1]);
             FR_(add)(&P->sc[j], &P->sc[j], &t);
-            FR_(add)(&P->sc[j], &P->sc[j], &P->c[i]);
+            FR_(add)(&P->sc[j], &P->sc[j], &P->q[i].v[2]);
             FR_(mul)(&P->sc[j], &P->sc[j], P->sec == 3 ? &S->gamma_inv : &S->delta_inv);
             break;
         }
         case 5:
-            P->sc[j] = P->a[i];
+            P->sc[j] = P->q[i].v[0];
             break;
         default: /* 6, 7 */
-            P->sc[j] = P->b[i];
+            P->sc[j] = P->q[i].v[1];
             break;
         }
     }
@@ -184,31 +199,106 @@ static void ST_(u32)(cuzk__zkey_sink *bw, uint32_t v, cuzk_errbuf *eb)
     bw->write(bw, b, 4, eb);
 }
 
-/* Pass 1's state: the Lagrange values L_j(tau) of one chunk of rows at a time, and the
- * per-wire sums A_i(tau), B_i(tau), C_i(tau) (constraint rows and the public rows). */
+/* ls[j] = L_{r0 + j}(tau) = zl w^(r0 + j) / (tau - w^(r0 + j)) for j < cnt, one batch
+ * inversion (xs, tmp: cnt elements of scratch). */
+static void ST_(lagrange)(const ST_(secrets) *S, uint64_t r0, size_t cnt, FRT *ls, FRT *xs,
+                          FRT *tmp)
+{
+    FRT x;
+    FR_(pow_u64)(&x, &S->w, r0);
+    for (size_t j = 0; j < cnt; j++) {
+        xs[j] = x;
+        FR_(sub)(&ls[j], &S->tau, &x);
+        FR_(mul)(&x, &x, &S->w);
+    }
+    FR_(batch_inv)(ls, ls, cnt, tmp);
+    for (size_t j = 0; j < cnt; j++) {
+        FR_(mul)(&ls[j], &ls[j], &xs[j]);
+        FR_(mul)(&ls[j], &ls[j], &S->zl);
+    }
+}
+
+/* The first wires (the constant and the inputs, in most terms of most circuits) are summed per
+ * thread; the others under a byte lock per 4 wires. Pass 1's threads take lanes of
+ * consecutive ranges, about 4 per thread, so that they work on distant rows and their wires
+ * (in circuits that, like the generated ones, use recent outputs), and the lock bytes of
+ * those wires, rarely share a cache line. Field sums do not depend on their order. */
+#define ST_LOCAL_WIRES 1024u
+
+/* A job of pass 1 or of section 4: ranges of src->chunk rows, taken in turn by every thread. */
 typedef struct {
     const ST_(secrets) *S;
-    const char *name;
-    FRT *a, *b, *c, *xs, *ls, *sc;
-    FRT x;           /* w^r0 */
-    uint64_t r0, cnt; /* rows r0 .. r0 + cnt - 1 have ls */
-    uint64_t m, n_coef[2];
-} ST_(pass1);
+    const cuzk__circuit_source *r;
+    cuzk__zkey_sink *bw;
+    ST_(qap) *q;
+    uint8_t *locks;
+    uint64_t n_ranges, n_local;
+    uint64_t lane; /* pass 1: ranges per lane */
+    uint64_t (*cnt)[2];   /* per range: its A and B terms (pass 1 counts them) */
+    uint64_t (*first)[2]; /* per range: its first A and B record (section 4) */
+    uint8_t **buf;        /* section 4 without the sink's coef_rows: one wave's records */
+    uint64_t buf_cap;     /* records a range may have */
+    uint64_t base;        /* section 4 in waves: the wave's first range */
+    size_t next;
+    int failed;
+    pthread_mutex_t mu;
+    cuzk_err err;
+    cuzk_errbuf eb;
+} ST_(jobs);
 
-/* ls[j] = L_{r0 + j}(tau) = zl w^j / (tau - w^j) for the next chunk, one batch inversion. */
-static void ST_(pass1_chunk)(ST_(pass1) *P, uint64_t rows)
+/* One thread's state in a job. */
+typedef struct {
+    ST_(jobs) *J;
+    ST_(qap) *local;
+    FRT *ls;
+    uint64_t r0, cnt[2];
+    uint8_t *rec;
+    uint64_t n_rec, cap;
+} ST_(worker);
+
+static void ST_(job_fail)(ST_(jobs) *J, cuzk_err e, const cuzk_errbuf *eb)
 {
-    P->r0 += P->cnt;
-    P->cnt = rows - P->r0 < ST_CHUNK ? rows - P->r0 : ST_CHUNK;
-    for (size_t j = 0; j < P->cnt; j++) {
-        P->xs[j] = P->x;
-        FR_(sub)(&P->ls[j], &P->S->tau, &P->x);
-        FR_(mul)(&P->x, &P->x, &P->S->w);
+    pthread_mutex_lock(&J->mu);
+    if (!J->failed) {
+        J->err = e;
+        J->eb = *eb;
+        __atomic_store_n(&J->failed, 1, __ATOMIC_RELAXED);
     }
-    FR_(batch_inv)(P->ls, P->ls, P->cnt, P->sc);
-    for (size_t j = 0; j < P->cnt; j++) {
-        FR_(mul)(&P->ls[j], &P->ls[j], &P->xs[j]);
-        FR_(mul)(&P->ls[j], &P->ls[j], &P->S->zl);
+    pthread_mutex_unlock(&J->mu);
+}
+
+/* Coefficient bytes equal to 1 (most terms of most circuits): no conversion needed. */
+static inline int ST_(coef_is_one)(const uint8_t c[32])
+{
+    uint8_t rest = 0;
+    for (int i = 1; i < 32; i++)
+        rest |= c[i];
+    return c[0] == 1 && !rest;
+}
+
+static inline void ST_(lock)(uint8_t *l)
+{
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED))
+            ;
+}
+
+/* Adds the products co[j] to the sums of (wire[j], mtx[j]). */
+static void ST_(pass1_add)(ST_(worker) *W, const FRT *co, const uint32_t *wire,
+                           const uint8_t *mtx, unsigned k)
+{
+    const ST_(jobs) *J = W->J;
+    for (unsigned j = 0; j < k; j++) {
+        const uint32_t w = wire[j];
+        if (w < J->n_local) {
+            FR_(add)(&W->local[w].v[mtx[j]], &W->local[w].v[mtx[j]], &co[j]);
+            continue;
+        }
+        uint8_t *lk = &J->locks[w >> 2];
+        FRT *d = &J->q[w].v[mtx[j]];
+        ST_(lock)(lk);
+        FR_(add)(d, d, &co[j]);
+        __atomic_store_n(lk, 0, __ATOMIC_RELEASE);
     }
 }
 
@@ -216,53 +306,174 @@ static cuzk_err ST_(pass1_row)(void *ctx, uint64_t row, const cuzk_r1cs_term *ta
                                const cuzk_r1cs_term *tb, uint32_t nb, const cuzk_r1cs_term *tc,
                                uint32_t nc, cuzk_errbuf *eb)
 {
-    ST_(pass1) *P = ctx;
-    if (row >= P->r0 + P->cnt)
-        ST_(pass1_chunk)(P, P->m);
-    const FRT *l = &P->ls[row - P->r0];
+    ST_(worker) *W = ctx;
+    const ST_(jobs) *J = W->J;
+    const FRT *l = &W->ls[row - W->r0];
     const cuzk_r1cs_term *t[3] = {ta, tb, tc};
     const uint32_t nt[3] = {na, nb, nc};
-    FRT *acc[3] = {P->a, P->b, P->c};
-    P->n_coef[0] += na;
-    P->n_coef[1] += nb;
+    W->cnt[0] += na;
+    W->cnt[1] += nb;
+    /* The products first, with their sums prefetched, then the additions: the sums are
+     * mostly in no cache (recent wires spread over megabytes), and the lock's atomic would
+     * otherwise wait for each miss in turn. */
+    enum { BATCH = 16 };
+    FRT co[BATCH];
+    uint32_t wire[BATCH];
+    uint8_t mx[BATCH];
+    unsigned k = 0;
     for (int mtx = 0; mtx < 3; mtx++)
         for (uint32_t i = 0; i < nt[mtx]; i++) {
-            FRT co;
-            if (FR_(from_bytes_le)(&co, t[mtx][i].coef))
-                return cuzk_errf(eb, CUZK_NON_CANONICAL,
-                                 "%s: constraint %llu, %c term %u: coefficient >= r", P->name,
-                                 (unsigned long long)row, "ABC"[mtx], i);
-            FR_(mul)(&co, &co, l);
-            FR_(add)(&acc[mtx][t[mtx][i].wire], &acc[mtx][t[mtx][i].wire], &co);
+            const uint32_t w = t[mtx][i].wire;
+            if (w >= J->n_local)
+                __builtin_prefetch(&J->q[w].v[mtx], 1);
+            if (ST_(coef_is_one)(t[mtx][i].coef)) {
+                co[k] = *l;
+            } else {
+                if (FR_(from_bytes_le)(&co[k], t[mtx][i].coef))
+                    return cuzk_errf(eb, CUZK_NON_CANONICAL,
+                                     "%s: constraint %llu, %c term %u: coefficient >= r",
+                                     J->r->name, (unsigned long long)row, "ABC"[mtx], i);
+                FR_(mul)(&co[k], &co[k], l);
+            }
+            wire[k] = w;
+            mx[k] = (uint8_t)mtx;
+            if (++k == BATCH) {
+                ST_(pass1_add)(W, co, wire, mx, k);
+                k = 0;
+            }
         }
+    ST_(pass1_add)(W, co, wire, mx, k);
     return CUZK_OK;
+}
+
+/* Pass 1 on one thread: ranges in turn, then its sums of the first wires into the total. */
+static void ST_(pass1_thread)(void *arg, unsigned t, unsigned T)
+{
+    (void)t, (void)T;
+    ST_(jobs) *J = arg;
+    const uint64_t chunk = J->r->chunk;
+    ST_(worker) W = {J, calloc(J->n_local ? J->n_local : 1, sizeof(ST_(qap))),
+                     malloc(chunk * sizeof(FRT)), 0, {0, 0}, NULL, 0, 0};
+    FRT *xs = malloc(chunk * sizeof(FRT)), *tmp = malloc(chunk * sizeof(FRT));
+    cuzk_errbuf eb;
+    if (!W.local || !W.ls || !xs || !tmp) {
+        cuzk_err e = cuzk_errf(&eb, CUZK_NO_MEMORY, "setup: out of memory");
+        ST_(job_fail)(J, e, &eb);
+        goto out;
+    }
+    for (uint64_t i = 0, end = 0;; i++) {
+        if (i == end) {
+            i = __atomic_fetch_add(&J->next, 1, __ATOMIC_RELAXED) * J->lane;
+            end = i + J->lane < J->n_ranges ? i + J->lane : J->n_ranges;
+        }
+        if (i >= J->n_ranges || __atomic_load_n(&J->failed, __ATOMIC_RELAXED))
+            break;
+        const uint64_t lo = i * chunk, hi = lo + chunk < J->r->n_constraints
+                                                 ? lo + chunk
+                                                 : J->r->n_constraints;
+        ST_(lagrange)(J->S, lo, hi - lo, W.ls, xs, tmp);
+        W.r0 = lo;
+        W.cnt[0] = W.cnt[1] = 0;
+        cuzk_err e = J->r->range(J->r->src, lo, hi, ST_(pass1_row), &W, &eb);
+        if (e) {
+            ST_(job_fail)(J, e, &eb);
+            break;
+        }
+        J->cnt[i][0] = W.cnt[0];
+        J->cnt[i][1] = W.cnt[1];
+    }
+    pthread_mutex_lock(&J->mu);
+    for (uint64_t w = 0; w < J->n_local; w++)
+        for (int mtx = 0; mtx < 3; mtx++)
+            FR_(add)(&J->q[w].v[mtx], &J->q[w].v[mtx], &W.local[w].v[mtx]);
+    pthread_mutex_unlock(&J->mu);
+out:
+    free(W.local);
+    free(W.ls);
+    free(xs);
+    free(tmp);
 }
 
 /* Section 4's records of one constraint: its A terms then its B terms, values coef * R^2 (the
  * Montgomery limbs of coef * R). */
+static void ST_(coef_record)(uint8_t rec[44], uint32_t mtx, uint64_t row, uint32_t wire,
+                             const FRT *co_r2)
+{
+    const uint32_t hdr[3] = {mtx, (uint32_t)row, wire};
+    for (int q = 0; q < 3; q++)
+        for (int y = 0; y < 4; y++)
+            rec[4 * q + y] = (uint8_t)(hdr[q] >> (8 * y));
+    FR_(to_mont_bytes_le)(rec + 12, co_r2);
+}
+
 static cuzk_err ST_(coef_row)(void *ctx, uint64_t row, const cuzk_r1cs_term *ta, uint32_t na,
                               const cuzk_r1cs_term *tb, uint32_t nb, const cuzk_r1cs_term *tc,
                               uint32_t nc, cuzk_errbuf *eb)
 {
     (void)tc, (void)nc;
-    cuzk__zkey_sink *bw = ctx;
+    ST_(worker) *W = ctx;
     const cuzk_r1cs_term *t[2] = {ta, tb};
     const uint32_t nt[2] = {na, nb};
-    uint8_t rec[44];
-    cuzk_err e = CUZK_OK;
-    for (uint32_t mtx = 0; mtx < 2 && !e; mtx++)
-        for (uint32_t i = 0; i < nt[mtx] && !e; i++) {
-            FRT co;
-            FR_(from_bytes_le)(&co, t[mtx][i].coef);
-            FR_(mul)(&co, &co, &FR_(R2));
-            uint32_t hdr[3] = {mtx, (uint32_t)row, t[mtx][i].wire};
-            for (int q = 0; q < 3; q++)
-                for (int y = 0; y < 4; y++)
-                    rec[4 * q + y] = (uint8_t)(hdr[q] >> (8 * y));
-            FR_(to_mont_bytes_le)(rec + 12, &co);
-            e = bw->write(bw, rec, sizeof rec, eb);
+    if (W->n_rec + na + nb > W->cap)
+        return cuzk_errf(eb, CUZK_INTERNAL, "%s: constraint %llu differs from the first walk",
+                         W->J->r->name, (unsigned long long)row);
+    for (uint32_t mtx = 0; mtx < 2; mtx++)
+        for (uint32_t i = 0; i < nt[mtx]; i++) {
+            FRT co = FR_(R2);
+            if (!ST_(coef_is_one)(t[mtx][i].coef)) {
+                FR_(from_bytes_le)(&co, t[mtx][i].coef);
+                FR_(mul)(&co, &co, &FR_(R2));
+            }
+            ST_(coef_record)(W->rec + 44 * W->n_rec++, mtx, row, t[mtx][i].wire, &co);
         }
+    return CUZK_OK;
+}
+
+/* Range i's records into W->rec; placed in the key when the sink takes them so. */
+static cuzk_err ST_(coef_range)(ST_(jobs) *J, ST_(worker) *W, size_t i, cuzk_errbuf *eb)
+{
+    const uint64_t chunk = J->r->chunk;
+    const uint64_t lo = i * chunk,
+                   hi = lo + chunk < J->r->n_constraints ? lo + chunk : J->r->n_constraints;
+    W->n_rec = 0;
+    W->cap = J->cnt[i][0] + J->cnt[i][1];
+    cuzk_err e = J->r->range(J->r->src, lo, hi, ST_(coef_row), W, eb);
+    if (!e && W->n_rec != W->cap)
+        e = cuzk_errf(eb, CUZK_INTERNAL, "%s: constraints %llu .. %llu differ from the first "
+                      "walk", J->r->name, (unsigned long long)lo, (unsigned long long)hi);
+    if (!e && J->bw->coef_rows)
+        e = J->bw->coef_rows(J->bw, lo, hi - lo, J->first[i], W->rec, W->n_rec, eb);
     return e;
+}
+
+/* Section 4 placed by the sink: ranges in turn on every thread. */
+static void ST_(coef_thread)(void *arg, unsigned t, unsigned T)
+{
+    (void)t, (void)T;
+    ST_(jobs) *J = arg;
+    ST_(worker) W = {J, NULL, NULL, 0, {0, 0}, malloc(J->buf_cap * 44 + 1), 0, 0};
+    cuzk_errbuf eb;
+    cuzk_err e = W.rec ? CUZK_OK : cuzk_errf(&eb, CUZK_NO_MEMORY, "setup: out of memory");
+    while (!e) {
+        const size_t i = __atomic_fetch_add(&J->next, 1, __ATOMIC_RELAXED);
+        if (i >= J->n_ranges || __atomic_load_n(&J->failed, __ATOMIC_RELAXED))
+            break;
+        e = ST_(coef_range)(J, &W, i, &eb);
+    }
+    if (e)
+        ST_(job_fail)(J, e, &eb);
+    free(W.rec);
+}
+
+/* Section 4 through write: one wave of ranges at a time into J->buf, written in order. */
+static void ST_(coef_wave)(void *arg, size_t k)
+{
+    ST_(jobs) *J = arg;
+    ST_(worker) W = {J, NULL, NULL, 0, {0, 0}, J->buf[k], 0, 0};
+    cuzk_errbuf eb;
+    cuzk_err e = ST_(coef_range)(J, &W, J->base + k, &eb);
+    if (e)
+        ST_(job_fail)(J, e, &eb);
 }
 
 static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
@@ -303,7 +514,7 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
     }
 
     /* Memory: the three per-wire accumulators, the two tables with their build scratch (CPU
-     * only), the r1cs constraint index and the chunk buffers. */
+     * only), the r1cs constraint index, the chunk buffers and each thread's pass-1 scratch. */
     const uint64_t n_g1 = 4 * n + N - n; /* IC + C, A, B1, H: n + n + n + N */
     const uint64_t max_tab = 128ull << 20;
     unsigned w1 = G1_(fb_window)(n_g1, max_tab), w2 = G2_(fb_window)(n, max_tab);
@@ -312,7 +523,8 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
                                          ? G1_(fb_build_bytes)(w1)
                                          : G2_(fb_build_bytes)(w2));
     uint64_t chunk = (uint64_t)chunk_n * (3 * sizeof(FRT) + 32 + ST_G2_BYTES);
-    uint64_t mem = 3 * n * sizeof(FRT) + 8 * (m + 1) + chunk +
+    uint64_t per_thread = 3 * r->chunk * sizeof(FRT) + ST_LOCAL_WIRES * 3 * sizeof(FRT);
+    uint64_t mem = 3 * n * sizeof(FRT) + 8 * (m + 1) + chunk + nt * per_thread + n / 4 +
                    (on_gpu ? 0 : tabs + build + (uint64_t)nt * FB_BLOCK * 512);
     if (info) {
         info->n_constraints = (uint32_t)m;
@@ -356,42 +568,74 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
     }
 
     cuzk_err e = CUZK_OK;
-    FRT *a = calloc(n, sizeof(FRT)), *b = calloc(n, sizeof(FRT)), *c = calloc(n, sizeof(FRT));
+    ST_(qap) *q = calloc(n, sizeof *q);
     FRT *xs = malloc(chunk_n * sizeof(FRT)), *ls = malloc(chunk_n * sizeof(FRT));
     FRT *sc = malloc(chunk_n * sizeof(FRT));
     uint64_t(*k)[4] = on_gpu ? NULL : malloc(chunk_n * sizeof *k);
-    uint8_t *pts = on_gpu ? NULL : malloc(chunk_n * ST_G2_BYTES); /* on a GPU: page-locked */
+    uint8_t *pts = NULL; /* the points of a chunk, for a sink that does not place them */
     int pts_pinned = 0;
     G1_(fb) fb1 = {0};
     G2_(fb) fb2 = {0};
     ST_(gpu) gpu = {0};
-    if (!a || !b || !c || !xs || !ls || !sc || (!k && !on_gpu) || (!pts && !on_gpu)) {
+    const uint64_t n_ranges = (m + r->chunk - 1) / r->chunk;
+    ST_(jobs) J;
+    memset(&J, 0, sizeof J);
+    pthread_mutex_init(&J.mu, NULL);
+    J.S = &S;
+    J.r = r;
+    J.bw = bw;
+    J.q = q;
+    J.n_ranges = n_ranges;
+    J.n_local = n < ST_LOCAL_WIRES ? n : ST_LOCAL_WIRES;
+    J.lane = (n_ranges + 4 * nt - 1) / (4 * nt);
+    J.locks = calloc(n / 4 + 1, 1);
+    J.cnt = calloc(n_ranges + 1, sizeof *J.cnt);
+    J.first = calloc(n_ranges + 1, sizeof *J.first);
+    if (!q || !xs || !ls || !sc || (!k && !on_gpu) || !J.locks || !J.cnt || !J.first) {
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "setup: out of memory (%llu wires)",
                       (unsigned long long)n);
         goto out;
     }
 
-    /* Pass 1: A_i(tau), B_i(tau), C_i(tau) over the constraint rows, then the public rows
-     * (A = 1 at row m + i for wire i). */
-    ST_(pass1) P = {&S, r->name, a, b, c, xs, ls, sc, FR_(ONE), 0, 0, m, {0, 0}};
-    if ((e = r->each(r->src, ST_(pass1_row), &P, eb)))
+    double t_phase = cuzk__now_ms();
+    /* Pass 1: A_i(tau), B_i(tau), C_i(tau) over the constraint rows on all threads, then the
+     * public rows (A = 1 at row m + i for wire i). */
+    cuzk_parallel_threads(nt, ST_(pass1_thread), &J);
+    if (J.failed) {
+        e = cuzk_errf(eb, J.err, "%s", J.eb.msg);
         goto out;
-    for (uint64_t row = m; row < rows; row++) {
-        if (row >= P.r0 + P.cnt)
-            ST_(pass1_chunk)(&P, rows);
-        FR_(add)(&a[row - m], &a[row - m], &ls[row - P.r0]);
     }
-    P.n_coef[0] += np + 1;
-    uint64_t n_coefs = P.n_coef[0] + P.n_coef[1];
+    for (uint64_t i0 = 0; i0 <= np; i0 += chunk_n) {
+        const size_t cnt = np + 1 - i0 < chunk_n ? (size_t)(np + 1 - i0) : chunk_n;
+        ST_(lagrange)(&S, m + i0, cnt, ls, xs, sc);
+        for (size_t j = 0; j < cnt; j++)
+            FR_(add)(&q[i0 + j].v[0], &q[i0 + j].v[0], &ls[j]);
+    }
+    uint64_t n_coef[2] = {np + 1, 0}, max_rec = 0;
+    for (uint64_t i = 0; i < n_ranges; i++) {
+        J.first[i][0] = n_coef[0] - (np + 1);
+        J.first[i][1] = n_coef[1];
+        n_coef[0] += J.cnt[i][0];
+        n_coef[1] += J.cnt[i][1];
+        if (J.cnt[i][0] + J.cnt[i][1] > max_rec)
+            max_rec = J.cnt[i][0] + J.cnt[i][1];
+    }
+    J.first[n_ranges][0] = n_coef[0] - (np + 1); /* the public rows' records */
+    J.first[n_ranges][1] = n_coef[1];
+    J.buf_cap = max_rec;
+    uint64_t n_coefs = n_coef[0] + n_coef[1];
     if (n_coefs > UINT32_MAX) {
         e = cuzk_errf(eb, CUZK_UNSUPPORTED, "%s: %llu coefficients exceed the zkey's u32 count",
                       r->name, (unsigned long long)n_coefs);
         goto out;
     }
-    if (info)
+    if (info) {
         info->n_coefs = n_coefs;
-    bw->n_coef[0] = P.n_coef[0];
-    bw->n_coef[1] = P.n_coef[1];
+        info->ms_circuit = cuzk__now_ms() - t_phase;
+    }
+    bw->n_coef[0] = n_coef[0];
+    bw->n_coef[1] = n_coef[1];
+    t_phase = cuzk__now_ms();
 
     /* Tables. */
     if (on_gpu) {
@@ -401,14 +645,6 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
             (e = cuzk_gpu_fixed_base_new(gpu.ctx, ST_GPU_CURVE, CUZK_GPU_G2, &gpu.g2, &geb))) {
             e = cuzk_errf(eb, e, "setup: GPU %d (--device -1 runs on the CPU): %s", o->device,
                           geb.msg);
-            goto out;
-        }
-        /* The points come back by DMA at full bus speed into page-locked memory. */
-        if (cuzk_gpu_host_alloc(gpu.ctx, chunk_n * ST_G2_BYTES, (void **)&pts, &geb) == 0)
-            pts_pinned = 1;
-        else if (!(pts = malloc(chunk_n * ST_G2_BYTES))) {
-            e = cuzk_errf(eb, CUZK_NO_MEMORY, "setup: out of memory (%zu-point chunks)",
-                          chunk_n);
             goto out;
         }
     } else if ((e = G1_(fb_init)(&fb1, w1, nt, eb)) || (e = G2_(fb_init)(&fb2, w2, nt, eb))) {
@@ -430,13 +666,13 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
     bw->end(bw, eb);
     /* 2: header. */
     {
-        uint8_t q[48], rr[32], p[ST_G2_BYTES];
+        uint8_t qb[48], rr[32], p[ST_G2_BYTES];
         const uint32_t n8q = cuzk_curve_n8q(r->curve);
-        cuzk_curve_q_le(r->curve, q);
+        cuzk_curve_q_le(r->curve, qb);
         cuzk_curve_r_le(r->curve, rr);
         bw->begin(bw, 2, eb);
         ST_(u32)(bw, n8q, eb);
-        bw->write(bw, q, n8q, eb);
+        bw->write(bw, qb, n8q, eb);
         ST_(u32)(bw, 32, eb);
         bw->write(bw, rr, 32, eb);
         ST_(u32)(bw, (uint32_t)n, eb);
@@ -469,31 +705,85 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
             hi = N;
         if (sec == 4) {
             /* Coefficients: per constraint its A terms then its B terms, then the public
-             * rows; values coef * R^2 = the Montgomery limbs of coef * R. */
+             * rows; values coef * R^2 = the Montgomery limbs of coef * R. Each range's
+             * records are made on any thread; the sink places them, or they are written in
+             * order, a wave of nt ranges at a time. */
+            double t_coefs = cuzk__now_ms();
             bw->begin(bw, 4, eb);
-            ST_(u32)(bw, (uint32_t)n_coefs, eb);
-            uint8_t rec[44];
-            if ((e = r->each(r->src, ST_(coef_row), bw, eb)))
+            uint8_t *pub = malloc((np + 1) * 44);
+            if (!pub) {
+                e = cuzk_errf(eb, CUZK_NO_MEMORY, "setup: out of memory");
                 goto out;
-            for (uint64_t i = 0; i <= np; i++) {
-                uint32_t hdr[3] = {0, (uint32_t)(m + i), (uint32_t)i};
-                for (int q = 0; q < 3; q++)
-                    for (int y = 0; y < 4; y++)
-                        rec[4 * q + y] = (uint8_t)(hdr[q] >> (8 * y));
-                FR_(to_mont_bytes_le)(rec + 12, &FR_(R2));
-                bw->write(bw, rec, sizeof rec, eb);
             }
-            if ((e = bw->end(bw, eb)))
+            for (uint64_t i = 0; i <= np; i++)
+                ST_(coef_record)(pub + 44 * i, 0, m + i, (uint32_t)i, &FR_(R2));
+            J.next = 0;
+            if (bw->coef_rows) {
+                cuzk_parallel_threads(nt, ST_(coef_thread), &J);
+                if (!J.failed)
+                    e = bw->coef_rows(bw, m, np + 1, J.first[n_ranges], pub, np + 1, eb);
+                /* the rows past the public ones hold no records */
+                if (!J.failed && !e)
+                    e = bw->coef_rows(bw, rows, N - rows, n_coef, NULL, 0, eb);
+            } else {
+                ST_(u32)(bw, (uint32_t)n_coefs, eb);
+                const uint64_t wave = nt;
+                J.buf = calloc(wave, sizeof *J.buf);
+                for (uint64_t w = 0; J.buf && w < wave; w++)
+                    if (!(J.buf[w] = malloc(max_rec * 44 + 1)))
+                        break;
+                if (!J.buf || !J.buf[wave - 1]) {
+                    e = cuzk_errf(eb, CUZK_NO_MEMORY, "setup: out of memory");
+                } else {
+                    for (J.base = 0; J.base < n_ranges && !J.failed && !e; J.base += wave) {
+                        const uint64_t cnt = n_ranges - J.base < wave ? n_ranges - J.base : wave;
+                        cuzk_parallel_for(cnt, nt, ST_(coef_wave), &J);
+                        for (uint64_t w = 0; w < cnt && !J.failed && !e; w++) {
+                            const uint64_t i = J.base + w;
+                            e = bw->write(bw, J.buf[w], (J.cnt[i][0] + J.cnt[i][1]) * 44, eb);
+                        }
+                    }
+                }
+                if (!e && !J.failed)
+                    e = bw->write(bw, pub, (np + 1) * 44, eb);
+                for (uint64_t w = 0; J.buf && w < wave; w++)
+                    free(J.buf[w]);
+                free(J.buf);
+                J.buf = NULL;
+            }
+            free(pub);
+            if (!e && J.failed)
+                e = cuzk_errf(eb, J.err, "%s", J.eb.msg);
+            if (e || (e = bw->end(bw, eb)))
                 goto out;
+            if (info)
+                info->ms_coefs = cuzk__now_ms() - t_coefs;
+            t_phase += cuzk__now_ms() - t_coefs;
             continue;
         }
+        const size_t pb = sec == 7 ? ST_G2_BYTES : ST_G1_BYTES;
         bw->begin(bw, (uint32_t)sec, eb);
+        uint8_t *dest = bw->place ? bw->place(bw, (uint32_t)sec, (hi - lo) * pb) : NULL;
+        if (!dest && !pts) {
+            /* On a GPU, page-locked: the points come back by DMA at full bus speed. */
+            cuzk_errbuf geb = {{0}};
+            if (on_gpu &&
+                cuzk_gpu_host_alloc(gpu.ctx, chunk_n * ST_G2_BYTES, (void **)&pts, &geb) == 0)
+                pts_pinned = 1;
+            else if (!(pts = malloc(chunk_n * ST_G2_BYTES))) {
+                e = cuzk_errf(eb, CUZK_NO_MEMORY, "setup: out of memory (%zu-point chunks)",
+                              chunk_n);
+                goto out;
+            }
+        }
         for (uint64_t i0 = lo; i0 < hi; i0 += chunk_n) {
             size_t cnt = hi - i0 < chunk_n ? (size_t)(hi - i0) : chunk_n;
-            ST_(scalars) sj = {&S, a, b, c, sc, xs, ls, i0, cnt, sec};
+            uint8_t *out_pts = dest ? dest + (i0 - lo) * pb : pts;
+            ST_(scalars) sj = {&S, q, sc, xs, ls, i0, cnt, sec, on_gpu && dest ? out_pts : NULL,
+                               pb};
             cuzk_parallel_for((cnt + ST_BLOCK - 1) / ST_BLOCK, nt, ST_(scalars_block), &sj);
-            e = sec == 7 ? ST_(put_g2)(bw, &fb2, &gpu, sc, cnt, k, pts, nt, eb)
-                         : ST_(put_g1)(bw, &fb1, &gpu, sc, cnt, k, pts, nt, eb);
+            e = sec == 7 ? ST_(put_g2)(bw, &fb2, &gpu, sc, cnt, k, out_pts, dest != NULL, nt, eb)
+                         : ST_(put_g1)(bw, &fb1, &gpu, sc, cnt, k, out_pts, dest != NULL, nt, eb);
             if (e)
                 goto out;
             ST_PROGRESS(cnt);
@@ -502,6 +792,8 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
             goto out;
     }
 #undef ST_PROGRESS
+    if (info)
+        info->ms_points = cuzk__now_ms() - t_phase;
     /* 10: MPC parameters: a zero circuit hash and no contributions. */
     {
         uint8_t zero[64] = {0};
@@ -520,9 +812,11 @@ out:
     else
         free(pts);
     cuzk_gpu_close(gpu.ctx);
-    free(a);
-    free(b);
-    free(c);
+    pthread_mutex_destroy(&J.mu);
+    free(J.locks);
+    free(J.cnt);
+    free(J.first);
+    free(q);
     free(xs);
     free(ls);
     free(sc);
@@ -530,6 +824,7 @@ out:
     return e;
 }
 
+#undef ST_LOCAL_WIRES
 #undef ST_FR
 #undef ST_G1
 #undef ST_G2

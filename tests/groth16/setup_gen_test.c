@@ -1,5 +1,5 @@
 /* Keys and witnesses generated in memory (cuzk_pk_generate, cuzk_gen_witness) against the
- * files route (cuzk_gen_circuit + cuzk_setup + cuzk_pk_load): on both curves and three sizes
+ * files route (cuzk_gen_circuit + cuzk_setup + cuzk_pk_load): on both curves and four sizes
  * the keys hold the same points, coefficients and row index byte for byte, the witnesses are
  * the wtns file's values, proofs with r = s = 0 are equal and a blinded proof from the
  * generated key self-verifies. With a folder argument it also writes, per curve, the generated
@@ -179,6 +179,9 @@ int main(int argc, char **argv)
     one(CUZK_CURVE_BLS12_381, CUZK_GEN_SPARSE_BITS, 1000, tmp, out);
     one(CUZK_CURVE_BN254, CUZK_GEN_DENSE, 2000, tmp, out);
     one(CUZK_CURVE_BLS12_381, CUZK_GEN_MIXED, 4000, tmp, out);
+    /* Several ranges of rows (4096 each), made on different threads from the generator's
+     * checkpoints in memory and from the r1cs file. */
+    one(CUZK_CURVE_BN254, CUZK_GEN_MIXED, 9000, tmp, out);
     rmdir(tmp);
     return tu_finish("setup_gen_test");
 }

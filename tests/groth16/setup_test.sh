@@ -4,8 +4,9 @@
 #   `snarkjs zkey export verificationkey`, and proofs made with them by `cuzk prove` and by
 #   `snarkjs groth16 prove` pass `snarkjs groth16 verify`; on the circom fixtures the
 #   coefficient section equals the one snarkjs wrote for the same r1cs; same seed -> same
-#   bytes, other seed -> other key; gen-witness gives another witness that still proves; bad
-#   inputs (malformed or non-canonical r1cs, memory limit) fail with exit 2 and a clear message.
+#   bytes, other seed -> other key; a 9000-constraint circuit and key have fixed hashes;
+#   gen-witness gives another witness that still proves; bad inputs (malformed or
+#   non-canonical r1cs, memory limit) fail with exit 2 and a clear message.
 set -uo pipefail
 ROOT=${CUZK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 BIN=${CUZK_BIN_DIR:-$ROOT/build/bin}
@@ -99,6 +100,19 @@ expect_rc 0 "mixed: setup" "$CUZK" setup --quiet --seed 01 "$d/circuit.r1cs" "$d
 expect_rc 0 "mixed: cuzk prove" "$CUZK" prove --quiet "$d/k.zkey" "$d/circuit.wtns" "$d/proof.json" "$d/public.json"
 expect_rc 0 "mixed: cuzk export-vk" "$CUZK" export-vk "$d/k.zkey" "$d/vk.json"
 expect_rc 0 "mixed: snarkjs verifies" "$SNARKJS" groth16 verify "$d/vk.json" "$d/public.json" "$d/proof.json"
+
+# ---- fixed bytes: a circuit over several ranges of rows and its key are the ones every
+# earlier release made for the same seeds (users keep such files as fixtures)
+d=$T/golden
+expect_rc 0 "golden: gen-circuit" "$CUZK" gen-circuit --quiet --constraints 9000 --curve bn128 --profile mixed --seed s1 -o "$d"
+expect_rc 0 "golden: setup" "$CUZK" setup --quiet --threads 2 --seed 0a0b "$d/circuit.r1cs" "$d/k.zkey"
+for fh in circuit.r1cs:13e482284356f2cfd88e317e712e855609d168e3f26138d7b57fefaef4303aab \
+          circuit.wtns:b2dc7b098f925e71f88df5d3c350eda3d187932a656f51c224b29af607ab5a60 \
+          input.json:120cd2bc223296ad22c0cf61c58ce30ae82aac4983e380838381f7c57e75909e \
+          k.zkey:88b88ad9ff69165609e48d5f3d6202e0445c50abf558f86588d8ac8d4b34ce56; do
+  h=$(sha256sum "$d/${fh%%:*}" 2>/dev/null | cut -d' ' -f1)
+  [ "$h" = "${fh#*:}" ] && ok || bad "golden: ${fh%%:*} differs from the bytes of earlier releases"
+done
 
 # ---- circom fixtures: setup on their r1cs, prove their witness, snarkjs verifies; the
 # coefficient section is byte-identical to the one snarkjs's own setup wrote.
