@@ -89,8 +89,11 @@ done
 # --precompute's range and the help
 "$CUZK" prove --precompute 65 a b c d >/dev/null 2>"$T/err"
 [ $? = 2 ] && grep -q "precompute must be" "$T/err" && ok || bad "--precompute 65 accepted"
-"$CUZK" prove --help | grep -q -- "--key-cache PATH" && ok || bad "--key-cache missing from --help"
-"$CUZK" prove --help | grep -q -- "--precompute T" && ok || bad "--precompute missing from --help"
+# The help text is read whole first: under pipefail, grep -q closing the pipe early would fail
+# the pipeline with the writer's SIGPIPE.
+help=$("$CUZK" prove --help)
+grep -q -- "--key-cache PATH" <<< "$help" && ok || bad "--key-cache missing from --help"
+grep -q -- "--precompute T" <<< "$help" && ok || bad "--precompute missing from --help"
 
 echo "precomp_test: $pass checks, $fail failed"
 [ "$fail" = 0 ]
