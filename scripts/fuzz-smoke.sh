@@ -49,7 +49,7 @@ for k in $TARGETS; do
         SRCS=("$ROOT/src/ec/encode.c" "$ROOT/src/ec/subgroup.c" "$ROOT/src/ff/ff.c"
               "$ROOT/src/ff/fp2_sqrt.c" "$ROOT/src/util/err.c")
         OPT=-O0 ;;
-    toml) SRCS=("$ROOT/src/util/toml.c" "$ROOT/src/util/alloc.c" "$ROOT/src/util/err.c") ;;
+    toml) SRCS=("$ROOT/src/util/toml.c" "$ROOT/src/util/units.c" "$ROOT/src/util/alloc.c" "$ROOT/src/util/err.c") ;;
     json) SRCS=("$ROOT/src/util/json.c" "$ROOT/src/util/err.c") ;;
     inputs) SRCS=("$ROOT/src/witness/inputs.c" "$ROOT/src/util/json.c" "$ROOT/src/util/err.c") ;;
     auth) SRCS=("$ROOT/src/rpc/auth.c" "$ROOT/src/util/sha256.c" "$ROOT/src/util/err.c") ;;
