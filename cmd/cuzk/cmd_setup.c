@@ -13,6 +13,7 @@
 #include "cuzk/gencircuit.h"
 #include "cuzk/json.h"
 #include "cuzk/setup.h"
+#include "cuzk/units.h"
 #include "util/clock.h"
 #include "util/parallel.h"
 
@@ -31,40 +32,11 @@ static int sx_fail(const char *cmd, cuzk_err e, const cuzk_errbuf *eb)
     return SX_EXIT_INPUT;
 }
 
-/* "1048576", "2^20", "1M", "64K", "1G" (binary multiples). 0 on success. */
+/* "1048576", "2^20", "1M", "64K", "1G" (binary multiples): cuzk_parse_count. 0 on success. */
 static int sx_parse_size(const char *s, uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    if (s[0] == '2' && s[1] == '^') {
-        unsigned long e = strtoul(s + 2, &end, 10);
-        if (errno || *end || e > 62)
-            return -1;
-        *out = 1ull << e;
-        return 0;
-    }
-    if (!*s || *s == '-')
-        return -1;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return -1;
-    unsigned sh = 0;
-    if (*end == 'K' || *end == 'k')
-        sh = 10, end++;
-    else if (*end == 'M' || *end == 'm')
-        sh = 20, end++;
-    else if (*end == 'G' || *end == 'g')
-        sh = 30, end++;
-    else if (*end == 'T' || *end == 't')
-        sh = 40, end++;
-    if (*end == 'i' && sh)
-        end++;
-    if ((*end == 'B' || *end == 'b') && sh)
-        end++;
-    if (*end || (sh && v > (UINT64_MAX >> sh)))
-        return -1;
-    *out = (uint64_t)v << sh;
-    return 0;
+    cuzk_errbuf eb = {{0}};
+    return cuzk_parse_count(s, out, &eb) ? -1 : 0;
 }
 
 /* ------------------------------------------------------------------ setup */

@@ -22,6 +22,11 @@ cuzk_err cuzk_parse_size(const char *s, uint64_t *out, cuzk_errbuf *eb);
  * years) and garbage are CUZK_BAD_CONFIG. */
 cuzk_err cuzk_parse_duration(const char *s, uint64_t *out_ns, cuzk_errbuf *eb);
 
+/* A count of things (constraints, points): "1048576", "2^20", or a whole number with a binary
+ * multiple "64K", "1M", "1Gi", "2TiB" (2^10 .. 2^40). Anything else, and results above 2^64-1,
+ * are CUZK_BAD_CONFIG. */
+cuzk_err cuzk_parse_count(const char *s, uint64_t *out, cuzk_errbuf *eb);
+
 #ifdef __cplusplus
 }
 #endif

@@ -151,7 +151,7 @@ static cuzk_err resolve_path(char **path, const char *base_dir, cuzk_errbuf *eb)
     return CUZK_OK;
 }
 
-/* generate_constraints: an integer, or a string of digits or "2^K". */
+/* generate_constraints: an integer, or a string cuzk_parse_count reads ("2^27"). */
 static cuzk_err get_constraints(const cuzk_toml_value *t, uint32_t *out, cuzk_errbuf *eb)
 {
     const cuzk_toml_value *v = cuzk_toml_get(t, "generate_constraints");
@@ -159,19 +159,16 @@ static cuzk_err get_constraints(const cuzk_toml_value *t, uint32_t *out, cuzk_er
     cuzk_err e;
     if (cuzk_toml_type_of(v) == CUZK_TOML_STRING) {
         const char *s;
+        uint64_t u;
+        cuzk_errbuf ub = {{0}};
         if ((e = cuzk_toml_as_string(v, &s, eb)))
             return e;
-        char *end = NULL;
-        if (s[0] == '2' && s[1] == '^' && s[2] >= '0' && s[2] <= '9') {
-            long k = strtol(s + 2, &end, 10);
-            n = *end || k > 31 ? -1 : (int64_t)1 << k;
-        } else if (s[0] >= '0' && s[0] <= '9') {
-            long long x = strtoll(s, &end, 10);
-            n = *end ? -1 : x;
-        }
-        if (n < 0)
+        if (cuzk_parse_count(s, &u, &ub))
             return cuzk_toml_errf(v, eb, "'%s' is not a number of constraints (1048576 or "
                                   "\"2^20\")", s);
+        if (u < 1 || u > (1ull << 31))
+            return cuzk_toml_errf(v, eb, "'%s' constraints: want 1 to 2^31", s);
+        n = (int64_t)u;
     } else if ((e = cuzk_toml_as_int(v, &n, eb))) {
         return e;
     }

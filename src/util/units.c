@@ -2,8 +2,10 @@
  * carry them. */
 #include "cuzk/units.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Parses digits with single underscores between them into *out; returns the end or NULL on
@@ -186,4 +188,41 @@ cuzk_err cuzk_parse_duration(const char *s, uint64_t *out_ns, cuzk_errbuf *eb)
         return cuzk_errf(eb, CUZK_BAD_CONFIG, "invalid duration '%s': empty", s);
     *out_ns = total;
     return CUZK_OK;
+}
+
+cuzk_err cuzk_parse_count(const char *s, uint64_t *out, cuzk_errbuf *eb)
+{
+    char *end;
+    errno = 0;
+    if (s[0] == '2' && s[1] == '^' && s[2] >= '0' && s[2] <= '9') {
+        unsigned long e = strtoul(s + 2, &end, 10);
+        if (errno || *end || e > 63)
+            goto bad;
+        *out = 1ull << e;
+        return CUZK_OK;
+    }
+    if (!(*s >= '0' && *s <= '9'))
+        goto bad;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        goto bad;
+    unsigned sh = 0;
+    if (*end == 'K' || *end == 'k')
+        sh = 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        sh = 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        sh = 30, end++;
+    else if (*end == 'T' || *end == 't')
+        sh = 40, end++;
+    if (*end == 'i' && sh)
+        end++;
+    if ((*end == 'B' || *end == 'b') && sh)
+        end++;
+    if (*end || (sh && v > (UINT64_MAX >> sh)))
+        goto bad;
+    *out = (uint64_t)v << sh;
+    return CUZK_OK;
+bad:
+    return cuzk_errf(eb, CUZK_BAD_CONFIG, "'%s' is not a count (1048576, \"2^20\" or 1M)", s);
 }

@@ -172,9 +172,34 @@ static void test_durations(void)
     }
 }
 
+static void test_counts(void)
+{
+    cuzk_errbuf eb = {{0}};
+    static const struct {
+        const char *s;
+        uint64_t v;
+    } ok[] = {{"1048576", 1048576}, {"2^20", 1u << 20}, {"2^0", 1}, {"64K", 65536},
+              {"1M", 1u << 20}, {"1Gi", 1u << 30}, {"2TiB", 2ull << 40}, {"2^63", 1ull << 63}};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        uint64_t v = 0;
+        cuzk_err e = cuzk_parse_count(ok[i].s, &v, &eb);
+        CHECK_MSG(e == CUZK_OK && v == ok[i].v, "'%s' -> %llu (err %d)", ok[i].s,
+                  (unsigned long long)v, (int)e);
+    }
+    static const char *bad[] = {"", "-1", "2^", "2^64", "2^x", "1.5M", "1X", "M", "1Mx",
+                                "99999999999999999999", "20000000000000T"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint64_t v = 12345;
+        cuzk_err e = cuzk_parse_count(bad[i], &v, &eb);
+        CHECK_MSG(e == CUZK_BAD_CONFIG && v == 12345, "'%s' accepted as %llu", bad[i],
+                  (unsigned long long)v);
+    }
+}
+
 int main(void)
 {
     test_sizes();
     test_durations();
+    test_counts();
     return tu_finish("units_test");
 }
