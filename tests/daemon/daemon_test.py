@@ -80,7 +80,7 @@ DAEMONS = []  # every daemon started, killed at exit if a failed test left one r
 
 
 class Daemon:
-    def __init__(self, name, body, extra_args=(), env=None, client_kw=None):
+    def __init__(self, name, body, extra_args=(), client_kw=None):
         self.path = os.path.join(TMP, name + ".toml")
         with open(self.path, "w") as f:
             f.write(body)
@@ -88,8 +88,7 @@ class Daemon:
         self.ready = threading.Event()
         self.proc = subprocess.Popen(
             [DAEMON, "--config", self.path, "--listen", "127.0.0.1:0"] + list(extra_args),
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-            env=dict(os.environ, **env) if env else None)
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         DAEMONS.append(self.proc)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
