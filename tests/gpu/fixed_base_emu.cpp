@@ -1,5 +1,5 @@
 /*
- * The fixed-base multiplication's kernel (src/gpu/fixed_base_kernels.cuh) compiled for the host
+ * The fixed-base multiplication's kernel (src/gpu/ec/fixed_base_kernels.cuh) compiled for the host
  * (CUZK_GPU_HOST_EMU, tests/gpu/emu_cuda.h) and run as the device code runs it
  * (src/gpu/fixed_base.cuh, gpu_fixed_base.cu): the chain 2^i G, the window table from it, then
  * the products k_i G in chunks, for both curves and both groups, against the CPU's k G

@@ -1,5 +1,5 @@
 /*
- * MSMs over streamed point sets (src/gpu/stream.cuh) on the host: the chunk loop with its two
+ * MSMs over streamed point sets (src/gpu/msm/stream.cuh) on the host: the chunk loop with its two
  * buffers, copy stream and events (tests/gpu/emu_cuda.h's streams), each chunk's MSM a host
  * MSM over the chunk buffer's points (in place of the device's) that also checks the map of
  * points at infinity at the set index the loop gives it, the chunk sums added in Jacobian
