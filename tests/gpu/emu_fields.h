@@ -2,7 +2,7 @@
  * The four device field configurations (src/gpu/ff/field.cuh's C parameter) for the host
  * emulation tests (field_emu.cpp, msm_emu.cpp): BN254 and BLS12-381 Fp and Fr, their 32-bit
  * limbs read from src/ff's 64-bit constants, as gpu_<curve>.cuh does on the device. Include
- * after gpu/field.cuh with CUZK_GPU_HOST_EMU defined.
+ * after gpu/ff/field.cuh with CUZK_GPU_HOST_EMU defined.
  */
 #ifndef CUZK_TESTS_GPU_EMU_FIELDS_H
 #define CUZK_TESTS_GPU_EMU_FIELDS_H
