@@ -74,14 +74,42 @@ static int GC_(has)(const GC_(term) *t, unsigned n, uint32_t wire)
     return 0;
 }
 
+/* c * v, skipping the multiplication when either is 0 or 1 (most values and coefficients of
+ * the bit profiles): the products are the same, so the witness is too. */
+static void GC_(mul_fast)(GFT *r, const GFT *c, const GFT *v)
+{
+    if (GF_(is_zero)(v) || GF_(is_zero)(c))
+        GF_(set_zero)(r);
+    else if (GF_(is_one)(c))
+        *r = *v;
+    else if (GF_(is_one)(v))
+        *r = *c;
+    else
+        GF_(mul)(r, c, v);
+}
+
 static void GC_(dot)(const GC_(gen) *G, GFT *r, const GC_(term) *t, unsigned n)
 {
     GF_(set_zero)(r);
     for (unsigned i = 0; i < n; i++) {
+        const GFT *v = GC_(value)(G, t[i].wire);
+        if (GF_(is_zero)(v))
+            continue;
         GFT p;
-        GF_(mul)(&p, &t[i].c, GC_(value)(G, t[i].wire));
+        GC_(mul_fast)(&p, &t[i].c, v);
         GF_(add)(r, r, &p);
     }
+}
+
+/* v's canonical little-endian bytes; 0 and 1 without leaving Montgomery form by a product. */
+static void GC_(bytes)(const GC_(gen) *G, uint8_t out[32], const GFT *v)
+{
+    if (GF_(is_zero)(v))
+        memset(out, 0, 32);
+    else if (GF_(is_one)(v))
+        memcpy(out, G->b_one, 32);
+    else
+        GF_(to_bytes_le)(out, v);
 }
 
 static void GC_(to_r1cs)(cuzk_r1cs_term *o, const GC_(term) *t, unsigned n)
@@ -274,7 +302,7 @@ static cuzk_err GC_(walk)(const cuzk_gen_params *p, const cuzk__gen_sink *s,
         if ((e = s->value(s->ctx, 0, G.b_one, eb)))
             goto out;
         for (uint32_t i = 0; i < G.base - 2; i++) {
-            GF_(to_bytes_le)(buf32, &G.inval[i]);
+            GC_(bytes)(&G, buf32, &G.inval[i]);
             if ((e = s->value(s->ctx, 2 + i, buf32, eb)))
                 goto out;
         }
@@ -294,12 +322,12 @@ static cuzk_err GC_(walk)(const cuzk_gen_params *p, const cuzk__gen_sink *s,
         GFT av, bv, rest, ov;
         GC_(dot)(&G, &av, A, na);
         GC_(dot)(&G, &bv, B, nb);
-        GF_(mul)(&ov, &av, &bv);
+        GC_(mul_fast)(&ov, &av, &bv);
         GF_(set_zero)(&rest);
         for (unsigned i = 0; i < nc; i++)
             if (C[i].wire != R->out) {
                 GFT tv;
-                GF_(mul)(&tv, &C[i].c, GC_(value)(&G, C[i].wire));
+                GC_(mul_fast)(&tv, &C[i].c, GC_(value)(&G, C[i].wire));
                 GF_(add)(&rest, &rest, &tv);
             }
         GF_(sub)(&ov, &ov, &rest);
@@ -309,7 +337,7 @@ static cuzk_err GC_(walk)(const cuzk_gen_params *p, const cuzk__gen_sink *s,
         if (GF_(is_zero)(&ov) || GF_(is_one)(&ov))
             n_bin++;
         if (s->value) {
-            GF_(to_bytes_le)(buf32, &ov);
+            GC_(bytes)(&G, buf32, &ov);
             if ((e = s->value(s->ctx, R->out, buf32, eb)))
                 goto out;
         }
