@@ -203,6 +203,7 @@ def memory_table(st):
             ("witnesses received (of %s)" % mib(st.witness_budget_limit), st.witness_in_use),
             ("working sets reserved (of %s)" % mib(st.budget_limit), st.budget_in_use),
             ("working sets allocated", st.working_allocated),
+            ("working kept free for a GPU fault's CPU fallback", st.fallback_reserve),
             ("witnesses page-locked", st.witness_pinned_bytes)]
     rows += [("  working: %s" % m.owner, m.in_use) for m in st.memory
              if not m.owner.startswith("keys_") and m.in_use]

@@ -78,6 +78,11 @@ void cuzk_budget_free(cuzk_budget *b);
  * bytes == 0 always succeeds. */
 cuzk_err cuzk_budget_reserve(cuzk_budget *b, cuzk_owner owner, uint64_t bytes, int64_t timeout_ns,
                              const int *cancel, cuzk_errbuf *eb);
+/* As cuzk_budget_reserve without a time limit, but ahead of every queued reservation: for a
+ * holder that needs more to finish what it holds, so that others waiting behind it cannot
+ * keep it (and what it holds) waiting. */
+cuzk_err cuzk_budget_reserve_first(cuzk_budget *b, cuzk_owner owner, uint64_t bytes,
+                                   const int *cancel, cuzk_errbuf *eb);
 /* Succeeds only if the bytes fit now and nobody is queued ahead; else CUZK_OUT_OF_BUDGET. */
 cuzk_err cuzk_budget_try_reserve(cuzk_budget *b, cuzk_owner owner, uint64_t bytes, cuzk_errbuf *eb);
 void cuzk_budget_release(cuzk_budget *b, cuzk_owner owner, uint64_t bytes);

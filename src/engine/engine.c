@@ -129,6 +129,7 @@ static cuzk_err register_circuit(cuzk_engine *e, circuit *c, const cuzk_engine_c
     c->priority = cc->priority ? cc->priority : CUZK_PRIO_NORMAL;
     c->partition_bytes = cuzk_engine_partition_bytes(c->n_vars, c->domain_size, c->n8q,
                                                      e->cfg.prove_threads);
+    c->gpu_partition_bytes = cuzk__gpu_partition_bytes(e, c);
     return CUZK_OK;
 }
 
@@ -168,6 +169,7 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
     e->id_salt = fnv1a(0xcbf29ce484222325ull, &e, sizeof e) ^ (uint64_t)time(NULL) ^
                  ((uint64_t)getpid() << 32);
     pthread_mutex_init(&e->mu, NULL);
+    pthread_mutex_init(&e->fallback_mu, NULL);
     pthread_mutex_init(&e->load_mu, NULL);
     pthread_mutex_init(&e->pin_mu, NULL);
     pthread_cond_init(&e->tier_cv, NULL);
@@ -215,6 +217,14 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
                       c->generated ? "\" note=\"" CUZK_PK_GENERATED_NOTE : "",
                       c->generated ? "\"" : "");
         c->mapped = cuzk__key_cache_valid(e, c, &c->cache_bytes);
+    }
+    /* The fallback reserve (engine.h "Memory"): the largest CPU working set beyond the
+     * device-path one, over the circuits whose CPU stages fit the working budget. */
+    for (size_t i = 0; e->n_devices && i < e->n_circuits; i++) {
+        const circuit *c = &e->circuits[i];
+        if (c->partition_bytes <= e->cfg.working_budget &&
+            c->partition_bytes - c->gpu_partition_bytes > e->fallback_reserve)
+            e->fallback_reserve = c->partition_bytes - c->gpu_partition_bytes;
     }
     cuzk__key_setup_tiers(e);
     for (size_t i = 0; i < e->n_circuits; i++) {
@@ -360,6 +370,7 @@ void cuzk_engine_free(cuzk_engine *e)
     pthread_cond_destroy(&e->idle_cv);
     pthread_mutex_destroy(&e->load_mu);
     pthread_mutex_destroy(&e->mu);
+    pthread_mutex_destroy(&e->fallback_mu);
     pthread_mutex_destroy(&e->pin_mu);
     pthread_cond_destroy(&e->tier_cv);
     free(e);

@@ -16,11 +16,25 @@
  * of the oldest job of the highest class go first, and one job's partitions spread over all
  * workers).
  *
- * Memory. Before a partition starts, its worker reserves the partition's working set (see
- * cuzk_engine_partition_bytes) on the working budget as one reservation (a partial hold could
- * deadlock two workers); when the budget is full it waits (FIFO), it never overcommits. The
- * reservation is released the moment the partition ends, and the partition's witness bytes are
- * freed then too. A partition larger than the whole budget fails its job (OUT_OF_BUDGET).
+ * Memory. Before a partition starts, its worker reserves the partition's working set on the
+ * working budget as one reservation (a partial hold could deadlock two workers); when the
+ * budget is full it waits (FIFO), it never overcommits. The reservation is released the moment
+ * the partition ends, and the partition's witness bytes are freed then too. A partition larger
+ * than the whole budget is refused at submission (OUT_OF_BUDGET). The working set is:
+ *  - with CPU stages (no GPU worker, or the key not resident with its rows staged on a device
+ *    that takes it): cuzk_engine_partition_bytes, the witness copy, a, b, c, h and the CPU
+ *    MSMs' scratch;
+ *  - with device stages (H and the G1 MSMs on a device from the staged rows): the witness copy
+ *    only, plus B in G2's CPU scratch unless gpus.g2 = "gpu" (returned once the witness sends
+ *    B in G2 to a device). Far smaller: at 2^27 it is 4 GiB against about 50.
+ * Such a partition that then needs CPU stages (every device faulted, or none takes its key any
+ * more) reserves the rest of its CPU working set, ahead of queued reservations and one such
+ * partition at a time (fallback_mu). Deadlock cannot happen: with GPU workers, the engine
+ * computes a fallback reserve at start (the largest CPU-minus-device working set over the
+ * circuits whose CPU working set fits the budget), and admits a device-stage partition only
+ * while that reserve stays free beside it; so the partitions waiting for fallback_mu never hold
+ * so much that the one holding it cannot get its rest. A circuit whose CPU working set exceeds
+ * the whole budget has no CPU fallback: a GPU fault fails its partition, naming the budget.
  *
  * Witnesses. The .wtns bytes of accepted jobs are charged to their own budget until each
  * partition ends; a request whose witnesses do not fit beside those already held is refused
@@ -336,7 +350,8 @@ typedef struct {
     uint64_t bytes;   /* resident bytes (0 when cold) */
     unsigned holders; /* live jobs of this circuit */
     cuzk_priority priority;
-    uint64_t partition_bytes; /* working set reserved per partition */
+    uint64_t partition_bytes; /* working set reserved per partition with CPU stages */
+    uint64_t gpu_partition_bytes; /* ... per partition whose stages run on a device */
     cuzk_key_tier tier;
     uint64_t gpu_bytes;    /* staged bytes, summed over the devices it is staged on */
     unsigned gpu_streamed; /* its point sets streamed from host memory (CUZK_PK_SET_* bits) */
@@ -405,6 +420,7 @@ typedef struct {
      * the partitions' witness copies page-locked for DMA; host_rss / host_rss_peak the
      * process's resident memory now and at its peak (VmRSS / VmHWM; 0 where unknown). */
     uint64_t working_allocated, witness_pinned_bytes, host_rss, host_rss_peak;
+    uint64_t fallback_reserve; /* working memory kept free for one partition's CPU stages */
 } cuzk_engine_status;
 
 void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *out);

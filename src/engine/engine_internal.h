@@ -30,7 +30,8 @@ typedef struct {
     cuzk_priority priority;
     cuzk_curve curve;
     uint32_t n8q, n_vars, n_public, domain_size;
-    uint64_t partition_bytes; /* working set reserved per partition */
+    uint64_t partition_bytes; /* working set reserved per partition with CPU stages */
+    uint64_t gpu_partition_bytes; /* ... whose H and MSMs run on a device (engine.h "Memory") */
     cuzk_pk *pk;              /* NULL when not resident */
     uint64_t host_bytes;      /* cuzk_pk_bytes when resident */
     unsigned holders;         /* live jobs + preload calls in progress: never evicted while > 0 */
@@ -137,6 +138,11 @@ struct cuzk_engine {
                                * unless synthesis stays on the CPU (keys may drop the rows) */
     cuzk_budget *working_mem; /* partition working sets (cfg.working_budget bytes) */
     cuzk_budget *witness_mem; /* witness bytes of accepted jobs (cfg.witness_budget bytes) */
+    /* Working memory held aside for the CPU stages of a partition that reserved only its
+     * device-path working set (engine.h "Memory"); used by one partition at a time, under
+     * fallback_mu. 0: no circuit's CPU stages fit the budget beside it. */
+    uint64_t fallback_reserve;
+    pthread_mutex_t fallback_mu;
 
     /* mu guards everything below except where noted. */
     pthread_mutex_t mu;
@@ -243,11 +249,18 @@ static inline uint64_t cuzk__made_witness_bytes(const circuit *c, const partitio
         return 32ull * c->n_vars + (c->command.argv ? CUZK__WTNS_HEADER_MAX : 0);
     return 0;
 }
-/* Working set of one partition of c: its prover's (c->partition_bytes), and the witness
- * the worker makes (made_bytes). */
-static inline uint64_t cuzk__partition_need(const circuit *c, uint64_t made_bytes)
+/* Whether c's partitions reserve their device-path working set (gpu_partition_bytes): a GPU
+ * worker exists, c's key is resident with its rows staged for synthesis on a device, and some
+ * device's budget takes it. Called under e->mu. */
+int cuzk__partition_on_gpu(const cuzk_engine *e, const circuit *c);
+/* Working set of a partition of c whose H and G1 MSMs run on a device from the staged rows:
+ * the prover's copy of the witness, and the CPU's B in G2 unless gpus.g2 = "gpu". */
+uint64_t cuzk__gpu_partition_bytes(const cuzk_engine *e, const circuit *c);
+/* Working set of one partition of c: its prover's (partition_bytes, or gpu_partition_bytes
+ * with on_gpu), and the witness the worker makes (made_bytes). */
+static inline uint64_t cuzk__partition_need(const circuit *c, int on_gpu, uint64_t made_bytes)
 {
-    return c->partition_bytes + made_bytes;
+    return (on_gpu ? c->gpu_partition_bytes : c->partition_bytes) + made_bytes;
 }
 /* "bls12381 sparse-bits 1024 constraints seed 1" */
 void cuzk__generate_desc(const circuit *c, char *out, size_t n);

@@ -11,8 +11,9 @@
 #include "msm/msm.h"
 #include "util/clock.h"
 
-uint64_t cuzk_engine_partition_bytes(uint32_t n_vars, uint32_t domain_size, uint32_t n8q,
-                                     unsigned threads)
+/* MSM scratch of the CPU stages: digits, B in G2's points in its bucket form, buckets. */
+static uint64_t cpu_msm_bytes(uint32_t n_vars, uint32_t domain_size, uint32_t n8q,
+                              unsigned threads)
 {
     uint64_t N = domain_size, n = n_vars > N ? n_vars : N;
     uint64_t g2 = 4ull * n8q;
@@ -20,7 +21,60 @@ uint64_t cuzk_engine_partition_bytes(uint32_t n_vars, uint32_t domain_size, uint
     if (c < 1)
         c = 1;
     uint64_t buckets = (uint64_t)(threads ? threads : 1) * (1ull << (c - 1)) * 2 * g2;
-    return 32ull * (n_vars + 4 * N) + 32ull * N + 8 * n + n * g2 + buckets;
+    return 8 * n + n * g2 + buckets;
+}
+
+uint64_t cuzk_engine_partition_bytes(uint32_t n_vars, uint32_t domain_size, uint32_t n8q,
+                                     unsigned threads)
+{
+    uint64_t N = domain_size;
+    return 32ull * (n_vars + 4 * N) + 32ull * N + cpu_msm_bytes(n_vars, domain_size, n8q, threads);
+}
+
+uint64_t cuzk__gpu_partition_bytes(const cuzk_engine *e, const circuit *c)
+{
+    uint64_t b = 32ull * c->n_vars; /* the prover's copy of the witness */
+    if (e->cfg.g2_on_gpu != 1)      /* B in G2 may run on the partition worker */
+        b += cpu_msm_bytes(c->n_vars, c->domain_size, c->n8q, e->cfg.prove_threads);
+    return b;
+}
+
+int cuzk__partition_on_gpu(const cuzk_engine *e, const circuit *c)
+{
+    return e->n_devices && c->pk && (c->stage_parts & CUZK_PK_STAGE_ROWS) &&
+           cuzk__gpu_any_device_takes(e, 0, c, 0);
+}
+
+/* CPU stages of a partition that reserved only its device-path working set, `held` bytes (a
+ * GPU fault, or no device takes its key any more): the rest of its CPU working set, reserved
+ * ahead of queued reservations and by one partition at a time (engine.h "Memory"). On success
+ * *extra bytes are held and e->fallback_mu is locked until cpu_stages_end. */
+static cuzk_err cpu_stages_begin(cuzk_engine *e, job *j, uint64_t held, uint64_t *extra,
+                                 const char *why, cuzk_errbuf *eb)
+{
+    const circuit *c = j->circ;
+    *extra = 0;
+    if (c->partition_bytes > e->cfg.working_budget)
+        return cuzk_errf(eb, CUZK_OUT_OF_BUDGET, "%s, and circuit '%s' needs %" PRIu64 " bytes "
+                         "of working memory per partition on the CPU, more than the whole "
+                         "working budget (%" PRIu64 " bytes; memory.working_budget)", why, c->id,
+                         c->partition_bytes, e->cfg.working_budget);
+    uint64_t x = c->partition_bytes > held ? c->partition_bytes - held : 0;
+    pthread_mutex_lock(&e->fallback_mu);
+    cuzk_err err = cuzk_budget_reserve_first(e->working_mem, CUZK_OWNER_ABC, x,
+                                             &j->cancel_requested, eb);
+    if (err) {
+        pthread_mutex_unlock(&e->fallback_mu);
+        return err;
+    }
+    *extra = x;
+    return CUZK_OK;
+}
+
+static void cpu_stages_end(cuzk_engine *e, uint64_t extra)
+{
+    cuzk_budget_release(e->working_mem, CUZK_OWNER_ABC, extra);
+    pthread_mutex_unlock(&e->fallback_mu);
 }
 
 /* Where B in G2 goes for a partition with these witness values (32-byte plain integers):
@@ -46,7 +100,8 @@ static int g2_on_gpu(const cuzk_engine *e, const uint8_t *w, uint64_t n)
  * meanwhile, unless g2_gpu: then in the GPU stage, or as a stage of its own on the dedicated
  * device (gpus.g2_device) while that one works. Returns the first error. */
 static cuzk_err run_stages(cuzk_engine *e, job *j, size_t pi, cuzk_prove_state *ps,
-                           int g2_gpu, double *gpu_ms, double *g2_ms, cuzk_errbuf *eb)
+                           int g2_gpu, uint64_t gpu_held, double *gpu_ms, double *g2_ms,
+                           cuzk_errbuf *eb)
 {
     gpu_stage it, g2it;
     memset(&it, 0, sizeof it);
@@ -83,6 +138,15 @@ static cuzk_err run_stages(cuzk_engine *e, job *j, size_t pi, cuzk_prove_state *
 
     cuzk_err err = CUZK_OK, g2err = CUZK_OK;
     cuzk_errbuf g2eb = {{0}};
+    /* gpu_held: the partition reserved only its device-path working set. */
+    uint64_t extra = 0;
+    int cpu_held = 0;
+    if (gpu_held && !queued) {
+        if ((err = cpu_stages_begin(e, j, gpu_held, &extra, "no device takes the key now",
+                                    eb)))
+            return err;
+        cpu_held = 1;
+    }
     int g2_here = !queued || !g2_gpu;
     if (g2_here) {
         double t = cuzk__now_ms();
@@ -118,12 +182,20 @@ static cuzk_err run_stages(cuzk_engine *e, job *j, size_t pi, cuzk_prove_state *
         err = it.err;
         if (err == CUZK_GPU_FAULT || err == CUZK_NO_DEVICE) {
             /* Every device that could take it failed: a GPU fault costs time, never the
-             * proof. */
+             * proof (unless its CPU stages can never fit the working budget). */
             CUZK_LOG_WARN(TGT, "GPU stage falls back to the CPU", "job=%s partition=%zu error=%s",
                           j->id, pi, it.eb.msg);
             err = CUZK_OK;
         } else if (err) {
             *eb = it.eb;
+        }
+        if (!err && fallback && gpu_held) {
+            char why[CUZK_ERRBUF_SIZE + 32];
+            snprintf(why, sizeof why, "GPU stage failed (%s)",
+                     it.err ? it.eb.msg : g2it.eb.msg);
+            if ((err = cpu_stages_begin(e, j, gpu_held, &extra, why, eb)))
+                return err;
+            cpu_held = 1;
         }
     }
     if (!err && !it.g1_ok)
@@ -137,6 +209,8 @@ static cuzk_err run_stages(cuzk_engine *e, job *j, size_t pi, cuzk_prove_state *
         *eb = g2eb;
         err = g2err;
     }
+    if (cpu_held)
+        cpu_stages_end(e, extra);
     return err;
 }
 
@@ -242,9 +316,19 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
     double tw = cuzk__now_ms();
     const int seeded = j->parts[pi].seeded;
     const uint64_t gen_bytes = cuzk__made_witness_bytes(c, &j->parts[pi]);
-    uint64_t bytes = c->partition_bytes;
-    err = cuzk_budget_reserve(e->working_mem, CUZK_OWNER_ABC, cuzk__partition_need(c, gen_bytes),
-                              -1, &j->cancel_requested, &eb);
+    pthread_mutex_lock(&e->mu);
+    const int on_gpu = cuzk__partition_on_gpu(e, c);
+    pthread_mutex_unlock(&e->mu);
+    uint64_t bytes = on_gpu ? c->gpu_partition_bytes : c->partition_bytes;
+    const uint64_t need = cuzk__partition_need(c, on_gpu, gen_bytes);
+    /* A device-path partition is admitted only while the fallback reserve stays free beside
+     * it (engine.h "Memory"), then holds just its own working set. */
+    uint64_t ask = need;
+    if (on_gpu && e->fallback_reserve && need + e->fallback_reserve <= e->cfg.working_budget)
+        ask += e->fallback_reserve;
+    err = cuzk_budget_reserve(e->working_mem, CUZK_OWNER_ABC, ask, -1, &j->cancel_requested, &eb);
+    if (!err && ask > need)
+        cuzk_budget_release(e->working_mem, CUZK_OWNER_ABC, ask - need);
     double wait_ms = cuzk__now_ms() - tw;
     cuzk_part_result res = {0};
     double synth = 0, prove = 0, gpu_ms = 0, g2_ms = 0, witness_ms = 0;
@@ -272,8 +356,9 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
     if (!err) {
         /* One reservation, then split by owner for the status report (witness and MSM
          * scratch vs the a, b, c, h vectors). a, b, c are returned as soon as H is done. */
-        uint64_t wit = 32ull * c->n_vars, abc = 32ull * 4 * c->domain_size;
+        uint64_t wit = 32ull * c->n_vars, abc = on_gpu ? 0 : 32ull * 4 * c->domain_size;
         int split = wit + abc <= bytes, abc_held = 1;
+        uint64_t scratch = split ? bytes - wit - abc : 0; /* MSM scratch still held */
         if (split) {
             cuzk_budget_transfer(e->working_mem, CUZK_OWNER_ABC, CUZK_OWNER_WITNESS, wit);
             cuzk_budget_transfer(e->working_mem, CUZK_OWNER_ABC, CUZK_OWNER_MSM_SCRATCH,
@@ -329,9 +414,17 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                 if (!err)
                     account(e, &held, cuzk_prove_state_bytes(ps) + gen_bytes, &pinned_held,
                             pinned);
+                const int g2_gpu = !err && g2_on_gpu(e, pub - 32, c->n_vars);
+                if (!err && on_gpu && g2_gpu && split && scratch) {
+                    /* B in G2 goes to a device: its CPU scratch is not needed (a fallback
+                     * reserves it again). */
+                    cuzk_budget_release(e->working_mem, CUZK_OWNER_MSM_SCRATCH, scratch);
+                    bytes -= scratch;
+                    scratch = 0;
+                }
                 if (!err)
-                    err = run_stages(e, j, pi, ps, g2_on_gpu(e, pub - 32, c->n_vars), &gpu_ms,
-                                     &g2_ms, &eb);
+                    err = run_stages(e, j, pi, ps, g2_gpu, on_gpu ? bytes : 0, &gpu_ms, &g2_ms,
+                                     &eb);
                 if (!err)
                     account(e, &held, cuzk_prove_state_bytes(ps) + gen_bytes, &pinned_held,
                             pinned);
@@ -369,7 +462,7 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
         }
         if (split) {
             cuzk_budget_release(e->working_mem, CUZK_OWNER_WITNESS, wit);
-            cuzk_budget_release(e->working_mem, CUZK_OWNER_MSM_SCRATCH, bytes - wit - abc);
+            cuzk_budget_release(e->working_mem, CUZK_OWNER_MSM_SCRATCH, scratch);
             if (abc_held)
                 cuzk_budget_release(e->working_mem, CUZK_OWNER_ABC, abc);
         } else {

@@ -342,7 +342,10 @@ cuzk_err cuzk_engine_submit(cuzk_engine *e, const cuzk_submit *req, char job_id[
     shape.seeded = seeded;
     shape.inputs = from_inputs ? "" : NULL;
     const uint64_t made = cuzk__made_witness_bytes(c, &shape);
-    uint64_t need = cuzk__partition_need(c, made);
+    pthread_mutex_lock(&e->mu);
+    const int on_gpu = cuzk__partition_on_gpu(e, c);
+    pthread_mutex_unlock(&e->mu);
+    uint64_t need = cuzk__partition_need(c, on_gpu, made);
     if (need > e->cfg.working_budget)
         return cuzk_errf(eb, CUZK_OUT_OF_BUDGET,
                          "circuit '%s' needs %" PRIu64 " bytes of working memory per partition%s, "

@@ -95,6 +95,7 @@ void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *s)
     s->keys_from_cache = e->keys_from_cache;
     s->g2_on_gpu = e->g2_gpu_partitions;
     s->working_allocated = e->working_allocated;
+    s->fallback_reserve = e->fallback_reserve;
     s->witness_pinned_bytes = e->witness_pinned_bytes;
     int real = real_gpus(e);
     pthread_mutex_unlock(&e->mu);
@@ -138,6 +139,7 @@ size_t cuzk_engine_circuits(cuzk_engine *e, cuzk_circuit_info *out, size_t max)
         o->holders = c->holders;
         o->priority = c->priority;
         o->partition_bytes = c->partition_bytes;
+        o->gpu_partition_bytes = c->gpu_partition_bytes;
         o->generated = c->generated;
         o->note = c->generated ? CUZK_PK_GENERATED_NOTE : "";
         if (c->generated)

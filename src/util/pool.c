@@ -160,8 +160,8 @@ static cuzk_err out_of_budget(cuzk_budget *b, cuzk_owner owner, uint64_t bytes, 
                      fmt_bytes(y, sizeof y, b->s.in_use), fmt_bytes(z, sizeof z, b->s.limit));
 }
 
-cuzk_err cuzk_budget_reserve(cuzk_budget *b, cuzk_owner owner, uint64_t bytes, int64_t timeout_ns,
-                             const int *cancel, cuzk_errbuf *eb)
+static cuzk_err reserve(cuzk_budget *b, cuzk_owner owner, uint64_t bytes, int64_t timeout_ns,
+                        const int *cancel, bool first, cuzk_errbuf *eb)
 {
     if ((unsigned)owner >= CUZK_OWNER__COUNT)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "budget: bad owner tag %d", (int)owner);
@@ -173,7 +173,7 @@ cuzk_err cuzk_budget_reserve(cuzk_budget *b, cuzk_owner owner, uint64_t bytes, i
         pthread_mutex_unlock(&b->mu);
         return e;
     }
-    if (!b->head && b->s.limit - b->s.in_use >= bytes) {
+    if ((first || !b->head) && b->s.limit - b->s.in_use >= bytes) {
         charge(b, owner, bytes);
         pthread_mutex_unlock(&b->mu);
         return CUZK_OK;
@@ -185,11 +185,18 @@ cuzk_err cuzk_budget_reserve(cuzk_budget *b, cuzk_owner owner, uint64_t bytes, i
     }
     /* Queue up. Only the head may take memory, so grants are first come, first served. */
     waiter w = {NULL, bytes};
-    if (b->tail)
-        b->tail->next = &w;
-    else
+    if (first) {
+        w.next = b->head;
         b->head = &w;
-    b->tail = &w;
+        if (!b->tail)
+            b->tail = &w;
+    } else {
+        if (b->tail)
+            b->tail->next = &w;
+        else
+            b->head = &w;
+        b->tail = &w;
+    }
     b->s.waiting++;
     b->s.waiting_bytes += bytes;
     int64_t deadline = timeout_ns > 0 ? mono_ns() + timeout_ns : 0;
@@ -250,6 +257,18 @@ cuzk_err cuzk_budget_reserve(cuzk_budget *b, cuzk_owner owner, uint64_t bytes, i
     }
     pthread_mutex_unlock(&b->mu);
     return e;
+}
+
+cuzk_err cuzk_budget_reserve(cuzk_budget *b, cuzk_owner owner, uint64_t bytes, int64_t timeout_ns,
+                             const int *cancel, cuzk_errbuf *eb)
+{
+    return reserve(b, owner, bytes, timeout_ns, cancel, false, eb);
+}
+
+cuzk_err cuzk_budget_reserve_first(cuzk_budget *b, cuzk_owner owner, uint64_t bytes,
+                                   const int *cancel, cuzk_errbuf *eb)
+{
+    return reserve(b, owner, bytes, -1, cancel, true, eb);
 }
 
 cuzk_err cuzk_budget_try_reserve(cuzk_budget *b, cuzk_owner owner, uint64_t bytes, cuzk_errbuf *eb)

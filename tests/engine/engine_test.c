@@ -793,6 +793,93 @@ static void test_gpu_pipeline(void)
     CHECK(st.cpu_fallbacks >= 3 && st.devices[0].partitions + st.devices[1].partitions == 0);
 }
 
+/* Working sets by where a partition's stages run (engine.h "Memory"). With GPU workers a
+ * partition of a key staged with its rows reserves only its witness copy (plus B in G2's CPU
+ * scratch unless gpus.g2 = "gpu"); the engine keeps a fallback reserve free for one
+ * partition's CPU stages. */
+static void test_gpu_working_sets(void)
+{
+    cuzk_circuit_info ci[4];
+    cuzk_engine_status st;
+    memset(&g_extra, 0, sizeof g_extra);
+    g_extra.emulated_devices = 1;
+    g_extra.gpu_workers_per_device = 2;
+    g_extra.g2_on_gpu = 1;
+    cuzk_engine *e = make(1, 1ull << 30, 0);
+    CHECK(cuzk_engine_circuits(e, ci, 4) == 4);
+    cuzk_engine_get_status(e, &st);
+    uint64_t reserve = 0;
+    for (int i = 0; i < 4; i++) {
+        CHECK_MSG(ci[i].gpu_partition_bytes == 32ull * ci[i].n_vars, "%s: %llu", ci[i].id,
+                  (unsigned long long)ci[i].gpu_partition_bytes);
+        CHECK(ci[i].gpu_partition_bytes < ci[i].partition_bytes);
+        if (ci[i].partition_bytes - ci[i].gpu_partition_bytes > reserve)
+            reserve = ci[i].partition_bytes - ci[i].gpu_partition_bytes;
+    }
+    CHECK_MSG(st.fallback_reserve == reserve, "fallback reserve %llu, want %llu",
+              (unsigned long long)st.fallback_reserve, (unsigned long long)reserve);
+    cuzk_engine_free(e);
+    const uint64_t pmul = ci[2].partition_bytes, gmul = ci[2].gpu_partition_bytes;
+    const uint64_t ppos = ci[3].partition_bytes, gpos = ci[3].gpu_partition_bytes;
+
+    /* A budget below bls-mul's CPU working set: its preloaded, staged key takes device-stage
+     * partitions, accepted and proved (without GPU workers the same request is refused). */
+    blob lm = load("tests/fixtures/bls12381/multiplier.wtns");
+    cuzk_errbuf eb = {{0}};
+    char id[32];
+    cuzk_job_result r;
+    g_extra.g2_on_gpu = 1;
+    for (int faulty = 0; faulty < 2; faulty++) {
+        g_extra.emulated_devices = 1;
+        g_extra.gpu_workers_per_device = 2;
+        g_extra.g2_on_gpu = 1;
+        g_extra.emulated_faulty_devices = (uint32_t)faulty;
+        e = make(1, pmul - 1, 0);
+        memset(&g_extra, 0, sizeof g_extra);
+        cuzk_engine_get_status(e, &st);
+        CHECK(st.fallback_reserve == 0 || st.fallback_reserve + gmul <= pmul - 1);
+        CHECK_MSG(submit(e, "bls-mul", NULL, 0, &lm, 1, id, &eb) == CUZK_OK, "%s", eb.msg);
+        CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK);
+        if (!faulty) {
+            CHECK_MSG(r.state == CUZK_JOB_COMPLETED, "device stages under a small budget: %s",
+                      r.error ? r.error : "");
+            if (r.state == CUZK_JOB_COMPLETED)
+                check_proofs(&r, "tests/fixtures/bls12381/multiplier_vk.json",
+                             CUZK_CURVE_BLS12_381);
+        } else {
+            /* Its device faults and its CPU stages can never fit: a clear failure. */
+            CHECK_MSG(r.state == CUZK_JOB_FAILED && r.error &&
+                      strstr(r.error, "GPU stage failed") &&
+                      strstr(r.error, "memory.working_budget") && strstr(r.error, "'bls-mul'"),
+                      "state %d: %s", r.state, r.error ? r.error : "");
+        }
+        cuzk_job_result_free(&r);
+        cuzk_engine_get_status(e, &st);
+        CHECK(st.budget.in_use == 0 && st.budget.peak <= pmul - 1);
+        cuzk_engine_free(e);
+    }
+    e = make(1, pmul - 1, 0);
+    CHECK(submit(e, "bls-mul", NULL, 0, &lm, 1, id, &eb) == CUZK_OUT_OF_BUDGET);
+    cuzk_engine_free(e);
+    free(lm.data);
+
+    /* Every device faults while the budget holds the CPU working set of one poseidon
+     * partition beside two device-stage ones: each partition falls back in turn, none waits
+     * forever, every proof verifies, and the budget is never exceeded. */
+    const uint64_t budget = (ppos > pmul ? ppos : pmul) + 2 * gpos;
+    g_extra.emulated_devices = 2;
+    g_extra.emulated_faulty_devices = 3;
+    g_extra.gpu_workers_per_device = 2;
+    e = make(3, budget, 0);
+    memset(&g_extra, 0, sizeof g_extra);
+    prove_six_poseidon(e, "fallback under a tight budget");
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.partitions_proved == 18 && st.cpu_fallbacks >= 3);
+    CHECK_MSG(st.budget.in_use == 0 && st.budget.peak <= budget, "peak %llu of %llu",
+              (unsigned long long)st.budget.peak, (unsigned long long)budget);
+    cuzk_engine_free(e);
+}
+
 /* ------------------------------------------------------------------ several GPUs */
 
 /* An engine on ndev emulated devices, gw 2, pw partition workers; g2: gpus.g2 (0 cpu, 1 gpu);
@@ -1810,6 +1897,7 @@ int main(void)
     test_priority_cancel();
     test_budget();
     test_gpu_pipeline();
+    test_gpu_working_sets();
     test_multi_gpu_spread();
     test_multi_gpu_fault();
     test_multi_gpu_g2();

@@ -159,6 +159,16 @@ static void *reserver(void *arg)
     return NULL;
 }
 
+static void *reserver_first(void *arg)
+{
+    req *r = arg;
+    cuzk_errbuf eb;
+    r->result = cuzk_budget_reserve_first(r->b, CUZK_OWNER_ABC, r->bytes, r->cancel, &eb);
+    r->done_at = now_s();
+    __atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
 static int is_done(req *r)
 {
     return __atomic_load_n(&r->done, __ATOMIC_ACQUIRE);
@@ -261,6 +271,27 @@ static void test_budget_blocking(void)
     cuzk_budget_release(b, CUZK_OWNER_ABC, 100);
     cuzk_budget_get_snapshot(b, &s);
     CHECK(s.in_use == 0 && s.waiting == 0 && s.waiting_bytes == 0);
+
+    /* reserve_first goes ahead of a queued request: with 30 free it is granted while the
+     * request queued before it (50) keeps waiting; then that one is granted in turn. */
+    CHECK(cuzk_budget_reserve(b, CUZK_OWNER_WITNESS, 100, -1, NULL, &eb) == CUZK_OK);
+    req queued = {b, 50, -1, NULL, -1, 0, 0}, ahead = {b, 30, -1, NULL, -1, 0, 0};
+    pthread_create(&tb, NULL, reserver, &queued);
+    wait_waiters(b, 1);
+    pthread_create(&ts, NULL, reserver_first, &ahead);
+    wait_waiters(b, 2);
+    cuzk_budget_release(b, CUZK_OWNER_WITNESS, 30);
+    pthread_join(ts, NULL);
+    CHECK_MSG(ahead.result == CUZK_OK, "reserve_first was not granted ahead of the queue");
+    sleep_ms(30);
+    CHECK(!is_done(&queued) && cuzk_budget_waiters(b) == 1);
+    cuzk_budget_release(b, CUZK_OWNER_WITNESS, 50);
+    pthread_join(tb, NULL);
+    CHECK(queued.result == CUZK_OK);
+    cuzk_budget_release(b, CUZK_OWNER_ABC, 80);
+    cuzk_budget_release(b, CUZK_OWNER_WITNESS, 20);
+    cuzk_budget_get_snapshot(b, &s);
+    CHECK(s.in_use == 0 && s.waiting == 0);
     cuzk_budget_free(b);
 }
 
