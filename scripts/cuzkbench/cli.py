@@ -81,6 +81,8 @@ def main(argv):
     ap.add_argument("--tls-key", metavar="PEM", help="mutual TLS: this client's key")
     ap.add_argument("--tls-name", metavar="NAME", help="name expected in the daemon's certificate")
     ap.add_argument("--pid", type=int, default=0, help="daemon pid for /proc sampling (--addr)")
+    ap.add_argument("--daemon-log", metavar="FILE",
+                    help="with --spawn: append the daemon's log to FILE as it is written")
     ap.add_argument("--start-timeout", type=float, default=600, metavar="SECONDS",
                     help="--spawn: how long the daemon may take to print its ready line")
     ap.add_argument("--json", metavar="FILE")

@@ -70,8 +70,9 @@ def _with_pdeathsig(cmd):
 class Daemon:
     """A spawned cuzk-daemon on 127.0.0.1:0 (port from its ready line)."""
 
-    def __init__(self, config, binary, start_timeout=600):
+    def __init__(self, config, binary, start_timeout=600, log_path=None):
         self.lines = []
+        self.log = open(log_path, "a", buffering=1) if log_path else None
         self.ready = threading.Event()
         self.ready_line = None
         self.proc = subprocess.Popen(
@@ -91,6 +92,8 @@ class Daemon:
 
     def _read(self):
         for line in self.proc.stderr:
+            if self.log:
+                self.log.write(line)
             self.lines.append(line)
             if len(self.lines) > 2000:
                 del self.lines[:1000]
@@ -188,7 +191,7 @@ class Bench:
             binary = os.environ.get("CUZK_DAEMON") or os.path.join(paths.HERE, "cuzk-daemon")
             if not os.path.exists(binary):
                 binary = os.path.join(paths.SRC, "build/bin/cuzk-daemon")
-            self.daemon = Daemon(a.spawn, binary, a.start_timeout)
+            self.daemon = Daemon(a.spawn, binary, a.start_timeout, a.daemon_log)
             self.pid = self.daemon.pid
             addr = self.daemon.addr
             print("daemon: pid %d serving on %s (%s)" % (self.pid, addr, binary),

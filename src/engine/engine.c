@@ -211,11 +211,11 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
         if (c->generated)
             cuzk__generate_desc(c, gen, sizeof gen);
         CUZK_LOG_INFO(TGT, "circuit registered", "circuit=%s curve=%s n_vars=%u domain=%u "
-                      "partition_bytes=%" PRIu64 " preload=%s%s%s%s%s", c->id,
-                      cuzk_curve_name(c->curve), c->n_vars, c->domain_size, c->partition_bytes,
-                      c->preload ? "true" : "false", c->generated ? " generate=\"" : "", gen,
-                      c->generated ? "\" note=\"" CUZK_PK_GENERATED_NOTE : "",
-                      c->generated ? "\"" : "");
+                      "partition_bytes=%" PRIu64 " gpu_partition_bytes=%" PRIu64 " preload=%s "
+                      "generate=%s note=%s", c->id, cuzk_curve_name(c->curve), c->n_vars,
+                      c->domain_size, c->partition_bytes, c->gpu_partition_bytes,
+                      c->preload ? "true" : "false", gen,
+                      c->generated ? CUZK_PK_GENERATED_NOTE : "");
         c->mapped = cuzk__key_cache_valid(e, c, &c->cache_bytes);
     }
     /* The fallback reserve (engine.h "Memory"): the largest CPU working set beyond the
@@ -271,12 +271,13 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
     }
     CUZK_LOG_INFO(TGT, "engine started", "partition_workers=%u prove_threads=%u gpus=%u "
                   "gpu_workers=%u g2=%s max_jobs_in_flight=%u working_budget=%" PRIu64
-                  " witness_budget=%" PRIu64 " key_budget=%" PRIu64 " pinned_budget=%" PRIu64
-                  " verify=%s",
+                  " fallback_reserve=%" PRIu64 " witness_budget=%" PRIu64 " key_budget=%" PRIu64
+                  " pinned_budget=%" PRIu64 " verify=%s",
                   e->cfg.partition_workers, e->cfg.prove_threads, e->n_devices, e->n_gpu_workers,
                   e->cfg.g2_on_gpu == 2 ? "auto" : e->cfg.g2_on_gpu ? "gpu" : "cpu",
                   e->cfg.max_jobs_in_flight,
-                  e->cfg.working_budget, e->cfg.witness_budget, e->cfg.key_budget,
+                  e->cfg.working_budget, e->fallback_reserve, e->cfg.witness_budget,
+                  e->cfg.key_budget,
                   e->pinned_budget, e->cfg.no_verify ? "false" : "true");
     *out = e;
     return CUZK_OK;
