@@ -5,6 +5,11 @@
 # default 22) with witnesses sent as paths, COUNT proofs (default 2) and a compare over GRID
 # (default "2:2:2 1:2:2 2:4:2", gw:pw:j).
 #   bash scripts/device/daemon-porep.sh [LOG]     (see common.sh: the pack, $OUT)
+# With GENERATED=1 only the benchmark runs, at any LOG up to 27, with nothing on disk: the key
+# generated in the daemon and each partition's witness from its seed (porep-bench --generated),
+# GRID's first gw:pw:j (default 1:2:1), BUDGET as memory.working_budget, GPU_BUDGET to stream
+# the key, COUNT proofs, LIMIT seconds at most (default 540); host and GPU memory are sampled
+# every 2 s into $OUT/monitor.log, and the daemon's log is kept in $OUT/daemon.log.
 set -u
 LOG=${1:-22}
 O=${OUT:-/tmp/daemon-porep-out}
@@ -12,6 +17,30 @@ mkdir -p "$O"
 . scripts/device/common.sh
 dev_unpack /tmp/cz || { echo "daemon-porep: cannot unpack the pack" >&2; exit 2; }
 dev_header
+if [ -n "${GENERATED:-}" ]; then
+  (while :; do
+     echo "$(date -u +%T) host_used_mib=$(free -m | awk '/^Mem:/ {print $3}')" \
+          "gpu_used_mib=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1)" \
+          "daemon_rss_kib=$(ps -C cuzk-daemon -o rss= | head -1 | tr -d ' ')"
+     sleep 2
+   done) > "$O/monitor.log" 2>&1 &
+  mon=$!
+  t0=$(date +%s)
+  timeout "${LIMIT:-540}" scripts/porep-bench --generated --log "$LOG" --bin "$CUZK_BIN_DIR" \
+    --out /tmp/porep --count "${COUNT:-1}" --no-compare --grid "${GRID:-1:2:1}" \
+    ${BUDGET:+--budget "$BUDGET"} ${GPU_BUDGET:+--gpu-budget "$GPU_BUDGET"} > "$O/porep.log" 2>&1
+  echo "porep-bench --generated rc=$? ($(( $(date +%s) - t0 )) s)"
+  kill "$mon"
+  tail -25 "$O/porep.log"
+  cp /tmp/porep/daemon.log "$O/" 2>/dev/null
+  grep -E "key loaded|engine started|registered|staged|stream|fault|ERROR|WARN" "$O/daemon.log" \
+    | cut -c1-300 | head -20
+  awk '{split($2,a,"="); split($3,b,"="); if (a[2]>h) h=a[2]; if (b[2]>g) g=b[2]} END \
+       {print "monitor: peak host used " h " MiB, peak GPU used " g " MiB"}' "$O/monitor.log"
+  tar -czf "$O/porep.tgz" -C /tmp porep
+  echo "== end $(date -u '+%T')"
+  exit 0
+fi
 echo "python: $CUZK_PYTHON"
 dev_prove_test "$O/prove.log"
 t0=$(date +%s)

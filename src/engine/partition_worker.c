@@ -386,7 +386,7 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                 po.nthreads = e->cfg.prove_threads;
                 po.no_verify = e->cfg.no_verify;
                 cuzk_prove_state *ps = NULL;
-                uint64_t held = 0, pinned = 0, pinned_held = 0;
+                uint64_t held = 0, pinned = 0, pinned_held = 0, gen_held = gen_bytes;
                 double t0 = cuzk__now_ms();
                 /* w.values points into the job's .wtns copy, alive until this partition
                  * ends: the public inputs are read from it below. */
@@ -412,9 +412,26 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                         pinned = 32ull * c->n_vars;
                 }
                 if (!err)
-                    account(e, &held, cuzk_prove_state_bytes(ps) + gen_bytes, &pinned_held,
+                    account(e, &held, cuzk_prove_state_bytes(ps) + gen_held, &pinned_held,
                             pinned);
                 const int g2_gpu = !err && g2_on_gpu(e, pub - 32, c->n_vars);
+                uint8_t *pub_own = NULL;
+                if (!err && gen_w) {
+                    /* A made witness is dead once the prover holds its copy: only the public
+                     * inputs are read later. Its bytes go back to the budget now. */
+                    size_t pb = 32ull * c->n_public;
+                    if (!(pub_own = malloc(pb ? pb : 1))) {
+                        err = cuzk_errf(&eb, CUZK_NO_MEMORY, "out of memory");
+                    } else {
+                        memcpy(pub_own, pub, pb);
+                        pub = pub_own;
+                        free(gen_w);
+                        gen_w = NULL;
+                        cuzk_budget_release(e->working_mem, CUZK_OWNER_WITNESS, gen_bytes);
+                        gen_held = 0;
+                        account(e, &held, cuzk_prove_state_bytes(ps), &pinned_held, pinned);
+                    }
+                }
                 if (!err && on_gpu && g2_gpu && split && scratch) {
                     /* B in G2 goes to a device: its CPU scratch is not needed (a fallback
                      * reserves it again). */
@@ -426,7 +443,7 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                     err = run_stages(e, j, pi, ps, g2_gpu, on_gpu ? bytes : 0, &gpu_ms, &g2_ms,
                                      &eb);
                 if (!err)
-                    account(e, &held, cuzk_prove_state_bytes(ps) + gen_bytes, &pinned_held,
+                    account(e, &held, cuzk_prove_state_bytes(ps) + gen_held, &pinned_held,
                             pinned);
                 if (!err && split && cuzk_prove_state_bytes(ps) <= wit) {
                     cuzk_budget_release(e->working_mem, CUZK_OWNER_ABC, abc); /* H is done */
@@ -458,6 +475,7 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                         res.has_compressed = !err;
                     }
                 }
+                free(pub_own);
             }
         }
         if (split) {
