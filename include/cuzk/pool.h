@@ -83,6 +83,9 @@ cuzk_err cuzk_budget_reserve(cuzk_budget *b, cuzk_owner owner, uint64_t bytes, i
  * keep it (and what it holds) waiting. */
 cuzk_err cuzk_budget_reserve_first(cuzk_budget *b, cuzk_owner owner, uint64_t bytes,
                                    const int *cancel, cuzk_errbuf *eb);
+/* Changes the limit. Lowering it below in_use takes nothing back: reservations wait until
+ * enough is released. */
+void cuzk_budget_set_limit(cuzk_budget *b, uint64_t limit);
 /* Succeeds only if the bytes fit now and nobody is queued ahead; else CUZK_OUT_OF_BUDGET. */
 cuzk_err cuzk_budget_try_reserve(cuzk_budget *b, cuzk_owner owner, uint64_t bytes, cuzk_errbuf *eb);
 void cuzk_budget_release(cuzk_budget *b, cuzk_owner owner, uint64_t bytes);

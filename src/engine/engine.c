@@ -133,6 +133,42 @@ static cuzk_err register_circuit(cuzk_engine *e, circuit *c, const cuzk_engine_c
     return CUZK_OK;
 }
 
+static uint64_t ram_override;
+
+void cuzk__engine_set_ram(uint64_t bytes) { __atomic_store_n(&ram_override, bytes, __ATOMIC_RELAXED); }
+
+uint64_t phys_ram(void)
+{
+    uint64_t o = __atomic_load_n(&ram_override, __ATOMIC_RELAXED);
+    if (o)
+        return o;
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : (8ull << 30);
+}
+
+/* The automatic working budget (half the RAM) lowered, when the preloaded keys leave less,
+ * to the RAM less those keys and a sixteenth of it for everything else, so that the keys and
+ * the working sets together fit the machine; the automatic witness budget follows it. */
+static void fit_working_budget(cuzk_engine *e, int auto_witness)
+{
+    uint64_t ram = phys_ram(), keys = 0;
+    for (size_t i = 0; i < e->n_circuits; i++)
+        if (e->circuits[i].pk)
+            keys += e->circuits[i].host_bytes;
+    uint64_t room = ram > keys + ram / 16 ? ram - keys - ram / 16 : 0;
+    if (room >= e->cfg.working_budget)
+        return;
+    CUZK_LOG_WARN(TGT, "working budget lowered to fit beside the preloaded keys",
+                  "working_budget=%" PRIu64 " was=%" PRIu64 " keys=%" PRIu64 " ram=%" PRIu64,
+                  room, e->cfg.working_budget, keys, ram);
+    e->cfg.working_budget = room;
+    cuzk_budget_set_limit(e->working_mem, room);
+    if (auto_witness) {
+        e->cfg.witness_budget = room / 4 > (256ull << 20) ? room / 4 : 256ull << 20;
+        cuzk_budget_set_limit(e->witness_mem, e->cfg.witness_budget);
+    }
+}
+
 cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_errbuf *eb)
 {
     *out = NULL;
@@ -147,9 +183,10 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
         unsigned n = cuzk_num_threads() / e->cfg.partition_workers;
         e->cfg.prove_threads = n ? n : 1;
     }
-    if (!e->cfg.working_budget)
+    const int auto_working = !e->cfg.working_budget, auto_witness = !e->cfg.witness_budget;
+    if (auto_working)
         e->cfg.working_budget = phys_ram() / 2;
-    if (!e->cfg.witness_budget) {
+    if (auto_witness) {
         e->cfg.witness_budget = e->cfg.working_budget / 4;
         if (e->cfg.witness_budget < (256ull << 20))
             e->cfg.witness_budget = 256ull << 20;
@@ -218,14 +255,6 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
                       c->generated ? CUZK_PK_GENERATED_NOTE : "");
         c->mapped = cuzk__key_cache_valid(e, c, &c->cache_bytes);
     }
-    /* The fallback reserve (engine.h "Memory"): the largest CPU working set beyond the
-     * device-path one, over the circuits whose CPU stages fit the working budget. */
-    for (size_t i = 0; e->n_devices && i < e->n_circuits; i++) {
-        const circuit *c = &e->circuits[i];
-        if (c->partition_bytes <= e->cfg.working_budget &&
-            c->partition_bytes - c->gpu_partition_bytes > e->fallback_reserve)
-            e->fallback_reserve = c->partition_bytes - c->gpu_partition_bytes;
-    }
     cuzk__key_setup_tiers(e);
     for (size_t i = 0; i < e->n_circuits; i++) {
         if (!e->circuits[i].preload)
@@ -235,6 +264,16 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
             return err;
         }
         cuzk__key_stage_preloaded(e, &e->circuits[i]);
+    }
+    if (auto_working)
+        fit_working_budget(e, auto_witness);
+    /* The fallback reserve (engine.h "Memory"): the largest CPU working set beyond the
+     * device-path one, over the circuits whose CPU stages fit the working budget. */
+    for (size_t i = 0; e->n_devices && i < e->n_circuits; i++) {
+        const circuit *c = &e->circuits[i];
+        if (c->partition_bytes <= e->cfg.working_budget &&
+            c->partition_bytes - c->gpu_partition_bytes > e->fallback_reserve)
+            e->fallback_reserve = c->partition_bytes - c->gpu_partition_bytes;
     }
     cuzk__gpu_fit_workers(e);
     e->partition_threads = calloc(e->cfg.partition_workers, sizeof *e->partition_threads);

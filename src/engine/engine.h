@@ -16,7 +16,9 @@
  * of the oldest job of the highest class go first, and one job's partitions spread over all
  * workers).
  *
- * Memory. Before a partition starts, its worker reserves the partition's working set on the
+ * Memory. working_budget 0 is half the RAM, lowered after the preloads to the RAM less the
+ * preloaded keys' host bytes and a sixteenth when that is less (witness_budget 0 follows it).
+ * Before a partition starts, its worker reserves the partition's working set on the
  * working budget as one reservation (a partial hold could deadlock two workers); when the
  * budget is full it waits (FIFO), it never overcommits. The reservation is released the moment
  * the partition ends, and the partition's witness bytes are freed then too. A partition larger

@@ -229,11 +229,10 @@ static inline cuzk_gpu_curve gpu_curve(const circuit *c)
     return c->curve == CUZK_CURVE_BLS12_381 ? CUZK_GPU_BLS12_381 : CUZK_GPU_BN254;
 }
 
-static inline uint64_t phys_ram(void)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
-    return pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : (8ull << 30);
-}
+/* The machine's RAM (or what cuzk__engine_set_ram set). */
+uint64_t phys_ram(void);
+/* For tests: the RAM the engines made from now on see (0: the machine's). */
+void cuzk__engine_set_ram(uint64_t bytes);
 
 /* ------------------------------------------------------------------ engine.c */
 

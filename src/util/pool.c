@@ -271,6 +271,15 @@ cuzk_err cuzk_budget_reserve_first(cuzk_budget *b, cuzk_owner owner, uint64_t by
     return reserve(b, owner, bytes, -1, cancel, true, eb);
 }
 
+void cuzk_budget_set_limit(cuzk_budget *b, uint64_t limit)
+{
+    pthread_mutex_lock(&b->mu);
+    b->s.limit = limit;
+    if (b->head)
+        pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+}
+
 cuzk_err cuzk_budget_try_reserve(cuzk_budget *b, cuzk_owner owner, uint64_t bytes, cuzk_errbuf *eb)
 {
     return cuzk_budget_reserve(b, owner, bytes, 0, NULL, eb);

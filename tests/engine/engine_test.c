@@ -880,6 +880,36 @@ static void test_gpu_working_sets(void)
     cuzk_engine_free(e);
 }
 
+/* The automatic working budget: half the RAM, lowered when the preloaded keys leave less (RAM
+ * less the keys and a sixteenth), the automatic witness budget a quarter of it; an explicit
+ * budget is kept. */
+static void test_auto_working_budget(void)
+{
+    cuzk_engine *e = make(1, 0, 0);
+    cuzk_engine_status st;
+    cuzk_circuit_info ci[4];
+    CHECK(cuzk_engine_circuits(e, ci, 4) == 4);
+    cuzk_engine_get_status(e, &st);
+    uint64_t keys = 0;
+    for (int i = 0; i < 4; i++)
+        keys += ci[i].resident ? ci[i].bytes : 0;
+    CHECK(keys > 0 && st.budget.limit == phys_ram() / 2);
+    cuzk_engine_free(e);
+    const uint64_t ram = 2 * keys, room = ram - keys - ram / 16;
+    cuzk__engine_set_ram(ram);
+    e = make(1, 0, 0);
+    cuzk_engine_get_status(e, &st);
+    CHECK_MSG(st.budget.limit == room, "limit %llu, want %llu", (unsigned long long)st.budget.limit,
+              (unsigned long long)room);
+    CHECK(st.witness_budget.limit == (room / 4 > (256ull << 20) ? room / 4 : 256ull << 20));
+    cuzk_engine_free(e);
+    e = make(1, 1ull << 30, 0);
+    cuzk_engine_get_status(e, &st);
+    CHECK(st.budget.limit == 1ull << 30);
+    cuzk_engine_free(e);
+    cuzk__engine_set_ram(0);
+}
+
 /* ------------------------------------------------------------------ several GPUs */
 
 /* An engine on ndev emulated devices, gw 2, pw partition workers; g2: gpus.g2 (0 cpu, 1 gpu);
@@ -1898,6 +1928,7 @@ int main(void)
     test_budget();
     test_gpu_pipeline();
     test_gpu_working_sets();
+    test_auto_working_budget();
     test_multi_gpu_spread();
     test_multi_gpu_fault();
     test_multi_gpu_g2();
