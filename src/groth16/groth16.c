@@ -26,7 +26,7 @@
 #include "ec/pairing.h"
 #include "gpu/gpu.h"
 #include "groth16/gen_internal.h"
-#include "groth16/pk_device.h"
+#include "groth16/prover.h"
 #include "msm/msm.h"
 #include "poly/ntt.h"
 #include "util/clock.h"
@@ -289,9 +289,9 @@ void cuzk_pk_free(cuzk_pk *pk)
 #define PK_FIELD(pk, f) ((pk)->curve == CUZK_CURVE_BN254 ? (pk)->k.bn254->f : (pk)->k.bls12_381->f)
 
 cuzk_curve cuzk_pk_curve(const cuzk_pk *pk) { return pk->curve; }
-uint32_t cuzk_pk_n_vars(const cuzk_pk *pk) { return PK_FIELD(pk, n_vars); }
-uint32_t cuzk_pk_n_public(const cuzk_pk *pk) { return PK_FIELD(pk, n_public); }
-uint32_t cuzk_pk_domain_size(const cuzk_pk *pk) { return PK_FIELD(pk, domain_size); }
+uint32_t cuzk_pk_n_vars(const cuzk_pk *pk) { return PK_FIELD(pk, base.n_vars); }
+uint32_t cuzk_pk_n_public(const cuzk_pk *pk) { return PK_FIELD(pk, base.n_public); }
+uint32_t cuzk_pk_domain_size(const cuzk_pk *pk) { return PK_FIELD(pk, base.domain_size); }
 size_t cuzk_pk_bytes(const cuzk_pk *pk) { return PK_FIELD(pk, bytes); }
 
 cuzk_err cuzk_pk_vk(const cuzk_pk *pk, cuzk_vk *vk, cuzk_errbuf *eb)

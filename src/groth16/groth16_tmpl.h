@@ -33,7 +33,7 @@ typedef struct {
 } GT_(coef);
 
 typedef struct {
-    uint32_t n_vars, n_public, domain_size, log_n;
+    cuzk__pk_base base; /* first: the curve-independent prover reaches the key through it */
     G1A alpha1, beta1, delta1;
     G2A beta2, gamma2, delta2;
     G1A *ic, *a, *b1, *c, *h;
@@ -45,7 +45,6 @@ typedef struct {
     uint64_t n_coef[2];
     FR_(domain) dom;
     size_t bytes;
-    cuzk__pk_device dev[CUZK_MAX_DEVICES]; /* GPU residency, per device (pk_device.h) */
     /* Fixed-base tables of the CPU MSMs (optional: GT_(pk_precompute) or the key cache):
      * tab[k] for A, B1, C, H (G1) and tab2 for B2 hold copies 1 .. t - 1 of the points
      * (msm.h's G_msm_tab_build for window c; copy 0 is the key's own array); t = 0: none.
@@ -62,7 +61,6 @@ typedef struct {
     /* Tables loaded from a key cache are a read-only private mapping of it (not malloc'd). */
     void *tab_map;
     size_t tab_map_len;
-    int consumed; /* a proof with consume_key freed its parts (GT_(consume_*)) */
 } GT_(pk);
 
 /* A proof that consumes the key (cuzk_prove_opts.consume_key) frees each part once its last
@@ -81,8 +79,8 @@ static void GT_(consume_coefs)(GT_(pk) *pk)
 
 static void GT_(consume_set)(GT_(pk) *pk, int k)
 {
-    uint64_t nv = pk->n_vars;
-    uint64_t n[5] = {nv, nv, nv - pk->n_public - 1, pk->domain_size, nv};
+    uint64_t nv = pk->base.n_vars;
+    uint64_t n[5] = {nv, nv, nv - pk->base.n_public - 1, pk->base.domain_size, nv};
     void **pts[5] = {(void **)&pk->a, (void **)&pk->b1, (void **)&pk->c, (void **)&pk->h,
                      (void **)&pk->b2};
     free(*pts[k]);
@@ -107,8 +105,8 @@ static void GT_(consume_set)(GT_(pk) *pk, int k)
 /* Frees the key's fixed-base tables and takes their bytes off pk->bytes. */
 static void GT_(pk_tab_free)(GT_(pk) *pk)
 {
-    uint64_t nv = pk->n_vars;
-    uint64_t n1[4] = {nv, nv, nv - pk->n_public - 1, pk->domain_size};
+    uint64_t nv = pk->base.n_vars;
+    uint64_t n1[4] = {nv, nv, nv - pk->base.n_public - 1, pk->base.domain_size};
     for (int k = 0; k < 4; k++) {
         if (pk->tab[k].t > 1)
             pk->bytes -= (pk->tab[k].t - 1) * n1[k] * sizeof(G1A);
@@ -134,8 +132,7 @@ static void GT_(pk_free)(GT_(pk) *pk)
 {
     if (!pk)
         return;
-    for (int d = 0; d < CUZK_MAX_DEVICES; d++)
-        cuzk__pk_device_free(&pk->dev[d]);
+    cuzk__pk_base_free(&pk->base);
     GT_(pk_tab_free)(pk);
     free(pk->ic);
     free(pk->a);
@@ -239,12 +236,11 @@ static cuzk_err GT_(pk_load)(GT_(pk) **out, const cuzk_zkey *zk, unsigned nthrea
     GT_(pk) *pk = calloc(1, sizeof *pk);
     if (!pk)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "%s: out of memory", file);
-    for (int d = 0; d < CUZK_MAX_DEVICES; d++)
-        cuzk__pk_device_init(&pk->dev[d]);
-    pk->n_vars = zk->n_vars;
-    pk->n_public = zk->n_public;
-    pk->domain_size = zk->domain_size;
-    pk->log_n = zk->log_domain_size;
+    cuzk__pk_base_init(&pk->base);
+    pk->base.n_vars = zk->n_vars;
+    pk->base.n_public = zk->n_public;
+    pk->base.domain_size = zk->domain_size;
+    pk->base.log_n = zk->log_domain_size;
     cuzk_err e = CUZK_OK;
     cuzk_errbuf peb;
 #define GT_HDR(dst, src, G, what)                                                              \
@@ -275,7 +271,7 @@ static cuzk_err GT_(pk_load)(GT_(pk) **out, const cuzk_zkey *zk, unsigned nthrea
         return e;
     }
     /* Coefficients: count per (matrix, row), then place (a counting sort, stable). */
-    uint64_t N = pk->domain_size;
+    uint64_t N = pk->base.domain_size;
     for (int m = 0; m < 2 && !e; m++) {
         pk->row_ptr[m] = calloc(N + 1, sizeof(uint64_t));
         if (!pk->row_ptr[m])
@@ -318,8 +314,9 @@ static cuzk_err GT_(pk_load)(GT_(pk) **out, const cuzk_zkey *zk, unsigned nthrea
         free(fill[0]);
         free(fill[1]);
     }
-    if (!e && (e = FR_(domain_init)(&pk->dom, pk->log_n)))
-        e = cuzk_errf(eb, e, "%s: cannot set up the evaluation domain of size 2^%u", file, pk->log_n);
+    if (!e && (e = FR_(domain_init)(&pk->dom, pk->base.log_n)))
+        e = cuzk_errf(eb, e, "%s: cannot set up the evaluation domain of size 2^%u", file,
+                      pk->base.log_n);
     if (e) {
         GT_(pk_free)(pk);
         return e;
@@ -341,8 +338,8 @@ static cuzk_err GT_(pk_precompute)(GT_(pk) *pk, unsigned t, unsigned nthreads, c
     if (!t)
         return CUZK_OK;
     unsigned T = nthreads ? nthreads : cuzk_num_threads();
-    uint64_t nv = pk->n_vars;
-    uint64_t n1[4] = {nv, nv, nv - pk->n_public - 1, pk->domain_size};
+    uint64_t nv = pk->base.n_vars;
+    uint64_t n1[4] = {nv, nv, nv - pk->base.n_public - 1, pk->base.domain_size};
     const G1A *src[4] = {pk->a, pk->b1, pk->c, pk->h};
     static const char *what[5] = {"A", "B1", "C", "H", "B2"};
     cuzk_err e = CUZK_OK;
@@ -421,8 +418,8 @@ static void GT_(synth_chunk)(void *arg, size_t ci)
 static void GT_(synthesize)(const GT_(pk) *pk, const uint8_t *w, FRT *a, FRT *b, FRT *c,
                             unsigned nthreads)
 {
-    GT_(synth_job) j = {pk, w, a, b, c, pk->domain_size};
-    cuzk_parallel_for((pk->domain_size + GT_SYNTH_CHUNK - 1) / GT_SYNTH_CHUNK, nthreads,
+    GT_(synth_job) j = {pk, w, a, b, c, pk->base.domain_size};
+    cuzk_parallel_for((pk->base.domain_size + GT_SYNTH_CHUNK - 1) / GT_SYNTH_CHUNK, nthreads,
                       GT_(synth_chunk), &j);
 }
 
@@ -590,9 +587,9 @@ static void GT_(wfree)(GT_(pstate) *s)
  * rather than through the staging buffers; undone when w is freed. */
 static cuzk_err GT_(wpin_state)(GT_(pstate) *s, cuzk_gpu_ctx *ctx, cuzk_errbuf *eb)
 {
-    if (s->w_pin || s->w_borrowed || !s->w || !s->pk->n_vars)
+    if (s->w_pin || s->w_borrowed || !s->w || !s->pk->base.n_vars)
         return CUZK_OK;
-    cuzk_err e = cuzk_gpu_pin(ctx, s->w, (size_t)s->pk->n_vars * sizeof(FRT), eb);
+    cuzk_err e = cuzk_gpu_pin(ctx, s->w, (size_t)s->pk->base.n_vars * sizeof(FRT), eb);
     if (!e)
         s->w_pin = ctx;
     return e;
@@ -627,7 +624,7 @@ static cuzk_err GT_(psynth)(GT_(pstate) *s, cuzk_errbuf *eb)
     cuzk_err ce = GT_(wcheck)(s, eb);
     if (ce)
         return ce;
-    uint64_t N = s->pk->domain_size;
+    uint64_t N = s->pk->base.domain_size;
     s->a = cuzk__big_alloc(N * sizeof(FRT));
     s->b = cuzk__big_alloc(N * sizeof(FRT));
     s->c = cuzk__big_alloc(N * sizeof(FRT));
@@ -714,7 +711,7 @@ static cuzk_err GT_(wcheck)(GT_(pstate) *s, cuzk_errbuf *eb)
 {
     if (s->w_checked)
         return CUZK_OK;
-    const uint64_t n = s->pk->n_vars;
+    const uint64_t n = s->pk->base.n_vars;
     GT_(wcopy_job) j = {NULL, s->wb, n, GT_WCOPY_CHUNK, 0, UINT64_MAX};
     cuzk_parallel_for((n + GT_WCOPY_CHUNK - 1) / GT_WCOPY_CHUNK, s->opts.nthreads,
                       GT_(wcopy_chunk), &j);
@@ -738,14 +735,14 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
                                void *warg, int wcheck_dev, cuzk_errbuf *eb)
 {
     *out = NULL;
-    if (pk->consumed)
+    if (pk->base.consumed)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
                          "the proving key was consumed by an earlier proof (consume_key): "
                          "load it again");
-    if (n_witness != pk->n_vars)
+    if (n_witness != pk->base.n_vars)
         return cuzk_errf(eb, CUZK_SIZE_MISMATCH,
                          "witness has %" PRIu64 " values, the circuit expects %u", n_witness,
-                         pk->n_vars);
+                         pk->base.n_vars);
     GT_(pstate) *s = calloc(1, sizeof *s);
     if (!s)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
@@ -756,12 +753,12 @@ static cuzk_err GT_(pstart_ex)(GT_(pstate) **out, GT_(pk) *pk, const uint8_t *wi
     const int in_place = wbuf && wbuf == (const void *)witness && !wready;
     s->w = in_place ? NULL
            : wbuf   ? wbuf
-                    : cuzk__big_alloc((pk->n_vars ? pk->n_vars : 1) * sizeof(FRT));
+                    : cuzk__big_alloc((pk->base.n_vars ? pk->base.n_vars : 1) * sizeof(FRT));
     s->wb = in_place ? witness : (const uint8_t *)s->w;
     cuzk_err e = CUZK_OK;
     if (!s->wb) {
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "cannot allocate the witness (%" PRIu64 " bytes)",
-                      (uint64_t)pk->n_vars * sizeof(FRT));
+                      (uint64_t)pk->base.n_vars * sizeof(FRT));
         goto fail;
     }
     wcheck_dev = wcheck_dev && wbuf == witness && wready && n_witness > 0;
@@ -842,7 +839,7 @@ static cuzk_err GT_(pk_g1_msm)(const GT_(pk) *pk, int k, G1J *out, const G1A *pt
 static cuzk_err GT_(pg1_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
 {
     GT_(pk) *pk = s->pk;
-    uint64_t N = pk->domain_size;
+    uint64_t N = pk->base.domain_size;
     unsigned nt = s->opts.nthreads;
     const uint8_t *ws = s->wb;
     cuzk_err e = GT_(psynth)(s, eb);
@@ -870,12 +867,12 @@ static cuzk_err GT_(pg1_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
     free(h);
     if (!e && s->consume)
         GT_(consume_set)(pk, 3);
-    const uint64_t npc = (uint64_t)pk->n_public + 1;
+    const uint64_t npc = (uint64_t)pk->base.n_public + 1;
     G1J *res[3] = {&s->pa, &s->pb1, &s->pc};
     const G1A *pts[3] = {pk->a, pk->b1, pk->c};
     for (int k = 0; k < 3 && !e; k++) {
         e = GT_(pk_g1_msm)(pk, k, res[k], pts[k], k < 2 ? ws : ws + 32 * npc,
-                           k < 2 ? pk->n_vars : pk->n_vars - npc, &mo);
+                           k < 2 ? pk->base.n_vars : pk->base.n_vars - npc, &mo);
         if (!e && s->consume)
             GT_(consume_set)(pk, k);
     }
@@ -896,8 +893,8 @@ static cuzk_err GT_(pg2_cpu)(GT_(pstate) *s, cuzk_errbuf *eb)
     cuzk_msm_opts mo = {s->opts.nthreads, 0, 0};
     const GT_(pk) *pk = s->pk;
     cuzk_err e = pk->tab2.t ? G2_(msm_tab)(&s->pb2, pk->b2, pk->tab2.p, pk->tab2.t, pk->tab2.c,
-                                           s->wb, pk->n_vars, &mo)
-                            : G2_(msm_ex)(&s->pb2, pk->b2, s->wb, pk->n_vars, &mo);
+                                           s->wb, pk->base.n_vars, &mo)
+                            : G2_(msm_ex)(&s->pb2, pk->b2, s->wb, pk->base.n_vars, &mo);
     s->st.msm_g2_ms = cuzk__now_ms() - t;
     if (e)
         return cuzk_errf(eb, e, "G2 MSM failed");
@@ -937,7 +934,7 @@ static cuzk_err GT_(gpu_tables)(GT_(pk) *pk, int device, cuzk__pk_device *d,
         d->ba_unfit = 1;
     }
     cuzk_gpu_points *sets[5] = GT_DEV_SETS(d);
-    uint64_t est = cuzk_gpu_scratch_estimate(gc, pk->n_vars, pk->domain_size),
+    uint64_t est = cuzk_gpu_scratch_estimate(gc, pk->base.n_vars, pk->base.domain_size),
              have = cuzk_gpu_scratch_bytes(d->ctx);
     uint64_t reserve = (est > have ? est - have : 0) + (1ull << 30);
     for (int i = 0; i < 5; i++) {
@@ -981,42 +978,42 @@ static cuzk_err GT_(gpu_ensure_g1)(GT_(pk) *pk, cuzk__pk_device *d, cuzk_errbuf 
 {
     cuzk_err e = CUZK_OK;
     const cuzk_gpu_group g1 = CUZK_GPU_G1;
-    if (!d->g_a && (e = GT_(gpu_set)(d, CUZK_PK_SET_A, g1, 0, pk->a, pk->n_vars, &d->g_a, eb)))
+    if (!d->g_a && (e = GT_(gpu_set)(d, CUZK_PK_SET_A, g1, 0, pk->a, pk->base.n_vars, &d->g_a, eb)))
         return e;
     if (!d->g_b1 &&
-        (e = GT_(gpu_set)(d, CUZK_PK_SET_B1, g1, 0, pk->b1, pk->n_vars, &d->g_b1, eb)))
+        (e = GT_(gpu_set)(d, CUZK_PK_SET_B1, g1, 0, pk->b1, pk->base.n_vars, &d->g_b1, eb)))
         return e;
     /* C's set is padded in front to the witness's length (see pg1_gpu_msm). */
-    if (!d->g_c && (e = GT_(gpu_set)(d, CUZK_PK_SET_C, g1, pk->n_public + 1, pk->c,
-                                     pk->n_vars - pk->n_public - 1, &d->g_c, eb)))
+    if (!d->g_c && (e = GT_(gpu_set)(d, CUZK_PK_SET_C, g1, pk->base.n_public + 1, pk->c,
+                                     pk->base.n_vars - pk->base.n_public - 1, &d->g_c, eb)))
         return e;
     if (!d->g_h &&
-        (e = GT_(gpu_set)(d, CUZK_PK_SET_H, g1, 0, pk->h, pk->domain_size, &d->g_h, eb)))
+        (e = GT_(gpu_set)(d, CUZK_PK_SET_H, g1, 0, pk->h, pk->base.domain_size, &d->g_h, eb)))
         return e;
     return CUZK_OK;
 }
 
-/* Uploads the key's point sets to `device` on first use (pk->dev[device].mu held); want:
+/* Uploads the key's point sets to `device` on first use (pk->base.dev[device].mu held); want:
  * GT_WANT_* bits. */
 static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int device, int want, cuzk_errbuf *eb)
 {
     int want_g2 = want & GT_WANT_G2;
     cuzk_err e = CUZK_OK;
     cuzk_gpu_curve gc = (cuzk_gpu_curve)GP_CURVE;
-    cuzk__pk_device *d = &pk->dev[device];
+    cuzk__pk_device *d = &pk->base.dev[device];
     if (!d->ctx && (e = cuzk_gpu_open(&d->ctx, device, eb)))
         return e;
     if (!(want & GT_WANT_NO_G1) && (e = GT_(gpu_ensure_g1)(pk, d, eb)))
         return e;
     if (want_g2 && !d->g_b2 &&
-        (e = GT_(gpu_set)(d, CUZK_PK_SET_B2, CUZK_GPU_G2, 0, pk->b2, pk->n_vars, &d->g_b2, eb)))
+        (e = GT_(gpu_set)(d, CUZK_PK_SET_B2, CUZK_GPU_G2, 0, pk->b2, pk->base.n_vars, &d->g_b2, eb)))
         return e;
     if ((want & GT_WANT_ROWS) && !d->g_rows) {
         const uint64_t *const rp[2] = {pk->row_ptr[0], pk->row_ptr[1]};
         const void *const rec[2] = {pk->coef[0], pk->coef[1]};
         _Static_assert(sizeof(GT_(coef)) % 8 == 0 && offsetof(GT_(coef), value) == 8,
                        "GPU rows read a u32 signal at byte 0 and the value at byte 8");
-        if ((e = cuzk_gpu_rows_upload(d->ctx, gc, pk->domain_size, pk->n_vars, rp, rec,
+        if ((e = cuzk_gpu_rows_upload(d->ctx, gc, pk->base.domain_size, pk->base.n_vars, rp, rec,
                                       sizeof(GT_(coef)), &d->g_rows, eb)))
             return e;
     }
@@ -1030,16 +1027,16 @@ static cuzk_err GT_(gpu_ensure)(GT_(pk) *pk, int device, int want, cuzk_errbuf *
 /* Bit d set when the G1 point sets are resident on device d. */
 static uint32_t GT_(gpu_mask)(GT_(pk) *pk)
 {
-    return cuzk__pk_devices_mask(pk->dev);
+    return cuzk__pk_devices_mask(pk->base.dev);
 }
 
 static unsigned GT_(gpu_no_tables)(GT_(pk) *pk, int device)
 {
     if (device < 0 || device >= CUZK_MAX_DEVICES)
         return 0;
-    pthread_mutex_lock(&pk->dev[device].mu);
-    unsigned m = cuzk__pk_device_no_tables(&pk->dev[device], (cuzk_gpu_curve)GP_CURVE);
-    pthread_mutex_unlock(&pk->dev[device].mu);
+    pthread_mutex_lock(&pk->base.dev[device].mu);
+    unsigned m = cuzk__pk_device_no_tables(&pk->base.dev[device], (cuzk_gpu_curve)GP_CURVE);
+    pthread_mutex_unlock(&pk->base.dev[device].mu);
     return m;
 }
 
@@ -1049,13 +1046,13 @@ static cuzk_err GT_(gpu_stage)(GT_(pk) *pk, int device, unsigned parts, cuzk_err
     if (device < 0 || device >= CUZK_MAX_DEVICES)
         return cuzk_errf(eb, CUZK_NO_DEVICE, "GPU device %d is out of range (0..%d)", device,
                          CUZK_MAX_DEVICES - 1);
-    pthread_mutex_lock(&pk->dev[device].mu);
+    pthread_mutex_lock(&pk->base.dev[device].mu);
     cuzk_err e = GT_(gpu_ensure)(pk, device, (parts & CUZK_PK_STAGE_G2 ? GT_WANT_G2 : 0) |
                                                  (parts & CUZK_PK_STAGE_ROWS ? GT_WANT_ROWS : 0) |
                                                  (parts & CUZK_PK_STAGE_TABLES ? GT_WANT_TABLES
                                                                                : 0),
                                  eb);
-    pthread_mutex_unlock(&pk->dev[device].mu);
+    pthread_mutex_unlock(&pk->base.dev[device].mu);
     return e;
 }
 
@@ -1069,10 +1066,10 @@ static cuzk_err GT_(gpu_stage_streamed)(GT_(pk) *pk, int device, unsigned parts,
                          CUZK_MAX_DEVICES - 1);
     if (streamed && chunk_bytes == 0)
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "streamed point sets: chunks of 0 bytes");
-    pthread_mutex_lock(&pk->dev[device].mu);
-    pk->dev[device].streamed = streamed;
-    pk->dev[device].stream_chunk = chunk_bytes;
-    pthread_mutex_unlock(&pk->dev[device].mu);
+    pthread_mutex_lock(&pk->base.dev[device].mu);
+    pk->base.dev[device].streamed = streamed;
+    pk->base.dev[device].stream_chunk = chunk_bytes;
+    pthread_mutex_unlock(&pk->base.dev[device].mu);
     return GT_(gpu_stage)(pk, device, parts, eb);
 }
 
@@ -1080,7 +1077,7 @@ static unsigned GT_(gpu_streamed)(GT_(pk) *pk, int device)
 {
     if (device < 0 || device >= CUZK_MAX_DEVICES)
         return 0;
-    cuzk__pk_device *d = &pk->dev[device];
+    cuzk__pk_device *d = &pk->base.dev[device];
     pthread_mutex_lock(&d->mu);
     const cuzk_gpu_points *sets[5] = GT_DEV_SETS(d);
     static const unsigned bit[5] = {CUZK_PK_SET_B2, CUZK_PK_SET_A, CUZK_PK_SET_B1,
@@ -1100,7 +1097,7 @@ static void GT_(gpu_unstage)(GT_(pk) *pk, int device)
 {
     if (device < 0 || device >= CUZK_MAX_DEVICES)
         return;
-    cuzk__pk_device *d = &pk->dev[device];
+    cuzk__pk_device *d = &pk->base.dev[device];
     pthread_mutex_lock(&d->mu);
     cuzk_gpu_points_free(d->g_a);
     cuzk_gpu_points_free(d->g_b1);
@@ -1129,10 +1126,10 @@ static void GT_(gpu_unstage)(GT_(pk) *pk, int device)
 static size_t GT_(gpu_arrays)(GT_(pk) *pk, void *ptr[CUZK_PK_GPU_ARRAYS],
                               size_t len[CUZK_PK_GPU_ARRAYS])
 {
-    uint64_t nv = pk->n_vars, N = pk->domain_size;
+    uint64_t nv = pk->base.n_vars, N = pk->base.domain_size;
     ptr[0] = pk->a, len[0] = nv * sizeof(G1A);
     ptr[1] = pk->b1, len[1] = nv * sizeof(G1A);
-    ptr[2] = pk->c, len[2] = (nv - pk->n_public - 1) * sizeof(G1A);
+    ptr[2] = pk->c, len[2] = (nv - pk->base.n_public - 1) * sizeof(G1A);
     ptr[3] = pk->h, len[3] = N * sizeof(G1A);
     ptr[4] = pk->b2, len[4] = nv * sizeof(G2A);
     for (int m = 0; m < 2; m++) {
@@ -1154,48 +1151,48 @@ static cuzk_err GT_(gpu_acquire)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, 
     if (device < 0 || device >= CUZK_MAX_DEVICES)
         return cuzk_errf(eb, CUZK_NO_DEVICE, "GPU device %d is out of range (0..%d)", device,
                          CUZK_MAX_DEVICES - 1);
-    pthread_mutex_lock(&pk->dev[device].mu);
+    pthread_mutex_lock(&pk->base.dev[device].mu);
     double t = cuzk__now_ms();
     if (s->opts.gpu_tables)
         want |= GT_WANT_TABLES;
     cuzk_err e = GT_(gpu_ensure)(pk, device, want, eb);
     *up_ms += cuzk__now_ms() - t;
     if (!e) {
-        const cuzk_gpu_points *sets[5] = GT_DEV_SETS(&pk->dev[device]);
+        const cuzk_gpu_points *sets[5] = GT_DEV_SETS(&pk->base.dev[device]);
         for (int i = 0; i < 5; i++)
             if (sets[i] && cuzk_gpu_points_copies(sets[i]) > s->st.gpu_tables)
                 s->st.gpu_tables = cuzk_gpu_points_copies(sets[i]);
         if (s->opts.gpu_tables)
             s->st.gpu_no_tables |=
-                cuzk__pk_device_no_tables(&pk->dev[device], (cuzk_gpu_curve)GP_CURVE);
+                cuzk__pk_device_no_tables(&pk->base.dev[device], (cuzk_gpu_curve)GP_CURVE);
     }
-    if (!e && !ctx && !pk->dev[device].ba_fitted) {
+    if (!e && !ctx && !pk->base.dev[device].ba_fitted) {
         /* The key's own context proves alone on the device (the daemon's workers bring their
          * own, whose chunk the memory budget counts): its batch-affine chunk may take what the
          * point sets and their tables left (gpu.h cuzk_gpu_ba_fit). */
-        e = cuzk_gpu_ba_fit(pk->dev[device].ctx, (cuzk_gpu_curve)GP_CURVE, pk->n_vars,
-                            pk->domain_size, eb);
-        pk->dev[device].ba_fitted = !e;
+        e = cuzk_gpu_ba_fit(pk->base.dev[device].ctx, (cuzk_gpu_curve)GP_CURVE, pk->base.n_vars,
+                            pk->base.domain_size, eb);
+        pk->base.dev[device].ba_fitted = !e;
     }
     if (!e) {
         uint64_t chunk = 0;
         int quads = 0;
-        cuzk_gpu_ba_setting(ctx ? ctx : pk->dev[device].ctx, &chunk, &quads);
+        cuzk_gpu_ba_setting(ctx ? ctx : pk->base.dev[device].ctx, &chunk, &quads);
         if (chunk > s->st.gpu_ba_chunk)
             s->st.gpu_ba_chunk = chunk;
         if (quads > s->st.gpu_ba_quads)
             s->st.gpu_ba_quads = quads;
     }
     if (e || ctx)
-        pthread_mutex_unlock(&pk->dev[device].mu);
-    *use = ctx ? ctx : pk->dev[device].ctx;
+        pthread_mutex_unlock(&pk->base.dev[device].mu);
+    *use = ctx ? ctx : pk->base.dev[device].ctx;
     return e;
 }
 
 static void GT_(gpu_release)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx)
 {
     if (!ctx)
-        pthread_mutex_unlock(&s->pk->dev[device].mu);
+        pthread_mutex_unlock(&s->pk->base.dev[device].mu);
 }
 
 /* The A, B1, C MSMs on the acquired context g of `device` (they need only the witness, so
@@ -1212,36 +1209,36 @@ static cuzk_err GT_(g1_msms_on)(GT_(pstate) *s, int device, cuzk_gpu_ctx *g, int
 {
     GT_(pk) *pk = s->pk;
     const uint8_t *ws = (const uint8_t *)s->w;
-    cuzk__pk_device *d = &pk->dev[device];
+    cuzk__pk_device *d = &pk->base.dev[device];
     with_g2 = with_g2 && !s->g2_done;
     G1J pa, pb1, pc;
     G2J pb2;
     double t = cuzk__now_ms(), t2 = 0;
     /* A reads the witness where GT_(prove) queued it while copying it, if it did so on this
      * context (cuzk_gpu_msm checks that the upload it finds is of this buffer). */
-    unsigned fa = s->w_staged && device == 0 && g == pk->dev[0].ctx ? CUZK_GPU_SCALARS_SAME : 0;
+    unsigned fa = s->w_staged && device == 0 && g == pk->base.dev[0].ctx ? CUZK_GPU_SCALARS_SAME : 0;
     s->w_staged = 0;
     /* Not range-checked on the host (GT_(prove) left it to the device): A's MSM checks it. */
     if (!s->w_checked)
         fa |= CUZK_GPU_SCALARS_CHECK;
-    cuzk_err e = cuzk_gpu_msm(g, d->g_a, 0, pk->n_vars, ws, fa, (uint64_t *)&pa, eb);
+    cuzk_err e = cuzk_gpu_msm(g, d->g_a, 0, pk->base.n_vars, ws, fa, (uint64_t *)&pa, eb);
     if (e == CUZK_NON_CANONICAL && (fa & CUZK_GPU_SCALARS_CHECK) &&
-        cuzk_gpu_bad_scalar(g) < pk->n_vars)
+        cuzk_gpu_bad_scalar(g) < pk->base.n_vars)
         e = cuzk_errf(eb, CUZK_NON_CANONICAL, "witness value %" PRIu64 " is not below r",
                       cuzk_gpu_bad_scalar(g));
     else if (!e)
         s->w_checked = 1;
     if (!e)
-        e = cuzk_gpu_msm(g, d->g_b1, 0, pk->n_vars, ws, CUZK_GPU_SCALARS_SAME, (uint64_t *)&pb1,
+        e = cuzk_gpu_msm(g, d->g_b1, 0, pk->base.n_vars, ws, CUZK_GPU_SCALARS_SAME, (uint64_t *)&pb1,
                          eb);
     if (!e && with_g2) {
         double t1 = cuzk__now_ms();
-        e = cuzk_gpu_msm(g, d->g_b2, 0, pk->n_vars, ws, CUZK_GPU_SCALARS_SAME, (uint64_t *)&pb2,
+        e = cuzk_gpu_msm(g, d->g_b2, 0, pk->base.n_vars, ws, CUZK_GPU_SCALARS_SAME, (uint64_t *)&pb2,
                          eb);
         t2 = cuzk__now_ms() - t1;
     }
     if (!e)
-        e = cuzk_gpu_msm(g, d->g_c, 0, pk->n_vars, ws, CUZK_GPU_SCALARS_SAME, (uint64_t *)&pc,
+        e = cuzk_gpu_msm(g, d->g_c, 0, pk->base.n_vars, ws, CUZK_GPU_SCALARS_SAME, (uint64_t *)&pc,
                          eb);
     s->st.msm_g1_ms = cuzk__now_ms() - t - t2;
     if (!e && (!G1_(is_on_curve)(&pa) || !G1_(is_on_curve)(&pb1) || !G1_(is_on_curve)(&pc)))
@@ -1278,13 +1275,13 @@ static cuzk_err GT_(h_on)(GT_(pstate) *s, int device, cuzk_gpu_ctx *g, int w_sam
         return e;
     double t = cuzk__now_ms();
     if (from_witness) {
-        e = cuzk_gpu_h_witness(g, pk->dev[device].g_rows, (int)pk->log_n, s->w,
-                               w_same ? CUZK_GPU_SCALARS_SAME : 0, NULL, pk->dev[device].g_h, 0,
+        e = cuzk_gpu_h_witness(g, pk->base.dev[device].g_rows, (int)pk->base.log_n, s->w,
+                               w_same ? CUZK_GPU_SCALARS_SAME : 0, NULL, pk->base.dev[device].g_h, 0,
                                (uint64_t *)&ph, eb);
         s->st.synth_ms = cuzk_gpu_last_synth_ms(g);
     } else {
-        e = cuzk_gpu_h(g, (cuzk_gpu_curve)GP_CURVE, (int)pk->log_n, s->a, s->b, s->c, NULL,
-                       pk->dev[device].g_h, 0, (uint64_t *)&ph, eb);
+        e = cuzk_gpu_h(g, (cuzk_gpu_curve)GP_CURVE, (int)pk->base.log_n, s->a, s->b, s->c, NULL,
+                       pk->base.dev[device].g_h, 0, (uint64_t *)&ph, eb);
     }
     s->st.h_ms = cuzk__now_ms() - t - (from_witness ? s->st.synth_ms : 0);
     if (!e && !G1_(is_on_curve)(&ph))
@@ -1384,7 +1381,7 @@ static cuzk_err GT_(pg2_gpu_ex)(GT_(pstate) *s, int device, cuzk_gpu_ctx *ctx, i
         return e;
     G2J pb2;
     double t = cuzk__now_ms();
-    e = cuzk_gpu_msm(g, pk->dev[device].g_b2, 0, pk->n_vars, s->w, 0, (uint64_t *)&pb2, eb);
+    e = cuzk_gpu_msm(g, pk->base.dev[device].g_b2, 0, pk->base.n_vars, s->w, 0, (uint64_t *)&pb2, eb);
     s->st.msm_g2_ms = cuzk__now_ms() - t;
     GT_(gpu_release)(s, device, ctx);
     if (!e && !G2_(is_on_curve)(&pb2))
@@ -1420,7 +1417,7 @@ static void GT_(pprep)(GT_(pstate) *s)
     GT_(g2_mul_fr)(&s->pre.sd2, &delta2, &s->pre.s);
     if (!s->opts.no_verify)
         GT_(verify_fixed)(&s->pre.ml, &pk->alpha1, &pk->beta2, &pk->gamma2, pk->ic, s->wb + 32,
-                          pk->n_public);
+                          pk->base.n_public);
     s->pre.ready = 1;
 }
 
@@ -1558,10 +1555,10 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
      * DMA (at 2^24, 512 MiB: ~38 ms through the staging buffers from pageable memory). A
      * witness the caller holds in page-locked memory (cuzk_witness_buf_alloc) is that buffer
      * as it is (borrowed: pstart checks it, or leaves that to the device, below). */
-    const int gpu_all = use_gpu && !opts->synth_on_cpu && n_witness == pk->n_vars && n_witness;
+    const int gpu_all = use_gpu && !opts->synth_on_cpu && n_witness == pk->base.n_vars && n_witness;
     const int wcaller = gpu_all && cuzk_gpu_host_is_pinned(witness);
     void *wown = gpu_all && !wcaller
-                     ? cuzk__pk_device_wpin_take(&pk->dev[0], 0, pk->n_vars * sizeof(FRT))
+                     ? cuzk__pk_device_wpin_take(&pk->base.dev[0], 0, pk->base.n_vars * sizeof(FRT))
                      : NULL;
     void *wpin = wcaller ? (void *)witness : wown; /* read only when it is the caller's */
     /* ... and while it is copied there, block by block, its upload runs (the copy and the DMA
@@ -1569,13 +1566,13 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
      * buffer is uploaded as it is and range-checked by A's MSM on the device, when nothing
      * on the CPU reads it meanwhile (B in G2 on a GPU too; CPU stages check it first). */
     const int wdev = wcaller && opts->g2_on_gpu;
-    GT_(wstage) ws = {NULL, wpin, pk->n_vars, 0, 0, wdev};
+    GT_(wstage) ws = {NULL, wpin, pk->base.n_vars, 0, 0, wdev};
     if (wpin) {
-        pthread_mutex_lock(&pk->dev[0].mu);
+        pthread_mutex_lock(&pk->base.dev[0].mu);
         cuzk_errbuf oeb = {{0}};
-        if (!pk->dev[0].ctx) /* wpin_take opens it; the caller's buffer needs it too */
-            cuzk_gpu_open(&pk->dev[0].ctx, 0, &oeb);
-        ws.ctx = pk->dev[0].ctx;
+        if (!pk->base.dev[0].ctx) /* wpin_take opens it; the caller's buffer needs it too */
+            cuzk_gpu_open(&pk->base.dev[0].ctx, 0, &oeb);
+        ws.ctx = pk->base.dev[0].ctx;
         ws.ok = ws.ctx != NULL;
     }
     /* On the CPU the witness outlives the proof: read in place, never copied. */
@@ -1585,16 +1582,16 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
     cuzk_err e = GT_(pstart_ex)(&s, pk, witness, n_witness, opts, use_gpu || consume, wbuf,
                                 ws.ok ? GT_(wstage_block) : NULL, &ws, wdev && ws.ok, eb);
     if (wpin)
-        pthread_mutex_unlock(&pk->dev[0].mu);
+        pthread_mutex_unlock(&pk->base.dev[0].mu);
     if (e) {
-        cuzk__pk_device_wpin_give(&pk->dev[0], wown);
+        cuzk__pk_device_wpin_give(&pk->base.dev[0], wown);
         return e;
     }
     if (consume) {
         s->consume = 1;
-        pk->consumed = 1;
+        pk->base.consumed = 1;
     }
-    s->w_staged = ws.ok && ws.done == pk->n_vars;
+    s->w_staged = ws.ok && ws.done == pk->base.n_vars;
     /* The blinding multiples of delta and the verification's fixed Miller loop on a thread
      * beside the GPU work (~1 ms that pfinish would otherwise spend after the last MSM). */
     pthread_t ppt;
@@ -1642,7 +1639,7 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
                 if (pp_started)
                     pthread_join(ppt, NULL);
                 GT_(pfree)(s);
-                cuzk__pk_device_wpin_give(&pk->dev[0], wown);
+                cuzk__pk_device_wpin_give(&pk->base.dev[0], wown);
                 return cuzk_errf(eb, se, "%s", seb.msg);
             }
             if (g2dev < 0 && !(started = pthread_create(&tid, NULL, GT_(g2_thread), &job) == 0))
@@ -1687,6 +1684,6 @@ static cuzk_err GT_(prove)(cuzk_proof *proof, GT_(pk) *pk, const uint8_t *witnes
         e = GT_(pfinish)(s, proof, eb);
     *st = s->st;
     GT_(pfree)(s);
-    cuzk__pk_device_wpin_give(&pk->dev[0], wown);
+    cuzk__pk_device_wpin_give(&pk->base.dev[0], wown);
     return e;
 }
