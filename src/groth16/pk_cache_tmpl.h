@@ -163,7 +163,7 @@ static cuzk_err GT_(cache_load)(GT_(pk) **out, int fd, const cuzk__cache_hdr *h,
     GT_(pk) *pk = calloc(1, sizeof *pk);
     if (!pk)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
-    cuzk__pk_base_init(&pk->base);
+    cuzk__pk_base_init(&pk->base, &GT_(prover_ops));
     pk->base.n_vars = h->n_vars;
     pk->base.n_public = h->n_public;
     pk->base.domain_size = h->domain_size;

@@ -216,7 +216,7 @@ static cuzk_err GT_(pk_generate)(GT_(pk) **out, const cuzk__circuit_source *src,
         free(g);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "generated key: out of memory");
     }
-    cuzk__pk_base_init(&pk->base);
+    cuzk__pk_base_init(&pk->base, &GT_(prover_ops));
     g->base.begin = GT_(gen_begin);
     g->base.write = GT_(gen_write);
     g->base.end = GT_(gen_end);
