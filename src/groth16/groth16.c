@@ -17,16 +17,13 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if defined(__x86_64__)
-#include <emmintrin.h> /* the witness copy's non-temporal stores (groth16_tmpl.h) */
-#endif
 
 #include "ec/ec.h"
 #include "ec/encode.h"
 #include "ec/pairing.h"
 #include "gpu/gpu.h"
 #include "groth16/gen_internal.h"
-#include "groth16/pk_device.h"
+#include "groth16/prover.h"
 #include "msm/msm.h"
 #include "poly/ntt.h"
 #include "util/clock.h"
@@ -288,10 +285,16 @@ void cuzk_pk_free(cuzk_pk *pk)
 
 #define PK_FIELD(pk, f) ((pk)->curve == CUZK_CURVE_BN254 ? (pk)->k.bn254->f : (pk)->k.bls12_381->f)
 
+/* The key's curve-independent part, which the prover (prover.c) works on. */
+static cuzk__pk_base *pk_base(const cuzk_pk *pk)
+{
+    return pk->curve == CUZK_CURVE_BN254 ? &pk->k.bn254->base : &pk->k.bls12_381->base;
+}
+
 cuzk_curve cuzk_pk_curve(const cuzk_pk *pk) { return pk->curve; }
-uint32_t cuzk_pk_n_vars(const cuzk_pk *pk) { return PK_FIELD(pk, n_vars); }
-uint32_t cuzk_pk_n_public(const cuzk_pk *pk) { return PK_FIELD(pk, n_public); }
-uint32_t cuzk_pk_domain_size(const cuzk_pk *pk) { return PK_FIELD(pk, domain_size); }
+uint32_t cuzk_pk_n_vars(const cuzk_pk *pk) { return PK_FIELD(pk, base.n_vars); }
+uint32_t cuzk_pk_n_public(const cuzk_pk *pk) { return PK_FIELD(pk, base.n_public); }
+uint32_t cuzk_pk_domain_size(const cuzk_pk *pk) { return PK_FIELD(pk, base.domain_size); }
 size_t cuzk_pk_bytes(const cuzk_pk *pk) { return PK_FIELD(pk, bytes); }
 
 cuzk_err cuzk_pk_vk(const cuzk_pk *pk, cuzk_vk *vk, cuzk_errbuf *eb)
@@ -364,25 +367,13 @@ cuzk_err cuzk_prove(cuzk_proof *proof, const cuzk_pk *pk, const uint8_t *witness
         use_gpu = cuzk_gpu_device_count() > 0;
     }
     int fallback = opts->backend == CUZK_BACKEND_AUTO;
-    cuzk_err e;
-    if (pk->curve == CUZK_CURVE_BN254)
-        e = bn254_prove(proof, pk->k.bn254, witness, n_witness, opts, use_gpu, fallback, stats, eb);
-    else
-        e = bls12_381_prove(proof, pk->k.bls12_381, witness, n_witness, opts, use_gpu, fallback,
-                            stats, eb);
-    return e;
+    return cuzk__prove(proof, pk_base(pk), witness, n_witness, opts, use_gpu, fallback, stats,
+                       eb);
 }
 
 /* ------------------------------------------------------------------ staged proving */
 
-struct cuzk_prove_state {
-    cuzk_curve curve;
-    union {
-        bn254_pstate *bn254;
-        bls12_381_pstate *bls12_381;
-    } s;
-    uint64_t n_vars, domain_size;
-};
+/* The stages themselves are prover.c's. */
 
 cuzk_err cuzk_prove_begin(cuzk_prove_state **out, const cuzk_pk *pk, const uint8_t *witness,
                           uint64_t n_witness, const cuzk_prove_opts *opts, cuzk_errbuf *eb)
@@ -394,101 +385,34 @@ cuzk_err cuzk_prove_begin_ex(cuzk_prove_state **out, const cuzk_pk *pk, const ui
                              uint64_t n_witness, const cuzk_prove_opts *opts, unsigned flags,
                              cuzk_errbuf *eb)
 {
-    int defer = (flags & CUZK_PROVE_DEFER_SYNTH) != 0;
-    *out = NULL;
     cuzk_prove_opts def = {0};
-    if (!opts)
-        opts = &def;
-    cuzk_prove_state *s = calloc(1, sizeof *s);
-    if (!s)
-        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
-    s->curve = pk->curve;
-    s->n_vars = cuzk_pk_n_vars(pk);
-    s->domain_size = cuzk_pk_domain_size(pk);
-    cuzk_err e = pk->curve == CUZK_CURVE_BN254
-                     ? bn254_pstart_ex(&s->s.bn254, pk->k.bn254, witness, n_witness, opts,
-                                       defer, NULL, NULL, NULL, 0, eb)
-                     : bls12_381_pstart_ex(&s->s.bls12_381, pk->k.bls12_381, witness,
-                                           n_witness, opts, defer, NULL, NULL, NULL, 0, eb);
-    if (e) {
-        free(s);
-        return e;
-    }
-    *out = s;
-    return CUZK_OK;
-}
-
-#define STAGE(s, cpu, gpu_fn, ...)                                                            \
-    ((s)->curve == CUZK_CURVE_BN254                                                           \
-         ? (device < 0 ? bn254_##cpu((s)->s.bn254, eb)                                        \
-                       : bn254_##gpu_fn((s)->s.bn254, device, gpu, eb))                      \
-         : (device < 0 ? bls12_381_##cpu((s)->s.bls12_381, eb)                                \
-                       : bls12_381_##gpu_fn((s)->s.bls12_381, device, gpu, eb)))
-
-cuzk_err cuzk_prove_g1(cuzk_prove_state *s, int device, struct cuzk_gpu_ctx *gpu,
-                       cuzk_errbuf *eb)
-{
-    return STAGE(s, pg1_cpu, pg1_gpu);
-}
-
-cuzk_err cuzk_prove_g2(cuzk_prove_state *s, int device, struct cuzk_gpu_ctx *gpu,
-                       cuzk_errbuf *eb)
-{
-    return STAGE(s, pg2_cpu, pg2_gpu);
-}
-cuzk_err cuzk_prove_g1g2(cuzk_prove_state *s, int device, struct cuzk_gpu_ctx *gpu,
-                         cuzk_errbuf *eb)
-{
-    return STAGE(s, pg12_cpu, pg12_gpu);
-}
-#undef STAGE
-
-int cuzk_prove_g2_done(const cuzk_prove_state *s)
-{
-    return s->curve == CUZK_CURVE_BN254 ? bn254_pg2_is_done(s->s.bn254)
-                                        : bls12_381_pg2_is_done(s->s.bls12_381);
-}
-
-cuzk_err cuzk_prove_end(cuzk_prove_state *s, cuzk_proof *proof, cuzk_errbuf *eb)
-{
-    return s->curve == CUZK_CURVE_BN254 ? bn254_pfinish(s->s.bn254, proof, eb)
-                                        : bls12_381_pfinish(s->s.bls12_381, proof, eb);
+    return cuzk__prove_start(out, pk_base(pk), witness, n_witness, opts ? opts : &def,
+                             (flags & CUZK_PROVE_DEFER_SYNTH) != 0, eb);
 }
 
 cuzk_err cuzk_pk_gpu_stage(cuzk_pk *pk, int device, unsigned parts, cuzk_errbuf *eb)
 {
-    return pk->curve == CUZK_CURVE_BN254 ? bn254_gpu_stage(pk->k.bn254, device, parts, eb)
-                                         : bls12_381_gpu_stage(pk->k.bls12_381, device, parts, eb);
+    return cuzk__pk_gpu_stage(pk_base(pk), device, parts, eb);
 }
 
 cuzk_err cuzk_pk_gpu_stage_streamed(cuzk_pk *pk, int device, unsigned parts, unsigned streamed,
                                     uint64_t chunk_bytes, cuzk_errbuf *eb)
 {
-    return pk->curve == CUZK_CURVE_BN254
-               ? bn254_gpu_stage_streamed(pk->k.bn254, device, parts, streamed, chunk_bytes, eb)
-               : bls12_381_gpu_stage_streamed(pk->k.bls12_381, device, parts, streamed,
-                                              chunk_bytes, eb);
+    return cuzk__pk_gpu_stage_streamed(pk_base(pk), device, parts, streamed, chunk_bytes, eb);
 }
 
 unsigned cuzk_pk_gpu_streamed(cuzk_pk *pk, int device)
 {
-    return pk->curve == CUZK_CURVE_BN254 ? bn254_gpu_streamed(pk->k.bn254, device)
-                                         : bls12_381_gpu_streamed(pk->k.bls12_381, device);
+    return cuzk__pk_gpu_streamed(pk_base(pk), device);
 }
 
-void cuzk_pk_gpu_unstage(cuzk_pk *pk, int device)
-{
-    if (pk->curve == CUZK_CURVE_BN254)
-        bn254_gpu_unstage(pk->k.bn254, device);
-    else
-        bls12_381_gpu_unstage(pk->k.bls12_381, device);
-}
+void cuzk_pk_gpu_unstage(cuzk_pk *pk, int device) { cuzk__pk_gpu_unstage(pk_base(pk), device); }
 
 size_t cuzk_pk_gpu_arrays(cuzk_pk *pk, void *ptr[CUZK_PK_GPU_ARRAYS],
                           size_t len[CUZK_PK_GPU_ARRAYS])
 {
-    return pk->curve == CUZK_CURVE_BN254 ? bn254_gpu_arrays(pk->k.bn254, ptr, len)
-                                         : bls12_381_gpu_arrays(pk->k.bls12_381, ptr, len);
+    cuzk__pk_base *b = pk_base(pk);
+    return b->ops->arrays(b, ptr, len);
 }
 
 uint64_t cuzk_pk_gpu_bytes(cuzk_pk *pk, unsigned parts)
@@ -535,50 +459,10 @@ void cuzk_pk_set_names(unsigned sets, char *buf, size_t size)
 
 unsigned cuzk_pk_gpu_no_tables(cuzk_pk *pk, int device)
 {
-    return pk->curve == CUZK_CURVE_BN254 ? bn254_gpu_no_tables(pk->k.bn254, device)
-                                         : bls12_381_gpu_no_tables(pk->k.bls12_381, device);
+    return cuzk__pk_gpu_no_tables(pk_base(pk), device);
 }
 
-uint32_t cuzk_pk_gpu_mask(cuzk_pk *pk)
-{
-    return pk->curve == CUZK_CURVE_BN254 ? bn254_gpu_mask(pk->k.bn254)
-                                         : bls12_381_gpu_mask(pk->k.bls12_381);
-}
-
-const cuzk_prove_stats *cuzk_prove_state_stats(const cuzk_prove_state *s)
-{
-    return s->curve == CUZK_CURVE_BN254 ? &s->s.bn254->st : &s->s.bls12_381->st;
-}
-
-uint64_t cuzk_prove_state_bytes(const cuzk_prove_state *s)
-{
-    int w, abc;
-    if (s->curve == CUZK_CURVE_BN254) {
-        w = s->s.bn254->w != NULL;
-        abc = s->s.bn254->a != NULL;
-    } else {
-        w = s->s.bls12_381->w != NULL;
-        abc = s->s.bls12_381->a != NULL;
-    }
-    return 32ull * ((w ? s->n_vars : 0) + (abc ? 3 * s->domain_size : 0));
-}
-
-cuzk_err cuzk_prove_state_pin(cuzk_prove_state *s, struct cuzk_gpu_ctx *gpu, cuzk_errbuf *eb)
-{
-    return s->curve == CUZK_CURVE_BN254 ? bn254_wpin_state(s->s.bn254, gpu, eb)
-                                        : bls12_381_wpin_state(s->s.bls12_381, gpu, eb);
-}
-
-void cuzk_prove_state_free(cuzk_prove_state *s)
-{
-    if (!s)
-        return;
-    if (s->curve == CUZK_CURVE_BN254)
-        bn254_pfree(s->s.bn254);
-    else
-        bls12_381_pfree(s->s.bls12_381);
-    free(s);
-}
+uint32_t cuzk_pk_gpu_mask(cuzk_pk *pk) { return cuzk__pk_gpu_mask(pk_base(pk)); }
 
 /* Decodes a vk/proof (untrusted: subgroup-checked) and verifies. */
 #define VERIFY_IMPL(P)                                                                        \

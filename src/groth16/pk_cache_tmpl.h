@@ -36,12 +36,12 @@ typedef struct {
 
 static size_t GT_(cache_arrays)(GT_(pk) *pk, GT_(cache_arr) out[10])
 {
-    uint64_t nv = pk->n_vars, N = pk->domain_size;
+    uint64_t nv = pk->base.n_vars, N = pk->base.domain_size;
     size_t k = 0;
-    out[k++] = (GT_(cache_arr)){(void **)&pk->ic, sizeof(G1A), (uint64_t)pk->n_public + 1};
+    out[k++] = (GT_(cache_arr)){(void **)&pk->ic, sizeof(G1A), (uint64_t)pk->base.n_public + 1};
     out[k++] = (GT_(cache_arr)){(void **)&pk->a, sizeof(G1A), nv};
     out[k++] = (GT_(cache_arr)){(void **)&pk->b1, sizeof(G1A), nv};
-    out[k++] = (GT_(cache_arr)){(void **)&pk->c, sizeof(G1A), nv - pk->n_public - 1};
+    out[k++] = (GT_(cache_arr)){(void **)&pk->c, sizeof(G1A), nv - pk->base.n_public - 1};
     out[k++] = (GT_(cache_arr)){(void **)&pk->h, sizeof(G1A), N};
     out[k++] = (GT_(cache_arr)){(void **)&pk->b2, sizeof(G2A), nv};
     out[k++] = (GT_(cache_arr)){(void **)&pk->row_ptr[0], sizeof(uint64_t), N + 1};
@@ -55,8 +55,8 @@ static size_t GT_(cache_arrays)(GT_(pk) *pk, GT_(cache_arr) out[10])
  * in the order A, B1, C, H, B2, given their copies t[5]. */
 static size_t GT_(cache_tabs)(GT_(pk) *pk, const uint32_t t[5], GT_(cache_arr) out[5])
 {
-    uint64_t nv = pk->n_vars;
-    uint64_t n1[5] = {nv, nv, nv - pk->n_public - 1, pk->domain_size, nv};
+    uint64_t nv = pk->base.n_vars;
+    uint64_t n1[5] = {nv, nv, nv - pk->base.n_public - 1, pk->base.domain_size, nv};
     size_t k = 0;
     for (int i = 0; i < 5; i++) {
         if (t[i] <= 1)
@@ -75,10 +75,10 @@ static cuzk_err GT_(cache_save)(GT_(pk) *pk, const char *path, const cuzk__zkey_
     memcpy(h.magic, "CUZKPKC", 8);
     h.version = CUZK__CACHE_VERSION;
     h.curve = GP_CURVE;
-    h.n_vars = pk->n_vars;
-    h.n_public = pk->n_public;
-    h.domain_size = pk->domain_size;
-    h.log_n = pk->log_n;
+    h.n_vars = pk->base.n_vars;
+    h.n_public = pk->base.n_public;
+    h.domain_size = pk->base.domain_size;
+    h.log_n = pk->base.log_n;
     h.g1_bytes = sizeof(G1A);
     h.g2_bytes = sizeof(G2A);
     h.coef_bytes = sizeof(GT_(coef));
@@ -163,12 +163,11 @@ static cuzk_err GT_(cache_load)(GT_(pk) **out, int fd, const cuzk__cache_hdr *h,
     GT_(pk) *pk = calloc(1, sizeof *pk);
     if (!pk)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
-    for (int d = 0; d < CUZK_MAX_DEVICES; d++)
-        pthread_mutex_init(&pk->dev[d].mu, NULL);
-    pk->n_vars = h->n_vars;
-    pk->n_public = h->n_public;
-    pk->domain_size = h->domain_size;
-    pk->log_n = h->log_n;
+    cuzk__pk_base_init(&pk->base, &GT_(prover_ops));
+    pk->base.n_vars = h->n_vars;
+    pk->base.n_public = h->n_public;
+    pk->base.domain_size = h->domain_size;
+    pk->base.log_n = h->log_n;
     pk->n_coef[0] = h->n_coef[0];
     pk->n_coef[1] = h->n_coef[1];
     cuzk_err e = CUZK_OK;
@@ -265,17 +264,17 @@ static cuzk_err GT_(cache_load)(GT_(pk) **out, int fd, const cuzk__cache_hdr *h,
      * must name a witness signal: the prover indexes with them. */
     for (int m = 0; m < 2 && !e; m++) {
         const uint64_t *rp = pk->row_ptr[m];
-        int ok = rp[0] == 0 && rp[pk->domain_size] == pk->n_coef[m];
-        for (uint64_t r = 0; r < pk->domain_size && ok; r++)
+        int ok = rp[0] == 0 && rp[pk->base.domain_size] == pk->n_coef[m];
+        for (uint64_t r = 0; r < pk->base.domain_size && ok; r++)
             ok = rp[r] <= rp[r + 1];
         for (uint64_t i = 0; i < pk->n_coef[m] && ok; i++)
-            ok = pk->coef[m][i].signal < pk->n_vars;
+            ok = pk->coef[m][i].signal < pk->base.n_vars;
         if (!ok)
             e = cuzk_errf(eb, CUZK_BAD_FORMAT, "%s: inconsistent coefficient index", path);
     }
-    if (!e && (e = FR_(domain_init)(&pk->dom, pk->log_n)))
+    if (!e && (e = FR_(domain_init)(&pk->dom, pk->base.log_n)))
         e = cuzk_errf(eb, e, "%s: cannot set up the evaluation domain of size 2^%u", path,
-                      pk->log_n);
+                      pk->base.log_n);
     if (e) {
         GT_(pk_free)(pk);
         return e;

@@ -1,6 +1,6 @@
 /* A proving key's residency on one GPU device: the point sets and rows uploaded there, the
  * key's own context on it, and the page-locked witness buffer of cuzk_prove. Curve-independent:
- * each curve's key (groth16_tmpl.h) holds one per device. */
+ * every key's base (prover.h) holds one per device. */
 #ifndef CUZK_GROTH16_PK_DEVICE_H
 #define CUZK_GROTH16_PK_DEVICE_H
 
@@ -24,8 +24,8 @@ typedef struct cuzk__pk_device {
     void *wpin;
     size_t wpin_len;
     int wpin_busy;
-    /* ctx's batch-affine chunk is fitted to the memory the tables left (GT_(gpu_acquire));
-     * ba_unfit: it was given back once for tables (GT_(gpu_tables)). */
+    /* ctx's batch-affine chunk is fitted to the memory the tables left (prover.c gpu_acquire);
+     * ba_unfit: it was given back once for tables (prover.c gpu_tables). */
     int ba_fitted, ba_unfit;
     /* CUZK_PK_SET_* bits of the sets staged (or to be staged) streamed from the key's host
      * arrays in chunks of about stream_chunk bytes (cuzk_pk_gpu_stage_streamed). */

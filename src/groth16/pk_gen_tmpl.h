@@ -48,13 +48,13 @@ static cuzk_err GT_(gen_coef_rows)(cuzk__zkey_sink *s, uint64_t row0, uint64_t n
     GT_(gen_sink) *g = (GT_(gen_sink) *)s;
     GT_(pk) *pk = g->pk;
     uint64_t fill[2] = {first[0], first[1]}, k = 0;
-    if (g->err || !pk->coef[0] || !pk->coef[1] || row0 + n_rows > pk->domain_size)
+    if (g->err || !pk->coef[0] || !pk->coef[1] || row0 + n_rows > pk->base.domain_size)
         return cuzk_errf(eb, CUZK_INTERNAL, "generated key: coefficient rows out of place");
     for (uint64_t row = row0; row < row0 + n_rows; row++) {
         for (; k < n_rec && cuzk_le32(rec + 44 * k + 4) == row; k++) {
             const uint8_t *p = rec + 44 * k;
             uint32_t m = cuzk_le32(p), sig = cuzk_le32(p + 8);
-            if (m > 1 || sig >= pk->n_vars || fill[m] >= pk->n_coef[m])
+            if (m > 1 || sig >= pk->base.n_vars || fill[m] >= pk->n_coef[m])
                 return cuzk_errf(eb, CUZK_INTERNAL, "generated key: coefficient record %llu "
                                  "of row %llu out of range", (unsigned long long)k,
                                  (unsigned long long)row);
@@ -80,12 +80,12 @@ static cuzk_err GT_(gen_header)(GT_(gen_sink) *g, cuzk_errbuf *eb)
                                                            3 * sizeof(G1A) + 3 * sizeof(G2A))
         return GT_(gen_fail)(g, eb, "unexpected header");
     p += 4 + n8q + 4 + 32;
-    pk->n_vars = cuzk_le32(p);
-    pk->n_public = cuzk_le32(p + 4);
-    pk->domain_size = cuzk_le32(p + 8);
+    pk->base.n_vars = cuzk_le32(p);
+    pk->base.n_public = cuzk_le32(p + 4);
+    pk->base.domain_size = cuzk_le32(p + 8);
     p += 12;
-    while (((uint64_t)1 << pk->log_n) < pk->domain_size)
-        pk->log_n++;
+    while (((uint64_t)1 << pk->base.log_n) < pk->base.domain_size)
+        pk->base.log_n++;
     cuzk_errbuf peb;
     if (G1_(from_snarkjs)(&pk->alpha1, p, CUZK_EC_CHECK_CURVE, &peb) ||
         G1_(from_snarkjs)(&pk->beta1, p + sizeof(G1A), CUZK_EC_CHECK_CURVE, &peb) ||
@@ -97,14 +97,14 @@ static cuzk_err GT_(gen_header)(GT_(gen_sink) *g, cuzk_errbuf *eb)
         G2_(from_snarkjs)(&pk->delta2, p + 3 * sizeof(G1A) + 2 * sizeof(G2A),
                           CUZK_EC_CHECK_CURVE, &peb))
         return GT_(gen_fail)(g, eb, "a header point is not on the curve");
-    uint64_t nv = pk->n_vars, N = pk->domain_size;
-    if (pk->n_public + 1 > nv)
+    uint64_t nv = pk->base.n_vars, N = pk->base.domain_size;
+    if (pk->base.n_public + 1 > nv)
         return GT_(gen_fail)(g, eb, "more public signals than wires");
-    pk->ic = malloc((pk->n_public + 1) * sizeof(G1A));
+    pk->ic = malloc((pk->base.n_public + 1) * sizeof(G1A));
     pk->a = malloc(nv * sizeof(G1A));
     pk->b1 = malloc(nv * sizeof(G1A));
     pk->b2 = malloc(nv * sizeof(G2A));
-    pk->c = malloc((nv - pk->n_public - 1 ? nv - pk->n_public - 1 : 1) * sizeof(G1A));
+    pk->c = malloc((nv - pk->base.n_public - 1 ? nv - pk->base.n_public - 1 : 1) * sizeof(G1A));
     pk->h = malloc(N * sizeof(G1A));
     pk->row_ptr[0] = calloc(N + 1, sizeof(uint64_t));
     pk->row_ptr[1] = calloc(N + 1, sizeof(uint64_t));
@@ -141,12 +141,12 @@ static uint8_t *GT_(gen_place)(cuzk__zkey_sink *s, uint32_t id, uint64_t bytes)
 {
     GT_(gen_sink) *g = (GT_(gen_sink) *)s;
     GT_(pk) *pk = g->pk;
-    const uint64_t nv = pk->n_vars, N = pk->domain_size;
+    const uint64_t nv = pk->base.n_vars, N = pk->base.domain_size;
     void *dst = NULL;
     uint64_t cap = 0;
     switch (id) {
     case 3:
-        dst = pk->ic, cap = (pk->n_public + 1) * sizeof(G1A);
+        dst = pk->ic, cap = (pk->base.n_public + 1) * sizeof(G1A);
         break;
     case 5:
         dst = pk->a, cap = nv * sizeof(G1A);
@@ -158,7 +158,7 @@ static uint8_t *GT_(gen_place)(cuzk__zkey_sink *s, uint32_t id, uint64_t bytes)
         dst = pk->b2, cap = nv * sizeof(G2A);
         break;
     case 8:
-        dst = pk->c, cap = (nv - pk->n_public - 1) * sizeof(G1A);
+        dst = pk->c, cap = (nv - pk->base.n_public - 1) * sizeof(G1A);
         break;
     case 9:
         dst = pk->h, cap = N * sizeof(G1A);
@@ -180,7 +180,7 @@ static cuzk_err GT_(gen_end)(cuzk__zkey_sink *s, cuzk_errbuf *eb)
     if (g->sec == 2)
         return GT_(gen_header)(g, eb);
     if (g->sec == 4) {
-        const uint64_t N = g->pk->domain_size;
+        const uint64_t N = g->pk->base.domain_size;
         for (int m = 0; m < 2; m++)
             if (g->pk->row_ptr[m][N] != g->pk->n_coef[m])
                 return GT_(gen_fail)(g, eb, "coefficient count mismatch");
@@ -216,8 +216,7 @@ static cuzk_err GT_(pk_generate)(GT_(pk) **out, const cuzk__circuit_source *src,
         free(g);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "generated key: out of memory");
     }
-    for (int d = 0; d < CUZK_MAX_DEVICES; d++)
-        pthread_mutex_init(&pk->dev[d].mu, NULL);
+    cuzk__pk_base_init(&pk->base, &GT_(prover_ops));
     g->base.begin = GT_(gen_begin);
     g->base.write = GT_(gen_write);
     g->base.end = GT_(gen_end);
@@ -237,16 +236,16 @@ static cuzk_err GT_(pk_generate)(GT_(pk) **out, const cuzk__circuit_source *src,
         GT_(gen_domain_thread)(&dom);
     if (!dom.err)
         pk->dom = dom.dom;
-    if (!e && (dom.err || dom.log_n != pk->log_n))
+    if (!e && (dom.err || dom.log_n != pk->base.log_n))
         e = cuzk_errf(eb, dom.err ? dom.err : CUZK_INTERNAL,
                       "generated key: cannot set up the evaluation domain of size 2^%u",
-                      pk->log_n);
+                      pk->base.log_n);
     free(g);
     if (e) {
         GT_(pk_free)(pk);
         return e;
     }
-    uint64_t nv = pk->n_vars, N = pk->domain_size;
+    uint64_t nv = pk->base.n_vars, N = pk->base.domain_size;
     /* As GT_(pk_load) counts. */
     pk->bytes = sizeof *pk + (3 * nv + N) * sizeof(G1A) +
                 nv * sizeof(G2A) + (pk->n_coef[0] + pk->n_coef[1]) * sizeof(GT_(coef)) +
