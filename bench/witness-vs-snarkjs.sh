@@ -5,22 +5,28 @@
 #  2. fullprove: `cuzk prove --wasm --input` vs `snarkjs groth16 fullprove`, same zkey (made by
 #     `cuzk setup --seed 01` from the circuit's r1cs) and input; both proofs must pass
 #     `snarkjs groth16 verify`.
-# Circuits are compiled here with the repo's circom2 (--O2): CIRCUIT=chain is
-# tests/fixtures/circuits/chain.circom with N rows (N + 3 wires, N constraints); CIRCUIT=poseidon
-# is a chain of N circomlib Poseidon(2) hashes (needs node_modules/circomlib).
+# Circuits are compiled here with the repo's circom2: CIRCUIT=chain is
+# tests/fixtures/circuits/chain.circom with N rows (--O2; N + 3 wires, N constraints);
+# CIRCUIT=poseidon is a chain of N circomlib Poseidon(2) hashes (needs node_modules/circomlib;
+# --O0, 767 wires a hash: --O2 leaves 240 but takes minutes at 2^16 wires and far longer at 2^20).
 # Times are whole commands (process start, wasm load, witness, proof, files written), wall
 # seconds, median of RUNS with the two tools taking turns (the machine may be shared and noisy).
 # cuzk's witness program is built once per wasm before the timing (its build time is printed).
 # Usage: bench/witness-vs-snarkjs.sh
-# Env: CIRCUIT (chain), CURVES ("bn128 bls12381"), WITNESS_SIZES (N values, "65533 1048573":
-#      2^16 and 2^20 wires), PROVE_SIZES (N values, "65533": 2^16 constraints with the public
-#      output; "" skips the table), RUNS (3), CUZK_BIN_DIR (build/bin)
+# Env: CIRCUIT (chain), CURVES ("bn128 bls12381"), WITNESS_SIZES (N values; chain "65533
+#      1048573", poseidon "85 1367": 2^16 and 2^20 wires), PROVE_SIZES (N values; chain "65533",
+#      2^16 constraints with the public output, poseidon "85"; "" skips the table), RUNS (3),
+#      CUZK_BIN_DIR (build/bin)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" # circom2 runs under WASI and sees only files below its working directory
 BIN=${CUZK_BIN_DIR:-build/bin}
 CIRCUIT=${CIRCUIT:-chain} CURVES=${CURVES:-bn128 bls12381} RUNS=${RUNS:-3}
-WITNESS_SIZES=${WITNESS_SIZES-65533 1048573} PROVE_SIZES=${PROVE_SIZES-65533}
+case $CIRCUIT in
+  chain) OPT=--O2 WITNESS_SIZES=${WITNESS_SIZES-65533 1048573} PROVE_SIZES=${PROVE_SIZES-65533} ;;
+  poseidon) OPT=--O0 WITNESS_SIZES=${WITNESS_SIZES-85 1367} PROVE_SIZES=${PROVE_SIZES-85} ;;
+  *) echo "CIRCUIT must be chain or poseidon" >&2; exit 2 ;;
+esac
 SNARKJS=node_modules/.bin/snarkjs
 W=$(mktemp -d "$ROOT/build-witness-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
@@ -54,9 +60,8 @@ template PoseidonChain(N) {
 component main = PoseidonChain($2);
 EOF
         ;;
-      *) echo "CIRCUIT must be chain or poseidon" >&2; exit 2 ;;
     esac
-    node_modules/.bin/circom2 "${d#$ROOT/}/c.circom" --O2 --wasm ${3:+--r1cs --sym} -p "$1" \
+    node_modules/.bin/circom2 "${d#$ROOT/}/c.circom" $OPT --wasm ${3:+--r1cs --sym} -p "$1" \
       -o "${d#$ROOT/}" >"$d/circom.log"
     awk '/^wires:/ { w = $2 } /constraints:/ { c += $NF } END { print w, c }' \
       <(sed 's/\x1b\[[0-9;]*m//g' "$d/circom.log") >"$d/info"

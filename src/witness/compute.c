@@ -18,6 +18,11 @@
 
 #define N32 8            /* 32-bit words of a field element (both curves' r fit 256 bits) */
 #define MSG_MAX (1 << 16) /* cap on a reply's message and log */
+/* Values the child takes from the program per write: it streams them, so the parent reads
+ * while the child converts the next ones, and no second copy of the witness is faulted in. */
+#define CHUNK_VALUES (1u << 14)
+#define PIPE_BYTES (1 << 20)
+#define EXIT_TRAPPED 4 /* the child's status when the program trapped while giving values */
 
 typedef struct {
     int32_t err; /* cuzk_err */
@@ -167,9 +172,8 @@ static void sub_le(uint8_t *out, const uint8_t *a, const uint8_t *b)
     }
 }
 
-/* The child's work: the values (malloc'd) or an error. */
-static cuzk_err run(const job *j, cuzk_curve *curve, uint8_t **values, uint64_t *nvalues,
-                    cuzk_errbuf *eb)
+/* The child's work up to the values (the circuit has run in MODE_COMPUTE), or an error. */
+static cuzk_err run(const job *j, cuzk_curve *curve, uint64_t *nvalues, cuzk_errbuf *eb)
 {
     uint32_t v, n32, nw, prime[N32];
     CALL(CUZK__WC_VERSION, 0, 0, &v);
@@ -255,16 +259,6 @@ static cuzk_err run(const job *j, cuzk_curve *curve, uint8_t **values, uint64_t 
                          "missing (with circom's --sym file beside the wasm cuzk names them)",
                          j->inputs_name, (unsigned long long)set, ninputs, j->p->wasm_path);
     }
-    if (j->mode == MODE_CHECK)
-        return CUZK_OK;
-    uint8_t *w = malloc(nw ? (size_t)nw * 32 : 1);
-    if (!w)
-        return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory for %u witness values", nw);
-    if (nw && (trap = j->p->api.witness(j->wc, (uint32_t *)w, 0, nw, N32))) {
-        free(w);
-        return trapped(j, trap, eb);
-    }
-    *values = w;
     return CUZK_OK;
 }
 
@@ -298,12 +292,29 @@ static int read_all(int fd, void *buf, size_t len)
     return 0;
 }
 
+/* Writes the program's n values to fd, CHUNK_VALUES at a time: 0, -1 (write failed) or the
+ * program's trap. */
+static int stream_values(const job *j, int fd, uint64_t n)
+{
+    uint32_t *buf = malloc((size_t)CHUNK_VALUES * 32);
+    if (!buf)
+        return -1;
+    int r = 0;
+    for (uint64_t from = 0; from < n && !r; from += CHUNK_VALUES) {
+        uint32_t k = n - from < CHUNK_VALUES ? (uint32_t)(n - from) : CHUNK_VALUES;
+        r = j->p->api.witness(j->wc, buf, (uint32_t)from, k, N32);
+        if (!r && write_all(fd, buf, (size_t)k * 32))
+            r = -1;
+    }
+    free(buf);
+    return r;
+}
+
 static void child(const job *jc, int fd)
 {
     job j = *jc;
     cuzk_errbuf eb = {{0}};
     cuzk_curve curve = CUZK_CURVE_BN254;
-    uint8_t *values = NULL;
     uint64_t n = 0;
     cuzk_err e;
     const char *log = "";
@@ -312,17 +323,18 @@ static void child(const job *jc, int fd)
         e = cuzk_errf(&eb, CUZK_NO_MEMORY, "%s: cannot instantiate the witness program",
                       j.p->wasm_path);
     } else {
-        e = run(&j, &curve, &values, &n, &eb);
+        e = run(&j, &curve, &n, &eb);
         log = j.p->api.log_text(j.wc);
     }
     reply_head h = {(int32_t)e, (uint32_t)curve, e ? 0 : n, (uint32_t)strlen(eb.msg),
                     (uint32_t)strlen(log)};
     if (h.log_len > MSG_MAX)
         h.log_len = MSG_MAX;
-    int bad = write_all(fd, &h, sizeof h) || write_all(fd, eb.msg, h.msg_len) ||
-              write_all(fd, log, h.log_len) ||
-              (j.mode == MODE_COMPUTE && write_all(fd, values, h.n * 32));
-    _exit(bad ? 3 : 0);
+    if (write_all(fd, &h, sizeof h) || write_all(fd, eb.msg, h.msg_len) ||
+        write_all(fd, log, h.log_len))
+        _exit(3);
+    int r = j.mode == MODE_COMPUTE && !e ? stream_values(&j, fd, h.n) : 0;
+    _exit(r == 0 ? 0 : r < 0 ? 3 : EXIT_TRAPPED);
 }
 
 /* Runs j in a child and reads its reply into *w (the values only with MODE_COMPUTE; w->n is
@@ -338,6 +350,7 @@ static cuzk_err run_child(job *jp, cuzk__inputs *in, cuzk_witness *w, cuzk_errbu
         cuzk__inputs_free(in);
         return cuzk_errf(eb, CUZK_IO, "pipe: %s", strerror(errno));
     }
+    fcntl(fds[1], F_SETPIPE_SZ, PIPE_BYTES); /* fewer switches between the two; may be refused */
     job j = *jp;
     j.in = in;
     pid_t pid = fork();
@@ -381,6 +394,10 @@ static cuzk_err run_child(job *jp, cuzk__inputs *in, cuzk_witness *w, cuzk_errbu
         cuzk_witness_clear(w);
         if (e)
             return e;
+        if (WIFEXITED(st) && WEXITSTATUS(st) == EXIT_TRAPPED)
+            return cuzk_errf(eb, CUZK_INTERNAL,
+                             "%s with %s: the witness program trapped while giving its values",
+                             p->wasm_path, inputs_name);
         if (WIFSIGNALED(st))
             return cuzk_errf(eb, CUZK_INTERNAL,
                              "%s with %s: the witness program died of signal %d (%s)",
