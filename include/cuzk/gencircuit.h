@@ -37,8 +37,9 @@ typedef struct {
     cuzk_gen_profile profile;
     const char *seed;         /* circuit (structure) seed: any string */
     const char *witness_seed; /* witness seed (NULL: the circuit seed) */
-    unsigned nthreads;        /* cuzk_pk_generate's threads (0: all); gen-circuit's files
-                               * and the witness are one sequential pass */
+    unsigned nthreads;        /* cuzk_pk_generate's threads (0: all); cuzk_gen_witness: 1
+                               * one pass, else two threads (the structure beside the
+                               * values); gen-circuit's files are one sequential pass */
     int device;               /* cuzk_pk_generate's points on this CUDA device when there is
                                * one (0: the first); -1: on the CPU (cuzk_setup_opts) */
 } cuzk_gen_params;

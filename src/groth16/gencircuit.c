@@ -3,6 +3,7 @@
 #define _FILE_OFFSET_BITS 64
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,7 +354,11 @@ cuzk_err cuzk_gen_witness(uint8_t *w, uint64_t n_values, const cuzk_gen_params *
                          lay.n_wires, (unsigned long long)n_values);
     gc_mem m = {w, n_values};
     cuzk__gen_sink s = {NULL, gc_mem_value, &m};
-    e = cuzk__gen_walk(p, &s, NULL, info, eb);
+    if (p->nthreads == 1)
+        e = cuzk__gen_walk(p, &s, NULL, info, eb);
+    else
+        e = p->curve == CUZK_CURVE_BN254 ? walk_piped_bn254(p, &s, info, eb)
+                                         : walk_piped_bls12_381(p, &s, info, eb);
     if (info)
         info->ms = cuzk__now_ms() - t0;
     return e;

@@ -269,6 +269,25 @@ static cuzk_err GC_(emit)(const cuzk__constraint_fn fn, void *ctx, uint64_t k,
     return fn(ctx, k, tA, R->na, tB, R->nb, tC, R->nc, eb);
 }
 
+/* The witness value of R's output: out = (A.w * B.w - rest of C) / cout, cout = +-1. */
+static void GC_(out_value)(const GC_(gen) *G, const GC_(row) *R, GFT *ov)
+{
+    GFT av, bv, rest;
+    GC_(dot)(G, &av, R->A, R->na);
+    GC_(dot)(G, &bv, R->B, R->nb);
+    GC_(mul_fast)(ov, &av, &bv);
+    GF_(set_zero)(&rest);
+    for (unsigned i = 0; i < R->nc; i++)
+        if (R->C[i].wire != R->out) {
+            GFT tv;
+            GC_(mul_fast)(&tv, &R->C[i].c, GC_(value)(G, R->C[i].wire));
+            GF_(add)(&rest, &rest, &tv);
+        }
+    GF_(sub)(ov, ov, &rest);
+    if (!GF_(eq)(&R->cout, &G->one))
+        GF_(neg)(ov, ov);
+}
+
 static cuzk_err GC_(walk)(const cuzk_gen_params *p, const cuzk__gen_sink *s,
                           const char *json_path, cuzk_gen_info *info, cuzk_errbuf *eb)
 {
@@ -312,27 +331,13 @@ static cuzk_err GC_(walk)(const cuzk_gen_params *p, const cuzk__gen_sink *s,
     for (uint64_t k = 0; k < G.n; k++) {
         GC_(step)(&G, p->profile, k, R);
         const unsigned na = R->na, nb = R->nb, nc = R->nc;
-        const GC_(term) *A = R->A, *B = R->B, *C = R->C;
         n_terms += na + nb + nc;
         if (s->constraint && (e = GC_(emit)(s->constraint, s->ctx, k, R, t, eb)))
             goto out;
         if (!values)
             continue;
-        /* Witness: out = (A.w * B.w - rest of C) / cout, cout = +-1; C[nc-1] or C[0] is out. */
-        GFT av, bv, rest, ov;
-        GC_(dot)(&G, &av, A, na);
-        GC_(dot)(&G, &bv, B, nb);
-        GC_(mul_fast)(&ov, &av, &bv);
-        GF_(set_zero)(&rest);
-        for (unsigned i = 0; i < nc; i++)
-            if (C[i].wire != R->out) {
-                GFT tv;
-                GC_(mul_fast)(&tv, &C[i].c, GC_(value)(&G, C[i].wire));
-                GF_(add)(&rest, &rest, &tv);
-            }
-        GF_(sub)(&ov, &ov, &rest);
-        if (!GF_(eq)(&R->cout, &G.one))
-            GF_(neg)(&ov, &ov);
+        GFT ov;
+        GC_(out_value)(&G, R, &ov);
         G.val[k & (GC_RING - 1)] = ov;
         if (GF_(is_zero)(&ov) || GF_(is_one)(&ov))
             n_bin++;
@@ -372,6 +377,120 @@ out:
     free(G.inval);
     free(R);
     free(t);
+    return e;
+}
+
+/* A witness in two threads: the structure stream (GC_(step)) runs on a thread of its own a
+ * few blocks of rows ahead of the values, which read each row where it was written. The same
+ * values as GC_(walk) without a constraint sink or input file, in the same order. */
+#define GC_PIPE_BLOCK 1024u
+#define GC_PIPE_ROWS (16u * GC_PIPE_BLOCK)
+
+typedef struct {
+    GC_(gen) G; /* the structure side: rs, kind */
+    cuzk_gen_profile profile;
+    GC_(row) *rows; /* GC_PIPE_ROWS, row k at k % GC_PIPE_ROWS */
+    uint64_t produced, consumed; /* rows, published a block at a time (atomics) */
+    int stop;                    /* the values side gave up */
+} GC_(pipe);
+
+static void *GC_(pipe_structure)(void *arg)
+{
+    GC_(pipe) *P = arg;
+    for (uint64_t k = 0; k < P->G.n; k++) {
+        if (k % GC_PIPE_BLOCK == 0)
+            while (k + GC_PIPE_BLOCK > __atomic_load_n(&P->consumed, __ATOMIC_ACQUIRE) +
+                                           GC_PIPE_ROWS) {
+                if (__atomic_load_n(&P->stop, __ATOMIC_ACQUIRE))
+                    return NULL;
+                sched_yield();
+            }
+        GC_(step)(&P->G, P->profile, k, &P->rows[k % GC_PIPE_ROWS]);
+        if ((k + 1) % GC_PIPE_BLOCK == 0 || k + 1 == P->G.n)
+            __atomic_store_n(&P->produced, k + 1, __ATOMIC_RELEASE);
+    }
+    return NULL;
+}
+
+static cuzk_err GC_(walk_piped)(const cuzk_gen_params *p, const cuzk__gen_sink *s,
+                                cuzk_gen_info *info, cuzk_errbuf *eb)
+{
+    GC_(gen) G;
+    GC_(pipe) *P = calloc(1, sizeof *P);
+    if (!P)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
+    cuzk_err e = GC_(init)(&G, p, eb);
+    if (!e)
+        e = GC_(init)(&P->G, p, eb);
+    if (e) {
+        free(P);
+        return e;
+    }
+    P->profile = p->profile;
+    P->G.kind = calloc(GC_RING, 1);
+    P->rows = malloc(GC_PIPE_ROWS * sizeof *P->rows);
+    G.val = malloc(GC_RING * sizeof(GFT));
+    G.inval = malloc((G.base - 2) * sizeof(GFT));
+    pthread_t th;
+    int started = 0;
+    uint64_t n_terms = 0, n_bin = 1 + G.n_bits;
+    if (!P->G.kind || !P->rows || !G.val || !G.inval) {
+        e = cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
+        goto out;
+    }
+    if (pthread_create(&th, NULL, GC_(pipe_structure), P) != 0) {
+        e = cuzk_errf(eb, CUZK_INTERNAL, "gen-witness: cannot start a thread");
+        goto out;
+    }
+    started = 1;
+    uint8_t buf32[32];
+    for (uint32_t i = 0; i < G.base - 2; i++) {
+        uint64_t l[4];
+        if (i >= G.n_pub && i < G.n_pub + G.n_bits)
+            GF_(from_u64)(&G.inval[i], gc_next(&G.rw) & 1);
+        else
+            GC_(rand_fr)(&G.rw, l, &G.inval[i]);
+    }
+    if ((e = s->value(s->ctx, 0, G.b_one, eb)))
+        goto out;
+    for (uint32_t i = 0; i < G.base - 2 && !e; i++) {
+        GC_(bytes)(&G, buf32, &G.inval[i]);
+        e = s->value(s->ctx, 2 + i, buf32, eb);
+    }
+    uint64_t ready = 0;
+    for (uint64_t k = 0; k < G.n && !e; k++) {
+        while (k >= ready)
+            if ((ready = __atomic_load_n(&P->produced, __ATOMIC_ACQUIRE)) <= k)
+                sched_yield();
+        const GC_(row) *R = &P->rows[k % GC_PIPE_ROWS];
+        n_terms += R->na + R->nb + R->nc;
+        GFT ov;
+        GC_(out_value)(&G, R, &ov);
+        G.val[k & (GC_RING - 1)] = ov;
+        if (GF_(is_zero)(&ov) || GF_(is_one)(&ov))
+            n_bin++;
+        GC_(bytes)(&G, buf32, &ov);
+        e = s->value(s->ctx, R->out, buf32, eb);
+        if ((k + 1) % GC_PIPE_BLOCK == 0)
+            __atomic_store_n(&P->consumed, k + 1, __ATOMIC_RELEASE);
+    }
+    if (!e && info) {
+        info->n_wires = G.n_wires;
+        info->n_public_inputs = G.n_pub;
+        info->n_private_inputs = G.n_bits + G.n_full;
+        info->n_terms = n_terms;
+        info->n_binary = n_bin;
+    }
+out:
+    if (started) {
+        __atomic_store_n(&P->stop, 1, __ATOMIC_RELEASE);
+        pthread_join(th, NULL);
+    }
+    free(P->G.kind);
+    free(P->rows);
+    free(P);
+    free(G.val);
+    free(G.inval);
     return e;
 }
 

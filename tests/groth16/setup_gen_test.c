@@ -118,6 +118,18 @@ static void one(cuzk_curve curve, cuzk_gen_profile prof, uint32_t n, const char 
     cuzk_wtns wt;
     CHECK_MSG(cuzk_wtns_open(&wt, wtns, &eb) == CUZK_OK, "%s", eb.msg);
     CHECK(wt.n_witness == nw && memcmp(wt.values, w, nw * 32) == 0);
+    /* In one thread too (nthreads 2 runs the structure on a thread of its own): the same. */
+    {
+        cuzk_gen_params p1 = p;
+        p1.nthreads = 1;
+        uint8_t *w1 = malloc(nw * 32);
+        cuzk_gen_info g1i;
+        CHECK_MSG(cuzk_gen_witness(w1, nw, &p1, &g1i, &eb) == CUZK_OK, "%s", eb.msg);
+        CHECK_MSG(memcmp(w1, w, nw * 32) == 0, "%s: one-thread witness differs", cn);
+        CHECK(g1i.n_binary == gi.n_binary && g1i.n_terms == gi.n_terms &&
+              g1i.n_private_inputs == gi.n_private_inputs);
+        free(w1);
+    }
     cuzk_wtns_close(&wt);
     /* r = s = 0: equal proofs from both keys; blinded: verifies. */
     cuzk_prove_opts o = {0};
@@ -167,6 +179,31 @@ static void one(cuzk_curve curve, cuzk_gen_profile prof, uint32_t n, const char 
     unlink(wtns);
 }
 
+/* A witness of many blocks of rows (the two-thread generator's ring wraps several times)
+ * equals the one-thread one, on each curve and profile. */
+static void piped(cuzk_curve curve, cuzk_gen_profile prof, uint32_t n)
+{
+    cuzk_gen_params p = {0};
+    p.curve = curve;
+    p.n_constraints = n;
+    p.profile = prof;
+    p.seed = "pipe";
+    p.witness_seed = "w";
+    uint64_t nw = cuzk_gen_n_wires(&p);
+    uint8_t *a = malloc(nw * 32), *b = malloc(nw * 32);
+    cuzk_errbuf eb = {{0}};
+    cuzk_gen_info ia, ib;
+    p.nthreads = 4;
+    CHECK_MSG(cuzk_gen_witness(a, nw, &p, &ia, &eb) == CUZK_OK, "%s", eb.msg);
+    p.nthreads = 1;
+    CHECK_MSG(cuzk_gen_witness(b, nw, &p, &ib, &eb) == CUZK_OK, "%s", eb.msg);
+    CHECK_MSG(memcmp(a, b, nw * 32) == 0, "%s profile %d: the witnesses differ",
+              cuzk_curve_name(curve), (int)prof);
+    CHECK(ia.n_binary == ib.n_binary && ia.n_terms == ib.n_terms && ia.n_terms > n);
+    free(a);
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     char tmp[] = "/tmp/cuzk_setup_gen_XXXXXX";
@@ -182,6 +219,8 @@ int main(int argc, char **argv)
     /* Several ranges of rows (4096 each), made on different threads from the generator's
      * checkpoints in memory and from the r1cs file. */
     one(CUZK_CURVE_BN254, CUZK_GEN_MIXED, 9000, tmp, out);
+    piped(CUZK_CURVE_BLS12_381, CUZK_GEN_SPARSE_BITS, 70001);
+    piped(CUZK_CURVE_BN254, CUZK_GEN_DENSE, 50000);
     rmdir(tmp);
     return tu_finish("setup_gen_test");
 }
