@@ -361,6 +361,11 @@ static __attribute__((noinline)) void MG_(msm_pair_add)(MG_(affine) *r, const MG
 #define MSM_MIN_PAIRS 64
 #endif
 
+/* Lookahead of the bucket rounds' prefetches (points ahead, in the direction of the pass):
+ * every round streams the sorted copy (several MiB, beyond L2) forward in pass 1 and
+ * backward in pass 2, the pairs st points apart. Computed as integers: the address may lie
+ * outside the copy (a prefetch never faults). */
+#define MSM_ROUND_PF 8
 /* Lookahead of the counting sort's prefetches (points ahead). */
 #ifndef MSM_SORT_PF
 #define MSM_SORT_PF 8
@@ -399,6 +404,7 @@ static __attribute__((noinline)) size_t MG_(msm_affine_round)(MG_(affine) *pts,
         const MG_(affine) *s = pts + start[b];
         for (size_t i = 0; i + 1 < len[b]; i += 2) {
             const MG_(affine) *p = &s[i * st], *q = &s[(i + 1) * st];
+            __builtin_prefetch((const void *)((uintptr_t)q + MSM_ROUND_PF * st * sizeof *q));
             MCT *acc = &acc2[np & 1];
             MFT *slot = &scr[np++];
             MG_(msm_chain_mark)(slot, acc);
@@ -425,6 +431,7 @@ static __attribute__((noinline)) size_t MG_(msm_affine_round)(MG_(affine) *pts,
         uint32_t L = len[b];
         for (size_t i = L & ~1u; i >= 2; i -= 2) {
             MG_(affine) *p = &s[(i - 2) * st];
+            __builtin_prefetch((const void *)((uintptr_t)p - MSM_ROUND_PF * st * sizeof *p), 1);
             const MG_(affine) *q = &s[(i - 1) * st];
             MCT *acc = &acc2[--k & 1];
             if (inf && MG_(affine_is_inf)(p)) {
