@@ -22,12 +22,13 @@ void cuzk__sqr_mont_asm_4(uint64_t r[4], const uint64_t a[4], const uint64_t p[4
 void cuzk__mul_mont_asm_6(uint64_t r[6], const uint64_t a[6], const uint64_t b[6],
                           const uint64_t p[6], uint64_t n0);
 void cuzk__sqr_mont_asm_6(uint64_t r[6], const uint64_t a[6], const uint64_t p[6], uint64_t n0);
-/* Fp2 = Fp[u]/(u^2 + 1) product with lazy reduction, r = c0 | c1 (n words each), fully
- * reduced; r may alias a or b. */
-void cuzk__fp2_mul_asm_4(uint64_t r[8], const uint64_t a[8], const uint64_t b[8],
-                         const uint64_t p[4], uint64_t n0);
-void cuzk__fp2_mul_asm_6(uint64_t r[12], const uint64_t a[12], const uint64_t b[12],
-                         const uint64_t p[6], uint64_t n0);
+/* Fp2 = Fp[u]/(u^2 + 1) product with lazy reduction, r = c0 | c1 (n words each, 2n in all),
+ * fully reduced; r may alias a or b. Plain pointers: the callers pass an Fp2 element's
+ * address, whose first member GCC's bounds warnings would otherwise take as the region. */
+void cuzk__fp2_mul_asm_4(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t p[4],
+                         uint64_t n0);
+void cuzk__fp2_mul_asm_6(uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t p[6],
+                         uint64_t n0);
 #endif
 
 /* Picks the multiplication kernel for this CPU (idempotent, thread-safe to call repeatedly

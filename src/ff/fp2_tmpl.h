@@ -24,25 +24,25 @@ static inline void F2_(set_one)(F2_(t) *r)
     r->c1 = FB_(ZERO);
 }
 
-static inline void F2_(add)(F2_(t) *r, const F2_(t) *a, const F2_(t) *b)
+static FF_INLINE_ void F2_(add)(F2_(t) *r, const F2_(t) *a, const F2_(t) *b)
 {
     FB_(add)(&r->c0, &a->c0, &b->c0);
     FB_(add)(&r->c1, &a->c1, &b->c1);
 }
 
-static inline void F2_(sub)(F2_(t) *r, const F2_(t) *a, const F2_(t) *b)
+static FF_INLINE_ void F2_(sub)(F2_(t) *r, const F2_(t) *a, const F2_(t) *b)
 {
     FB_(sub)(&r->c0, &a->c0, &b->c0);
     FB_(sub)(&r->c1, &a->c1, &b->c1);
 }
 
-static inline void F2_(dbl)(F2_(t) *r, const F2_(t) *a)
+static FF_INLINE_ void F2_(dbl)(F2_(t) *r, const F2_(t) *a)
 {
     FB_(dbl)(&r->c0, &a->c0);
     FB_(dbl)(&r->c1, &a->c1);
 }
 
-static inline void F2_(neg)(F2_(t) *r, const F2_(t) *a)
+static FF_INLINE_ void F2_(neg)(F2_(t) *r, const F2_(t) *a)
 {
     FB_(neg)(&r->c0, &a->c0);
     FB_(neg)(&r->c1, &a->c1);
@@ -65,7 +65,7 @@ static inline int F2_(is_one)(const F2_(t) *a) { return FB_(is_one)(&a->c0) && F
 /* Karatsuba: (a0 + a1 u)(b0 + b1 u) = a0 b0 - a1 b1 + ((a0 + a1)(b0 + b1) - a0 b0 - a1 b1) u.
  * With the x86-64 kernels, in one assembly routine with lazy reduction (three double-width
  * products, two Montgomery reductions; scripts/gen-ff-asm.py). */
-static inline void F2_(mul)(F2_(t) *r, const F2_(t) *a, const F2_(t) *b)
+static FF_INLINE_ void F2_(mul)(F2_(t) *r, const F2_(t) *a, const F2_(t) *b)
 {
 #if CUZK_FF_HAVE_ASM && defined(F2_ASM_N)
     if (cuzk__ff_use_asm) {
@@ -86,7 +86,7 @@ static inline void F2_(mul)(F2_(t) *r, const F2_(t) *a, const F2_(t) *b)
 }
 
 /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u. */
-static inline void F2_(sqr)(F2_(t) *r, const F2_(t) *a)
+static FF_INLINE_ void F2_(sqr)(F2_(t) *r, const F2_(t) *a)
 {
     FB_(t) s, d, m;
     FB_(add)(&s, &a->c0, &a->c1);

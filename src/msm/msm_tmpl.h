@@ -22,9 +22,12 @@
  *     (negated for d < 0). The points are counting-sorted by bucket into a private affine
  *     array, and each bucket's list is summed by rounds of pairwise affine additions, all
  *     additions of a round sharing one field inversion (msm_affine_round: ~5M + 1S per
- *     addition instead of 8M + 2S for a mixed XYZZ addition). Bucket sum sum_b (b+1) B_b by
- *     the running sum (2 XYZZ additions per bucket). Above MSM_AFFINE_MAX points the
- *     buckets are XYZZ points instead, each point added with a mixed addition.
+ *     addition instead of 8M + 2S for a mixed XYZZ addition). Bucket sum sum_b (b+1) B_b
+ *     over a sqrt(nb) x sqrt(nb) grid of the buckets (msm_grid_sum: row and column sums by
+ *     the same batch-affine rounds, running sums in XYZZ only over rows and columns), or by
+ *     the running sum over all buckets (2 XYZZ additions per bucket) where the grid's copies
+ *     do not fit. Above MSM_AFFINE_MAX points the buckets are XYZZ points instead, each
+ *     point added with a mixed addition.
  *  4. Windows are combined by Horner's rule (c doublings between windows).
  * Threads: (window, chunk) tasks from an atomic counter; each thread owns one scratch set.
  */
@@ -358,6 +361,11 @@ static __attribute__((noinline)) void MG_(msm_pair_add)(MG_(affine) *r, const MG
 #define MSM_MIN_PAIRS 64
 #endif
 
+/* Lookahead of the bucket rounds' prefetches (points ahead, in the direction of the pass):
+ * every round streams the sorted copy (several MiB, beyond L2) forward in pass 1 and
+ * backward in pass 2, the pairs st points apart. Computed as integers: the address may lie
+ * outside the copy (a prefetch never faults). */
+#define MSM_ROUND_PF 8
 /* Lookahead of the counting sort's prefetches (points ahead). */
 #ifndef MSM_SORT_PF
 #define MSM_SORT_PF 8
@@ -396,6 +404,7 @@ static __attribute__((noinline)) size_t MG_(msm_affine_round)(MG_(affine) *pts,
         const MG_(affine) *s = pts + start[b];
         for (size_t i = 0; i + 1 < len[b]; i += 2) {
             const MG_(affine) *p = &s[i * st], *q = &s[(i + 1) * st];
+            __builtin_prefetch((const void *)((uintptr_t)q + MSM_ROUND_PF * st * sizeof *q));
             MCT *acc = &acc2[np & 1];
             MFT *slot = &scr[np++];
             MG_(msm_chain_mark)(slot, acc);
@@ -422,6 +431,7 @@ static __attribute__((noinline)) size_t MG_(msm_affine_round)(MG_(affine) *pts,
         uint32_t L = len[b];
         for (size_t i = L & ~1u; i >= 2; i -= 2) {
             MG_(affine) *p = &s[(i - 2) * st];
+            __builtin_prefetch((const void *)((uintptr_t)p - MSM_ROUND_PF * st * sizeof *p), 1);
             const MG_(affine) *q = &s[(i - 1) * st];
             MCT *acc = &acc2[--k & 1];
             if (inf && MG_(affine_is_inf)(p)) {
@@ -443,6 +453,105 @@ static __attribute__((noinline)) size_t MG_(msm_affine_round)(MG_(affine) *pts,
     }
     *has_inf = inf | made_inf;
     return next;
+}
+
+/* Bucket sum sum_b (b + 1) B_b over a grid of the nb = H L buckets (b = hi L + lo): with the
+ * row sums T_hi = sum_lo B_(hi L + lo) and the column sums S_lo = sum_hi B_(hi L + lo),
+ * sum_b (b + 1) B_b = sum_lo (lo + 1) S_lo + L sum_hi hi T_hi. Rows and columns are plain sums
+ * of the buckets' remaining affine points, made by the batch-affine rounds (about 6M per
+ * addition, every point added twice), so only H + L ~ 2 sqrt(nb) terms go through the running
+ * sums in XYZZ (about 24M per term) instead of all nb buckets. The buckets' points (len[b] at
+ * pts[start[b] + i st]) are gathered row-major into pts[0, ne) and column-major into
+ * pts[ne, 2 ne); start and len are then reused for the H + L groups. Returns 0, having changed
+ * nothing, when the two copies do not fit the cap points of pts or the window is below 7 bits
+ * (the caller then sums the buckets one by one). */
+static __attribute__((noinline)) int MG_(msm_grid_sum)(MG_(xyzz) *out, MG_(affine) *pts,
+                                                      uint32_t *start, uint32_t *len, size_t nb,
+                                                      size_t st, size_t cap, MFT *scr,
+                                                      int has_inf, size_t min_pairs, unsigned c)
+{
+    if (c < 7 || c > 24)
+        return 0;
+    const unsigned lb = (c - 1) / 2;
+    const size_t L = (size_t)1 << lb, H = nb >> lb;
+    size_t ne = 0;
+    for (size_t b = 0; b < nb; b++)
+        ne += len[b];
+    if (2 * ne > cap)
+        return 0;
+    /* Row-major gather, dropping infinities: a point never moves up (what the buckets
+     * before b keep is at most what they held), so nothing is overwritten before it is read. */
+    ne = 0;
+    for (size_t b = 0; b < nb; b++) {
+        const MG_(affine) *s = pts + start[b];
+        uint32_t kept = 0;
+        for (size_t i = 0; i < len[b]; i++) {
+            const MG_(affine) *q = &s[i * st];
+            if (has_inf && MG_(affine_is_inf)(q))
+                continue;
+            pts[ne + kept++] = *q;
+        }
+        len[b] = kept;
+        ne += kept;
+    }
+    /* Column-major copy behind it (lb <= 11 for c <= 24). */
+    uint32_t colend[(size_t)1 << 11];
+    memset(colend, 0, sizeof(uint32_t) * L);
+    for (size_t b = 0; b < nb; b++)
+        colend[b & (L - 1)] += len[b];
+    size_t acc = ne;
+    for (size_t lo = 0; lo < L; lo++) {
+        size_t cnt = colend[lo];
+        colend[lo] = (uint32_t)acc; /* the column's next slot */
+        acc += cnt;
+    }
+    for (size_t b = 0, k = 0; b < nb; b++) {
+        uint32_t *dst = &colend[b & (L - 1)];
+        for (uint32_t j = 0; j < len[b]; j++)
+            pts[(*dst)++] = pts[k++];
+    }
+    /* Groups: row hi at [start[hi], + len[hi]), column lo at group H + lo. Row hi is written
+     * after buckets hi L .. hi L + L - 1 were read (hi <= hi L). */
+    size_t off = 0, np = 0;
+    for (size_t hi = 0; hi < H; hi++) {
+        uint32_t n = 0;
+        for (size_t lo = 0; lo < L; lo++)
+            n += len[hi * L + lo];
+        start[hi] = (uint32_t)off;
+        len[hi] = n;
+        off += n;
+        np += n / 2;
+    }
+    for (size_t lo = 0; lo < L; lo++) {
+        uint32_t s0 = lo ? colend[lo - 1] : (uint32_t)ne;
+        start[H + lo] = s0;
+        len[H + lo] = colend[lo] - s0;
+        np += len[H + lo] / 2;
+    }
+    int ginf = 0;
+    size_t gst = 1;
+    for (; np >= min_pairs && np; gst *= 2)
+        np = MG_(msm_affine_round)(pts, start, len, H + L, gst, scr, &ginf);
+    /* sum_lo (lo + 1) S_lo and sum_hi hi T_hi by running sums; the second times L. */
+    MG_(xyzz) run, tot, run2, tot2;
+    MG_(xyzz_set_inf)(&run);
+    MG_(xyzz_set_inf)(&tot);
+    MG_(xyzz_set_inf)(&run2);
+    MG_(xyzz_set_inf)(&tot2);
+    for (size_t lo = L; lo-- > 0;) {
+        for (size_t i = 0; i < len[H + lo]; i++)
+            MG_(xyzz_add_affine)(&run, &run, &pts[start[H + lo] + i * gst]);
+        MG_(xyzz_add)(&tot, &tot, &run);
+    }
+    for (size_t hi = H; hi-- > 1;) {
+        for (size_t i = 0; i < len[hi]; i++)
+            MG_(xyzz_add_affine)(&run2, &run2, &pts[start[hi] + i * gst]);
+        MG_(xyzz_add)(&tot2, &tot2, &run2);
+    }
+    for (unsigned i = 0; i < lb; i++)
+        MG_(xyzz_dbl)(&tot2, &tot2);
+    MG_(xyzz_add)(out, &tot, &tot2);
+    return 1;
 }
 
 static void MG_(msm_bucket_thread)(void *arg, unsigned t, unsigned T)
@@ -528,15 +637,19 @@ static void MG_(msm_bucket_thread)(void *arg, unsigned t, unsigned T)
         size_t st = 1;
         for (; np >= cx->min_pairs && np; st *= 2)
             np = MG_(msm_affine_round)(pts, start, len, nb, st, scr, &has_inf);
-        /* sum_b (b+1) B_b = sum over b of (B_{nb-1} + ... + B_b); what is left of a bucket's
-         * list is added into the running sum in XYZZ. */
-        MG_(xyzz) run, tot;
-        MG_(xyzz_set_inf)(&run);
-        MG_(xyzz_set_inf)(&tot);
-        for (size_t b = nb; b-- > 0;) {
-            for (size_t i = 0; i < len[b]; i++)
-                MG_(xyzz_add_affine)(&run, &run, &pts[start[b] + i * st]);
-            MG_(xyzz_add)(&tot, &tot, &run);
+        MG_(xyzz) tot;
+        if (!MG_(msm_grid_sum)(&tot, pts, start, len, nb, st, cap, scr, has_inf, cx->min_pairs,
+                               cx->c)) {
+            /* sum_b (b+1) B_b = sum over b of (B_{nb-1} + ... + B_b); what is left of a
+             * bucket's list is added into the running sum in XYZZ. */
+            MG_(xyzz) run;
+            MG_(xyzz_set_inf)(&run);
+            MG_(xyzz_set_inf)(&tot);
+            for (size_t b = nb; b-- > 0;) {
+                for (size_t i = 0; i < len[b]; i++)
+                    MG_(xyzz_add_affine)(&run, &run, &pts[start[b] + i * st]);
+                MG_(xyzz_add)(&tot, &tot, &run);
+            }
         }
         MG_(xyzz_to_jac)(&cx->partial[task], &tot);
     }
