@@ -8,6 +8,9 @@
 #include <errno.h>
 #include <grpc/grpc.h>
 #include <inttypes.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -76,6 +79,12 @@ static int usage(const char *msg)
 
 int main(int argc, char **argv)
 {
+#ifdef __GLIBC__
+    /* Buffers of 1 MiB and more are mapped and unmapped, never kept in a thread's arena: glibc's
+     * own threshold grows to 32 MiB after the first large free, and then every partition worker
+     * keeps its last working set resident, so RSS grew with partition_workers, not the budget. */
+    (void)mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
     const char *config = NULL, *listen = NULL, *level = NULL, *metrics = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];

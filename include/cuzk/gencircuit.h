@@ -62,6 +62,10 @@ cuzk_err cuzk_gen_circuit(const cuzk_gen_params *p, const char *r1cs_path, const
  * form cuzk_prove takes. info (may be NULL) as cuzk_gen_circuit's. */
 cuzk_err cuzk_gen_witness(uint8_t *w, uint64_t n_values, const cuzk_gen_params *p,
                           cuzk_gen_info *info, cuzk_errbuf *eb);
+/* Bytes cuzk_gen_witness allocates beside w while it runs (fixed rings and, unless nthreads is
+ * 1, the pipe between its two threads: about 33 MiB, whatever the size), or 0 for
+ * invalid parameters. */
+uint64_t cuzk_gen_witness_scratch_bytes(const cuzk_gen_params *p);
 /* The circuit's wire count (the witness length), or 0 for invalid parameters. */
 uint32_t cuzk_gen_n_wires(const cuzk_gen_params *p);
 /* The shape of the key cuzk_pk_generate makes for p, without making it: its n_vars (the wire

@@ -106,6 +106,7 @@ static cuzk_err register_circuit(cuzk_engine *e, circuit *c, const cuzk_engine_c
         c->n_vars = nv;
         c->n_public = np;
         c->domain_size = dom;
+        c->seed_scratch = cuzk_gen_witness_scratch_bytes(&c->gen);
         c->zkey = xstrdup("");
     } else {
         cuzk_zkey zk;
@@ -248,9 +249,10 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
         if (c->generated)
             cuzk__generate_desc(c, gen, sizeof gen);
         CUZK_LOG_INFO(TGT, "circuit registered", "circuit=%s curve=%s n_vars=%u domain=%u "
-                      "partition_bytes=%" PRIu64 " gpu_partition_bytes=%" PRIu64 " preload=%s "
-                      "generate=%s note=%s", c->id, cuzk_curve_name(c->curve), c->n_vars,
-                      c->domain_size, c->partition_bytes, c->gpu_partition_bytes,
+                      "partition_bytes=%" PRIu64 " gpu_partition_bytes=%" PRIu64
+                      " seed_scratch_bytes=%" PRIu64 " preload=%s generate=%s note=%s", c->id,
+                      cuzk_curve_name(c->curve), c->n_vars, c->domain_size, c->partition_bytes,
+                      c->gpu_partition_bytes, c->seed_scratch,
                       c->preload ? "true" : "false", gen,
                       c->generated ? CUZK_PK_GENERATED_NOTE : "");
         c->mapped = cuzk__key_cache_valid(e, c, &c->cache_bytes);

@@ -90,7 +90,8 @@
  * seed is one partition's witness (cuzk_gen_witness with the seed in decimal as its witness
  * seed, the witness `cuzk gen-witness --seed SEED` writes), made by the partition worker
  * inside the partition's working-set reservation, which then also holds 32 n_vars bytes for
- * it; no witness bytes are received or charged to the witness budget.
+ * it and, while it is made, the generator's own buffers (cuzk_gen_witness_scratch_bytes, about
+ * 33 MiB whatever the size); no witness bytes are received or charged to the witness budget.
  *
  * Inputs. A circuit configured with circom's witness program (wasm) or a witness command
  * (witness_cmd) takes, instead of witnesses, one JSON object of circuit inputs per partition

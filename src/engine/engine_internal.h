@@ -32,6 +32,7 @@ typedef struct {
     uint32_t n8q, n_vars, n_public, domain_size;
     uint64_t partition_bytes; /* working set reserved per partition with CPU stages */
     uint64_t gpu_partition_bytes; /* ... whose H and MSMs run on a device (engine.h "Memory") */
+    uint64_t seed_scratch;    /* generated key: cuzk_gen_witness's own buffers for a seed */
     cuzk_pk *pk;              /* NULL when not resident */
     uint64_t host_bytes;      /* cuzk_pk_bytes when resident */
     unsigned holders;         /* live jobs + preload calls in progress: never evicted while > 0 */
@@ -239,11 +240,12 @@ void cuzk__engine_set_ram(uint64_t bytes);
 circuit *cuzk__engine_find_circuit(cuzk_engine *e, const char *id);
 /* Room for a .wtns's header beside its values (a command's out.wtns is read whole). */
 #define CUZK__WTNS_HEADER_MAX 256
-/* Bytes of a witness the partition worker makes (from a seed or inputs; 0: received). */
+/* Bytes of a witness the partition worker makes (from a seed or inputs; 0: received); a
+ * seed's include the generator's buffers, held only while it runs. */
 static inline uint64_t cuzk__made_witness_bytes(const circuit *c, const partition *p)
 {
     if (p->seeded)
-        return 32ull * c->n_vars;
+        return 32ull * c->n_vars + c->seed_scratch;
     if (p->inputs)
         return 32ull * c->n_vars + (c->command.argv ? CUZK__WTNS_HEADER_MAX : 0);
     return 0;

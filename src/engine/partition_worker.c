@@ -315,7 +315,10 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
     cuzk_err err;
     double tw = cuzk__now_ms();
     const int seeded = j->parts[pi].seeded;
-    const uint64_t gen_bytes = cuzk__made_witness_bytes(c, &j->parts[pi]);
+    /* gen_bytes: the made witness, held until the partition ends (the seed scratch in it only
+     * while the witness is made). */
+    uint64_t gen_bytes = cuzk__made_witness_bytes(c, &j->parts[pi]);
+    const uint64_t gen_scratch = seeded ? c->seed_scratch : 0;
     pthread_mutex_lock(&e->mu);
     const int on_gpu = cuzk__partition_on_gpu(e, c);
     pthread_mutex_unlock(&e->mu);
@@ -352,6 +355,10 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
             cuzk_budget_release(e->working_mem, CUZK_OWNER_WITNESS, gen_bytes);
         if (err)
             cuzk_budget_release(e->working_mem, CUZK_OWNER_ABC, bytes);
+        if (!err) {
+            cuzk_budget_release(e->working_mem, CUZK_OWNER_WITNESS, gen_scratch);
+            gen_bytes -= gen_scratch;
+        }
     }
     if (!err) {
         /* One reservation, then split by owner for the status report (witness and MSM

@@ -364,6 +364,16 @@ cuzk_err cuzk_gen_witness(uint8_t *w, uint64_t n_values, const cuzk_gen_params *
     return e;
 }
 
+uint64_t cuzk_gen_witness_scratch_bytes(const cuzk_gen_params *p)
+{
+    gc_layout l = {0, 0, 0, 0, 0};
+    cuzk_errbuf eb;
+    if (gc_layout_of(p, &l, &eb))
+        return 0;
+    return p->curve == CUZK_CURVE_BN254 ? witness_scratch_bn254(l.base, p->nthreads != 1)
+                                        : witness_scratch_bls12_381(l.base, p->nthreads != 1);
+}
+
 uint32_t cuzk_gen_n_wires(const cuzk_gen_params *p)
 {
     gc_layout l = {0, 0, 0, 0, 0};

@@ -549,6 +549,16 @@ out:
     return e;
 }
 
+/* Bytes cuzk_gen_witness allocates beside the witness: the value and kind rings, the inputs'
+ * values, and the row pipe (piped) or one row and its terms (one pass). */
+static uint64_t GC_(witness_scratch)(uint32_t base, int piped)
+{
+    uint64_t b = (uint64_t)GC_RING * (sizeof(GFT) + 1) + (uint64_t)(base - 2) * sizeof(GFT);
+    if (piped)
+        return b + sizeof(GC_(pipe)) + (uint64_t)GC_PIPE_ROWS * sizeof(GC_(row));
+    return b + sizeof(GC_(row)) + 48 * sizeof(cuzk_r1cs_term);
+}
+
 #undef GC_FR
 #undef GC_NAME
 #undef GCN_

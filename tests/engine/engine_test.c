@@ -1326,12 +1326,15 @@ static void test_budget_too_small(void)
     CHECK(st.jobs_submitted == 0 && st.budget.waiting == 0);
     cuzk_engine_free(e);
 
-    /* A generated circuit: the seed's witness counts in the partition's need. */
+    /* A generated circuit: the seed's witness and the generator's buffers count in the
+     * partition's need. */
     cuzk_err err;
     e = make_gen(1ull << 30, &eb, &err);
     CHECK(e && cuzk_engine_circuits(e, ci, 2) == 2);
     cuzk_engine_free(e);
-    uint64_t gpart = ci[0].partition_bytes, gneed = gpart + 32ull * ci[0].n_vars;
+    uint64_t gpart = ci[0].partition_bytes,
+             gneed = gpart + 32ull * ci[0].n_vars + cuzk_gen_witness_scratch_bytes(&GEN);
+    CHECK(cuzk_gen_witness_scratch_bytes(&GEN) > (1u << 20));
     e = make_gen(gneed - 1, &eb, &err);
     CHECK(e != NULL);
     const uint64_t seed = 5;
