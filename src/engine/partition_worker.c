@@ -315,8 +315,8 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
     cuzk_err err;
     double tw = cuzk__now_ms();
     const int seeded = j->parts[pi].seeded;
-    /* gen_bytes: the made witness, held until the partition ends (the seed scratch in it only
-     * while the witness is made). */
+    /* gen_bytes: the made witness, held until the prover has its copy (the seed scratch in it
+     * only while the witness is made). */
     uint64_t gen_bytes = cuzk__made_witness_bytes(c, &j->parts[pi]);
     const uint64_t gen_scratch = seeded ? c->seed_scratch : 0;
     pthread_mutex_lock(&e->mu);
