@@ -215,6 +215,13 @@ uint64_t cuzk_gpu_tables_bytes(cuzk_gpu_curve curve, cuzk_gpu_group g, uint64_t 
 #define CUZK_GPU_SCALARS_ONCE 8u
 #define CUZK_GPU_MSM_SPLIT_MIN ((size_t)1 << 21)
 #define CUZK_GPU_MSM_SPLIT_MIN_BLS_G2 ((size_t)1 << 24)
+/* A resident MSM over more points than this runs in equal parts of at most this many, one
+ * after the other into one set of buckets under the whole MSM's plan: the scratch that grows
+ * with the count (the sorted digits, the carries) is sized by a part, not the whole MSM (a
+ * 2^27-point MSM's sort alone would need ~30 GB). Such an MSM's preparation is not kept for a
+ * later CUZK_GPU_SCALARS_SAME (its upload is). CUZK_GPU_SCALARS_ONCE splits only MSMs up to
+ * this size. */
+#define CUZK_GPU_MSM_PART_MAX ((size_t)1 << 25)
 
 /* Uploads scalars [lo, hi) of the n host scalars at `host` (32 bytes each) into the context's
  * scalar slot, queued on its stream (host page-locked for the copy to overlap the caller's

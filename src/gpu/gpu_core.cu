@@ -67,6 +67,36 @@ static cuzk_err msm_dispatch(cuzk_gpu_ctx *ctx, cuzk_gpu_curve c, cuzk_gpu_group
                             : cuzk__gpu_bls12_381_g2_msm(ctx, d_pts, n, d_sc, mont, tab, out, eb);
 }
 
+/* A resident MSM: in one run, or over more than ctx->part_max points in equal parts into one
+ * set of buckets (CUZK_GPU_MSM_PART_MAX; cuzk__gpu_part with every part's scalars on the
+ * device already). */
+static cuzk_err msm_resident(cuzk_gpu_ctx *ctx, cuzk_gpu_curve c, cuzk_gpu_group g,
+                             const char *d_pts, size_t n, const uint8_t *d_sc, bool mont,
+                             const cuzk__gpu_tab *tab, uint64_t *out, cuzk_errbuf *eb)
+{
+    if (n <= ctx->part_max || ctx->part.on)
+        return msm_dispatch(ctx, c, g, d_pts, n, d_sc, mont, tab, out, eb);
+    const size_t P = (n + ctx->part_max - 1) / ctx->part_max, per = (n + P - 1) / P;
+    const size_t pb = cuzk_gpu_point_bytes(c, g);
+    cuzk__gpu_part *pt = &ctx->part;
+    memset(pt, 0, sizeof *pt);
+    pt->on = true;
+    pt->total = n;
+    pt->parts = (int)P;
+    pt->nmax = per;
+    cuzk_err e = CUZK_OK;
+    for (size_t lo = 0; lo < n && !e; lo += per) {
+        const size_t len = n - lo < per ? n - lo : per;
+        pt->first = lo == 0;
+        pt->last = lo + len == n;
+        pt->base = lo;
+        pt->ready = NULL;
+        e = msm_dispatch(ctx, c, g, d_pts + lo * pb, len, d_sc + lo * 32, mont, tab, out, eb);
+    }
+    pt->on = false;
+    return e;
+}
+
 static cuzk_err tables_dispatch(cuzk_gpu_ctx *ctx, cuzk_gpu_curve c, cuzk_gpu_group g,
                                 void *d_pts, size_t n, int t, int s, cuzk_errbuf *eb)
 {
@@ -230,6 +260,7 @@ cuzk_err cuzk_gpu_open(cuzk_gpu_ctx **out, int device, cuzk_errbuf *eb)
     ctx->ba_chunk = CUZK_GPU_BA_PRE_BYTES;
     ctx->ba_quads = CUZK_GPU_BA_QUADS_DEFAULT;
     ctx->split_min = CUZK_GPU_MSM_SPLIT_MIN;
+    ctx->part_max = CUZK_GPU_MSM_PART_MAX;
     *out = ctx;
     return CUZK_OK;
 }
@@ -342,6 +373,11 @@ cuzk_err cuzk__gpu_test_set(cuzk_gpu_ctx *ctx, const cuzk__gpu_test_options *o, 
         return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
                          "cuzk__gpu_test_set: a split from %llu scalars: expected 0 or at least 8",
                          (unsigned long long)o->split_min);
+    if (o->part_max && o->part_max < 8)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                         "cuzk__gpu_test_set: parts of %llu points: expected 0 or at least 8",
+                         (unsigned long long)o->part_max);
+    ctx->part_max = o->part_max ? (size_t)o->part_max : CUZK_GPU_MSM_PART_MAX;
     ctx->ba_every = o->ba_every != 0;
     ctx->slice_min = sm;
     ctx->split_min = o->split_min ? (size_t)o->split_min : CUZK_GPU_MSM_SPLIT_MIN;
@@ -810,7 +846,7 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
                 pts->curve == CUZK_GPU_BLS12_381 && pts->group == CUZK_GPU_G2;
             split = (flags & CUZK_GPU_SCALARS_ONCE) && !pts->host &&
                     ctx->split_min && /* 0, or >= 8 */
-                    count >= ctx->split_min &&
+                    count >= ctx->split_min && count <= ctx->part_max &&
                     (ctx->split_all || !bls_g2 || count >= CUZK_GPU_MSM_SPLIT_MIN_BLS_G2);
             if (!split) {
                 TRY(upload(ctx, d_sc, scalars, count * 32, ctx->stream, eb));
@@ -832,8 +868,8 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
                                         check, out, eb)
                  : split   ? msm_split(ctx, pts, base, count, (const uint8_t *)scalars,
                                        (uint8_t *)d_sc, mont, &tab, out, eb)
-                           : msm_dispatch(ctx, pts->curve, pts->group, base, count, d_sc, mont,
-                                          &tab, out, eb);
+                           : msm_resident(ctx, pts->curve, pts->group, base, count,
+                                          (const uint8_t *)d_sc, mont, &tab, out, eb);
     ctx->prep_reuse = false;
     ctx->prep_check = false;
     if (trace_on() && split)
@@ -849,7 +885,7 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
     if (e) {
         ctx->prep.valid = 0;
         ctx->up.valid = 0;
-    } else if (split || pts->host) {
+    } else if (split || pts->host || count > ctx->part_max) {
         ctx->prep.valid = 0; /* the slots hold the last part's (chunk's) preparation only */
     } else if (!reuse) {
         ctx->prep.host = scalars;
@@ -990,7 +1026,8 @@ static cuzk_err h_finish(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, void
         const char *base =
             (const char *)pts->d + offset * cuzk_gpu_point_bytes(pts->curve, pts->group);
         const cuzk__gpu_tab tab = msm_tab(pts, offset);
-        e = msm_dispatch(ctx, curve, pts->group, base, n, da, true, &tab, out, eb);
+        e = msm_resident(ctx, curve, pts->group, base, n, (const uint8_t *)da, true, &tab, out,
+                         eb);
     }
     if (trace_on())
         fprintf(stderr, "[gpu %d] H 2^%d: NTTs %.2f ms, H MSM %.2f ms\n", ctx->device, logn, t_h,

@@ -117,6 +117,7 @@ struct cuzk_gpu_ctx {
     cudaEvent_t up_ev[CUZK_GPU_SPLIT_MAXP];
     size_t split_min;
     bool split_all;
+    size_t part_max; /* CUZK_GPU_MSM_PART_MAX, or a test's (cuzk__gpu_test_set) */
     cuzk__gpu_part part;
     /* The scalar side of the last MSM over host scalars: their upload, classification (0, 1,
      * other), digits and radix sort, which depend on the scalars only, never on the points or

@@ -239,15 +239,19 @@ static void msm_plan(uint64_t slot[P_COUNT], int bls, int g2, uint64_t n, int ta
         cuzk__gpu_msm_plan((size_t)n, nbits, t, s, &c, &g);
         W = nbits / c + 1;
     }
-    const uint64_t M = n * (uint64_t)W, B = (uint64_t)1 << (c - 1);
+    /* Over CUZK_GPU_MSM_PART_MAX points the MSM runs in equal parts under the whole MSM's
+     * plan: the slots that grow with the count hold one part. */
+    const uint64_t parts = (n + CUZK_GPU_MSM_PART_MAX - 1) / CUZK_GPU_MSM_PART_MAX;
+    const uint64_t np = parts > 1 ? (n + parts - 1) / parts : n;
+    const uint64_t M = np * (uint64_t)W, B = (uint64_t)1 << (c - 1);
     const uint64_t L1 = cuzk__gpu_slice_len(M);
     /* T2: the carries' second level at the smallest carry slice (CUZK_GPU_CARRY_SLICE 4). */
     const uint64_t T = (M + L1 - 1) / L1, T2 = (T + 3) / 4;
     slot[P_SC_IN] = max64(slot[P_SC_IN], 32 * n);
-    slot[P_SC] = max64(slot[P_SC], 32 * n);
-    slot[P_FLAGS] = max64(slot[P_FLAGS], 2 * n + 32);
+    slot[P_SC] = max64(slot[P_SC], 32 * np);
+    slot[P_FLAGS] = max64(slot[P_FLAGS], 2 * np + 32);
     /* The ones' and others' indices, and the ones kept by the drop of points at infinity. */
-    slot[P_IDX] = max64(slot[P_IDX], 12 * n);
+    slot[P_IDX] = max64(slot[P_IDX], 12 * np);
     slot[P_KEYVAL] = max64(slot[P_KEYVAL], 16 * M);
     /* CUB's select and radix-sort temporaries: bounded generously (a few per cent of M's
      * bytes in practice). */

@@ -16,6 +16,8 @@ typedef struct {
     uint32_t slice_min; /* a floor on the level-1 slice length: 0 (none), a power of two 4-128 */
     uint64_t split_min; /* CUZK_GPU_SCALARS_ONCE MSMs of every group split from this many
                          * scalars: 0 (the default: CUZK_GPU_MSM_SPLIT_MIN), or at least 8 */
+    uint64_t part_max;  /* resident MSMs in parts of at most this many points: 0 (the default:
+                         * CUZK_GPU_MSM_PART_MAX), or at least 8 */
 } cuzk__gpu_test_options;
 
 /* Applies o to ctx for its next MSMs; a value out of range is refused (INVALID_ARGUMENT).

@@ -761,6 +761,13 @@ static cuzk_err ST_(run)(const cuzk__circuit_source *r, cuzk__zkey_sink *bw,
             t_phase += cuzk__now_ms() - t_coefs;
             continue;
         }
+        if (sec == 9) {
+            /* H's scalars come from tau and the domain alone: the wires' A, B, C values are
+             * dead, and their bytes (96 a wire) go before H's points are written. */
+            free(q);
+            q = NULL;
+            J.q = NULL;
+        }
         const size_t pb = sec == 7 ? ST_G2_BYTES : ST_G1_BYTES;
         bw->begin(bw, (uint32_t)sec, eb);
         uint8_t *dest = bw->place ? bw->place(bw, (uint32_t)sec, (hi - lo) * pb) : NULL;

@@ -904,7 +904,7 @@ static void test_refused(void)
 {
     cuzk_errbuf eb = {{0}};
     static const cuzk__gpu_test_options bad[] = {
-        {0, 96, 0}, {0, 256, 0}, {0, 2, 0}, {0, 0, 7}, {0, 0, 1}};
+        {0, 96, 0, 0}, {0, 256, 0, 0}, {0, 2, 0, 0}, {0, 0, 7, 0}, {0, 0, 1, 0}, {0, 0, 0, 7}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cuzk_err e = cuzk__gpu_test_set(ctx, &bad[i], &eb);
         CHECK_MSG(e == CUZK_INVALID_ARGUMENT && strstr(eb.msg, "expected"),
@@ -936,7 +936,7 @@ static void test_refused(void)
 static void test_split(void)
 {
     cuzk_errbuf eb = {{0}};
-    const cuzk__gpu_test_options o = {0, 0, 64};
+    const cuzk__gpu_test_options o = {0, 0, 64, 0};
     cuzk_gpu_ctx *c0 = ctx, *c1 = open_with(&o, 0, 0);
     cuzk_err e = CUZK_OK;
     if (c1) {
@@ -1020,6 +1020,75 @@ static void test_split(void)
         ctx = c0;
         cuzk_gpu_close(c1);
     }
+}
+
+/* ---- Resident MSMs in parts (CUZK_GPU_MSM_PART_MAX), through a context whose parts hold at
+ * most 1000 points: every scalar kind, with and without tables, shared scalars (the upload
+ * reused, the preparation not), a checked scalar not below r named by its index in the whole
+ * MSM, and the H MSM over a domain of several parts. */
+static void test_parts(void)
+{
+    const cuzk__gpu_test_options o = {0, 0, 0, 1000};
+    cuzk_gpu_ctx *c0 = ctx, *c1 = open_with(&o, 0, 0);
+    if (!c1)
+        return;
+    printf("  resident MSMs in parts of at most 1000 points:\n");
+    ctx = c1;
+    for (int mode = 0; mode < 6; mode++) {
+        bn254_g1_test_msm(1001 + 517 * mode, mode, 1, 1);
+        bls12_381_g1_test_msm(4096, mode, 0, 1);
+        bn254_g2_test_msm(2999, mode, 0, 1);
+        bls12_381_g2_test_msm(2000 + mode, mode, 0, 1);
+    }
+    bn254_g1_test_msm(1 << 16, SC_RANDOM, 0, 1);
+    bls12_381_g1_test_msm(70000, SC_SPARSE, 0, 1);
+    bn254_g1_test_shared(5000);
+    bls12_381_g1_test_shared(3001);
+    bn254_g1_test_h(12);
+    bls12_381_g1_test_h(12);
+    bn254_g1_test_synth(12, 1);
+    bls12_381_g1_test_synth(12, 0);
+
+    cuzk_errbuf eb = {{0}};
+    const size_t n = 2500;
+    bn254_fr_t *t = malloc(n * sizeof *t), *sv = malloc(n * sizeof *sv);
+    bn254_g1_affine *p = malloc(n * sizeof *p);
+    uint8_t *sc = malloc(n * 32);
+    cuzk_gpu_points *gp = NULL;
+    bn254_g1_gen(n, t, p);
+    bn254_g1_scalars(n, SC_RANDOM, sc, sv);
+    cuzk_err e = cuzk_gpu_points_upload(ctx, CUZK_GPU_BN254, CUZK_GPU_G1, p, n, &gp, &eb);
+    CHECK_MSG(e == CUZK_OK, "upload: %s", eb.msg);
+    uint64_t out[36];
+    /* Parts [0, 834), [834, 1668), [1668, 2500). */
+    static const size_t bad_at[3] = {10, 1200, 2499};
+    for (int k = 0; k < 3 && !e; k++) {
+        uint8_t save[32];
+        memcpy(save, sc + 32 * bad_at[k], 32);
+        memset(sc + 32 * bad_at[k], 0xff, 32); /* 2^256 - 1: not below r */
+        cuzk_err be = cuzk_gpu_msm(ctx, gp, 0, n, sc, CUZK_GPU_SCALARS_CHECK, out, &eb);
+        CHECK_MSG(be == CUZK_NON_CANONICAL && cuzk_gpu_bad_scalar(ctx) == bad_at[k] &&
+                      strstr(eb.msg, "not below r"),
+                  "MSM in parts, bad scalar %zu: %d, %llu, %s", bad_at[k], (int)be,
+                  (unsigned long long)cuzk_gpu_bad_scalar(ctx), eb.msg);
+        memcpy(sc + 32 * bad_at[k], save, 32);
+    }
+    if (!e) {
+        bn254_g1_jac w;
+        CHECK(cuzk_gpu_msm(ctx, gp, 0, n, sc, CUZK_GPU_SCALARS_CHECK, out, &eb) == 0);
+        CHECK(bn254_g1_msm(&w, p, sc, n, 0) == 0);
+        bn254_g1_check_point("parts, checked", n, out, &w);
+        CHECK(cuzk_gpu_msm(ctx, gp, 0, n, sc, CUZK_GPU_SCALARS_SAME, out, &eb) == 0);
+        bn254_g1_check_point("SAME after an MSM in parts", n, out, &w);
+        CHECK(cuzk_gpu_msm(ctx, gp, 7, n - 7, sc + 32 * 7, CUZK_GPU_SCALARS_SAME, out, &eb) ==
+              0);
+        CHECK(bn254_g1_msm(&w, p + 7, sc + 32 * 7, n - 7, 0) == 0);
+        bn254_g1_check_point("suffix of an MSM in parts' upload", n - 7, out, &w);
+    }
+    cuzk_gpu_points_free(gp);
+    free(t), free(sv), free(p), free(sc);
+    ctx = c0;
+    cuzk_gpu_close(c1);
 }
 
 /* The MSM checks a context runs: small sizes and every scalar kind, shared scalars, then the
@@ -1148,10 +1217,10 @@ int main(int argc, char **argv)
             cuzk__gpu_test_options o;
             uint64_t chunk;
             int quads;
-        } runs[4] = {{{1, 0, 0}, 20000, 2},
-                     {{1, 0, 0}, 20000, 0},
-                     {{1, 128, 0}, CUZK_GPU_BA_PRE_BYTES, 2},
-                     {{0, 64, 0}, 0, 0}};
+        } runs[4] = {{{1, 0, 0, 0}, 20000, 2},
+                     {{1, 0, 0, 0}, 20000, 0},
+                     {{1, 128, 0, 0}, CUZK_GPU_BA_PRE_BYTES, 2},
+                     {{0, 64, 0, 0}, 0, 0}};
         cuzk_gpu_ctx *c0 = ctx;
         for (int v = 0; v < 4; v++) {
             cuzk_gpu_ctx *c1 = open_with(&runs[v].o, runs[v].chunk, runs[v].quads);
@@ -1180,6 +1249,7 @@ int main(int argc, char **argv)
         }
     }
     test_split();
+    test_parts();
     test_stream();
     static const int hl[] = {1, 4, 9, 12, 16};
     for (size_t i = 0; i < sizeof hl / sizeof hl[0]; i++) {
