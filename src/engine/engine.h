@@ -23,12 +23,12 @@
  * budget is full it waits (FIFO), it never overcommits. The reservation is released the moment
  * the partition ends, and the partition's witness bytes are freed then too. A partition larger
  * than the whole budget is refused at submission (OUT_OF_BUDGET). The working set is:
- *  - with CPU stages (no GPU worker, or the key not resident with its rows staged on a device
- *    that takes it): cuzk_engine_partition_bytes, the witness copy, a, b, c, h and the CPU
- *    MSMs' scratch;
- *  - with device stages (H and the G1 MSMs on a device from the staged rows): the witness copy
- *    only, plus B in G2's CPU scratch unless gpus.g2 = "gpu" (returned once the witness sends
- *    B in G2 to a device). Far smaller: at 2^27 it is 4 GiB against about 50.
+ *  - with CPU stages (no GPU worker, or the key not resident on a device that takes it):
+ *    cuzk_engine_partition_bytes, the witness copy, a, b, c, h and the CPU MSMs' scratch;
+ *  - with device stages (H and the G1 MSMs on a device): the witness copy, a, b, c when the
+ *    key's staged copy has no rows (the partition worker synthesizes), plus B in G2's CPU
+ *    scratch unless gpus.g2 = "gpu" (returned once the witness sends B in G2 to a device).
+ *    Far smaller: at 2^27 it is 4 GiB (17 without staged rows) against about 50.
  * Such a partition that then needs CPU stages (every device faulted, or none takes its key any
  * more) reserves the rest of its CPU working set, ahead of queued reservations and one such
  * partition at a time (fallback_mu). Deadlock cannot happen: with GPU workers, the engine

@@ -251,11 +251,12 @@ static inline uint64_t cuzk__made_witness_bytes(const circuit *c, const partitio
     return 0;
 }
 /* Whether c's partitions reserve their device-path working set (gpu_partition_bytes): a GPU
- * worker exists, c's key is resident with its rows staged for synthesis on a device, and some
- * device's budget takes it. Called under e->mu. */
+ * worker exists, c's key is resident, and some device's budget takes it. Called under
+ * e->mu. */
 int cuzk__partition_on_gpu(const cuzk_engine *e, const circuit *c);
-/* Working set of a partition of c whose H and G1 MSMs run on a device from the staged rows:
- * the prover's copy of the witness, and the CPU's B in G2 unless gpus.g2 = "gpu". */
+/* Working set of a partition of c whose H and G1 MSMs run on a device: the prover's copy of
+ * the witness; a, b, c when the key's staged copy has no rows (synthesis on the host); the
+ * CPU's B in G2 unless gpus.g2 = "gpu". Set again once the key's staged parts are known. */
 uint64_t cuzk__gpu_partition_bytes(const cuzk_engine *e, const circuit *c);
 /* Working set of one partition of c: its prover's (partition_bytes, or gpu_partition_bytes
  * with on_gpu), and the witness the worker makes (made_bytes). */

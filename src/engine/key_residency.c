@@ -560,6 +560,7 @@ cuzk_err cuzk__key_ensure(cuzk_engine *e, circuit *c, int *was_loaded, double *m
         c->host_bytes = bytes;
         c->gpu_copy_bytes = gpu_copy_bytes;
         c->stage_parts = parts;
+        c->gpu_partition_bytes = cuzk__gpu_partition_bytes(e, c);
         c->gpu_streamed = streamed;
         c->gpu_staged_mask = 0;
         c->mapped = mapped;

@@ -34,6 +34,8 @@ uint64_t cuzk_engine_partition_bytes(uint32_t n_vars, uint32_t domain_size, uint
 uint64_t cuzk__gpu_partition_bytes(const cuzk_engine *e, const circuit *c)
 {
     uint64_t b = 32ull * c->n_vars; /* the prover's copy of the witness */
+    if (c->pk && !(c->stage_parts & CUZK_PK_STAGE_ROWS))
+        b += 3 * 32ull * c->domain_size; /* a, b, c until the device's H step has them */
     if (e->cfg.g2_on_gpu != 1)      /* B in G2 may run on the partition worker */
         b += cpu_msm_bytes(c->n_vars, c->domain_size, c->n8q, e->cfg.prove_threads);
     return b;
@@ -41,8 +43,7 @@ uint64_t cuzk__gpu_partition_bytes(const cuzk_engine *e, const circuit *c)
 
 int cuzk__partition_on_gpu(const cuzk_engine *e, const circuit *c)
 {
-    return e->n_devices && c->pk && (c->stage_parts & CUZK_PK_STAGE_ROWS) &&
-           cuzk__gpu_any_device_takes(e, 0, c, 0);
+    return e->n_devices && c->pk && cuzk__gpu_any_device_takes(e, 0, c, 0);
 }
 
 /* CPU stages of a partition that reserved only its device-path working set, `held` bytes (a

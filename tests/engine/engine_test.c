@@ -1505,15 +1505,17 @@ static void prove_pos_verified(cuzk_engine *e)
 }
 /* A key whose staged copy fits the GPU budget only without its A and B rows is staged
  * without them (its partitions synthesize on the CPU) rather than not at all: exactly the
- * bytes without rows, its GPU stages on the device, its proofs right. */
+ * bytes without rows, its GPU stages on the device, its proofs right, its partitions' working
+ * set the device path's with a, b, c added (they live on the host until the device's H). */
 static void test_gpu_tier_norows(void)
 {
-    uint64_t with = zkey_bytes(CIRCS[1].zkey, 0, 1, 1);
-    uint64_t without = zkey_bytes(CIRCS[1].zkey, 0, 0, 1);
+    uint64_t with = zkey_bytes(CIRCS[1].zkey, 1, 1, 1);
+    uint64_t without = zkey_bytes(CIRCS[1].zkey, 1, 0, 1);
     CHECK(without < with);
     memset(&g_extra, 0, sizeof g_extra);
     g_extra.emulated_devices = 1;
     g_extra.gpu_workers_per_device = 1;
+    g_extra.g2_on_gpu = 1; /* B2 staged too; no B in G2 scratch in the working set */
     g_extra.gpu_budget = with - 1;
     cuzk_engine *e = make(1, 1ull << 30, 0);
     memset(&g_extra, 0, sizeof g_extra);
@@ -1525,6 +1527,10 @@ static void test_gpu_tier_norows(void)
     CHECK_MSG(ci[1].gpu_bytes == without && ci[1].gpu_mask == 1, "staged %llu, want %llu",
               (unsigned long long)ci[1].gpu_bytes, (unsigned long long)without);
     CHECK(st.devices[0].partitions == 1 && st.gpu_budget_cpu == 0);
+    const uint64_t want = 32ull * ci[1].n_vars + 96ull * ci[1].domain_size;
+    CHECK_MSG(ci[1].gpu_partition_bytes == want && want < ci[1].partition_bytes,
+              "device-path working set without rows: %llu, want %llu",
+              (unsigned long long)ci[1].gpu_partition_bytes, (unsigned long long)want);
     cuzk_engine_free(e);
 }
 
