@@ -33,8 +33,9 @@ typedef struct {
     cuzk__wc *wc;
 } job;
 
-/* The program's instance lives as long as the process (the shim has no destructor for it). */
-static cuzk__wc *instance;
+/* The program's instance lives as long as the process (the shim has no destructor for it);
+ * held here so that leak checkers see it reachable. */
+static cuzk__wc *volatile instance;
 
 /* circom_runtime's exceptionHandler texts. */
 static const char *exception_text(uint32_t code)

@@ -1,7 +1,8 @@
 /* The witness runner (cuzk-witness-runner, started by src/witness/compute.c): computations while
  * the caller holds 256 MiB it has written, several at once from threads, an element path of an
- * array input named from the runner's side, a missing runner named in the error, and the runner
- * refusing a job it cannot read. Needs wasm2c and cc, as cuzk witness does. */
+ * array input named from the runner's side, a missing runner named in the error, a runner that
+ * ends without answering, and the runner refusing a job it cannot read. Needs wasm2c and cc, as
+ * cuzk witness does. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -139,11 +140,13 @@ int main(void)
     cuzk_json_doc *in = parse("{\"a\": [[2, 3, 4], [5, 6, \"218882428718392752222464057452572750"
                               "88548364400416034343698204186575808495617\"]], \"k\": 1}");
     cuzk_witness w;
+    memset(&w, 0, sizeof w);
     e = arrays ? cuzk_witness_compute(arrays, cuzk_json_root(in), "in.json", &w, &eb)
                : CUZK_INTERNAL;
     CHECK_MSG(e == CUZK_NON_CANONICAL && strstr(eb.msg, "in.json: a[1][2] is not below the "
                                                         "bn128 field modulus r"),
               "%s", eb.msg);
+    cuzk_witness_clear(&w); /* what the circuit logged before failing */
     CHECK(arrays == NULL || cuzk_witness_check(arrays, cuzk_json_root(in), "in.json", &eb) ==
                                 CUZK_NON_CANONICAL);
     cuzk_json_free(in);
@@ -156,9 +159,16 @@ int main(void)
     CHECK_MSG(e == CUZK_NOT_FOUND && strstr(eb.msg, "cannot start the witness program") &&
                   strstr(eb.msg, "/nonexistent/cuzk-witness-runner"),
               "%s (%s)", eb.msg, cuzk_errname(e));
+    cuzk_witness_clear(&w);
     uint64_t n = 0;
     cuzk_curve c;
     CHECK(cuzk_witness_program_shape(multiplier, &c, &n, &eb) == CUZK_NOT_FOUND);
+    /* A runner that ends without answering. */
+    cuzk__witness_set_runner("/bin/false");
+    e = cuzk_witness_compute(multiplier, cuzk_json_root(multiplier_in), "in.json", &w, &eb);
+    CHECK_MSG(e == CUZK_INTERNAL && strstr(eb.msg, "ended without an answer (exit status 1)"),
+              "%s (%s)", eb.msg, cuzk_errname(e));
+    cuzk_witness_clear(&w);
     cuzk__witness_set_runner(NULL);
     CHECK(multiplier_ok());
     CHECK(cuzk_witness_program_shape(multiplier, &c, &n, &eb) == CUZK_OK &&
