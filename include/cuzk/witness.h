@@ -3,9 +3,10 @@
  *
  * The wasm is translated to C with wabt's wasm2c and built with the system C compiler into a
  * shared object once per program, cached under its SHA-256 (cuzk_witness_program_open). Each
- * computation runs in a child process of its own: a failed assert or a crash of the program
- * ends that child and comes back as an error naming the circuit's message, never taking the
- * caller down, and any number of computations may run at once. */
+ * computation runs in a process of its own, cuzk-witness-runner (installed in libexec/cuzk): a
+ * failed assert or a crash of the program ends that process and comes back as an error naming
+ * the circuit's message, never taking the caller down, and any number of computations may run
+ * at once. */
 #ifndef CUZK_WITNESS_H
 #define CUZK_WITNESS_H
 
@@ -50,8 +51,9 @@ typedef struct {
  * negative values count from r). Refused with the signal's name: a value not below r, a
  * signal the circuit does not take as input, a wrong number of values, a missing input.
  * inputs_name names the inputs in messages. A failed assert in the circuit is
- * CUZK_WITNESS_UNSATISFIED with the circuit's message. On success *w is owned by the caller
- * (cuzk_witness_clear). */
+ * CUZK_WITNESS_UNSATISFIED with the circuit's message; CUZK_NOT_FOUND when cuzk-witness-runner
+ * is not installed (the message says where it was looked for). On success *w is owned by the
+ * caller (cuzk_witness_clear). */
 cuzk_err cuzk_witness_compute(const cuzk_witness_program *p, const cuzk_json *inputs,
                               const char *inputs_name, cuzk_witness *w, cuzk_errbuf *eb);
 void cuzk_witness_clear(cuzk_witness *w);

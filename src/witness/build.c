@@ -250,7 +250,7 @@ static cuzk_err build(const char *wasm_path, const uint8_t *wasm, size_t wasm_le
                              p->so_path, name);                                            \
     } while (0)
 
-static cuzk_err load(cuzk_witness_program *p, cuzk_errbuf *eb)
+cuzk_err cuzk__witness_program_load(cuzk_witness_program *p, cuzk_errbuf *eb)
 {
     /* RTLD_LOCAL: every program keeps its own copy of wasm2c's runtime. */
     p->dl = dlopen(p->so_path, RTLD_NOW | RTLD_LOCAL);
@@ -319,7 +319,7 @@ cuzk_err cuzk_witness_program_open(cuzk_witness_program **out, const char *wasm_
     }
     if (file_exists(p->so_path)) {
         cuzk_errbuf leb = {{0}};
-        if (load(p, &leb) == CUZK_OK)
+        if (cuzk__witness_program_load(p, &leb) == CUZK_OK)
             goto out;
         /* A stale or damaged object (another machine's, a cut-off copy): build it again. */
         if (p->dl)
@@ -328,7 +328,8 @@ cuzk_err cuzk_witness_program_open(cuzk_witness_program **out, const char *wasm_
     }
     double t0 = cuzk__now_ms();
     if ((e = mkdir_p(cache, eb)) ||
-        (e = build(wasm_path, wasm, wasm_len, cache, p->so_path, eb)) || (e = load(p, eb)))
+        (e = build(wasm_path, wasm, wasm_len, cache, p->so_path, eb)) ||
+        (e = cuzk__witness_program_load(p, eb)))
         goto out;
     p->built = 1;
     p->build_ms = cuzk__now_ms() - t0;

@@ -1,377 +1,234 @@
-/* One witness computation: the program runs in a child process (wabt's runtime keeps its trap
- * state in globals and a trapping or crashing program must not take the caller with it); the
- * child speaks circom 2's protocol (circom_runtime's witness_calculator.js, calculateWTNSBin)
- * and sends back a reply: head, message, log, then the values. */
+/* One witness computation, the caller's side: the job is written to a memory file, a
+ * cuzk-witness-runner process started with posix_spawn reads it and runs the program
+ * (runner.c), and its reply comes back over a pipe (runner.h says what they say). Not fork():
+ * a caller holding a large proving key would have its page tables copied at each computation,
+ * and the child of a multithreaded process may not call malloc or the program's code. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "io/binfile.h"
 #include "witness/inputs.h"
 #include "witness/internal.h"
+#include "witness/runner.h"
+#include "witness_runner_dirs.h" /* generated: CUZK__RUNNER_FROM_BINDIR, _INSTALLED, _LIBEXEC */
 
-#define N32 8            /* 32-bit words of a field element (both curves' r fit 256 bits) */
-#define MSG_MAX (1 << 16) /* cap on a reply's message and log */
-/* Values the child takes from the program per write: it streams them, so the parent reads
- * while the child converts the next ones, and no second copy of the witness is faulted in. */
-#define CHUNK_VALUES (1u << 14)
+extern char **environ;
+
 #define PIPE_BYTES (1 << 20)
-#define EXIT_TRAPPED 4 /* the child's status when the program trapped while giving values */
+#define RUNNER_PLACES 4
 
-typedef struct {
-    int32_t err; /* cuzk_err */
-    uint32_t curve;
-    uint64_t n; /* values following the texts */
-    uint32_t msg_len, log_len;
-} reply_head;
+static const char *runner_path; /* set by tests only, before any computation */
 
-/* circom_runtime's exceptionHandler texts. */
-static const char *exception_text(uint32_t code)
+void cuzk__witness_set_runner(const char *path) { runner_path = path; }
+
+/* The runner's path in out: beside the running program (a build tree's bin/), where an
+ * install puts it relative to the program's bin/ (wherever the prefix was moved), in bin/
+ * beside a build tree's tests/, then where this build installs it. */
+static cuzk_err find_runner(char *out, size_t cap, cuzk_errbuf *eb)
 {
-    switch (code) {
-    case 1: return "Signal not found.";
-    case 2: return "Too many signals set.";
-    case 3: return "Signal already set.";
-    case 4: return "Assert Failed.";
-    case 5: return "Not enough memory.";
-    case 6: return "Input signal array access exceeds the size.";
-    default: return "Unknown error.";
-    }
-}
-
-/* wasm-rt.h's wasm_rt_trap_t. */
-static const char *trap_text(int trap)
-{
-    switch (trap) {
-    case 1: return "out-of-bounds memory access";
-    case 2: return "integer overflow";
-    case 3: return "integer divide by zero";
-    case 4: return "invalid conversion";
-    case 5: return "unreachable executed";
-    case 6: return "invalid indirect call";
-    case 7: return "uncaught exception";
-    case 8: return "call stack exhausted";
-    default: return "trap";
-    }
-}
-
-/* What a child does: the witness, the checks of the inputs only (no input is set, so the
- * circuit does not run), or the program's shape only (curve and witness length). */
-enum { MODE_COMPUTE, MODE_CHECK, MODE_SHAPE };
-
-typedef struct {
-    const cuzk_witness_program *p;
-    const cuzk__inputs *in;
-    const char *inputs_name;
-    int mode;
-    cuzk__wc *wc;
-} job;
-
-/* A trap's error: circom's exception and its messages when it raised one. */
-static cuzk_err trapped(const job *j, int trap, cuzk_errbuf *eb)
-{
-    uint32_t exc = j->p->api.exception(j->wc);
-    char msg[400];
-    snprintf(msg, sizeof msg, "%s", j->p->api.error_text(j->wc));
-    size_t n = strlen(msg);
-    while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
-        msg[--n] = 0;
-    for (char *c = msg; *c; c++)
-        if (*c == '\n')
-            *c = ' ';
-    if (exc)
-        return cuzk_errf(eb, exc == 4 ? CUZK_WITNESS_UNSATISFIED : CUZK_INVALID_ARGUMENT,
-                         "%s with %s: %s%s%s", j->p->wasm_path, j->inputs_name,
-                         exception_text(exc), msg[0] ? " " : "", msg);
-    return cuzk_errf(eb, CUZK_INTERNAL, "%s with %s: the witness program trapped (%s)%s%s",
-                     j->p->wasm_path, j->inputs_name, trap_text(trap), msg[0] ? ": " : "", msg);
-}
-
-#define CALL(op, a, b, out)                                                                \
-    do {                                                                                   \
-        int trap_ = j->p->api.call(j->wc, op, a, b, out);                                  \
-        if (trap_)                                                                         \
-            return trapped(j, trap_, eb);                                                  \
-    } while (0)
-
-/* circom's signal-table file (circom --sym) beside the wasm, as circom lays out its output:
- * DIR/NAME.sym with DIR/NAME_js/NAME.wasm, or NAME.sym in the wasm's own folder. */
-static FILE *open_sym(const char *wasm_path)
-{
-    const char *slash = strrchr(wasm_path, '/');
-    const char *base = slash ? slash + 1 : wasm_path;
-    size_t dl = slash ? (size_t)(slash - wasm_path) : 0;
-    size_t bl = strlen(base);
-    if (bl > 5 && strcmp(base + bl - 5, ".wasm") == 0)
-        bl -= 5;
-    char p[4096];
-    snprintf(p, sizeof p, "%.*s%s%.*s.sym", (int)dl, wasm_path, dl ? "/" : "", (int)bl, base);
-    FILE *f = fopen(p, "r");
-    if (f)
-        return f;
-    snprintf(p, sizeof p, "%.*s%s../%.*s.sym", (int)dl, wasm_path, dl ? "/" : "", (int)bl,
-             base);
-    return fopen(p, "r");
-}
-
-/* Names of the main component's input signals the inputs leave out, from the .sym file
- * (the wasm knows its inputs by hash only). 0 when there is no .sym. */
-static int missing_names(const job *j, char *out, size_t cap)
-{
-    FILE *f = open_sym(j->p->wasm_path);
-    if (!f)
-        return 0;
-    char line[1024];
-    size_t len = 0;
-    int found = 0;
-    out[0] = 0;
-    while (fgets(line, sizeof line, f)) {
-        char *name = line;
-        for (int c = 0; c < 3 && name; c++)
-            name = strchr(name, ',') ? strchr(name, ',') + 1 : NULL;
-        if (!name || strncmp(name, "main.", 5) != 0)
-            continue;
-        name += 5;
-        size_t n = strcspn(name, "[.\r\n");
-        if (name[n] == '.')
-            continue; /* a subcomponent's signal */
-        name[n] = 0;
-        int given = 0;
-        for (size_t i = 0; i < j->in->n_signals && !given; i++)
-            given = strcmp(j->in->signals[i].name, name) == 0;
-        if (given || (len && strstr(out, name)))
-            continue;
-        uint64_t h = cuzk__fnv1a64(name, n);
-        uint32_t size;
-        if (j->p->api.call(j->wc, CUZK__WC_INPUT_SIGNAL_SIZE, (uint32_t)(h >> 32), (uint32_t)h,
-                           &size) ||
-            (int32_t)size <= 0)
-            continue;
-        /* Names are tested against the list by substring: keep each one quoted. */
-        len += (size_t)snprintf(out + len, len < cap ? cap - len : 0, "%s\"%s\"",
-                                found ? ", " : "", name);
-        found++;
-    }
-    fclose(f);
-    return found;
-}
-
-static void sub_le(uint8_t *out, const uint8_t *a, const uint8_t *b)
-{
-    int borrow = 0;
-    for (int i = 0; i < 32; i++) {
-        int d = a[i] - b[i] - borrow;
-        borrow = d < 0;
-        out[i] = (uint8_t)d;
-    }
-}
-
-/* The child's work up to the values (the circuit has run in MODE_COMPUTE), or an error. */
-static cuzk_err run(const job *j, cuzk_curve *curve, uint64_t *nvalues, cuzk_errbuf *eb)
-{
-    uint32_t v, n32, nw, prime[N32];
-    CALL(CUZK__WC_VERSION, 0, 0, &v);
-    if (v != 2)
-        return cuzk_errf(eb, CUZK_UNSUPPORTED,
-                         "%s: a circom %u witness program; cuzk runs those of circom 2",
-                         j->p->wasm_path, v);
-    CALL(CUZK__WC_FIELD_NUM_LEN32, 0, 0, &n32);
-    if (n32 != N32)
-        return cuzk_errf(eb, CUZK_UNSUPPORTED,
-                         "%s: field elements of %u bytes; bn128 and bls12381 use 32",
-                         j->p->wasm_path, 4 * n32);
-    CALL(CUZK__WC_RAW_PRIME, 0, 0, &v);
-    int trap = j->p->api.read_shared(j->wc, prime, N32);
-    if (trap)
-        return trapped(j, trap, eb);
-    uint8_t r[32];
-    memcpy(r, prime, 32); /* words least significant first, each little-endian */
-    if (cuzk_curve_from_r(r, 32, curve) != 0)
-        return cuzk_errf(eb, CUZK_UNSUPPORTED,
-                         "%s: the circuit's prime is not the scalar field of bn128 or bls12381 "
-                         "(circom --prime bn128 or bls12381)",
-                         j->p->wasm_path);
-    CALL(CUZK__WC_WITNESS_SIZE, 0, 0, &nw);
-    *nvalues = nw;
-    if (j->mode == MODE_SHAPE)
-        return CUZK_OK;
-    CALL(CUZK__WC_INIT, 0, 0, &v);
-    uint64_t set = 0;
-    for (size_t i = 0; i < j->in->n_signals; i++) {
-        const cuzk__input_signal *s = &j->in->signals[i];
-        uint32_t size;
-        CALL(CUZK__WC_INPUT_SIGNAL_SIZE, s->hash_hi, s->hash_lo, &size);
-        /* circom answers 0 (older releases -1) for a name that is not an input. */
-        if ((int32_t)size <= 0)
-            return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                             "%s: signal \"%s\" is not an input of %s (Signal not found)",
-                             j->inputs_name, s->name, j->p->wasm_path);
-        if (s->count != size)
-            return cuzk_errf(eb, CUZK_SIZE_MISMATCH,
-                             "%s: signal \"%s\" takes %u value%s, %llu given", j->inputs_name,
-                             s->name, size, size == 1 ? "" : "s", (unsigned long long)s->count);
-        for (uint64_t k = 0; k < s->count; k++) {
-            const cuzk__input_value *x = &j->in->values[s->first + k];
-            if (!cuzk_curve_lt_r(*curve, x->mag)) {
-                char path[256];
-                cuzk__inputs_path(path, sizeof path, s->name, s->json, k);
-                return cuzk_errf(eb, CUZK_NON_CANONICAL,
-                                 "%s: %s is %snot below the %s field modulus r (reduce it mod r)",
-                                 j->inputs_name, path, x->neg ? "negative and its magnitude is " : "",
-                                 cuzk_curve_name(*curve));
-            }
-            uint8_t val[32];
-            memcpy(val, x->mag, 32);
-            static const uint8_t zero[32];
-            if (x->neg && memcmp(val, zero, 32) != 0)
-                sub_le(val, r, x->mag);
-            uint32_t words[N32];
-            memcpy(words, val, 32);
-            if (j->mode == MODE_CHECK) {
-                set++;
-                continue;
-            }
-            if ((trap = j->p->api.set_input(j->wc, s->hash_hi, s->hash_lo, (uint32_t)k, words,
-                                             N32)))
-                return trapped(j, trap, eb);
-            set++;
+    char places[RUNNER_PLACES][PATH_MAX];
+    int n = 0;
+    if (runner_path) {
+        snprintf(places[n++], PATH_MAX, "%s", runner_path);
+    } else {
+        char exe[PATH_MAX];
+        ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        char *slash = len > 0 ? memrchr(exe, '/', (size_t)len) : NULL;
+        if (slash) {
+            *slash = 0;
+            static const char *const rel[] = {"", "/" CUZK__RUNNER_FROM_BINDIR, "/../bin"};
+            size_t dl = (size_t)(slash - exe);
+            int in_bin = dl >= 4 && memcmp(slash - 4, "/bin", 4) == 0;
+            for (int i = 0; i < (in_bin ? 2 : 3); i++)
+                if (snprintf(places[n], PATH_MAX, "%s%s/%s", exe, rel[i], CUZK__RUNNER_NAME) <
+                    PATH_MAX)
+                    n++;
         }
+        snprintf(places[n++], PATH_MAX, "%s", CUZK__RUNNER_INSTALLED);
     }
-    uint32_t ninputs;
-    CALL(CUZK__WC_INPUT_SIZE, 0, 0, &ninputs);
-    if (set < ninputs) {
-        char names[300];
-        int nm = missing_names(j, names, sizeof names);
-        if (nm)
-            return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                             "%s: input signal%s %s of %s not given (%llu of %u input values "
-                             "set)",
-                             j->inputs_name, nm == 1 ? "" : "s", names, j->p->wasm_path,
-                             (unsigned long long)set, ninputs);
-        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
-                         "%s: %llu of the %u input values of %s set: some input signals are "
-                         "missing (with circom's --sym file beside the wasm cuzk names them)",
-                         j->inputs_name, (unsigned long long)set, ninputs, j->p->wasm_path);
+    char tried[CUZK_ERRBUF_SIZE] = "";
+    size_t tl = 0;
+    for (int i = 0; i < n; i++) {
+        if (access(places[i], X_OK) == 0 && strlen(places[i]) < cap) {
+            memcpy(out, places[i], strlen(places[i]) + 1);
+            return CUZK_OK;
+        }
+        int k = snprintf(tried + tl, sizeof tried - tl, "%s%s", i ? ", " : "", places[i]);
+        tl = k < 0 || (size_t)k >= sizeof tried - tl ? sizeof tried - 1 : tl + (size_t)k;
     }
+    return cuzk_errf(eb, CUZK_NOT_FOUND,
+                     "cannot start the witness program: no executable %s at %s (cmake "
+                     "--install puts it in PREFIX/%s)",
+                     CUZK__RUNNER_NAME, tried, CUZK__RUNNER_LIBEXEC);
+}
+
+static uint64_t shape_nodes(const cuzk_json *v)
+{
+    uint64_t n = 1;
+    for (size_t i = 0; v->type == CUZK_JSON_ARRAY && i < v->n; i++)
+        n += shape_nodes(v->items[i]);
+    return n;
+}
+
+static void shape_put(const cuzk_json *v, uint32_t *out, uint64_t *at)
+{
+    out[(*at)++] = v->type == CUZK_JSON_ARRAY ? (uint32_t)v->n : CUZK__JOB_LEAF;
+    for (size_t i = 0; v->type == CUZK_JSON_ARRAY && i < v->n; i++)
+        shape_put(v->items[i], out, at);
+}
+
+/* A descriptor of fd that is not 0, 1 or 2, so that the runner's dup2s cannot overwrite one
+ * another; fd is closed. -1 on failure. */
+static int above_stdio(int fd)
+{
+    if (fd < 0 || fd > 2)
+        return fd;
+    int k = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    return k;
+}
+
+/* The job (runner.h) in a memory file, at its start: the runner reads it at its own pace and
+ * nothing is left to block on when it fails early. */
+static cuzk_err write_job(int *fd_out, const cuzk_witness_program *p, const char *inputs_name,
+                          int mode, const cuzk__inputs *in, cuzk_errbuf *eb)
+{
+    uint64_t names_len = 0, n_shape = 0;
+    for (size_t i = 0; i < in->n_signals; i++) {
+        names_len += strlen(in->signals[i].name) + 1;
+        n_shape += shape_nodes(in->signals[i].json);
+    }
+    cuzk__job_head h = {CUZK__JOB_PROTOCOL,
+                        (uint32_t)mode,
+                        in->n_signals,
+                        in->n_values,
+                        n_shape,
+                        (uint32_t)strlen(p->so_path) + 1,
+                        (uint32_t)strlen(p->wasm_path) + 1,
+                        (uint32_t)strlen(inputs_name) + 1,
+                        (uint32_t)names_len};
+    if (names_len > UINT32_MAX || n_shape > UINT32_MAX)
+        return cuzk_errf(eb, CUZK_UNSUPPORTED, "%s: too many input signals or values",
+                         inputs_name);
+    size_t meta_len = in->n_signals * sizeof(cuzk__job_signal) + names_len + n_shape * 4;
+    uint8_t *meta = malloc(meta_len ? meta_len : 1);
+    if (!meta)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "%s: out of memory for the witness program's job",
+                         inputs_name);
+    char *names = (char *)meta + in->n_signals * sizeof(cuzk__job_signal);
+    uint32_t *shape = malloc(n_shape ? n_shape * 4 : 1);
+    uint64_t name_at = 0, shape_at = 0;
+    for (size_t i = 0; shape && i < in->n_signals; i++) {
+        const cuzk__input_signal *s = &in->signals[i];
+        uint64_t from = shape_at;
+        shape_put(s->json, shape, &shape_at);
+        cuzk__job_signal w = {s->hash_hi, s->hash_lo, (uint32_t)strlen(s->name),
+                              (uint32_t)(shape_at - from), s->first, s->count};
+        memcpy(meta + i * sizeof w, &w, sizeof w);
+        memcpy(names + name_at, s->name, w.name_len + 1);
+        name_at += w.name_len + 1;
+    }
+    if (shape)
+        memcpy(names + names_len, shape, n_shape * 4);
+    free(shape);
+    int fd = shape ? above_stdio(memfd_create("cuzk-witness-job", MFD_CLOEXEC)) : -1;
+    int ok = fd >= 0 && !cuzk__write_all(fd, &h, sizeof h) &&
+             !cuzk__write_all(fd, p->so_path, h.so_len) &&
+             !cuzk__write_all(fd, p->wasm_path, h.wasm_len) &&
+             !cuzk__write_all(fd, inputs_name, h.inputs_name_len) &&
+             !cuzk__write_all(fd, meta, meta_len) &&
+             !cuzk__write_all(fd, in->values, in->n_values * sizeof *in->values) &&
+             lseek(fd, 0, SEEK_SET) == 0;
+    int err = errno;
+    free(meta);
+    if (!ok) {
+        if (fd >= 0)
+            close(fd);
+        return cuzk_errf(eb, shape ? CUZK_IO : CUZK_NO_MEMORY,
+                         "cannot start the witness program: its job: %s", strerror(err));
+    }
+    *fd_out = fd;
     return CUZK_OK;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
+/* Starts the runner with the job on its stdin and reply_fd as its stdout, its stderr the
+ * caller's, every other descriptor closed, and default signal mask and dispositions. */
+static cuzk_err spawn_runner(pid_t *pid, int job_fd, int reply_fd, cuzk_errbuf *eb)
 {
-    const uint8_t *p = buf;
-    while (len) {
-        ssize_t k = write(fd, p, len > ((size_t)1 << 30) ? (size_t)1 << 30 : len);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        p += k;
-        len -= (size_t)k;
-    }
-    return 0;
+    char path[PATH_MAX];
+    cuzk_err e = find_runner(path, sizeof path, eb);
+    if (e)
+        return e;
+    char parent[24];
+    snprintf(parent, sizeof parent, "%ld", (long)getpid());
+    char *const argv[] = {path, parent, NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawnattr_init(&at);
+    posix_spawn_file_actions_adddup2(&fa, job_fd, 0);
+    posix_spawn_file_actions_adddup2(&fa, reply_fd, 1);
+    if (fcntl(2, F_GETFD) < 0)
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    /* The caller's ignored or blocked signals (SIGPIPE) are not the runner's. */
+    sigset_t none, dflt;
+    sigemptyset(&none);
+    sigfillset(&dflt);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setsigdefault(&at, &dflt);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    int rc = posix_spawn(pid, path, &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (rc != 0)
+        return cuzk_errf(eb, rc == ENOMEM || rc == EAGAIN ? CUZK_NO_MEMORY : CUZK_IO,
+                         "cannot start the witness program: %s: %s", path, strerror(rc));
+    return CUZK_OK;
 }
 
-static int read_all(int fd, void *buf, size_t len)
+/* Runs the program in a runner and reads its reply into *w (the values only with
+ * CUZK__MODE_COMPUTE; w->n is the witness length in every mode). Frees in. */
+static cuzk_err run_runner(const cuzk_witness_program *p, const char *inputs_name, int mode,
+                           cuzk__inputs *in, cuzk_witness *w, cuzk_errbuf *eb)
 {
-    uint8_t *p = buf;
-    while (len) {
-        ssize_t k = read(fd, p, len > ((size_t)1 << 30) ? (size_t)1 << 30 : len);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            return -1;
-        p += k;
-        len -= (size_t)k;
-    }
-    return 0;
-}
-
-/* Writes the program's n values to fd, CHUNK_VALUES at a time: 0, -1 (write failed) or the
- * program's trap. */
-static int stream_values(const job *j, int fd, uint64_t n)
-{
-    uint32_t *buf = malloc((size_t)CHUNK_VALUES * 32);
-    if (!buf)
-        return -1;
-    int r = 0;
-    for (uint64_t from = 0; from < n && !r; from += CHUNK_VALUES) {
-        uint32_t k = n - from < CHUNK_VALUES ? (uint32_t)(n - from) : CHUNK_VALUES;
-        r = j->p->api.witness(j->wc, buf, (uint32_t)from, k, N32);
-        if (!r && write_all(fd, buf, (size_t)k * 32))
-            r = -1;
-    }
-    free(buf);
-    return r;
-}
-
-static void child(const job *jc, int fd)
-{
-    job j = *jc;
-    cuzk_errbuf eb = {{0}};
-    cuzk_curve curve = CUZK_CURVE_BN254;
-    uint64_t n = 0;
-    cuzk_err e;
-    const char *log = "";
-    j.wc = j.p->api.create();
-    if (!j.wc) {
-        e = cuzk_errf(&eb, CUZK_NO_MEMORY, "%s: cannot instantiate the witness program",
-                      j.p->wasm_path);
-    } else {
-        e = run(&j, &curve, &n, &eb);
-        log = j.p->api.log_text(j.wc);
-    }
-    reply_head h = {(int32_t)e, (uint32_t)curve, e ? 0 : n, (uint32_t)strlen(eb.msg),
-                    (uint32_t)strlen(log)};
-    if (h.log_len > MSG_MAX)
-        h.log_len = MSG_MAX;
-    if (write_all(fd, &h, sizeof h) || write_all(fd, eb.msg, h.msg_len) ||
-        write_all(fd, log, h.log_len))
-        _exit(3);
-    int r = j.mode == MODE_COMPUTE && !e ? stream_values(&j, fd, h.n) : 0;
-    _exit(r == 0 ? 0 : r < 0 ? 3 : EXIT_TRAPPED);
-}
-
-/* Runs j in a child and reads its reply into *w (the values only with MODE_COMPUTE; w->n is
- * the witness length in every mode). Frees in. */
-static cuzk_err run_child(job *jp, cuzk__inputs *in, cuzk_witness *w, cuzk_errbuf *eb)
-{
-    const cuzk_witness_program *p = jp->p;
-    const char *inputs_name = jp->inputs_name;
-    const int values = jp->mode == MODE_COMPUTE;
-    cuzk_err e = CUZK_OK;
-    int fds[2];
+    const int values = mode == CUZK__MODE_COMPUTE;
+    int job_fd = -1, fds[2];
+    cuzk_err e = write_job(&job_fd, p, inputs_name, mode, in, eb);
+    cuzk__inputs_free(in);
+    if (e)
+        return e;
     if (pipe2(fds, O_CLOEXEC) != 0) {
-        cuzk__inputs_free(in);
+        close(job_fd);
         return cuzk_errf(eb, CUZK_IO, "pipe: %s", strerror(errno));
     }
+    fds[1] = above_stdio(fds[1]);
     fcntl(fds[1], F_SETPIPE_SZ, PIPE_BYTES); /* fewer switches between the two; may be refused */
-    job j = *jp;
-    j.in = in;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fds[0]);
+    pid_t pid = 0;
+    e = fds[1] < 0 ? cuzk_errf(eb, CUZK_IO, "fcntl: %s", strerror(errno))
+                   : spawn_runner(&pid, job_fd, fds[1], eb);
+    close(job_fd);
+    if (fds[1] >= 0)
         close(fds[1]);
-        cuzk__inputs_free(in);
-        return cuzk_errf(eb, CUZK_NO_MEMORY, "cannot start the witness program: fork: %s",
-                         strerror(errno));
-    }
-    if (pid == 0) {
+    if (e) {
         close(fds[0]);
-        child(&j, fds[1]);
+        return e;
     }
-    close(fds[1]);
-    cuzk__inputs_free(in);
-    reply_head h;
+    cuzk__reply_head h;
     char msg[CUZK_ERRBUF_SIZE] = "";
-    int got = read_all(fds[0], &h, sizeof h) == 0 && h.msg_len < sizeof msg &&
-              h.log_len <= MSG_MAX && h.n <= UINT32_MAX && h.curve < CUZK_CURVE_COUNT &&
-              read_all(fds[0], msg, h.msg_len) == 0;
+    int got = cuzk__read_all(fds[0], &h, sizeof h) == 0 && h.msg_len < sizeof msg &&
+              h.log_len <= CUZK__MSG_MAX && h.n <= UINT32_MAX && h.curve < CUZK_CURVE_COUNT &&
+              cuzk__read_all(fds[0], msg, h.msg_len) == 0;
     if (got) {
         w->log = malloc(h.log_len + 1);
         w->values = malloc(values && h.n ? h.n * 32 : 1);
@@ -379,8 +236,8 @@ static cuzk_err run_child(job *jp, cuzk__inputs *in, cuzk_witness *w, cuzk_errbu
             e = cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory for %llu witness values",
                           (unsigned long long)h.n);
             got = 0;
-        } else if (read_all(fds[0], w->log, h.log_len) != 0 ||
-                   (values && read_all(fds[0], w->values, h.n * 32) != 0)) {
+        } else if (cuzk__read_all(fds[0], w->log, h.log_len) != 0 ||
+                   (values && cuzk__read_all(fds[0], w->values, h.n * 32) != 0)) {
             got = 0;
         } else {
             w->log[h.log_len] = 0;
@@ -394,7 +251,7 @@ static cuzk_err run_child(job *jp, cuzk__inputs *in, cuzk_witness *w, cuzk_errbu
         cuzk_witness_clear(w);
         if (e)
             return e;
-        if (WIFEXITED(st) && WEXITSTATUS(st) == EXIT_TRAPPED)
+        if (WIFEXITED(st) && WEXITSTATUS(st) == CUZK__EXIT_TRAPPED)
             return cuzk_errf(eb, CUZK_INTERNAL,
                              "%s with %s: the witness program trapped while giving its values",
                              p->wasm_path, inputs_name);
@@ -427,8 +284,7 @@ cuzk_err cuzk_witness_compute(const cuzk_witness_program *p, const cuzk_json *in
     cuzk_err e = cuzk__inputs_parse(&in, inputs, inputs_name, eb);
     if (e)
         return e;
-    job j = {p, NULL, inputs_name, MODE_COMPUTE, NULL};
-    return run_child(&j, &in, w, eb);
+    return run_runner(p, inputs_name, CUZK__MODE_COMPUTE, &in, w, eb);
 }
 
 cuzk_err cuzk_witness_check(const cuzk_witness_program *p, const cuzk_json *inputs,
@@ -440,8 +296,7 @@ cuzk_err cuzk_witness_check(const cuzk_witness_program *p, const cuzk_json *inpu
     cuzk_err e = cuzk__inputs_parse(&in, inputs, inputs_name, eb);
     if (e)
         return e;
-    job j = {p, NULL, inputs_name, MODE_CHECK, NULL};
-    e = run_child(&j, &in, &w, eb);
+    e = run_runner(p, inputs_name, CUZK__MODE_CHECK, &in, &w, eb);
     cuzk_witness_clear(&w);
     return e;
 }
@@ -453,8 +308,7 @@ cuzk_err cuzk_witness_program_shape(const cuzk_witness_program *p, cuzk_curve *c
     memset(&w, 0, sizeof w);
     cuzk__inputs in;
     memset(&in, 0, sizeof in);
-    job j = {p, NULL, "no inputs", MODE_SHAPE, NULL};
-    cuzk_err e = run_child(&j, &in, &w, eb);
+    cuzk_err e = run_runner(p, "no inputs", CUZK__MODE_SHAPE, &in, &w, eb);
     if (!e) {
         *curve = w.curve;
         *n_values = w.n;

@@ -41,6 +41,9 @@ struct cuzk_witness_program {
     double build_ms;
 };
 
+/* Opens p->so_path and takes the shim's functions into p->api. */
+cuzk_err cuzk__witness_program_load(cuzk_witness_program *p, cuzk_errbuf *eb);
+
 /* 64-bit FNV-1a of a signal name, as circom addresses input signals. */
 uint64_t cuzk__fnv1a64(const char *s, size_t n);
 

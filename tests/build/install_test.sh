@@ -3,7 +3,8 @@
 # compiled and linked with `pkg-config --cflags --libs cuzk` (the installed cuzk.pc), it checks
 # a snarkjs proof of the bn128 multiplier fixture with cuzk_verify (valid), the same proof
 # against a changed public input (CUZK_VERIFY_FAILED), and cuzk_strerror's message for that.
-# Also checks that the installed headers need nothing from src/ and that the commands landed.
+# Also checks that the installed headers need nothing from src/, that the commands landed, and
+# that the installed cuzk finds its witness runner in the moved prefix's libexec/cuzk.
 set -u
 SRC=$PWD
 BIN=${CUZK_BIN_DIR:-build/bin}
@@ -15,7 +16,7 @@ command -v pkg-config > /dev/null || fail "pkg-config not found (scripts/install
 
 cmake --install "$BUILD" --prefix "$T/prefix" > "$T/install.log" 2>&1 ||
   fail "cmake --install: $(tail -5 "$T/install.log")"
-for f in bin/cuzk include/cuzk/groth16.h include/cuzk/err.h; do
+for f in bin/cuzk libexec/cuzk/cuzk-witness-runner include/cuzk/groth16.h include/cuzk/err.h; do
   [ -e "$T/prefix/$f" ] || fail "$f not installed"
 done
 lib=$(find "$T/prefix" -name libcuzk.a | head -1)
@@ -87,5 +88,9 @@ cc -std=c11 -Wall -Wextra -Werror "${flags[@]}" -o "$T/verify" "$T/verify.c" \
   $(pkg-config --cflags --libs cuzk) > "$T/cc.log" 2>&1 ||
   fail "compile / link against the installed library: $(head -20 "$T/cc.log")"
 "$T/verify" "$SRC/tests/fixtures/bn128" || fail "the installed library's cuzk_verify"
+m=$SRC/tests/fixtures/bn128/multiplier
+"$T/prefix/bin/cuzk" witness --quiet --wasm-cache "$T/wc" "$m.wasm" "$m.input.json" "$T/m.wtns" \
+  > "$T/witness.log" 2>&1 || fail "the installed cuzk witness: $(tail -3 "$T/witness.log")"
+cmp -s "$T/m.wtns" "$m.wtns" || fail "the installed cuzk witness: the .wtns differs from the fixture"
 echo "install_test: installed to a prefix, built with pkg-config $(pkg-config --modversion cuzk)," \
-  "verified: 1 passed, 0 failed"
+  "verified, witness computed: 2 passed, 0 failed"
