@@ -385,7 +385,7 @@ void cuzk_engine_free(cuzk_engine *e)
     pthread_mutex_unlock(&e->mu);
     for (size_t i = 0; i < e->n_circuits; i++) {
         if (e->circuits[i].pinned_bytes && e->circuits[i].pk)
-            cuzk__key_pin_arrays(e, e->circuits[i].pk, 0, NULL);
+            cuzk__key_pin_arrays(e, e->circuits[i].pk, 0, e->circuits[i].pinned_arrays, NULL);
         cuzk_pk_free(e->circuits[i].pk);
         free(e->circuits[i].id);
         free(e->circuits[i].zkey);

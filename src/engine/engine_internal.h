@@ -42,6 +42,7 @@ typedef struct {
     unsigned stage_parts;     /* CUZK_PK_STAGE_* of that copy */
     unsigned gpu_streamed;    /* CUZK_PK_SET_* of its sets streamed from host (0: all resident) */
     uint64_t pinned_bytes;    /* page-locked bytes (0: not pinned) */
+    uint32_t pinned_arrays;   /* bit i: array i of cuzk_pk_gpu_arrays is page-locked */
     uint32_t gpu_staged_mask; /* bit per device index it is staged on (set before the upload) */
     unsigned gpu_holds[CUZK_MAX_DEVICES];     /* GPU stages using the key on device d now */
     uint64_t gpu_last_used[CUZK_MAX_DEVICES]; /* lru_tick of its last GPU stage on device d */
@@ -270,7 +271,8 @@ void cuzk__generate_desc(const circuit *c, char *out, size_t n);
 /* ------------------------------------------------------------------ key_residency.c */
 
 cuzk_key_tier cuzk__key_tier(const circuit *c);
-cuzk_err cuzk__key_pin_arrays(cuzk_engine *e, cuzk_pk *pk, int pin, cuzk_errbuf *eb);
+cuzk_err cuzk__key_pin_arrays(cuzk_engine *e, cuzk_pk *pk, int pin, uint32_t arrays,
+                              cuzk_errbuf *eb);
 int cuzk__key_gpu_reserve(cuzk_engine *e, circuit *c, unsigned d, int *upload);
 int cuzk__key_gpu_acquire(cuzk_engine *e, circuit *c, unsigned d, int *upload);
 void cuzk__key_gpu_release(cuzk_engine *e, circuit *c, unsigned d);

@@ -30,19 +30,25 @@ cuzk_key_tier cuzk__key_tier(const circuit *c)
     return c->mapped ? CUZK_TIER_MAPPED : CUZK_TIER_COLD;
 }
 
-/* Bytes of the arrays a stage uploads (what pinning page-locks). */
-static uint64_t pin_size(cuzk_pk *pk)
+#define ALL_ARRAYS ((1u << CUZK_PK_GPU_ARRAYS) - 1)
+
+/* Bytes of the arrays a stage uploads (what pinning page-locks), those in `arrays` (bit i:
+ * array i of cuzk_pk_gpu_arrays). */
+static uint64_t pin_size(cuzk_pk *pk, uint32_t arrays)
 {
     void *p[CUZK_PK_GPU_ARRAYS];
     size_t l[CUZK_PK_GPU_ARRAYS], n = cuzk_pk_gpu_arrays(pk, p, l);
     uint64_t b = 0;
     for (size_t i = 0; i < n; i++)
-        b += l[i];
+        if (arrays & (1u << i))
+            b += l[i];
     return b;
 }
 
-/* Page-locks (pin = 1) or unlocks a key's uploaded arrays. Emulated GPUs: accounting only. */
-cuzk_err cuzk__key_pin_arrays(cuzk_engine *e, cuzk_pk *pk, int pin, cuzk_errbuf *eb)
+/* Page-locks (pin = 1) or unlocks the key's uploaded arrays in `arrays`. Emulated GPUs:
+ * accounting only. */
+cuzk_err cuzk__key_pin_arrays(cuzk_engine *e, cuzk_pk *pk, int pin, uint32_t arrays,
+                              cuzk_errbuf *eb)
 {
     if (!real_gpus(e) || !e->pin_ctx)
         return CUZK_OK;
@@ -51,13 +57,13 @@ cuzk_err cuzk__key_pin_arrays(cuzk_engine *e, cuzk_pk *pk, int pin, cuzk_errbuf 
     cuzk_err err = CUZK_OK;
     pthread_mutex_lock(&e->pin_mu);
     for (size_t i = 0; i < n; i++) {
-        if (!l[i])
+        if (!l[i] || !(arrays & (1u << i)))
             continue;
         if (!pin) {
             cuzk_gpu_unpin(e->pin_ctx, p[i]);
         } else if ((err = cuzk_gpu_pin(e->pin_ctx, p[i], l[i], eb))) {
             while (i-- > 0)
-                if (l[i])
+                if (l[i] && (arrays & (1u << i)))
                     cuzk_gpu_unpin(e->pin_ctx, p[i]);
             break;
         }
@@ -72,26 +78,53 @@ static void unpin_key(cuzk_engine *e, circuit *c)
     if (!c->pinned_bytes)
         return;
     if (c->pk)
-        cuzk__key_pin_arrays(e, c->pk, 0, NULL);
+        cuzk__key_pin_arrays(e, c->pk, 0, c->pinned_arrays, NULL);
     e->pinned_bytes -= c->pinned_bytes;
     c->pinned_bytes = 0;
+    c->pinned_arrays = 0;
+}
+
+/* The arrays (bit i: array i of cuzk_pk_gpu_arrays) of the point sets in `sets`
+ * (CUZK_PK_SET_*): A, B1, C, H, B2 are arrays 0 to 4, the sets' own bits. */
+static uint32_t set_arrays(unsigned sets)
+{
+    return sets & (CUZK_PK_SET_A | CUZK_PK_SET_B1 | CUZK_PK_SET_C | CUZK_PK_SET_H |
+                   CUZK_PK_SET_B2);
 }
 
 /* Pins a freshly loaded key (not yet published in c->pk, so nothing else reads its arrays
  * while they are page-locked) if it fits in pinned_budget, unpinning the least recently used
- * pinned keys no job holds first. Under e->load_mu, not e->mu. */
-static void pin_new_key(cuzk_engine *e, circuit *c, cuzk_pk *pk)
+ * pinned keys no job holds first. A key larger than the budget whose copy streams some point
+ * sets (`streamed`) has as many of those sets pinned as fit, B2 first (the largest): every
+ * MSM over a streamed set copies it, and page-locked copies run at the link's speed. Under
+ * e->load_mu, not e->mu. */
+static void pin_new_key(cuzk_engine *e, circuit *c, cuzk_pk *pk, unsigned streamed)
 {
     if (!e->pinned_budget)
         return;
-    uint64_t need = pin_size(pk);
-    pthread_mutex_lock(&e->mu);
+    uint32_t arrays = ALL_ARRAYS;
+    uint64_t need = pin_size(pk, arrays);
     if (need > e->pinned_budget) {
-        pthread_mutex_unlock(&e->mu);
-        CUZK_LOG_INFO(TGT, "key not pinned: larger than the pinned budget", "circuit=%s "
-                      "bytes=%" PRIu64 " pinned_budget=%" PRIu64, c->id, need, e->pinned_budget);
-        return;
+        static const unsigned order[5] = {CUZK_PK_SET_B2, CUZK_PK_SET_A, CUZK_PK_SET_B1,
+                                          CUZK_PK_SET_C, CUZK_PK_SET_H};
+        arrays = 0;
+        need = 0;
+        for (int k = 0; k < 5; k++) {
+            const uint32_t a = set_arrays(streamed & order[k]);
+            const uint64_t b = a ? pin_size(pk, a) : 0;
+            if (a && need + b <= e->pinned_budget) {
+                arrays |= a;
+                need += b;
+            }
+        }
+        if (!arrays) {
+            CUZK_LOG_INFO(TGT, "key not pinned: larger than the pinned budget", "circuit=%s "
+                          "bytes=%" PRIu64 " pinned_budget=%" PRIu64, c->id,
+                          pin_size(pk, ALL_ARRAYS), e->pinned_budget);
+            return;
+        }
     }
+    pthread_mutex_lock(&e->mu);
     while (e->pinned_bytes + need > e->pinned_budget) {
         circuit *v = NULL;
         for (size_t i = 0; i < e->n_circuits; i++) {
@@ -113,6 +146,7 @@ static void pin_new_key(cuzk_engine *e, circuit *c, cuzk_pk *pk)
         if (e->pinned_bytes > e->pinned_peak)
             e->pinned_peak = e->pinned_bytes;
         c->pinned_bytes = need;
+        c->pinned_arrays = arrays;
     }
     pthread_mutex_unlock(&e->mu);
     if (!fits) {
@@ -122,21 +156,29 @@ static void pin_new_key(cuzk_engine *e, circuit *c, cuzk_pk *pk)
     }
     cuzk_errbuf eb = {{0}};
     double t = cuzk__now_ms();
-    cuzk_err err = cuzk__key_pin_arrays(e, pk, 1, &eb);
+    cuzk_err err = cuzk__key_pin_arrays(e, pk, 1, arrays, &eb);
     pthread_mutex_lock(&e->mu);
     if (err) {
         e->pinned_bytes -= need;
         c->pinned_bytes = 0;
+        c->pinned_arrays = 0;
     } else {
         e->keys_pinned++;
     }
     pthread_mutex_unlock(&e->mu);
-    if (err)
+    if (err) {
         CUZK_LOG_WARN(TGT, "cannot pin the key: left in pageable memory", "circuit=%s error=%s",
                       c->id, eb.msg);
-    else
+    } else if (arrays != ALL_ARRAYS) {
+        char names[32];
+        cuzk_pk_set_names(set_arrays(arrays), names, sizeof names);
+        CUZK_LOG_INFO(TGT, "streamed point sets pinned (the whole key is larger than the pinned "
+                      "budget)", "circuit=%s sets=%s bytes=%" PRIu64 " ms=%.1f", c->id, names,
+                      need, cuzk__now_ms() - t);
+    } else {
         CUZK_LOG_INFO(TGT, "key pinned", "circuit=%s bytes=%" PRIu64 " ms=%.1f", c->id, need,
                       cuzk__now_ms() - t);
+    }
 }
 
 /* Frees c's staged copy on device index d. Under e->mu; no stage holds it there. */
@@ -548,10 +590,10 @@ cuzk_err cuzk__key_ensure(cuzk_engine *e, circuit *c, int *was_loaded, double *m
         uint64_t gpu_copy_bytes;
         unsigned streamed;
         unsigned parts = key_stage_parts(e, c, pk, &gpu_copy_bytes, &streamed);
-        pin_new_key(e, c, pk);
-        if (streamed && real_gpus(e) && !c->pinned_bytes)
+        pin_new_key(e, c, pk, streamed);
+        if (streamed && real_gpus(e) && (set_arrays(streamed) & ~c->pinned_arrays))
             CUZK_LOG_WARN(TGT, "streamed point sets are not page-locked: their copies run "
-                          "slower (raise memory.pinned_budget to the key's size)",
+                          "slower (raise memory.pinned_budget to the streamed sets' size)",
                           "circuit=%s", c->id);
         pthread_mutex_lock(&e->mu);
         uint64_t bytes = cuzk_pk_bytes(pk);

@@ -1595,6 +1595,8 @@ static void test_gpu_tier_streamed(void)
         g_extra.g2_on_gpu = 1; /* B2 staged too */
         g_extra.gpu_budget = small ? 1024 : whole - 1;
         g_extra.gpu_stream_chunk = 1024;
+        /* Room for B2's array, not the whole key: the streamed set alone is pinned. */
+        g_extra.pinned_budget = b2 + b2 / 2;
         cuzk_engine *e = make(1, 1ull << 30, 0);
         memset(&g_extra, 0, sizeof g_extra);
         prove_pos_verified(e);
@@ -1609,6 +1611,10 @@ static void test_gpu_tier_streamed(void)
                       "streamed %#x, staged %llu, want B2 and %llu", ci[1].gpu_streamed,
                       (unsigned long long)ci[1].gpu_bytes, (unsigned long long)want);
             CHECK(st.devices[0].partitions == 1 && st.gpu_budget_cpu == 0);
+            CHECK_MSG(ci[1].pinned_bytes == b2 && st.keys_pinned_bytes <= b2 + b2 / 2,
+                      "pinned %llu of the key (B2 %llu), %llu in all",
+                      (unsigned long long)ci[1].pinned_bytes, (unsigned long long)b2,
+                      (unsigned long long)st.keys_pinned_bytes);
             /* the preloaded multipliers are staged beside it */
             CHECK(st.devices[0].key_bytes ==
                       ci[0].gpu_bytes + ci[1].gpu_bytes + ci[2].gpu_bytes + ci[3].gpu_bytes &&
