@@ -280,6 +280,15 @@ void cuzk_pk_set_names(unsigned sets, char *buf, size_t size);
  * stage uses the key on that device meanwhile (the engine's GPU tier holds a key while a
  * stage runs). */
 void cuzk_pk_gpu_unstage(cuzk_pk *pk, int device);
+/* Frees the host copies of the point sets in `sets` (CUZK_PK_SET_* bits) of a key staged
+ * whole on every device that will prove with it, so they live on the devices only: their
+ * host bytes come back (cuzk_pk_bytes drops by them; returns the bytes freed). Unpin the
+ * arrays first. From then on a CPU stage that reads such a set, and a stage on a device the
+ * key is not staged on, fail with CUZK_UNSUPPORTED naming the set, and the key must not be
+ * unstaged (cuzk_pk_gpu_unstage) where it holds them. */
+uint64_t cuzk_pk_release_host_sets(cuzk_pk *pk, unsigned sets);
+/* The sets whose host copies cuzk_pk_release_host_sets freed. */
+unsigned cuzk_pk_host_released(const cuzk_pk *pk);
 /* Device bytes a stage of the key with `parts` (CUZK_PK_STAGE_* bits) occupies: the G1
  * point sets, plus B in G2, plus the rows; the point sets with their tables when `parts` has
  * CUZK_PK_STAGE_TABLES. */

@@ -209,7 +209,9 @@ int cuzk__key_gpu_reserve(cuzk_engine *e, circuit *c, unsigned d, int *upload)
         circuit *v = NULL;
         for (size_t i = 0; i < e->n_circuits; i++) {
             circuit *x = &e->circuits[i];
-            if (x == c || !(x->gpu_staged_mask & bit) || x->gpu_holds[d])
+            /* A key whose host copies were released cannot be staged again. */
+            if (x == c || !(x->gpu_staged_mask & bit) || x->gpu_holds[d] ||
+                (x->pk && cuzk_pk_host_released(x->pk)))
                 continue;
             if (!v || (x->holders == 0) > (v->holders == 0) ||
                 ((x->holders == 0) == (v->holders == 0) &&
@@ -730,12 +732,51 @@ void cuzk__key_setup_tiers(cuzk_engine *e)
  * for the upload, if it fits beside the keys staged before it (no unstaging at start: the first
  * preloaded keys keep their places). A device that fails here is left to the per-proof path
  * (which retries elsewhere and counts the fault). */
+/* A generated key staged on every usable device (staged: how many took it, of `usable`)
+ * gives back the host copies of its resident point sets (engine.h "Generated keys"): they
+ * are never read there again while the copies stay staged, and at 2^27 they are 77 GB the
+ * partitions' working sets can use. Its streamed sets keep theirs, and so does B2 unless B in
+ * G2 always runs on a device. Not with emulated devices, whose stages run on the host
+ * copies. */
+static void release_generated(cuzk_engine *e, circuit *c, unsigned staged, unsigned usable)
+{
+    if (!c->generated || !c->pk || !real_gpus(e) || !usable || staged != usable)
+        return;
+    /* B2 only when B in G2 always runs on a device (gpus.g2 = "gpu"). */
+    unsigned sets = CUZK_PK_SET_A | CUZK_PK_SET_B1 | CUZK_PK_SET_C | CUZK_PK_SET_H |
+                    ((c->stage_parts & CUZK_PK_STAGE_G2) && e->cfg.g2_on_gpu == 1
+                         ? CUZK_PK_SET_B2
+                         : 0);
+    sets &= ~c->gpu_streamed;
+    if (!sets)
+        return;
+    pthread_mutex_lock(&e->mu);
+    const uint32_t pinned = c->pinned_arrays & set_arrays(sets);
+    if (pinned) {
+        const uint64_t pb = pin_size(c->pk, pinned);
+        cuzk__key_pin_arrays(e, c->pk, 0, pinned, NULL);
+        c->pinned_arrays &= ~pinned;
+        c->pinned_bytes -= pb;
+        e->pinned_bytes -= pb;
+    }
+    const uint64_t freed = cuzk_pk_release_host_sets(c->pk, sets);
+    c->host_bytes -= freed;
+    pthread_mutex_unlock(&e->mu);
+    char names[32];
+    cuzk_pk_set_names(sets, names, sizeof names);
+    CUZK_LOG_INFO(TGT, "generated key: host copies of its staged point sets released (they "
+                  "live on the GPUs; no CPU fallback for them)", "circuit=%s sets=%s bytes=%"
+                  PRIu64 " host_bytes=%" PRIu64, c->id, names, freed, c->host_bytes);
+}
+
 void cuzk__key_stage_preloaded(cuzk_engine *e, circuit *c)
 {
+    unsigned staged = 0, usable = 0;
     for (unsigned d = 0; d < e->n_devices; d++) {
         gpu_device *g = &e->devices[d];
         if (g->disabled)
             continue;
+        usable++;
         pthread_mutex_lock(&e->mu);
         int fits = g->key_bytes + c->gpu_copy_bytes <= g->key_budget, upload = 0;
         if (fits)
@@ -752,10 +793,13 @@ void cuzk__key_stage_preloaded(cuzk_engine *e, circuit *c)
         cuzk_errbuf geb;
         double t = cuzk__now_ms();
         if (cuzk_pk_gpu_stage_streamed(c->pk, g->id, c->stage_parts, c->gpu_streamed,
-                                       e->cfg.gpu_stream_chunk, &geb))
+                                       e->cfg.gpu_stream_chunk, &geb)) {
             CUZK_LOG_WARN(TGT, "cannot stage the key on the GPU", "circuit=%s device=%d "
                           "error=%s", c->id, g->id, geb.msg);
-        else
+        } else {
             cuzk__key_log_staged(c, g->id, cuzk__now_ms() - t);
+            staged++;
+        }
     }
+    release_generated(e, c, staged, usable);
 }

@@ -408,6 +408,32 @@ unsigned cuzk_pk_gpu_streamed(cuzk_pk *pk, int device)
 
 void cuzk_pk_gpu_unstage(cuzk_pk *pk, int device) { cuzk__pk_gpu_unstage(pk_base(pk), device); }
 
+uint64_t cuzk_pk_release_host_sets(cuzk_pk *pk, unsigned sets)
+{
+    cuzk__pk_base *b = pk_base(pk);
+    void *ptr[CUZK_PK_GPU_ARRAYS];
+    size_t len[CUZK_PK_GPU_ARRAYS];
+    b->ops->arrays(b, ptr, len);
+    uint64_t freed = 0;
+    for (int k = 0; k < 5; k++) {
+        if (!(sets >> k & 1) || !ptr[k])
+            continue;
+        b->ops->consume_set(b, k); /* the array and its CPU table, if it has one */
+        freed += len[k];
+        b->host_released |= 1u << k;
+    }
+    if (pk->curve == CUZK_CURVE_BN254)
+        pk->k.bn254->bytes -= freed;
+    else
+        pk->k.bls12_381->bytes -= freed;
+    return freed;
+}
+
+unsigned cuzk_pk_host_released(const cuzk_pk *pk)
+{
+    return PK_FIELD(pk, base.host_released);
+}
+
 size_t cuzk_pk_gpu_arrays(cuzk_pk *pk, void *ptr[CUZK_PK_GPU_ARRAYS],
                           size_t len[CUZK_PK_GPU_ARRAYS])
 {

@@ -293,6 +293,21 @@ cuzk_err cuzk__prove_start(cuzk_prove_state **out, cuzk__pk_base *pk, const uint
     return start(out, pk, witness, n_witness, opts, defer_synth, NULL, NULL, NULL, 0, eb);
 }
 
+/* CUZK_UNSUPPORTED when a set of `sets` (CUZK_PK_SET_*) has no host copy any more
+ * (cuzk_pk_release_host_sets): a stage that reads it there (`where`) cannot run. */
+static cuzk_err host_sets(const cuzk__pk_base *pk, unsigned sets, const char *where,
+                          cuzk_errbuf *eb)
+{
+    const unsigned gone = sets & pk->host_released;
+    if (!gone)
+        return CUZK_OK;
+    char names[32];
+    cuzk_pk_set_names(gone, names, sizeof names);
+    return cuzk_errf(eb, CUZK_UNSUPPORTED,
+                     "%s needs the key's point sets %s, whose host copies were released "
+                     "(the key lives on the GPUs it was staged on)", where, names);
+}
+
 /* H and the G1 MSMs on CPU threads (synthesizing first when start deferred it). */
 static cuzk_err pg1_cpu(cuzk_prove_state *s, cuzk_errbuf *eb)
 {
@@ -301,7 +316,11 @@ static cuzk_err pg1_cpu(cuzk_prove_state *s, cuzk_errbuf *eb)
     uint64_t N = pk->domain_size;
     unsigned nt = s->opts.nthreads;
     const uint8_t *ws = s->wb;
-    cuzk_err e = synth_cpu(s, eb);
+    cuzk_err e = host_sets(pk, CUZK_PK_SET_A | CUZK_PK_SET_B1 | CUZK_PK_SET_C | CUZK_PK_SET_H,
+                           "the G1 stage on the CPU", eb);
+    if (e)
+        return e;
+    e = synth_cpu(s, eb);
     if (e)
         return e;
     /* H in place: h lands in a (b, c are dead then and go at once; a after the H MSM). The
@@ -344,7 +363,9 @@ static cuzk_err pg1_cpu(cuzk_prove_state *s, cuzk_errbuf *eb)
 /* B in G2 on CPU threads. */
 static cuzk_err pg2_cpu(cuzk_prove_state *s, cuzk_errbuf *eb)
 {
-    cuzk_err ce = wcheck(s, eb);
+    cuzk_err ce = host_sets(s->pk, CUZK_PK_SET_B2, "B in G2 on the CPU", eb);
+    if (!ce)
+        ce = wcheck(s, eb);
     if (ce)
         return ce;
     double t = cuzk__now_ms();
@@ -463,6 +484,18 @@ static cuzk_err gpu_ensure(cuzk__pk_base *pk, int device, int want, cuzk_errbuf 
     void *host[CUZK_PK_GPU_ARRAYS];
     size_t len[CUZK_PK_GPU_ARRAYS];
     pk->ops->arrays(pk, host, len);
+    /* A released set can only be where it was staged. */
+    unsigned missing = 0;
+    if (!(want & WANT_NO_G1)) {
+        cuzk_gpu_points *g1[4] = {d->g_a, d->g_b1, d->g_c, d->g_h};
+        for (int k = 0; k < 4; k++)
+            if (!g1[k])
+                missing |= 1u << k;
+    }
+    if (want_g2 && !d->g_b2)
+        missing |= CUZK_PK_SET_B2;
+    if ((e = host_sets(pk, missing, "staging the key on this GPU", eb)))
+        return e;
     if (!d->ctx && (e = cuzk_gpu_open(&d->ctx, device, eb)))
         return e;
     if (!(want & WANT_NO_G1) && (e = gpu_ensure_g1(pk, d, host, eb)))

@@ -59,6 +59,7 @@ typedef struct cuzk__pk_base {
     uint32_t n_vars, n_public, domain_size, log_n;
     cuzk__pk_device dev[CUZK_MAX_DEVICES];
     int consumed; /* a proof with consume_key freed the key's parts */
+    unsigned host_released; /* CUZK_PK_SET_* whose host copies live on the devices only */
 } cuzk__pk_base;
 
 /* The curve's part of proving, one table per curve (groth16_tmpl.h). Point set k: 0 A, 1 B1,

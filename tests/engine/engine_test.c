@@ -1243,6 +1243,40 @@ static void test_generated(void)
     CHECK(pk && cuzk_pk_vk(pk, &vk, &eb) == CUZK_OK);
     CHECK(cuzk_pk_n_vars(pk) == nv && cuzk_pk_domain_size(pk) == dom);
     uint64_t key_bytes = cuzk_pk_bytes(pk);
+    {
+        /* Host copies released (cuzk_pk_release_host_sets): their bytes come back, and a CPU
+         * proof needing them fails naming them, for the G1 stage and for B in G2. */
+        void *ptr[CUZK_PK_GPU_ARRAYS];
+        size_t len[CUZK_PK_GPU_ARRAYS];
+        cuzk_pk *rp = NULL;
+        CHECK(cuzk_pk_generate(&rp, &GEN, NULL, &eb) == CUZK_OK && rp);
+        uint8_t *w = rp ? malloc(32ull * nv) : NULL;
+        if (rp && w && cuzk_gen_witness(w, nv, &GEN, NULL, &eb) == CUZK_OK) {
+            cuzk_pk_gpu_arrays(rp, ptr, len);
+            const unsigned sets[2] = {CUZK_PK_SET_B2, CUZK_PK_SET_C};
+            const char *names[2] = {"B in G2 on the CPU needs the key's point sets B2",
+                                    "G1 stage on the CPU needs the key's point sets C"};
+            const uint64_t lens[2] = {len[4], len[2]};
+            uint64_t left = key_bytes;
+            cuzk_prove_opts po = {.backend = CUZK_BACKEND_CPU};
+            for (int k = 0; k < 2; k++) {
+                const uint64_t freed = cuzk_pk_release_host_sets(rp, sets[k]);
+                left -= freed;
+                CHECK_MSG(freed == lens[k] && cuzk_pk_bytes(rp) == left &&
+                              cuzk_pk_host_released(rp) == (k ? sets[0] | sets[1] : sets[0]),
+                          "released %llu of %llu, key %llu", (unsigned long long)freed,
+                          (unsigned long long)lens[k], (unsigned long long)cuzk_pk_bytes(rp));
+                cuzk_proof pr;
+                cuzk_err pe = cuzk_prove(&pr, rp, w, nv, &po, NULL, &eb);
+                CHECK_MSG(pe == CUZK_UNSUPPORTED && strstr(eb.msg, names[k]) &&
+                              strstr(eb.msg, "released"),
+                          "CPU proof without %s: %d %s", names[k], (int)pe, eb.msg);
+            }
+            CHECK(cuzk_pk_release_host_sets(rp, CUZK_PK_SET_C) == 0); /* gone already */
+        }
+        free(w);
+        cuzk_pk_free(rp);
+    }
     cuzk_pk_free(pk);
 
     const uint64_t seeds[3] = {1, 2, 77};
