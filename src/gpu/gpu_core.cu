@@ -55,6 +55,49 @@ cuzk_err cuzk__gpu_scratch(cuzk_gpu_ctx *ctx, int slot, size_t bytes, void **out
     return CUZK_OK;
 }
 
+/* Frees scratch slots (the next SCRATCH of one allocates it again), after the queued work. */
+static cuzk_err scratch_drop(cuzk_gpu_ctx *ctx, const int *slots, int k, cuzk_errbuf *eb)
+{
+    bool any = false;
+    for (int i = 0; i < k; i++)
+        any |= ctx->scr[slots[i]] != NULL;
+    if (!any)
+        return CUZK_OK;
+    CU(cudaStreamSynchronize(ctx->stream));
+    for (int i = 0; i < k; i++) {
+        CU(cudaFree(ctx->scr[slots[i]]));
+        ctx->scr[slots[i]] = NULL;
+        ctx->scr_cap[slots[i]] = 0;
+    }
+    return CUZK_OK;
+}
+
+/* Over a domain of more than ctx->part_max points (CUZK_GPU_MSM_PART_MAX) the H step and the
+ * MSMs take turns in the scratch (gpu_plan.c counts the larger turn): the MSMs' slots go
+ * before the H step's a, b, c are made, and b, c and the NTT's buffer go before the H MSM
+ * (h stays in SCR_HA). The witness upload (SCR_SC_IN) stays throughout. */
+static cuzk_err h_phase_msm_out(cuzk_gpu_ctx *ctx, size_t n, cuzk_errbuf *eb)
+{
+    static const int msm_slots[] = {SCR_SC,     SCR_FLAG1,   SCR_FLAG2,   SCR_IDX1,
+                                    SCR_IDX2,   SCR_KEY0,    SCR_KEY1,    SCR_VAL0,
+                                    SCR_VAL1,   SCR_CUB,     SCR_BUCKETS, SCR_CKEY0,
+                                    SCR_CKEY1,  SCR_CPT0,    SCR_CPT1,    SCR_CHUNK0,
+                                    SCR_BA_PRE, SCR_BA_TREE, SCR_BA_NPRE, SCR_BA_MASK,
+                                    SCR_IDX1K};
+    if (n <= ctx->part_max)
+        return CUZK_OK;
+    ctx->prep.valid = 0; /* the classification and sorted digits go with their slots */
+    return scratch_drop(ctx, msm_slots, (int)(sizeof msm_slots / sizeof msm_slots[0]), eb);
+}
+
+static cuzk_err h_phase_h_out(cuzk_gpu_ctx *ctx, size_t n, cuzk_errbuf *eb)
+{
+    static const int h_slots[] = {SCR_HB, SCR_HC, SCR_NTT_TMP};
+    if (n <= ctx->part_max)
+        return CUZK_OK;
+    return scratch_drop(ctx, h_slots, 3, eb);
+}
+
 static cuzk_err msm_dispatch(cuzk_gpu_ctx *ctx, cuzk_gpu_curve c, cuzk_gpu_group g,
                              const void *d_pts, size_t n, const void *d_sc, bool mont,
                              const cuzk__gpu_tab *tab, uint64_t *out, cuzk_errbuf *eb)
@@ -996,6 +1039,7 @@ cuzk_err cuzk_gpu_h(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, const voi
     size_t n = (size_t)1 << logn;
     TRY(h_check_pts(curve, logn, pts, offset, eb));
     CU(cudaSetDevice(ctx->device));
+    TRY(h_phase_msm_out(ctx, n, eb));
     void *da, *db, *dc;
     SCRATCH(SCR_HA, n * 32, da);
     SCRATCH(SCR_HB, n * 32, db);
@@ -1019,6 +1063,7 @@ static cuzk_err h_finish(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, void
     }
     CU(cudaStreamSynchronize(ctx->stream));
     double t_h = trace_lap(ctx, &tt);
+    TRY(h_phase_h_out(ctx, n, eb));
     cuzk_err e = CUZK_OK;
     if (pts && pts->host) {
         e = stream_msm(ctx, pts, offset, n, (const uint8_t *)da, true, false, out, eb);
@@ -1133,6 +1178,7 @@ cuzk_err cuzk_gpu_h_witness(cuzk_gpu_ctx *ctx, const cuzk_gpu_rows *rows, int lo
         ctx->up.next = nw;
         ctx->up.valid = nw > 0;
     }
+    TRY(h_phase_msm_out(ctx, n, eb));
     void *da, *db, *dc;
     SCRATCH(SCR_HA, n * 32, da);
     SCRATCH(SCR_HB, n * 32, db);

@@ -299,9 +299,19 @@ uint64_t cuzk__gpu_scratch_estimate_at(int bls, uint64_t n_points, uint64_t doma
     slot[P_H] = 3 * 32 * domain;
     slot[P_NTT] = 32 * domain;
     slot[P_SC_IN] = max64(slot[P_SC_IN], 32 * n_points);
-    uint64_t sum = 0;
-    for (int i = 0; i < P_COUNT; i++)
-        sum += slot[i] + slot[i] / 8; /* cuzk__gpu_scratch allocates 1/8 of headroom */
+    uint64_t sum = 0, msm = 0;
+    for (int i = 0; i < P_COUNT; i++) {
+        const uint64_t b = slot[i] + slot[i] / 8; /* cuzk__gpu_scratch's 1/8 of headroom */
+        sum += b;
+        if (i != P_SC_IN && i != P_H && i != P_NTT)
+            msm += b;
+    }
+    if (domain > CUZK_GPU_MSM_PART_MAX) {
+        /* The H step and the MSMs take turns (gpu_core.cu, h_phase_*): the witness upload,
+         * then the larger of the H step's four vectors and the MSMs' slots beside h. */
+        const uint64_t v = 32 * domain + 32 * domain / 8, hstep = 4 * v;
+        sum = slot[P_SC_IN] + slot[P_SC_IN] / 8 + max64(hstep, msm + v);
+    }
     /* Twiddles (cudaMalloc'd per context and curve): 2^(L-1) of 32 bytes, L = log2(domain)+1,
      * at least 2^11. */
     uint64_t tw = (uint64_t)1 << 11;
