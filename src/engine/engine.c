@@ -273,6 +273,9 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
      * device-path one, over the circuits whose CPU stages fit the working budget. */
     for (size_t i = 0; e->n_devices && i < e->n_circuits; i++) {
         const circuit *c = &e->circuits[i];
+        /* A key whose host copies were released has no CPU stages to fall back to. */
+        if (c->pk && cuzk_pk_host_released(c->pk))
+            continue;
         if (c->partition_bytes <= e->cfg.working_budget &&
             c->partition_bytes - c->gpu_partition_bytes > e->fallback_reserve)
             e->fallback_reserve = c->partition_bytes - c->gpu_partition_bytes;

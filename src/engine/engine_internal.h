@@ -235,6 +235,9 @@ static inline cuzk_gpu_curve gpu_curve(const circuit *c)
 uint64_t phys_ram(void);
 /* For tests: the RAM the engines made from now on see (0: the machine's). */
 void cuzk__engine_set_ram(uint64_t bytes);
+/* Test hook: a preloaded generated key releases its host copies with emulated devices too
+ * (key_residency.c release_generated); its partitions then fail naming the released sets. */
+void cuzk__engine_set_release_emulated(int on);
 
 /* ------------------------------------------------------------------ engine.c */
 

@@ -738,9 +738,17 @@ void cuzk__key_setup_tiers(cuzk_engine *e)
  * partitions' working sets can use. Its streamed sets keep theirs, and so does B2 unless B in
  * G2 always runs on a device. Not with emulated devices, whose stages run on the host
  * copies. */
+static int release_emulated;
+
+void cuzk__engine_set_release_emulated(int on)
+{
+    __atomic_store_n(&release_emulated, on, __ATOMIC_RELAXED);
+}
+
 static void release_generated(cuzk_engine *e, circuit *c, unsigned staged, unsigned usable)
 {
-    if (!c->generated || !c->pk || !real_gpus(e) || !usable || staged != usable)
+    if (!c->generated || !c->pk || !usable || staged != usable ||
+        !(real_gpus(e) || __atomic_load_n(&release_emulated, __ATOMIC_RELAXED)))
         return;
     /* B2 only when B in G2 always runs on a device (gpus.g2 = "gpu"). */
     unsigned sets = CUZK_PK_SET_A | CUZK_PK_SET_B1 | CUZK_PK_SET_C | CUZK_PK_SET_H |
@@ -788,8 +796,10 @@ void cuzk__key_stage_preloaded(cuzk_engine *e, circuit *c)
                           PRIu64, c->id, g->id, c->gpu_copy_bytes, g->key_bytes, g->key_budget);
             continue;
         }
-        if (!upload || e->cfg.emulated_devices)
+        if (!upload || e->cfg.emulated_devices) {
+            staged++; /* staged before, or an emulated device's reservation */
             continue;
+        }
         cuzk_errbuf geb;
         double t = cuzk__now_ms();
         if (cuzk_pk_gpu_stage_streamed(c->pk, g->id, c->stage_parts, c->gpu_streamed,

@@ -55,6 +55,14 @@ static cuzk_err cpu_stages_begin(cuzk_engine *e, job *j, uint64_t held, uint64_t
 {
     const circuit *c = j->circ;
     *extra = 0;
+    const unsigned gone = c->pk ? cuzk_pk_host_released(c->pk) : 0;
+    if (gone) {
+        char names[32];
+        cuzk_pk_set_names(gone, names, sizeof names);
+        return cuzk_errf(eb, CUZK_UNSUPPORTED, "%s, and circuit '%s' keeps its point sets %s on "
+                         "the GPUs only (a generated key's host copies are released): no CPU "
+                         "fallback", why, c->id, names);
+    }
     if (c->partition_bytes > e->cfg.working_budget)
         return cuzk_errf(eb, CUZK_OUT_OF_BUDGET, "%s, and circuit '%s' needs %" PRIu64 " bytes "
                          "of working memory per partition on the CPU, more than the whole "

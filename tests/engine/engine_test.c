@@ -1568,6 +1568,61 @@ static void test_gpu_tier_norows(void)
     cuzk_engine_free(e);
 }
 
+/* A preloaded generated key staged on every device releases the host copies of its staged
+ * sets (test hook: with emulated devices too): its host bytes drop by them, no fallback reserve
+ * is kept for it (its CPU stages cannot run), and a partition that needs them (an emulated
+ * device's stages read the host copies) fails naming them instead of reading freed memory. */
+static void test_generated_release(void)
+{
+    cuzk_errbuf eb = {{0}};
+    cuzk_pk *pk = NULL;
+    CHECK_MSG(cuzk_pk_generate(&pk, &GEN, NULL, &eb) == CUZK_OK, "%s", eb.msg);
+    if (!pk)
+        return;
+    void *ptr[CUZK_PK_GPU_ARRAYS];
+    size_t len[CUZK_PK_GPU_ARRAYS];
+    cuzk_pk_gpu_arrays(pk, ptr, len);
+    const uint64_t whole = cuzk_pk_bytes(pk), sets = len[0] + len[1] + len[2] + len[3] + len[4];
+    cuzk_pk_free(pk);
+    cuzk_engine_circuit circ = {.id = "gen", .generate = &GEN, .preload = 1};
+    cuzk_engine_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.partition_workers = 2;
+    cfg.prove_threads = 1;
+    cfg.working_budget = 1ull << 30;
+    cfg.emulated_devices = 1;
+    cfg.gpu_workers_per_device = 1;
+    cfg.g2_on_gpu = 1; /* B2 always on a device: its host copy goes too */
+    cfg.circuits = &circ;
+    cfg.n_circuits = 1;
+    cuzk__engine_set_release_emulated(1);
+    cuzk_engine *e = NULL;
+    cuzk_err err = cuzk_engine_new(&e, &cfg, &eb);
+    cuzk__engine_set_release_emulated(0);
+    CHECK_MSG(err == CUZK_OK, "engine_new: %s", eb.msg);
+    if (!e)
+        return;
+    cuzk_circuit_info ci[1];
+    cuzk_engine_status st;
+    CHECK(cuzk_engine_circuits(e, ci, 1) == 1);
+    cuzk_engine_get_status(e, &st);
+    CHECK_MSG(ci[0].bytes == whole - sets && st.keys_bytes == whole - sets,
+              "host bytes %llu, want %llu - %llu", (unsigned long long)ci[0].bytes,
+              (unsigned long long)whole, (unsigned long long)sets);
+    CHECK_MSG(st.fallback_reserve == 0, "fallback reserve %llu for a key without CPU stages",
+              (unsigned long long)st.fallback_reserve);
+    const uint64_t seeds[1] = {5};
+    char id[32];
+    cuzk_job_result r;
+    CHECK_MSG(submit_seeds(e, "gen", seeds, 1, id, &eb) == CUZK_OK, "%s", eb.msg);
+    CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK);
+    CHECK_MSG(r.state == CUZK_JOB_FAILED && strstr(r.error, "released") &&
+                  strstr(r.error, "A,B1,C,H"),
+              "state %d: %s", r.state, r.error);
+    cuzk_job_result_free(&r);
+    cuzk_engine_free(e);
+}
+
 /* The choice of the sets a key streams (cuzk__key_stream_plan) for a few budgets: A, B1, C of
  * 100 bytes whole, H 200, B2 400, each 1 byte streamed (its map), 10 bytes of buffers. */
 static void test_stream_plan(void)
@@ -1987,6 +2042,7 @@ int main(void)
     test_gpu_tier();
     test_gpu_tier_held();
     test_gpu_tier_norows();
+    test_generated_release();
     test_stream_plan();
     test_gpu_tier_streamed();
     test_gpu_tier_tables();
