@@ -28,7 +28,7 @@ void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
     c->max_message_size = 256ull << 20;
     c->shutdown_grace_ms = 30000;
     c->metrics_listen = dup_or_die("127.0.0.1:9821");
-    c->gpu_workers_per_device = 2;
+    c->gpu_workers_per_device = 0; /* automatic: 2, or 1 for a key two workers leave no room */
     c->backend = CUZK_BACKEND_AUTO;
     c->g2_on_gpu = 2;
     c->g2_gpu_min_scalars = 262144;
@@ -459,7 +459,7 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         (e = get_uint(root, "daemon.max_pending_calls", 1, 1 << 20, &c->max_pending_calls,
                       eb)) ||
         (e = get_str(root, "metrics.listen", &c->metrics_listen, eb)) ||
-        (e = get_uint(root, "gpus.workers_per_device", 1, 64, &c->gpu_workers_per_device, eb)) ||
+        (e = get_uint(root, "gpus.workers_per_device", 0, 64, &c->gpu_workers_per_device, eb)) ||
         (e = get_uint(root, "gpus.host_threads", 0, 4096, &c->host_threads, eb)) ||
         (e = get_uint(root, "gpus.emulated_devices", 0, CUZK_MAX_DEVICES, &c->emulated_devices,
                       eb)) ||

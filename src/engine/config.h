@@ -30,7 +30,8 @@
  *                than loopback without require_token)
  *   [gpus]       backend = "auto" (GPU workers on every usable device, none without one) |
  *                "cpu" | "gpu" (refuse to start without a device), devices = [] (all),
- *                workers_per_device = 2 (gw), g2 = "auto" (B in G2 on the partition worker's
+ *                workers_per_device = 0 (gw; automatic: 2, or 1 when two leave the largest
+ *                key no room), g2 = "auto" (B in G2 on the partition worker's
  *                CPU threads, off the GPU worker's path, unless the partition's witness has at
  *                least g2_gpu_min_scalars = 262144 values other than 0 and 1: then on the GPU
  *                worker) | "cpu" | "gpu", synth = "gpu" (a GPU stage computes a, b, c on

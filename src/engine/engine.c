@@ -192,6 +192,7 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
         if (e->cfg.witness_budget < (256ull << 20))
             e->cfg.witness_budget = 256ull << 20;
     }
+    e->gw_auto = !e->cfg.gpu_workers_per_device;
     if (!e->cfg.gpu_workers_per_device)
         e->cfg.gpu_workers_per_device = 2;
     if (!e->cfg.gpu_stream_chunk)

@@ -204,7 +204,8 @@ typedef struct {
     cuzk_backend_kind backend;   /* AUTO: every usable device; CPU: none; GPU: fail without one */
     const int *gpu_devices;      /* CUDA device numbers to use (n_gpu_devices 0: all) */
     size_t n_gpu_devices;
-    unsigned gpu_workers_per_device; /* gw (0: 2) */
+    unsigned gpu_workers_per_device; /* gw (0: automatic, 2, or 1 when two workers' scratch
+                                      * would leave the largest key no room on a device) */
     int g2_on_gpu;               /* B in G2 on the GPU worker (1), the partition worker (0),
                                   * or per partition (2, auto): on the GPU when the witness has
                                   * at least g2_gpu_min_scalars values other than 0 and 1 */

@@ -171,6 +171,7 @@ struct cuzk_engine {
     /* GPU workers and their queue of GPU stages. */
     gpu_device devices[CUZK_MAX_DEVICES];
     unsigned n_devices;
+    int gw_auto; /* gpus.workers_per_device automatic (cuzk__key_setup_tiers picks 2 or 1) */
     gpu_worker *gpu_workers;
     unsigned n_gpu_workers;
     gpu_stage *gpu_queue_head, *gpu_queue_tail;

@@ -692,6 +692,29 @@ void cuzk__key_setup_tiers(cuzk_engine *e)
             scratch = s;
     }
     scratch += 64ull << 20;
+    /* Automatic GPU workers: two keep a device busy while one uploads, but at 2^26-2^27 two
+     * workers' scratch leaves the largest key no room on the device (its sets would stream,
+     * or run on the CPU); then one. */
+    if (e->gw_auto && real_gpus(e) && (!c->gpu_budget || c->gpu_budget == CUZK_BUDGET_AUTO)) {
+        uint64_t keys = 0;
+        for (size_t i = 0; i < e->n_circuits; i++)
+            if (plain_points_bytes(e, &e->circuits[i]) > keys)
+                keys = plain_points_bytes(e, &e->circuits[i]);
+        for (unsigned d = 0; d < e->n_devices && e->cfg.gpu_workers_per_device > 1; d++) {
+            uint64_t fr = 0, tot = 0;
+            cuzk_errbuf meb = {{0}};
+            if (e->devices[d].disabled || cuzk_gpu_mem_info(e->devices[d].id, &fr, &tot, &meb))
+                continue;
+            const uint64_t margin = tot / 20 > (512ull << 20) ? tot / 20 : (512ull << 20);
+            if (fr < margin + 2 * scratch + keys) {
+                e->cfg.gpu_workers_per_device = 1;
+                CUZK_LOG_INFO(TGT, "one GPU worker per device (automatic): two workers' scratch "
+                              "would leave the largest key no room", "device=%d free=%" PRIu64
+                              " worker_scratch_estimate=%" PRIu64 " key_points=%" PRIu64,
+                              e->devices[d].id, fr, scratch, keys);
+            }
+        }
+    }
     for (unsigned d = 0; d < e->n_devices; d++) {
         gpu_device *g = &e->devices[d];
         if (c->gpu_budget && c->gpu_budget != CUZK_BUDGET_AUTO) {

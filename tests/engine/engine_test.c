@@ -472,7 +472,7 @@ static void test_config(void)
     cuzk_daemon_config c;
     cuzk_errbuf eb = {{0}};
     CHECK(cuzk_daemon_config_parse(&c, "empty.toml", "", 0, ".", &eb) == CUZK_OK);
-    CHECK(strcmp(c.listen, "127.0.0.1:9820") == 0 && c.gpu_workers_per_device == 2 && c.verify);
+    CHECK(strcmp(c.listen, "127.0.0.1:9820") == 0 && c.gpu_workers_per_device == 0 && c.verify);
     CHECK(c.socket_mode == 0600 && !c.tokens_file[0] && !c.tls_cert[0] && !c.metrics_insecure);
     cuzk_daemon_config_free(&c);
     const char *good = "[daemon]\nlisten = \"127.0.0.1:1\"\n[memory]\nworking_budget = \"2GiB\"\n"
