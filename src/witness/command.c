@@ -18,6 +18,7 @@
 
 #include "cuzk/witness.h"
 #include "util/clock.h"
+#include "witness/internal.h"
 
 extern char **environ;
 
@@ -200,15 +201,8 @@ cuzk_err cuzk_witness_run_command(const cuzk_witness_command *cmd, const char *i
     posix_spawn_file_actions_adddup2(&fa, pfd[1], 2);
     posix_spawn_file_actions_addchdir_np(&fa, dir);
     posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-    /* The daemon's ignored or blocked signals (SIGPIPE) are not the command's. */
-    sigset_t none, dflt;
-    sigemptyset(&none);
-    sigfillset(&dflt);
-    posix_spawnattr_setsigmask(&at, &none);
-    posix_spawnattr_setsigdefault(&at, &dflt);
     posix_spawnattr_setpgroup(&at, 0);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
+    cuzk__spawnattr_signals(&at, POSIX_SPAWN_SETPGROUP);
     pid_t pid;
     int rc = posix_spawnp(&pid, argv[0], &fa, &at, (char *const *)argv, environ);
     posix_spawn_file_actions_destroy(&fa);

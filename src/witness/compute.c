@@ -181,13 +181,7 @@ static cuzk_err spawn_runner(pid_t *pid, int job_fd, int reply_fd, cuzk_errbuf *
     if (fcntl(2, F_GETFD) < 0)
         posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-    /* The caller's ignored or blocked signals (SIGPIPE) are not the runner's. */
-    sigset_t none, dflt;
-    sigemptyset(&none);
-    sigfillset(&dflt);
-    posix_spawnattr_setsigmask(&at, &none);
-    posix_spawnattr_setsigdefault(&at, &dflt);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    cuzk__spawnattr_signals(&at, 0);
     int rc = posix_spawn(pid, path, &fa, &at, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);

@@ -3,9 +3,24 @@
 #ifndef CUZK_WITNESS_INTERNAL_H
 #define CUZK_WITNESS_INTERNAL_H
 
+#include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 
 #include "cuzk/witness.h"
+
+/* Spawn attributes for a child of the caller (the witness runner, a witness command): no signal
+ * blocked and every one at its default, since the caller's ignored or blocked signals (SIGPIPE)
+ * are not the child's; `flags` adds other POSIX_SPAWN_* flags set on `at` by the caller. */
+static inline void cuzk__spawnattr_signals(posix_spawnattr_t *at, short flags)
+{
+    sigset_t none, dflt;
+    sigemptyset(&none);
+    sigfillset(&dflt);
+    posix_spawnattr_setsigmask(at, &none);
+    posix_spawnattr_setsigdefault(at, &dflt);
+    posix_spawnattr_setflags(at, (short)(flags | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF));
+}
 
 typedef struct cuzk__wc cuzk__wc; /* one instance of the program (the shim's struct) */
 
