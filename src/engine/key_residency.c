@@ -676,6 +676,12 @@ cuzk_err cuzk_engine_evict_key(cuzk_engine *e, const char *circuit_id, int *was_
     return err;
 }
 
+/* Device memory kept free of keys and scratch: 5% of the device, at least 512 MiB. */
+static uint64_t memory_margin(uint64_t total)
+{
+    return total / 20 > (512ull << 20) ? total / 20 : (512ull << 20);
+}
+
 /* The tier budgets (engine.h "Key residency tiers"), once the devices and circuits are
  * known. */
 void cuzk__key_setup_tiers(cuzk_engine *e)
@@ -697,16 +703,16 @@ void cuzk__key_setup_tiers(cuzk_engine *e)
      * or run on the CPU); then one. */
     if (e->gw_auto && real_gpus(e) && (!c->gpu_budget || c->gpu_budget == CUZK_BUDGET_AUTO)) {
         uint64_t keys = 0;
-        for (size_t i = 0; i < e->n_circuits; i++)
-            if (plain_points_bytes(e, &e->circuits[i]) > keys)
-                keys = plain_points_bytes(e, &e->circuits[i]);
+        for (size_t i = 0; i < e->n_circuits; i++) {
+            const uint64_t b = plain_points_bytes(e, &e->circuits[i]);
+            keys = b > keys ? b : keys;
+        }
         for (unsigned d = 0; d < e->n_devices && e->cfg.gpu_workers_per_device > 1; d++) {
             uint64_t fr = 0, tot = 0;
             cuzk_errbuf meb = {{0}};
             if (e->devices[d].disabled || cuzk_gpu_mem_info(e->devices[d].id, &fr, &tot, &meb))
                 continue;
-            const uint64_t margin = tot / 20 > (512ull << 20) ? tot / 20 : (512ull << 20);
-            if (fr < margin + 2 * scratch + keys) {
+            if (fr < memory_margin(tot) + 2 * scratch + keys) {
                 e->cfg.gpu_workers_per_device = 1;
                 CUZK_LOG_INFO(TGT, "one GPU worker per device (automatic): two workers' scratch "
                               "would leave the largest key no room", "device=%d free=%" PRIu64
@@ -725,7 +731,7 @@ void cuzk__key_setup_tiers(cuzk_engine *e)
             uint64_t fr = 0, tot = 0;
             cuzk_errbuf meb = {{0}};
             if (!g->disabled && cuzk_gpu_mem_info(g->id, &fr, &tot, &meb) == CUZK_OK) {
-                uint64_t margin = tot / 20 > (512ull << 20) ? tot / 20 : (512ull << 20);
+                uint64_t margin = memory_margin(tot);
                 uint64_t keep = c->gpu_workers_per_device * scratch + margin;
                 g->key_budget = fr > keep ? fr - keep : 0;
                 g->free_at_start = fr;

@@ -927,6 +927,54 @@ static void test_refused(void)
               "the setting after refusals: %llu %d", (unsigned long long)chunk, quads);
 }
 
+/* BN254 G1 over n random points and scalars through ctx with `flags` added to each MSM that
+ * uploads: a scalar not below r at each of bad_at[] refused and named by its index in the
+ * whole MSM; the checked MSM right; an MSM flagged SAME after it (the upload kept) right; and
+ * one over the suffix from `off` inside that upload right. `what` names the MSM's kind. */
+static void bn254_checked_shared(size_t n, const size_t bad_at[3], unsigned flags, size_t off,
+                                 const char *what)
+{
+    cuzk_errbuf eb = {{0}};
+    bn254_fr_t *t = malloc(n * sizeof *t), *sv = malloc(n * sizeof *sv);
+    bn254_g1_affine *p = malloc(n * sizeof *p);
+    uint8_t *sc = malloc(n * 32);
+    cuzk_gpu_points *gp = NULL;
+    bn254_g1_gen(n, t, p);
+    bn254_g1_scalars(n, SC_RANDOM, sc, sv);
+    cuzk_err e = cuzk_gpu_points_upload(ctx, CUZK_GPU_BN254, CUZK_GPU_G1, p, n, &gp, &eb);
+    CHECK_MSG(e == CUZK_OK, "upload: %s", eb.msg);
+    uint64_t out[36];
+    for (int k = 0; k < 3 && !e; k++) {
+        uint8_t save[32];
+        memcpy(save, sc + 32 * bad_at[k], 32);
+        memset(sc + 32 * bad_at[k], 0xff, 32); /* 2^256 - 1: not below r */
+        cuzk_err be = cuzk_gpu_msm(ctx, gp, 0, n, sc, flags | CUZK_GPU_SCALARS_CHECK, out, &eb);
+        CHECK_MSG(be == CUZK_NON_CANONICAL && cuzk_gpu_bad_scalar(ctx) == bad_at[k] &&
+                      strstr(eb.msg, "not below r"),
+                  "%s, bad scalar %zu: %d, %llu, %s", what, bad_at[k], (int)be,
+                  (unsigned long long)cuzk_gpu_bad_scalar(ctx), eb.msg);
+        memcpy(sc + 32 * bad_at[k], save, 32);
+    }
+    if (!e) {
+        char name[96];
+        bn254_g1_jac w;
+        CHECK(cuzk_gpu_msm(ctx, gp, 0, n, sc, flags | CUZK_GPU_SCALARS_CHECK, out, &eb) == 0);
+        CHECK(bn254_g1_msm(&w, p, sc, n, 0) == 0);
+        snprintf(name, sizeof name, "%s, checked", what);
+        bn254_g1_check_point(name, n, out, &w);
+        CHECK(cuzk_gpu_msm(ctx, gp, 0, n, sc, CUZK_GPU_SCALARS_SAME, out, &eb) == 0);
+        snprintf(name, sizeof name, "%s, then SAME", what);
+        bn254_g1_check_point(name, n, out, &w);
+        CHECK(cuzk_gpu_msm(ctx, gp, off, n - off, sc + 32 * off, CUZK_GPU_SCALARS_SAME | flags,
+                           out, &eb) == 0);
+        CHECK(bn254_g1_msm(&w, p + off, sc + 32 * off, n - off, 0) == 0);
+        snprintf(name, sizeof name, "%s, then a suffix of its upload", what);
+        bn254_g1_check_point(name, n - off, out, &w);
+    }
+    cuzk_gpu_points_free(gp);
+    free(t), free(sv), free(p), free(sc);
+}
+
 /* ---- Split MSMs (CUZK_GPU_SCALARS_ONCE), through a context that splits from 64 scalars in
  * every group (three parts for BN254 G1, two for the others): the usual references for
  * every scalar kind, with and without tables, and the layouts that make the last part run
@@ -935,10 +983,8 @@ static void test_refused(void)
  * the preparation). */
 static void test_split(void)
 {
-    cuzk_errbuf eb = {{0}};
     const cuzk__gpu_test_options o = {0, 0, 64, 0};
     cuzk_gpu_ctx *c0 = ctx, *c1 = open_with(&o, 0, 0);
-    cuzk_err e = CUZK_OK;
     if (c1) {
         printf("  MSMs split from 64 scalars (CUZK_GPU_SCALARS_ONCE):\n");
         ctx = c1;
@@ -977,46 +1023,10 @@ static void test_split(void)
         tab_copies = -1;
         msm_flags = 0;
 
-        const size_t n = 1000;
-        bn254_fr_t *t = malloc(n * sizeof *t), *sv = malloc(n * sizeof *sv);
-        bn254_g1_affine *p = malloc(n * sizeof *p);
-        uint8_t *sc = malloc(n * 32);
-        cuzk_gpu_points *gp = NULL;
-        bn254_g1_gen(n, t, p);
-        bn254_g1_scalars(n, SC_RANDOM, sc, sv);
-        e = cuzk_gpu_points_upload(ctx, CUZK_GPU_BN254, CUZK_GPU_G1, p, n, &gp, &eb);
-        CHECK_MSG(e == CUZK_OK, "upload: %s", eb.msg);
-        uint64_t out[36];
         /* The parts: [0, 200), [200, 1000) in two; [0, 47), [47, 237), [237, 1000) in
          * three (BN254 G1: each part 4 times the one before). */
         static const size_t bad_at[3] = {20, 100, 900};
-        for (int k = 0; k < 3 && !e; k++) {
-            uint8_t save[32];
-            memcpy(save, sc + 32 * bad_at[k], 32);
-            memset(sc + 32 * bad_at[k], 0xff, 32); /* 2^256 - 1: not below r */
-            cuzk_err be = cuzk_gpu_msm(ctx, gp, 0, n, sc,
-                                       CUZK_GPU_SCALARS_ONCE | CUZK_GPU_SCALARS_CHECK, out, &eb);
-            CHECK_MSG(be == CUZK_NON_CANONICAL && cuzk_gpu_bad_scalar(ctx) == bad_at[k] &&
-                          strstr(eb.msg, "not below r"),
-                      "split MSM, bad scalar %zu: %d, %llu, %s", bad_at[k], (int)be,
-                      (unsigned long long)cuzk_gpu_bad_scalar(ctx), eb.msg);
-            memcpy(sc + 32 * bad_at[k], save, 32);
-        }
-        if (!e) {
-            bn254_g1_jac w;
-            CHECK(cuzk_gpu_msm(ctx, gp, 0, n, sc, CUZK_GPU_SCALARS_ONCE | CUZK_GPU_SCALARS_CHECK,
-                               out, &eb) == 0);
-            CHECK(bn254_g1_msm(&w, p, sc, n, 0) == 0);
-            bn254_g1_check_point("split, checked", n, out, &w);
-            CHECK(cuzk_gpu_msm(ctx, gp, 0, n, sc, CUZK_GPU_SCALARS_SAME, out, &eb) == 0);
-            bn254_g1_check_point("SAME after a split MSM", n, out, &w);
-            CHECK(cuzk_gpu_msm(ctx, gp, 5, n - 5, sc + 32 * 5,
-                               CUZK_GPU_SCALARS_SAME | CUZK_GPU_SCALARS_ONCE, out, &eb) == 0);
-            CHECK(bn254_g1_msm(&w, p + 5, sc + 32 * 5, n - 5, 0) == 0);
-            bn254_g1_check_point("suffix of a split MSM's upload", n - 5, out, &w);
-        }
-        cuzk_gpu_points_free(gp);
-        free(t), free(sv), free(p), free(sc);
+        bn254_checked_shared(1000, bad_at, CUZK_GPU_SCALARS_ONCE, 5, "split MSM");
         ctx = c0;
         cuzk_gpu_close(c1);
     }
@@ -1049,44 +1059,9 @@ static void test_parts(void)
     bn254_g1_test_synth(12, 1);
     bls12_381_g1_test_synth(12, 0);
 
-    cuzk_errbuf eb = {{0}};
-    const size_t n = 2500;
-    bn254_fr_t *t = malloc(n * sizeof *t), *sv = malloc(n * sizeof *sv);
-    bn254_g1_affine *p = malloc(n * sizeof *p);
-    uint8_t *sc = malloc(n * 32);
-    cuzk_gpu_points *gp = NULL;
-    bn254_g1_gen(n, t, p);
-    bn254_g1_scalars(n, SC_RANDOM, sc, sv);
-    cuzk_err e = cuzk_gpu_points_upload(ctx, CUZK_GPU_BN254, CUZK_GPU_G1, p, n, &gp, &eb);
-    CHECK_MSG(e == CUZK_OK, "upload: %s", eb.msg);
-    uint64_t out[36];
     /* Parts [0, 834), [834, 1668), [1668, 2500). */
     static const size_t bad_at[3] = {10, 1200, 2499};
-    for (int k = 0; k < 3 && !e; k++) {
-        uint8_t save[32];
-        memcpy(save, sc + 32 * bad_at[k], 32);
-        memset(sc + 32 * bad_at[k], 0xff, 32); /* 2^256 - 1: not below r */
-        cuzk_err be = cuzk_gpu_msm(ctx, gp, 0, n, sc, CUZK_GPU_SCALARS_CHECK, out, &eb);
-        CHECK_MSG(be == CUZK_NON_CANONICAL && cuzk_gpu_bad_scalar(ctx) == bad_at[k] &&
-                      strstr(eb.msg, "not below r"),
-                  "MSM in parts, bad scalar %zu: %d, %llu, %s", bad_at[k], (int)be,
-                  (unsigned long long)cuzk_gpu_bad_scalar(ctx), eb.msg);
-        memcpy(sc + 32 * bad_at[k], save, 32);
-    }
-    if (!e) {
-        bn254_g1_jac w;
-        CHECK(cuzk_gpu_msm(ctx, gp, 0, n, sc, CUZK_GPU_SCALARS_CHECK, out, &eb) == 0);
-        CHECK(bn254_g1_msm(&w, p, sc, n, 0) == 0);
-        bn254_g1_check_point("parts, checked", n, out, &w);
-        CHECK(cuzk_gpu_msm(ctx, gp, 0, n, sc, CUZK_GPU_SCALARS_SAME, out, &eb) == 0);
-        bn254_g1_check_point("SAME after an MSM in parts", n, out, &w);
-        CHECK(cuzk_gpu_msm(ctx, gp, 7, n - 7, sc + 32 * 7, CUZK_GPU_SCALARS_SAME, out, &eb) ==
-              0);
-        CHECK(bn254_g1_msm(&w, p + 7, sc + 32 * 7, n - 7, 0) == 0);
-        bn254_g1_check_point("suffix of an MSM in parts' upload", n - 7, out, &w);
-    }
-    cuzk_gpu_points_free(gp);
-    free(t), free(sv), free(p), free(sc);
+    bn254_checked_shared(2500, bad_at, 0, 7, "MSM in parts");
     ctx = c0;
     cuzk_gpu_close(c1);
 }
