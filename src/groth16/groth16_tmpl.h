@@ -401,21 +401,39 @@ static void GT_(synth_chunk)(void *arg, size_t ci)
     uint64_t lo = (uint64_t)ci * GT_SYNTH_CHUNK, hi = lo + GT_SYNTH_CHUNK;
     if (hi > j->N)
         hi = j->N;
+    /* Most values of bit-heavy circuits are 0 or 1 and most coefficients 1 (R^2 in the key's
+     * form): such a term's product is known without a multiplication, and so is c where a or
+     * b is 0 or 1. The results are the same elements the products give. */
     for (uint64_t row = lo; row < hi; row++) {
         FRT acc[2], t, wv;
         for (int m = 0; m < 2; m++) {
             FR_(set_zero)(&acc[m]);
             const GT_(coef) *k = j->pk->coef[m];
             for (uint64_t i = j->pk->row_ptr[m][row]; i < j->pk->row_ptr[m][row + 1]; i++) {
-                /* (coef R^2) * w / R = Montgomery form of coef * w. */
                 memcpy(wv.l, j->w + 32 * (uint64_t)k[i].signal, 32);
+                if (!(wv.l[1] | wv.l[2] | wv.l[3]) && wv.l[0] <= 1) {
+                    if (!wv.l[0])
+                        continue;
+                    if (FR_(eq)(&k[i].value, &FR_(R2))) {
+                        FR_(add)(&acc[m], &acc[m], &FR_(ONE));
+                        continue;
+                    }
+                }
+                /* (coef R^2) * w / R = Montgomery form of coef * w. */
                 FR_(mul)(&t, &k[i].value, &wv);
                 FR_(add)(&acc[m], &acc[m], &t);
             }
         }
         j->a[row] = acc[0];
         j->b[row] = acc[1];
-        FR_(mul)(&j->c[row], &acc[0], &acc[1]);
+        if (FR_(is_zero)(&acc[0]) || FR_(is_zero)(&acc[1]))
+            FR_(set_zero)(&j->c[row]);
+        else if (FR_(is_one)(&acc[0]))
+            j->c[row] = acc[1];
+        else if (FR_(is_one)(&acc[1]))
+            j->c[row] = acc[0];
+        else
+            FR_(mul)(&j->c[row], &acc[0], &acc[1]);
     }
 }
 
