@@ -237,6 +237,18 @@ cuzk_err cuzk_gpu_scalars_stage(cuzk_gpu_ctx *ctx, const void *host, size_t n, s
 cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offset,
                       size_t count, const void *scalars, unsigned flags, uint64_t *out,
                       cuzk_errbuf *eb);
+/* A batch: outs + j * limbs (cuzk_gpu_point_limbs words each) = sum_{i<count}
+ * scalars[j][i] * pts[offset + i] for the nb vectors scalars[0 .. nb - 1] (count x 32 bytes
+ * each in host memory, page-locked for their copies to overlap the MSMs; flags MONT and CHECK
+ * as above, for every vector). Over a streamed set each chunk of points is copied to the device
+ * once for all nb MSMs, beside the chunk's slices of the nb vectors (the context's scalar
+ * buffers grow to nb slices of a chunk, 32 bytes a point each, counted by
+ * cuzk_gpu_stream_buffer_bytes): the partitions of a proof read a key that does not fit the
+ * device once instead of once each. Over a resident set it runs the nb MSMs one after the
+ * other. A bad scalar fails the batch naming its vector and index. */
+cuzk_err cuzk_gpu_msm_batch(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offset,
+                            size_t count, size_t nb, const void *const *scalars, unsigned flags,
+                            uint64_t *outs, cuzk_errbuf *eb);
 /* The index of the lowest scalar not below r that the last MSM flagged CUZK_GPU_SCALARS_CHECK
  * on ctx found (UINT64_MAX: none, or no such MSM). */
 uint64_t cuzk_gpu_bad_scalar(const cuzk_gpu_ctx *ctx);

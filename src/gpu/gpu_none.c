@@ -183,6 +183,15 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
     return NOGPU(eb);
 }
 
+cuzk_err cuzk_gpu_msm_batch(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offset,
+                            size_t count, size_t nb, const void *const *scalars, unsigned flags,
+                            uint64_t *outs, cuzk_errbuf *eb)
+{
+    (void)ctx, (void)pts, (void)offset, (void)count, (void)nb, (void)scalars, (void)flags;
+    (void)outs;
+    return NOGPU(eb);
+}
+
 uint64_t cuzk_gpu_bad_scalar(const cuzk_gpu_ctx *ctx)
 {
     (void)ctx;

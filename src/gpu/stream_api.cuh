@@ -98,7 +98,8 @@ static cuzk_err stream_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t
     const size_t pb = cuzk_gpu_point_bytes(pts->curve, pts->group);
     const cuzk_gpu_stream::view v = {pts->host, pts->lead, pb, pts->chunk};
     ctx->prep.valid = 0;
-    TRY(cuzk_gpu_stream::ensure_bufs(&ctx->strm, pts->chunk * pb, ctx->stream, ctx->device, eb));
+    TRY(cuzk_gpu_stream::ensure_bufs(&ctx->strm, pts->chunk * pb, 0, ctx->stream, ctx->device,
+                                     eb));
     const int g2 = pts->group == CUZK_GPU_G2;
     auto msm = [&](const void *d_pts, size_t set_lo, size_t len, size_t lo,
                    uint64_t *part) -> cuzk_err {
@@ -123,6 +124,72 @@ static cuzk_err stream_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t
     ctx->prep_reuse = false;
     ctx->prep_check = false;
     ctx->prep.valid = 0;
+    return e;
+}
+
+cuzk_err cuzk_gpu_msm_batch(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offset,
+                            size_t count, size_t nb, const void *const *scalars, unsigned flags,
+                            uint64_t *outs, cuzk_errbuf *eb)
+{
+    const size_t limbs = cuzk_gpu_point_limbs(pts->curve, pts->group);
+    if (offset > pts->n || count > pts->n - offset)
+        return cuzk_errf(eb, CUZK_SIZE_MISMATCH, "GPU MSM of %zu points at %zu: the set has %zu",
+                         count, offset, pts->n);
+    if (!pts->host) {
+        for (size_t j = 0; j < nb; j++) {
+            cuzk_err e = cuzk_gpu_msm(ctx, pts, offset, count, scalars[j],
+                                      flags & ~CUZK_GPU_SCALARS_SAME, outs + j * limbs, eb);
+            if (e == CUZK_NON_CANONICAL && nb > 1) {
+                char m[sizeof eb->msg];
+                snprintf(m, sizeof m, "%s", eb->msg);
+                return cuzk_errf(eb, e, "%s (vector %zu of the batch)", m, j);
+            }
+            if (e)
+                return e;
+        }
+        return CUZK_OK;
+    }
+    CU(cudaSetDevice(ctx->device));
+    const bool mont = (flags & CUZK_GPU_SCALARS_MONT) != 0;
+    const bool check = (flags & CUZK_GPU_SCALARS_CHECK) && !mont;
+    const size_t pb = cuzk_gpu_point_bytes(pts->curve, pts->group);
+    const cuzk_gpu_stream::view v = {pts->host, pts->lead, pb, pts->chunk};
+    ctx->prep.valid = 0;
+    ctx->up.valid = 0; /* the scalar slot is not this batch's */
+    if (check)
+        ctx->bad_scalar = UINT64_MAX;
+    TRY(cuzk_gpu_stream::ensure_bufs(&ctx->strm, pts->chunk * pb, nb * pts->chunk * 32,
+                                     ctx->stream, ctx->device, eb));
+    const int g2 = pts->group == CUZK_GPU_G2;
+    double tt = now_ms();
+    auto msm = [&](const void *d_pts, size_t set_lo, size_t len, size_t lo, size_t j,
+                   const uint8_t *d_sc, uint64_t *part) -> cuzk_err {
+        ctx->prep_reuse = false;
+        ctx->prep_check = check;
+        const cuzk__gpu_tab tab = msm_tab(pts, set_lo);
+        cuzk_err e = msm_dispatch(ctx, pts->curve, pts->group, d_pts, len, d_sc, mont, &tab,
+                                  part, eb);
+        if (e == CUZK_NON_CANONICAL && ctx->bad_scalar != UINT64_MAX) {
+            ctx->bad_scalar += lo;
+            e = cuzk_errf(eb, CUZK_NON_CANONICAL,
+                          "GPU MSM: scalar %llu of vector %zu of the batch is not below r",
+                          (unsigned long long)ctx->bad_scalar, j);
+        }
+        return e;
+    };
+    auto add = [&](uint64_t *acc, const uint64_t *part) {
+        cuzk__gpu_jac_add(pts->curve, g2, acc, part);
+    };
+    cuzk_err e = cuzk_gpu_stream::run_batch(ctx->strm, v, ctx->stream, offset, count, limbs, nb,
+                                            (const uint8_t *const *)scalars, msm, add, outs,
+                                            eb);
+    ctx->prep_reuse = false;
+    ctx->prep_check = false;
+    ctx->prep.valid = 0;
+    if (trace_on())
+        fprintf(stderr, "[gpu %d] msm batch G%d n=%zu x %zu: %.2f ms (streamed, %zu chunks)\n",
+                ctx->device, g2 ? 2 : 1, count, nb, trace_lap(ctx, &tt),
+                cuzk_gpu_stream::chunks(count, pts->chunk));
     return e;
 }
 

@@ -10,8 +10,10 @@
  * whole range at once) and a plain sum of s_i P_i (each a double-and-add). Twice: with the
  * copy stream running its copies at once (a chunk copied into the buffer its predecessor is
  * still read from would change that sum) and deferred until their events are waited for (an
- * MSM that did not wait for its chunk's copy would read the chunk before). Built and run by
- * stream_emu_test.sh.
+ * MSM that did not wait for its chunk's copy would read the chunk before). The same for a
+ * batch of three scalar vectors over each chunk (run_batch), their scalars copied from host
+ * vectors beside the points: each vector's sum must equal its resident one, and each chunk is
+ * copied once for the three. Built and run by stream_emu_test.sh.
  */
 #include "emu_cuda.h" /* first: the CUDA shims */
 
@@ -251,6 +253,19 @@ template <class F> static void group(const char *grp, const F &gx, const F &gy)
                 snprintf(what, sizeof what, "lead %zu, points at infinity %d, [%zu, +%zu)", lead,
                          with_inf, rg.off, rg.count);
                 check(same_point(resident, plain), "resident sum = plain sum", grp, what);
+                /* The batch's vectors: the range's scalars, and two others of the range's
+                 * length (the same scalars turned by 7 and by 30 places). */
+                const size_t NB = 3;
+                std::vector<std::vector<uint8_t>> bv(NB);
+                xyzz<F> bres[NB];
+                for (size_t j = 0; j < NB; j++) {
+                    bv[j].resize(32 * rg.count);
+                    for (size_t i = 0; i < rg.count; i++)
+                        memcpy(&bv[j][32 * i], s0 + 32 * ((i + 7 * j * j + j) % rg.count), 32);
+                    bres[j] = horner(res.data() + rg.off, rg.count, bv[j].data(), map.data(),
+                                     rg.off, grp);
+                }
+                const uint8_t *bptr[NB] = {bv[0].data(), bv[1].data(), bv[2].data()};
                 const size_t c = rg.count;
                 const size_t sizes[] = {c, (c + 1) / 2, (c + 2) / 3, (c + 6) / 7, 10, 1};
                 const size_t want_k[] = {1, 2, 3, 7, (c + 9) / 10, c};
@@ -262,7 +277,7 @@ template <class F> static void group(const char *grp, const F &gx, const F &gy)
                         cuzk__gpu_stream_bufs *b = NULL;
                         cuzk_errbuf eb = {{0}};
                         emu_defer_streams = defer;
-                        cuzk_err e = cuzk_gpu_stream::ensure_bufs(&b, sizes[si] * pb, NULL, 0,
+                        cuzk_err e = cuzk_gpu_stream::ensure_bufs(&b, sizes[si] * pb, 0, NULL, 0,
                                                                   &eb);
                         /* poison: a chunk read before its copy is not a point of the set */
                         for (int k = 0; k < 2 && !e; k++)
@@ -301,6 +316,50 @@ template <class F> static void group(const char *grp, const F &gx, const F &gy)
                             check(same_point(from_jac<F>(out), resident),
                                   "streamed sum = resident sum", grp, d2);
                         cuzk_gpu_stream::free_bufs(b);
+
+                        /* The batch over the same chunks. */
+                        b = NULL;
+                        e = cuzk_gpu_stream::ensure_bufs(&b, sizes[si] * pb, NB * sizes[si] * 32,
+                                                         NULL, 0, &eb);
+                        for (int k = 0; k < 2 && !e; k++) {
+                            memset(b->d[k], 0x5a, b->cap);
+                            memset(b->ds[k], 0x5a, b->sc_cap);
+                        }
+                        calls = 0;
+                        auto bmsm = [&](const void *d_pts, size_t set_lo, size_t len, size_t lo,
+                                        size_t j, const uint8_t *d_sc,
+                                        uint64_t *part) -> cuzk_err {
+                            calls++;
+                            check(set_lo == rg.off + lo && len <= sizes[si] && j < NB &&
+                                      d_sc == (const uint8_t *)b->ds[(lo / sizes[si]) & 1] +
+                                                  j * sizes[si] * 32,
+                                  "batch chunk geometry", grp, what);
+                            to_jac(part, horner((const affine<F> *)d_pts, len, d_sc,
+                                                map.data(), set_lo, grp));
+                            return CUZK_OK;
+                        };
+                        uint64_t outs[NB * 36];
+                        const long bcopies0 = emu_copies;
+                        if (!e)
+                            e = cuzk_gpu_stream::run_batch(b, v, (cudaStream_t)NULL, rg.off,
+                                                           rg.count, limbs, NB, bptr, bmsm, add,
+                                                           outs, &eb);
+                        snprintf(d2, sizeof d2, "%s, chunks of %zu, %s copies, batch of %zu: %s",
+                                 what, sizes[si], defer ? "deferred" : "immediate", NB,
+                                 e ? eb.msg : "ok");
+                        check(!e, "streamed batch runs", grp, d2);
+                        check(calls == NB * want_k[si], "batch MSM count", grp, d2);
+                        check(b && b->copy->ran == b->copy->queued, "batch copy stream idle",
+                              grp, d2);
+                        /* per chunk: the points once (and a memset with lead points), and a
+                         * copy of each vector's slice */
+                        check(emu_copies - bcopies0 >= (long)(want_k[si] * (1 + NB)) &&
+                                  emu_copies - bcopies0 <= (long)(want_k[si] * (2 + NB)),
+                              "batch copies: the points once a chunk", grp, d2);
+                        for (size_t j = 0; j < NB && !e; j++)
+                            check(same_point(from_jac<F>(outs + j * limbs), bres[j]),
+                                  "streamed batch sum = resident sum of its vector", grp, d2);
+                        cuzk_gpu_stream::free_bufs(b);
                     }
                 }
             }
@@ -313,7 +372,7 @@ template <class F> static void group(const char *grp, const F &gx, const F &gy)
     uint64_t out[36];
     memset(out, 0xff, sizeof out);
     size_t calls = 0;
-    cuzk_err e = cuzk_gpu_stream::ensure_bufs(&b, 8 * pb, NULL, 0, &eb);
+    cuzk_err e = cuzk_gpu_stream::ensure_bufs(&b, 8 * pb, 0, NULL, 0, &eb);
     if (!e)
         e = cuzk_gpu_stream::run(
             b, v, (cudaStream_t)NULL, 4, 0, limbs,
