@@ -47,6 +47,12 @@
  * a second row "MSM Gn str" and the overhead, its median over the resident median, in its
  * scalars column ("x1.07"); the streamed result is checked as the resident one is.
  *
+ * --batch K,K..: with --stream, each streamed row is followed by one row per batch size K: the
+ * MSMs of K scalar vectors over the streamed points in one batch (cuzk_gpu_msm_batch: each
+ * chunk copied once for the K), the vectors page-locked in host memory (the row's scalars
+ * shifted by 0 .. K - 1 places); its times are per MSM (the batch's over K), and its scalars
+ * column the median over the single streamed MSM's ("x0.41"). Every vector's result is checked.
+ *
  * --dump DIR: for each MSM size set, also write the points and scalars it used and each row's
  * result into DIR (an existing directory), so another MSM (scripts/device/sppark-side-by-side.sh
  * runs sppark's) can be run on the same inputs and compared; DIR/README states the layout.
@@ -73,6 +79,7 @@ static int tables = -1;     /* --tables C: max copies of fixed-base tables (-1: 
 static int ba_fit = 1;      /* --no-ba-fit: 0 */
 static const char *dump_dir; /* --dump DIR, NULL = none */
 static size_t stream_chunk; /* --stream CHUNK bytes (0: resident rows only) */
+static int batch_k[8], nbatch; /* --batch K,K.. (with --stream) */
 
 static const char dump_readme[] =
     "Written by cuzk-bench-gpu --dump. For each MSM point set TAG (g1-bn254, g2-bls12-381, ...)\n"
@@ -301,6 +308,57 @@ GEN_RESULT_HEX(bn254_g2, bn254_fp)
 GEN_RESULT_HEX(bls12_381_g1, bls12_381_fp)
 GEN_RESULT_HEX(bls12_381_g2, bls12_381_fp)
 
+/* --batch: K MSMs over the streamed set gs in one batch, vector j the m scalars from sc's
+ * j-th on (sc holds m scalars; the K - 1 after them are random), page-locked. */
+static void bench_batch(cuzk_gpu_points *gs, cuzk_gpu_curve curve, cuzk_gpu_group g, int K, const uint8_t *sc, size_t m, size_t base_n,
+                        int (*check)(const uint64_t *, const uint8_t *, size_t, size_t),
+                        const char *what, const char *cname, int logn, double single)
+{
+    cuzk_errbuf eb = {{0}};
+    const size_t bytes = 32 * (m + (size_t)K);
+    uint8_t *buf = malloc(bytes);
+    const void *vec[64];
+    uint64_t *outs = calloc((size_t)K, 36 * sizeof(uint64_t));
+    if (!buf || !outs || K > 64) {
+        fprintf(stderr, "cuzk-bench-gpu: --batch %d: out of memory (or over 64)\n", K);
+        exit(1);
+    }
+    memcpy(buf, sc, 32 * m);
+    for (int j = 0; j < K; j++) {
+        uint64_t l[4];
+        rnd_scalar(l);
+        memcpy(buf + 32 * (m + j), l, 32);
+        vec[j] = buf + 32 * (size_t)j;
+    }
+    cuzk_err e = cuzk_gpu_pin(ctx, buf, bytes, &eb);
+    if (e)
+        die("batch pin", e, &eb);
+    double t[32];
+    e = cuzk_gpu_msm_batch(ctx, gs, 0, m, (size_t)K, vec, 0, outs, &eb); /* warm-up */
+    for (int r = 0; r < reps && !e; r++) {
+        double a = now();
+        e = cuzk_gpu_msm_batch(ctx, gs, 0, m, (size_t)K, vec, 0, outs, &eb);
+        t[r] = (now() - a) / K;
+    }
+    if (e)
+        die("batch msm", e, &eb);
+    const size_t limbs = cuzk_gpu_point_limbs(curve, g);
+    for (int j = 0; j < K; j++)
+        if (!check(outs + j * limbs, buf + 32 * (size_t)j, m, base_n)) {
+            fprintf(stderr, "cuzk-bench-gpu: batch of %d %s %s 2^%d: vector %d wrong\n", K,
+                    what, cname, logn, j);
+            exit(1);
+        }
+    qsort(t, reps, sizeof *t, cmpd);
+    char sw[24], ss[48];
+    snprintf(sw, sizeof sw, "%s b%d", what, K);
+    snprintf(ss, sizeof ss, "x%.2f", t[reps / 2] / single);
+    row(sw, cname, logn, ss, t, reps);
+    cuzk_gpu_unpin(ctx, buf);
+    free(buf);
+    free(outs);
+}
+
 static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, int nlogs,
                       uint8_t *const *scs)
 {
@@ -437,10 +495,13 @@ static void bench_msm(cuzk_gpu_curve curve, cuzk_gpu_group g, const int *logs, i
                     exit(1);
                 }
                 qsort(t, reps, sizeof *t, cmpd);
-                char sw[16], ss[48];
+                char sw[24], ss[48];
                 snprintf(sw, sizeof sw, "%s str", what);
                 snprintf(ss, sizeof ss, "x%.2f", t[reps / 2] / med);
-                row(sw, cname, logs[i], ss, t, reps);
+                const double smed = row(sw, cname, logs[i], ss, t, reps);
+                for (int bi = 0; bi < nbatch; bi++)
+                    bench_batch(gs, curve, g, batch_k[bi], sc, m, base_n, check, what, cname, logs[i],
+                                smed);
             }
             if (dump_dir) {
                 char hex[4 * 100 + 8];
@@ -570,6 +631,20 @@ int main(int argc, char **argv)
                 return 2;
             }
             stream_chunk = (size_t)(v * mul);
+        } else if (!strcmp(argv[i], "--batch") && i + 1 < argc) {
+            char *p = argv[++i];
+            while (*p && nbatch < 8) {
+                batch_k[nbatch] = (int)strtol(p, &p, 10);
+                if (batch_k[nbatch] < 1 || batch_k[nbatch] > 64) {
+                    fprintf(stderr, "cuzk-bench-gpu: --batch: sizes from 1 to 64\n");
+                    return 2;
+                }
+                nbatch++;
+                if (*p == ',')
+                    p++;
+                else
+                    break;
+            }
         } else if (!strcmp(argv[i], "--tables") && i + 1 < argc) {
             tables = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--logs") && i + 1 < argc) {
@@ -588,7 +663,7 @@ int main(int argc, char **argv)
                     "usage: cuzk-bench-gpu [--max-log K] [--reps R] [--out FILE] "
                     "[--only TAGS] [--logs K,K..] [--scalars KIND[,KIND..]] "
                     "[--inf-every K] [--tables C] [--no-ba-fit] [--dump DIR] "
-                    "[--stream CHUNK]\n"
+                    "[--stream CHUNK [--batch K,K..]]\n"
                     "  GPU MSM (G1, G2), NTT and H step timings for both curves, best and "
                     "median of R after a warm-up.\n"
                     "  --only: comma-separated tags matched against kind-curve, e.g. "
@@ -599,6 +674,8 @@ int main(int argc, char **argv)
                     "not one fitted to the memory the points and tables left\n"
                     "  --stream CHUNK: also each MSM over the points streamed from pinned host "
                     "memory in chunks of CHUNK bytes (1GiB, 256MiB), with its overhead\n"
+                    "  --batch K,K..: with --stream, also K MSMs over the streamed points in "
+                    "one batch (each chunk copied once), time per MSM\n"
                     "  --scalars: MSM scalar kinds, default random,sparse01; also equal, "
                     "few16, u64 (skewed)\n"
                     "  every MSM result is checked on the host (exit 1 if wrong)\n"

@@ -36,6 +36,7 @@ void cuzk_daemon_config_defaults(cuzk_daemon_config *c)
     c->gpu_tables = 1;
     c->gpu_ba_fit = 1;
     c->gpu_stream_chunk = CUZK_STREAM_CHUNK_DEFAULT;
+    c->gpu_stream_batch = CUZK_STREAM_BATCH_DEFAULT;
     c->key_cache = 1;
     c->key_cache_dir = dup_or_die("");
     c->witness_dir = dup_or_die("");
@@ -461,6 +462,8 @@ static cuzk_err apply(cuzk_daemon_config *c, cuzk_toml *doc, const char *base_di
         (e = get_str(root, "metrics.listen", &c->metrics_listen, eb)) ||
         (e = get_uint(root, "gpus.workers_per_device", 0, 64, &c->gpu_workers_per_device, eb)) ||
         (e = get_uint(root, "gpus.host_threads", 0, 4096, &c->host_threads, eb)) ||
+        (e = get_uint(root, "gpus.stream_batch", 1, CUZK_STREAM_BATCH_MAX, &c->gpu_stream_batch,
+                      eb)) ||
         (e = get_uint(root, "gpus.emulated_devices", 0, CUZK_MAX_DEVICES, &c->emulated_devices,
                       eb)) ||
         (e = get_uint(root, "synthesis.partition_workers", 0, 4096, &c->partition_workers, eb)) ||
@@ -768,6 +771,7 @@ void cuzk_daemon_config_engine(const cuzk_daemon_config *c, cuzk_engine_config *
     o->gpu_tables = c->gpu_tables;
     o->no_ba_fit = !c->gpu_ba_fit;
     o->gpu_stream_chunk = c->gpu_stream_chunk;
+    o->gpu_stream_batch = c->gpu_stream_batch;
     o->emulated_devices = c->emulated_devices;
     o->emulated_faulty_devices = c->emulated_faulty_devices;
     o->g2_dedicated = c->g2_device >= 0;

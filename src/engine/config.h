@@ -42,7 +42,9 @@
  *                stream_chunk = "1GiB" (a key larger than the GPU budget is staged with some
  *                point sets left in pinned host memory and streamed to the device in chunks
  *                of this size at every MSM; each GPU worker holds two such buffers, counted
- *                in the budget; at least 1KiB),
+ *                in the budget; at least 1KiB), stream_batch = 4 (the witness MSMs of up to
+ *                this many partitions of one key over its streamed sets run as one batch,
+ *                each chunk copied once for all; 1: each partition alone),
  *                ba_fit = true (the GPU workers' batch-affine chunk fitted to the memory the
  *                preloaded keys leave, when every circuit preloads), g2_device = -1 (B in G2
  *                on the GPU runs beside each GPU worker on its device; a device number of
@@ -113,6 +115,7 @@ typedef struct {
     int gpu_tables;   /* gpus.msm_tables (default true) */
     int gpu_ba_fit;   /* gpus.ba_fit (default true) */
     uint64_t gpu_stream_chunk; /* gpus.stream_chunk (default 1 GiB) */
+    unsigned gpu_stream_batch; /* gpus.stream_batch (default CUZK_STREAM_BATCH_DEFAULT) */
     unsigned emulated_devices; /* gpus.emulated_devices (tests only; default 0) */
     uint32_t emulated_faulty_devices; /* gpus.emulated_faulty_devices (tests only; default []) */
     int key_cache;

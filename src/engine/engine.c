@@ -197,6 +197,10 @@ cuzk_err cuzk_engine_new(cuzk_engine **out, const cuzk_engine_config *cfg, cuzk_
         e->cfg.gpu_workers_per_device = 2;
     if (!e->cfg.gpu_stream_chunk)
         e->cfg.gpu_stream_chunk = CUZK_STREAM_CHUNK_DEFAULT;
+    if (!e->cfg.gpu_stream_batch)
+        e->cfg.gpu_stream_batch = CUZK_STREAM_BATCH_DEFAULT;
+    if (e->cfg.gpu_stream_batch > CUZK_STREAM_BATCH_MAX)
+        e->cfg.gpu_stream_batch = CUZK_STREAM_BATCH_MAX;
     if (!e->cfg.g2_gpu_min_scalars)
         e->cfg.g2_gpu_min_scalars = 262144;
     if (!e->cfg.retain_jobs)

@@ -243,9 +243,16 @@ typedef struct {
     /* Chunk bytes of point sets streamed from host memory (see "Key residency tiers"; 0:
      * CUZK_STREAM_CHUNK_DEFAULT). */
     uint64_t gpu_stream_chunk;
+    /* Partitions of one key whose witness MSMs over its streamed sets run as one batch on a
+     * GPU worker, each chunk copied once for all of them (0: CUZK_STREAM_BATCH_DEFAULT; 1:
+     * each partition alone). Each worker's scalar buffers for a batch take up to this many
+     * chunks more, counted in the budget. */
+    unsigned gpu_stream_batch;
 } cuzk_engine_config;
 
 #define CUZK_STREAM_CHUNK_DEFAULT ((uint64_t)1 << 30)
+#define CUZK_STREAM_BATCH_DEFAULT 4u
+#define CUZK_STREAM_BATCH_MAX 16u
 
 #define CUZK_BUDGET_AUTO UINT64_MAX
 
@@ -411,6 +418,7 @@ typedef struct {
         uint64_t memory_total, memory_used, scratch_estimate;
     } devices[CUZK_MAX_DEVICES];
     uint64_t gpu_faults, gpu_retries, cpu_fallbacks, keys_from_cache;
+    uint64_t stream_batches; /* batches of several partitions' MSMs over streamed sets */
     uint64_t g2_on_gpu; /* partitions whose B in G2 ran on a GPU worker */
     /* Key tiers: bytes held in each kind of memory (a staged key is also resident on the host:
      * keys_bytes counts every resident key, keys_gpu_bytes device memory over all devices,

@@ -121,6 +121,8 @@ typedef struct gpu_stage {
     int device;               /* index of the device that ran it (-1: none) */
     int g2_on_device;         /* B in G2 runs in the GPU stage too */
     int g2_only;              /* B in G2 alone, for the dedicated device (gpus.g2_device) */
+    int batching;             /* in a GPU worker's batch now: no other worker takes it */
+    int batched;              /* its witness MSMs were offered to a batch (done or not) */
     cuzk_err err;
     cuzk_errbuf eb;
     double gpu_ms;
@@ -190,6 +192,7 @@ struct cuzk_engine {
     uint64_t submitted, completed, failed, cancelled, partitions_proved, partitions_failed;
     uint64_t keys_loaded, keys_evicted, keys_from_cache, keys_pinned, key_unpins;
     uint64_t gpu_faults, gpu_retries, cpu_fallbacks, g2_gpu_partitions;
+    uint64_t stream_batches; /* batches of witness MSMs over streamed sets (gpus.stream_batch) */
     uint64_t gpu_budget_cpu_stages; /* GPU stages run on the CPU: key above every GPU budget */
     double prove_ms_total;
     uint64_t working_allocated;    /* cuzk_engine_status.working_allocated */

@@ -46,7 +46,29 @@ int cuzk__gpu_any_device_takes(const cuzk_engine *e, uint32_t tried, const circu
 
 static int stage_takes(const cuzk_engine *e, unsigned d, const gpu_stage *it)
 {
-    return cuzk__gpu_device_takes(e, d, it->faulted_devices, it->job->circ, it->g2_only);
+    return !it->batching &&
+           cuzk__gpu_device_takes(e, d, it->faulted_devices, it->job->circ, it->g2_only);
+}
+
+/* The stages queued behind `it` that may join its batch of witness MSMs over the key's
+ * streamed sets (gpus.stream_batch): G1 stages of the same circuit that device d takes, not
+ * offered to a batch before, up to the batch size with `it`; marked as batching (no other
+ * worker takes them meanwhile). Returns how many (0: no batch). Under e->mu. */
+static size_t batch_gather(cuzk_engine *e, unsigned d, gpu_stage *it, gpu_stage **out)
+{
+    const circuit *c = it->job->circ;
+    const unsigned witness_sets = CUZK_PK_SET_A | CUZK_PK_SET_B1 | CUZK_PK_SET_C | CUZK_PK_SET_B2;
+    size_t n = 0;
+    if (e->cfg.gpu_stream_batch < 2 || it->g2_only || it->batched || !it->prove_state ||
+        !(c->gpu_streamed & witness_sets) || e->cfg.emulated_devices)
+        return 0;
+    for (gpu_stage *q = e->gpu_queue_head; q && n + 1 < e->cfg.gpu_stream_batch; q = q->next)
+        if (q->job->circ == c && !q->g2_only && !q->batched && q->prove_state &&
+            stage_takes(e, d, q)) {
+            q->batching = 1;
+            out[n++] = q;
+        }
+    return n;
 }
 
 /* Whether device d is the one to take queued stage it: of the devices that take it and have
@@ -150,6 +172,8 @@ void *cuzk__gpu_worker_main(void *arg)
         if (e->gpu_queue_head) /* the stages left may now prefer another device */
             pthread_cond_broadcast(&e->gpu_queue_cv);
         const int faulty = (e->faulty_devices >> w->device) & 1;
+        gpu_stage *batch[CUZK_STREAM_BATCH_MAX];
+        const size_t nbatch = faulty ? 0 : batch_gather(e, w->device, it, batch);
         /* GPU tier: the key is staged on this device (within its budget) and held there
          * until the stage ends. cuzk__gpu_device_takes checked that it fits. */
         circuit *circ = it->job->circ;
@@ -174,6 +198,56 @@ void *cuzk__gpu_worker_main(void *arg)
                               "error=%s", circ->id, dev->id, eb.msg);
             else
                 cuzk__key_log_staged(circ, dev->id, cuzk__now_ms() - t);
+        }
+        if (!err && nbatch && ctx) {
+            /* The witness MSMs over the streamed sets of this partition and the ones queued
+             * behind it, each chunk copied once for all; B in G2 too when every one of them
+             * runs it in its GPU stage. Each stage then runs what is left. A failed batch
+             * leaves every partition as it was. */
+            cuzk_prove_state *ss[CUZK_STREAM_BATCH_MAX];
+            int with_g2 = it->g2_on_device && !it->g2_ok;
+            ss[0] = it->prove_state;
+            for (size_t i = 0; i < nbatch; i++) {
+                ss[i + 1] = batch[i]->prove_state;
+                with_g2 = with_g2 && batch[i]->g2_on_device && !batch[i]->g2_ok;
+            }
+            unsigned sets = 0;
+            cuzk_errbuf beb = {{0}};
+            const double tb = cuzk__now_ms();
+            cuzk_err be = cuzk_prove_gpu_batch(ss, nbatch + 1, dev->id, ctx, with_g2, &sets,
+                                               &beb);
+            const double bms = cuzk__now_ms() - tb;
+            char names[32];
+            cuzk_pk_set_names(sets, names, sizeof names);
+            if (be)
+                CUZK_LOG_WARN(TGT, "batched MSMs failed; each partition runs its own",
+                              "device=%d circuit=%s partitions=%zu error=%s", dev->id, circ->id,
+                              nbatch + 1, beb.msg);
+            else
+                CUZK_LOG_INFO(TGT, "batched MSMs over streamed sets", "device=%d circuit=%s "
+                               "partitions=%zu sets=%s ms=%.1f", dev->id, circ->id, nbatch + 1,
+                               names, bms);
+            pthread_mutex_lock(&e->mu);
+            it->batched = 1;
+            it->gpu_ms += bms / (double)(nbatch + 1);
+            for (size_t i = 0; i < nbatch; i++) {
+                batch[i]->batching = 0;
+                batch[i]->batched = 1;
+                batch[i]->gpu_ms += bms / (double)(nbatch + 1);
+                if (!be && (sets & CUZK_PK_SET_B2))
+                    batch[i]->g2_ok = 1;
+            }
+            if (!be && (sets & CUZK_PK_SET_B2))
+                g2_ok = 1;
+            e->stream_batches += !be;
+            pthread_cond_broadcast(&e->gpu_queue_cv);
+            pthread_mutex_unlock(&e->mu);
+        } else if (nbatch) {
+            pthread_mutex_lock(&e->mu);
+            for (size_t i = 0; i < nbatch; i++)
+                batch[i]->batching = 0;
+            pthread_cond_broadcast(&e->gpu_queue_cv);
+            pthread_mutex_unlock(&e->mu);
         }
         if (err) {
             /* Not run: the key could not be staged. */

@@ -464,11 +464,15 @@ static unsigned key_stage_parts(const cuzk_engine *e, const circuit *c, cuzk_pk 
         }
     }
     if (e->n_devices && b > kmax) {
-        /* Each GPU worker of a device holds two chunk buffers while it streams. */
+        /* Each GPU worker of a device holds two chunk buffers while it streams, and for a
+         * batch of partitions (gpus.stream_batch) two buffers of the batch's scalars for a
+         * chunk: 32 bytes a point for each partition, at most a chunk each (the smallest
+         * point is 64 bytes). */
         const unsigned nparts = parts & ~CUZK_PK_STAGE_ROWS;
         const cuzk__key_sets sets = key_sets(c, nparts);
+        const unsigned nb = e->cfg.gpu_stream_batch > 1 ? e->cfg.gpu_stream_batch : 0;
         const uint64_t buffers =
-            (uint64_t)e->cfg.gpu_workers_per_device * 2 * e->cfg.gpu_stream_chunk;
+            (uint64_t)e->cfg.gpu_workers_per_device * (2 + nb) * e->cfg.gpu_stream_chunk;
         uint64_t sb = 0;
         const unsigned m = cuzk__key_stream_plan(&sets, kmax, buffers, &sb);
         if (sb <= kmax) {

@@ -91,6 +91,7 @@ void cuzk_engine_get_status(cuzk_engine *e, cuzk_engine_status *s)
     }
     s->gpu_faults = e->gpu_faults;
     s->gpu_retries = e->gpu_retries;
+    s->stream_batches = e->stream_batches;
     s->cpu_fallbacks = e->cpu_fallbacks;
     s->keys_from_cache = e->keys_from_cache;
     s->g2_on_gpu = e->g2_gpu_partitions;
@@ -205,6 +206,9 @@ char *cuzk_engine_metrics(cuzk_engine *e)
           s.gpu_busy);
     COUNTER("cuzk_gpu_faults_total", "GPU stages that faulted.", s.gpu_faults);
     COUNTER("cuzk_gpu_retries_total", "GPU stages retried on another device.", s.gpu_retries);
+    COUNTER("cuzk_stream_batches_total",
+            "Batches of several partitions' witness MSMs over streamed point sets.",
+            s.stream_batches);
     COUNTER("cuzk_gpu_cpu_fallbacks_total", "GPU stages redone on the CPU.", s.cpu_fallbacks);
     COUNTER("cuzk_g2_on_gpu_total", "Partitions whose B in G2 ran on a GPU worker.",
             s.g2_on_gpu);

@@ -685,17 +685,24 @@ static cuzk_err g1_msms_on(cuzk_prove_state *s, int device, cuzk_gpu_ctx *g, int
      * context (cuzk_gpu_msm checks that the upload it finds is of this buffer). */
     unsigned fa = s->w_staged && device == 0 && g == pk->dev[0].ctx ? CUZK_GPU_SCALARS_SAME : 0;
     s->w_staged = 0;
-    /* Not range-checked on the host (cuzk__prove left it to the device): A's MSM checks it. */
+    /* Not range-checked on the host (cuzk__prove left it to the device): A's MSM checks it
+     * (or the batch that did A, cuzk_prove_gpu_batch). */
     if (!s->w_checked)
         fa |= CUZK_GPU_SCALARS_CHECK;
-    cuzk_err e = cuzk_gpu_msm(g, d->g_a, 0, pk->n_vars, ws, fa, (uint64_t *)&pa, eb);
-    if (e == CUZK_NON_CANONICAL && (fa & CUZK_GPU_SCALARS_CHECK) &&
-        cuzk_gpu_bad_scalar(g) < pk->n_vars)
-        e = cuzk_errf(eb, CUZK_NON_CANONICAL, "witness value %" PRIu64 " is not below r",
-                      cuzk_gpu_bad_scalar(g));
-    else if (!e)
-        s->w_checked = 1;
-    if (!e)
+    /* Sets a batch did: their results are in s already. */
+    const unsigned pre = s->msm_pre;
+    pa = s->pa, pb1 = s->pb1, pc = s->pc;
+    cuzk_err e = CUZK_OK;
+    if (!(pre & CUZK_PK_SET_A)) {
+        e = cuzk_gpu_msm(g, d->g_a, 0, pk->n_vars, ws, fa, (uint64_t *)&pa, eb);
+        if (e == CUZK_NON_CANONICAL && (fa & CUZK_GPU_SCALARS_CHECK) &&
+            cuzk_gpu_bad_scalar(g) < pk->n_vars)
+            e = cuzk_errf(eb, CUZK_NON_CANONICAL, "witness value %" PRIu64 " is not below r",
+                          cuzk_gpu_bad_scalar(g));
+        else if (!e)
+            s->w_checked = 1;
+    }
+    if (!e && !(pre & CUZK_PK_SET_B1))
         e = cuzk_gpu_msm(g, d->g_b1, 0, pk->n_vars, ws, CUZK_GPU_SCALARS_SAME, (uint64_t *)&pb1,
                          eb);
     if (!e && with_g2) {
@@ -704,10 +711,10 @@ static cuzk_err g1_msms_on(cuzk_prove_state *s, int device, cuzk_gpu_ctx *g, int
                          eb);
         t2 = cuzk__now_ms() - t1;
     }
-    if (!e)
+    if (!e && !(pre & CUZK_PK_SET_C))
         e = cuzk_gpu_msm(g, d->g_c, 0, pk->n_vars, ws, CUZK_GPU_SCALARS_SAME, (uint64_t *)&pc,
                          eb);
-    s->st.msm_g1_ms = cuzk__now_ms() - t - t2;
+    s->st.msm_g1_ms += cuzk__now_ms() - t - t2;
     if (!e && (!pk->ops->g1_on_curve(&pa) || !pk->ops->g1_on_curve(&pb1) ||
                !pk->ops->g1_on_curve(&pc)))
         e = cuzk_errf(eb, CUZK_GPU_FAULT, "GPU %d: a G1 MSM result is not on the curve", device);
@@ -817,6 +824,80 @@ static cuzk_err pg1_gpu_ex(cuzk_prove_state *s, int device, cuzk_gpu_ctx *ctx, i
     return CUZK_OK;
 }
 
+
+cuzk_err cuzk_prove_gpu_batch(cuzk_prove_state *const *ss, size_t k, int device,
+                              struct cuzk_gpu_ctx *gpu, int with_g2, unsigned *batched,
+                              cuzk_errbuf *eb)
+{
+    *batched = 0;
+    if (k < 2 || k > 64)
+        return CUZK_OK;
+    cuzk__pk_base *pk = ss[0]->pk;
+    unsigned checks = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (ss[i]->pk != pk || ss[i]->g1_msm_done || !ss[i]->w)
+            return cuzk_errf(eb, CUZK_INVALID_ARGUMENT, "GPU batch: proof %zu is of another "
+                             "key, has its MSMs done or no witness copy", i);
+        checks |= !ss[i]->w_checked;
+        with_g2 = with_g2 && !ss[i]->g2_done;
+    }
+    cuzk_gpu_ctx *g = NULL;
+    cuzk_err e = gpu_acquire(ss[0], device, gpu, with_g2 ? WANT_G2 : 0, &ss[0]->st.gpu_upload_ms,
+                             &g, eb);
+    if (e)
+        return e;
+    cuzk__pk_device *d = &pk->dev[device];
+    const cuzk_gpu_points *sets[4] = {d->g_a, d->g_b1, d->g_c, with_g2 ? d->g_b2 : NULL};
+    static const unsigned bit[4] = {CUZK_PK_SET_A, CUZK_PK_SET_B1, CUZK_PK_SET_C,
+                                    CUZK_PK_SET_B2};
+    const void *vec[64];
+    for (size_t i = 0; i < k; i++)
+        vec[i] = ss[i]->w;
+    uint64_t *outs = malloc(k * 36 * sizeof *outs);
+    if (!outs) {
+        gpu_release(ss[0], device, gpu);
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "GPU batch: out of memory");
+    }
+    for (int si = 0; si < 4 && !e; si++) {
+        if (!sets[si] || !cuzk_gpu_points_streamed(sets[si]))
+            continue;
+        const int g2 = si == 3;
+        const size_t limbs = cuzk_gpu_point_limbs(pk->ops->gpu_curve, g2 ? CUZK_GPU_G2
+                                                                         : CUZK_GPU_G1);
+        double t = cuzk__now_ms();
+        e = cuzk_gpu_msm_batch(g, sets[si], 0, pk->n_vars, k, vec,
+                               checks ? CUZK_GPU_SCALARS_CHECK : 0, outs, eb);
+        for (size_t i = 0; i < k && !e; i++) {
+            const uint64_t *o = outs + i * limbs;
+            if (g2 ? !pk->ops->g2_on_curve((const cuzk__g2_jac *)o)
+                   : !pk->ops->g1_on_curve((const cuzk__g1_jac *)o))
+                e = cuzk_errf(eb, CUZK_GPU_FAULT, "GPU %d: a batched MSM result is not on the "
+                              "curve", device);
+        }
+        if (e)
+            break;
+        const double per = (cuzk__now_ms() - t) / (double)k;
+        for (size_t i = 0; i < k; i++) {
+            cuzk_prove_state *s = ss[i];
+            const uint64_t *o = outs + i * limbs;
+            if (g2) {
+                memcpy(&s->pb2, o, limbs * 8);
+                s->st.msm_g2_ms += per;
+                s->g2_done = 1;
+            } else {
+                memcpy(si == 0 ? &s->pa : si == 1 ? &s->pb1 : &s->pc, o, limbs * 8);
+                s->st.msm_g1_ms += per;
+                s->msm_pre |= bit[si];
+            }
+            s->w_checked = 1; /* the batch checked every vector (CUZK_GPU_SCALARS_CHECK) */
+        }
+        *batched |= bit[si];
+        checks = 0;
+    }
+    free(outs);
+    gpu_release(ss[0], device, gpu);
+    return e;
+}
 
 /* B in G2 on a GPU; want: WANT_G2, with WANT_NO_G1 on a device that runs only this. */
 static cuzk_err pg2_gpu_ex(cuzk_prove_state *s, int device, cuzk_gpu_ctx *ctx, int want,

@@ -117,6 +117,8 @@ struct cuzk_prove_state {
     cuzk__g1_jac pa, pb1, pc, ph;
     cuzk__g2_jac pb2;
     int g1_done, g2_done, g1_msm_done, synthesized;
+    unsigned msm_pre; /* CUZK_PK_SET_A, B1, C: results in pa, pb1, pc from a batch
+                       * (cuzk_prove_gpu_batch), skipped by the g1 stage */
     int w_borrowed; /* w is the caller's buffer (cuzk_prove's page-locked one): not freed here */
     int w_staged;   /* w was queued to device 0's key context while it was copied
                      * (cuzk_gpu_scalars_stage): the first witness MSM there reads it */

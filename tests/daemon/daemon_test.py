@@ -428,6 +428,7 @@ def test_config():
     run_bad_config("size.toml", "[memory]\nworking_budget = \"50 GiBs\"\n", ["%(p)s:2", "memory.working_budget"])
     run_bad_config("gpub.toml", "[memory]\ngpu_budget = \"lots\"\n", ["%(p)s:2", "memory.gpu_budget"])
     run_bad_config("pinb.toml", "[memory]\n\npinned_budget = -1\n", ["%(p)s:3", "memory.pinned_budget"])
+    run_bad_config("sbatch.toml", "[gpus]\nstream_batch = 0\n", ["%(p)s:2", "gpus.stream_batch"])
     run_bad_config("zkey.toml", "[[circuit]]\nid = \"x\"\nzkey = \"/nonexistent.zkey\"\n",
                    ["circuit 'x'", "/nonexistent.zkey"])
     # Ports beyond 65535 are refused (gRPC would bind the port modulo 65536).

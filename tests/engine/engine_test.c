@@ -1666,7 +1666,8 @@ static void test_stream_plan(void)
 /* A key larger than the GPU budget even without its rows is staged with point sets streamed
  * from host memory (gpus.stream_chunk), not run on the CPU: with a budget one byte short of
  * its whole copy, B in G2 (last in the order, the largest) streams and the copy counts the
- * G1 sets whole, B2's map and two chunk buffers; the proof is right and no GPU stage ran on
+ * G1 sets whole, B2's map, two chunk buffers and the batch's scalar buffers (a chunk for each
+ * partition of a batch, gpus.stream_batch); the proof is right and no GPU stage ran on
  * the CPU for want of room. A budget too small even for the buffers and maps still falls back
  * to the CPU. */
 static void test_gpu_tier_streamed(void)
@@ -1694,7 +1695,7 @@ static void test_gpu_tier_streamed(void)
         cuzk_engine_status st;
         cuzk_engine_get_status(e, &st);
         if (!small) {
-            const uint64_t want = whole - b2 + 2 * 1024;
+            const uint64_t want = whole - b2 + (2 + CUZK_STREAM_BATCH_DEFAULT) * 1024;
             CHECK_MSG(ci[1].gpu_streamed == CUZK_PK_SET_B2 && ci[1].gpu_bytes == want &&
                           ci[1].gpu_mask == 1,
                       "streamed %#x, staged %llu, want B2 and %llu", ci[1].gpu_streamed,
