@@ -251,10 +251,12 @@ int cuzk_prove_g2_done(const cuzk_prove_state *s);
  * done for every proof or for none. Each proof's GPU g1 stage then skips the MSMs done here
  * (the results are checked on the curve as theirs are); a proof whose g1 MSMs ran already is
  * left out, as are sets that are resident. On failure the proofs are as before (their own
- * stages run every MSM) and the error says why. *batched: the sets done (CUZK_PK_SET_*). */
+ * stages run every MSM) and the error says why. *batched: the sets done (CUZK_PK_SET_*).
+ * device < 0 (the engine's emulated devices, for tests): the sets in `emulate` (CUZK_PK_SET_*
+ * bits: the ones a device would stream) on CPU threads, each proof's the CPU g1 stage's. */
 cuzk_err cuzk_prove_gpu_batch(cuzk_prove_state *const *states, size_t k, int device,
-                              struct cuzk_gpu_ctx *gpu, int with_g2, unsigned *batched,
-                              cuzk_errbuf *eb);
+                              struct cuzk_gpu_ctx *gpu, int with_g2, unsigned emulate,
+                              unsigned *batched, cuzk_errbuf *eb);
 cuzk_err cuzk_prove_end(cuzk_prove_state *s, cuzk_proof *proof, cuzk_errbuf *eb);
 /* What a stage of a key on a GPU holds besides the G1 point sets A, B1, C, H: */
 #define CUZK_PK_STAGE_G2 1u   /* B in G2's points */

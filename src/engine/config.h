@@ -42,7 +42,7 @@
  *                stream_chunk = "1GiB" (a key larger than the GPU budget is staged with some
  *                point sets left in pinned host memory and streamed to the device in chunks
  *                of this size at every MSM; each GPU worker holds two such buffers, counted
- *                in the budget; at least 1KiB), stream_batch = 4 (the witness MSMs of up to
+ *                in the budget; at least 1KiB), stream_batch = 5 (the witness MSMs of up to
  *                this many partitions of one key over its streamed sets run as one batch,
  *                each chunk copied once for all; 1: each partition alone),
  *                ba_fit = true (the GPU workers' batch-affine chunk fitted to the memory the

@@ -251,7 +251,7 @@ typedef struct {
 } cuzk_engine_config;
 
 #define CUZK_STREAM_CHUNK_DEFAULT ((uint64_t)1 << 30)
-#define CUZK_STREAM_BATCH_DEFAULT 4u
+#define CUZK_STREAM_BATCH_DEFAULT 5u
 #define CUZK_STREAM_BATCH_MAX 16u
 
 #define CUZK_BUDGET_AUTO UINT64_MAX

@@ -60,7 +60,7 @@ static size_t batch_gather(cuzk_engine *e, unsigned d, gpu_stage *it, gpu_stage 
     const unsigned witness_sets = CUZK_PK_SET_A | CUZK_PK_SET_B1 | CUZK_PK_SET_C | CUZK_PK_SET_B2;
     size_t n = 0;
     if (e->cfg.gpu_stream_batch < 2 || it->g2_only || it->batched || !it->prove_state ||
-        !(c->gpu_streamed & witness_sets) || e->cfg.emulated_devices)
+        !(c->gpu_streamed & witness_sets))
         return 0;
     for (gpu_stage *q = e->gpu_queue_head; q && n + 1 < e->cfg.gpu_stream_batch; q = q->next)
         if (q->job->circ == c && !q->g2_only && !q->batched && q->prove_state &&
@@ -199,7 +199,7 @@ void *cuzk__gpu_worker_main(void *arg)
             else
                 cuzk__key_log_staged(circ, dev->id, cuzk__now_ms() - t);
         }
-        if (!err && nbatch && ctx) {
+        if (!err && nbatch && (ctx || emulated)) {
             /* The witness MSMs over the streamed sets of this partition and the ones queued
              * behind it, each chunk copied once for all; B in G2 too when every one of them
              * runs it in its GPU stage. Each stage then runs what is left. A failed batch
@@ -214,8 +214,9 @@ void *cuzk__gpu_worker_main(void *arg)
             unsigned sets = 0;
             cuzk_errbuf beb = {{0}};
             const double tb = cuzk__now_ms();
-            cuzk_err be = cuzk_prove_gpu_batch(ss, nbatch + 1, dev->id, ctx, with_g2, &sets,
-                                               &beb);
+            cuzk_err be = cuzk_prove_gpu_batch(ss, nbatch + 1, emulated ? -1 : dev->id,
+                                               emulated ? NULL : ctx, with_g2,
+                                               circ->gpu_streamed, &sets, &beb);
             const double bms = cuzk__now_ms() - tb;
             char names[32];
             cuzk_pk_set_names(sets, names, sizeof names);

@@ -348,6 +348,8 @@ static cuzk_err pg1_cpu(cuzk_prove_state *s, cuzk_errbuf *eb)
     const uint64_t npc = (uint64_t)pk->n_public + 1;
     cuzk__g1_jac *res[3] = {&s->pa, &s->pb1, &s->pc};
     for (int k = 0; k < 3 && !e; k++) {
+        if (s->msm_pre & (k == 0 ? CUZK_PK_SET_A : k == 1 ? CUZK_PK_SET_B1 : CUZK_PK_SET_C))
+            continue; /* a batch did it (cuzk_prove_gpu_batch) */
         e = ops->g1_msm(pk, k, res[k], k < 2 ? ws : ws + 32 * npc,
                         k < 2 ? pk->n_vars : pk->n_vars - npc, &mo);
         if (!e && s->consume)
@@ -355,7 +357,7 @@ static cuzk_err pg1_cpu(cuzk_prove_state *s, cuzk_errbuf *eb)
     }
     if (e)
         e = cuzk_errf(eb, e, "G1 MSM failed");
-    s->st.msm_g1_ms = cuzk__now_ms() - t;
+    s->st.msm_g1_ms += cuzk__now_ms() - t;
     s->g1_done = !e;
     return e;
 }
@@ -825,9 +827,51 @@ static cuzk_err pg1_gpu_ex(cuzk_prove_state *s, int device, cuzk_gpu_ctx *ctx, i
 }
 
 
+/* cuzk_prove_gpu_batch's emulation on CPU threads: the sets in `sets`, as pg1_cpu and pg2_cpu
+ * compute them. */
+static cuzk_err batch_cpu(cuzk_prove_state *const *ss, size_t k, unsigned sets, int with_g2,
+                          unsigned *batched, cuzk_errbuf *eb)
+{
+    cuzk__pk_base *pk = ss[0]->pk;
+    const uint64_t npc = (uint64_t)pk->n_public + 1;
+    static const unsigned bit[3] = {CUZK_PK_SET_A, CUZK_PK_SET_B1, CUZK_PK_SET_C};
+    cuzk_err e = host_sets(pk, sets & (CUZK_PK_SET_A | CUZK_PK_SET_B1 | CUZK_PK_SET_C |
+                                       (with_g2 ? CUZK_PK_SET_B2 : 0)),
+                           "the batched MSMs on the CPU", eb);
+    for (size_t i = 0; i < k && !e; i++)
+        e = wcheck(ss[i], eb);
+    if (e)
+        return e;
+    for (int si = 0; si < 4 && !e; si++) {
+        if (si < 3 ? !(sets & bit[si]) : !(with_g2 && (sets & CUZK_PK_SET_B2)))
+            continue;
+        for (size_t i = 0; i < k && !e; i++) {
+            cuzk_prove_state *s = ss[i];
+            cuzk_msm_opts mo = {s->opts.nthreads, 0, 0};
+            if (si == 3) {
+                e = pk->ops->g2_msm(pk, &s->pb2, s->wb, pk->n_vars, &mo);
+                continue;
+            }
+            cuzk__g1_jac *res[3] = {&s->pa, &s->pb1, &s->pc};
+            e = pk->ops->g1_msm(pk, si, res[si], si < 2 ? s->wb : s->wb + 32 * npc,
+                                si < 2 ? pk->n_vars : pk->n_vars - npc, &mo);
+        }
+        if (e)
+            return cuzk_errf(eb, e, "batched MSM failed");
+        for (size_t i = 0; i < k; i++) {
+            if (si == 3)
+                ss[i]->g2_done = 1;
+            else
+                ss[i]->msm_pre |= bit[si];
+        }
+        *batched |= si == 3 ? CUZK_PK_SET_B2 : bit[si];
+    }
+    return CUZK_OK;
+}
+
 cuzk_err cuzk_prove_gpu_batch(cuzk_prove_state *const *ss, size_t k, int device,
-                              struct cuzk_gpu_ctx *gpu, int with_g2, unsigned *batched,
-                              cuzk_errbuf *eb)
+                              struct cuzk_gpu_ctx *gpu, int with_g2, unsigned emulate,
+                              unsigned *batched, cuzk_errbuf *eb)
 {
     *batched = 0;
     if (k < 2 || k > 64)
@@ -841,6 +885,8 @@ cuzk_err cuzk_prove_gpu_batch(cuzk_prove_state *const *ss, size_t k, int device,
         checks |= !ss[i]->w_checked;
         with_g2 = with_g2 && !ss[i]->g2_done;
     }
+    if (device < 0)
+        return batch_cpu(ss, k, emulate, with_g2, batched, eb);
     cuzk_gpu_ctx *g = NULL;
     cuzk_err e = gpu_acquire(ss[0], device, gpu, with_g2 ? WANT_G2 : 0, &ss[0]->st.gpu_upload_ms,
                              &g, eb);

@@ -631,6 +631,18 @@ static void test_config(void)
     cuzk_daemon_config_engine(&c, &scf);
     CHECK(c.gpu_stream_chunk == 256ull << 20 && scf.gpu_stream_chunk == 256ull << 20);
     cuzk_daemon_config_free(&c);
+    /* gpus.stream_batch: 1 to 16, default CUZK_STREAM_BATCH_DEFAULT, passed to the engine. */
+    CHECK(cuzk_daemon_config_parse(&c, "t.toml", "", 0, ".", &eb) == CUZK_OK);
+    CHECK(c.gpu_stream_batch == CUZK_STREAM_BATCH_DEFAULT);
+    cuzk_daemon_config_free(&c);
+    const char *sbt = "[gpus]\nstream_batch = 7\n";
+    CHECK(cuzk_daemon_config_parse(&c, "s.toml", sbt, strlen(sbt), ".", &eb) == CUZK_OK);
+    cuzk_daemon_config_engine(&c, &scf);
+    CHECK(c.gpu_stream_batch == 7 && scf.gpu_stream_batch == 7);
+    cuzk_daemon_config_free(&c);
+    const char *sbbad = "[gpus]\nstream_batch = 17\n";
+    CHECK(cuzk_daemon_config_parse(&c, "sb.toml", sbbad, strlen(sbbad), ".", &eb) ==
+          CUZK_BAD_CONFIG && strstr(eb.msg, "gpus.stream_batch"));
     const char *scbad = "[gpus]\nstream_chunk = 100\n";
     CHECK(cuzk_daemon_config_parse(&c, "sb.toml", scbad, strlen(scbad), ".", &eb) ==
           CUZK_BAD_CONFIG);
@@ -1717,6 +1729,52 @@ static void test_gpu_tier_streamed(void)
     }
 }
 
+/* gpus.stream_batch: with point sets streamed, a GPU worker batches the witness MSMs of the
+ * partitions of one key queued behind the one it takes (emulated devices run the batch on the
+ * CPU, as the stage itself); each partition's stage then skips what the batch did. Eight
+ * partitions through one worker: at least one batch, every proof right. With batches of one,
+ * none. */
+static void test_gpu_stream_batch(void)
+{
+    const uint64_t whole = zkey_bytes(CIRCS[1].zkey, 1, 0, 1);
+    blob w = load("tests/fixtures/bn128/poseidon.wtns");
+    blob ws[8];
+    for (int i = 0; i < 8; i++)
+        ws[i] = w;
+    for (int single = 0; single < 2; single++) {
+        memset(&g_extra, 0, sizeof g_extra);
+        g_extra.emulated_devices = 1;
+        g_extra.gpu_workers_per_device = 1;
+        g_extra.g2_on_gpu = 1;
+        g_extra.gpu_budget = whole / 3;
+        g_extra.gpu_stream_chunk = 1024;
+        g_extra.gpu_stream_batch = single ? 1 : 4;
+        cuzk_engine *e = make(4, 1ull << 30, 0);
+        memset(&g_extra, 0, sizeof g_extra);
+        char id[32];
+        cuzk_errbuf eb = {{0}};
+        cuzk_job_result r;
+        CHECK(submit(e, "bn-pos", NULL, 0, ws, 8, id, &eb) == CUZK_OK);
+        CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
+        if (r.state == CUZK_JOB_COMPLETED)
+            check_proofs(&r, "tests/fixtures/bn128/poseidon_vk.json", CUZK_CURVE_BN254);
+        cuzk_job_result_free(&r);
+        cuzk_circuit_info ci[4];
+        cuzk_engine_circuits(e, ci, 4);
+        cuzk_engine_status st;
+        cuzk_engine_get_status(e, &st);
+        CHECK_MSG((ci[1].gpu_streamed & (CUZK_PK_SET_A | CUZK_PK_SET_B1)) &&
+                      (ci[1].gpu_streamed & CUZK_PK_SET_B2),
+                  "streamed %#x", ci[1].gpu_streamed);
+        CHECK_MSG(single ? st.stream_batches == 0 : st.stream_batches >= 1,
+                  "batches of %d: %llu batches", single ? 1 : 4,
+                  (unsigned long long)st.stream_batches);
+        CHECK(st.devices[0].partitions == 8 && st.gpu_budget_cpu == 0);
+        cuzk_engine_free(e);
+    }
+    free(w.data);
+}
+
 /* gpu_tables: a staged copy counts the point sets with their fixed-base tables (gpu.h
  * cuzk_gpu_tables_bytes: A, B1, C padded to n_vars, H) when they fit the GPU budget beside the
  * other circuits' plain point sets, and is staged without them (but with its rows) when they
@@ -2046,6 +2104,7 @@ int main(void)
     test_generated_release();
     test_stream_plan();
     test_gpu_tier_streamed();
+    test_gpu_stream_batch();
     test_gpu_tier_tables();
     test_pinned_tier();
     test_mapped_tier();
