@@ -228,9 +228,11 @@ void *cuzk__gpu_worker_main(void *arg)
                 CUZK_LOG_INFO(TGT, "batched MSMs over streamed sets", "device=%d circuit=%s "
                                "partitions=%zu sets=%s ms=%.1f", dev->id, circ->id, nbatch + 1,
                                names, bms);
+            /* Each partition of the batch is charged its share of the batch's time (this
+             * stage's own time counts from t). */
+            t += bms * (double)nbatch / (double)(nbatch + 1);
             pthread_mutex_lock(&e->mu);
             it->batched = 1;
-            it->gpu_ms += bms / (double)(nbatch + 1);
             for (size_t i = 0; i < nbatch; i++) {
                 batch[i]->batching = 0;
                 batch[i]->batched = 1;
