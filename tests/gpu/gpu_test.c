@@ -276,7 +276,9 @@ GPU_GROUP_TESTS(bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G2)
  * points (not a divisor), with `lead` points at infinity in front (C's set), must equal the
  * resident set's and the structured reference; a resident MSM flagged CUZK_GPU_SCALARS_SAME
  * after it reads the same upload; a scalar not below r in the last chunk is found at the same
- * index as the resident MSM finds it. */
+ * index as the resident MSM finds it. A batch of three vectors (cuzk_gpu_msm_batch: the
+ * scalars, zeros, the scalars) over the streamed and the resident set gives each vector's sum,
+ * and a bad scalar in the second fails it naming that vector. */
 #define GPU_STREAM_TEST(G, FR, CURVE, GROUP)                                                  \
     static void G##_test_stream(size_t n, size_t lead, int mode)                              \
     {                                                                                         \
@@ -336,6 +338,37 @@ GPU_GROUP_TESTS(bls12_381_g2, bls12_381_fr, CUZK_GPU_BLS12_381, CUZK_GPU_G2)
                 e = cuzk_gpu_msm(ctx, gr, 0, m, sc, fl | CUZK_GPU_SCALARS_SAME, out, &eb);    \
                 CHECK_MSG(e == CUZK_OK, "resident after streamed: %s", eb.msg);               \
                 ok &= !e && G##_check_point("stream: resident after", m, out, &want);         \
+            }                                                                                 \
+            if (!e && c == 2) {                                                               \
+                /* a batch of three over both sets: the scalars, zeros, the scalars again */  \
+                const size_t L = cuzk_gpu_point_limbs(CURVE, GROUP);                          \
+                uint8_t *zero = calloc(m, 32);                                                \
+                const void *vec[3] = {sc, zero, sc};                                          \
+                uint64_t bo[3 * 36];                                                          \
+                for (int r = 0; r < 2 && zero; r++) {                                         \
+                    cuzk_err eb2 = cuzk_gpu_msm_batch(ctx, r ? gr : gs, 0, m, 3, vec, fl, bo, \
+                                                      &eb);                                   \
+                    CHECK_MSG(eb2 == CUZK_OK, "batch (%s): %s", r ? "resident" : "streamed",  \
+                              eb.msg);                                                        \
+                    int zinf = 1;                                                             \
+                    for (size_t i = 2 * L / 3; i < L; i++)                                    \
+                        zinf &= bo[L + i] == 0;                                               \
+                    ok &= !eb2 && zinf &&                                                     \
+                          G##_check_point("stream: batch vector 0", m, bo, &want) &&          \
+                          G##_check_point("stream: batch vector 2", m, bo + 2 * L, &want);    \
+                    if (mode != SC_MONT) { /* a bad scalar names its vector */                \
+                        uint8_t keep[32];                                                     \
+                        memcpy(keep, zero + 32 * (m - 3), 32);                                \
+                        memset(zero + 32 * (m - 3), 0xff, 32);                                \
+                        eb2 = cuzk_gpu_msm_batch(ctx, r ? gr : gs, 0, m, 3, vec,              \
+                                                 CUZK_GPU_SCALARS_CHECK, bo, &eb);            \
+                        CHECK_MSG(eb2 == CUZK_NON_CANONICAL && strstr(eb.msg, "vector 1"),    \
+                                  "batch bad scalar (%s): %d %s", r ? "resident" : "streamed", \
+                                  eb2, eb.msg);                                               \
+                        memcpy(zero + 32 * (m - 3), keep, 32);                                \
+                    }                                                                         \
+                }                                                                             \
+                free(zero);                                                                   \
             }                                                                                 \
             if (!e && c == 3 && mode != SC_MONT) {                                            \
                 uint8_t keep[32];                                                             \
