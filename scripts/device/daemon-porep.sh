@@ -26,6 +26,7 @@ if [ -n "${GENERATED:-}" ]; then
    done) > "$O/monitor.log" 2>&1 &
   mon=$!
   t0=$(date +%s)
+  rm -rf /tmp/porep # an earlier run's daemon log is not this one's
   timeout "${LIMIT:-540}" scripts/porep-bench --generated --log "$LOG" --bin "$CUZK_BIN_DIR" \
     --out /tmp/porep --count "${COUNT:-1}" --no-compare --grid "${GRID:-1:2:1}" \
     ${BUDGET:+--budget "$BUDGET"} ${GPU_BUDGET:+--gpu-budget "$GPU_BUDGET"} > "$O/porep.log" 2>&1
