@@ -761,10 +761,6 @@ void cuzk__key_setup_tiers(cuzk_engine *e)
     }
 }
 
-/* Stages a preloaded key's points on every device at start, so the first proof does not pay
- * for the upload, if it fits beside the keys staged before it (no unstaging at start: the first
- * preloaded keys keep their places). A device that fails here is left to the per-proof path
- * (which retries elsewhere and counts the fault). */
 /* A generated key staged on every usable device (staged: how many took it, of `usable`)
  * gives back the host copies of its resident point sets (engine.h "Generated keys"): they
  * are never read there again while the copies stay staged, and at 2^27 they are 77 GB the
@@ -810,6 +806,10 @@ static void release_generated(cuzk_engine *e, circuit *c, unsigned staged, unsig
                   PRIu64 " host_bytes=%" PRIu64, c->id, names, freed, c->host_bytes);
 }
 
+/* Stages a preloaded key's points on every device at start, so the first proof does not pay
+ * for the upload, if it fits beside the keys staged before it (no unstaging at start: the first
+ * preloaded keys keep their places). A device that fails here is left to the per-proof path
+ * (which retries elsewhere and counts the fault). */
 void cuzk__key_stage_preloaded(cuzk_engine *e, circuit *c)
 {
     unsigned staged = 0, usable = 0;

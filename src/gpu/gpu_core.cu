@@ -907,8 +907,8 @@ cuzk_err cuzk_gpu_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offs
     ctx->prep_reuse = reuse;
     ctx->prep_check = check;
     const cuzk__gpu_tab tab = msm_tab(pts, offset);
-    cuzk_err e = pts->host ? stream_msm(ctx, pts, offset, count, (const uint8_t *)d_sc, mont,
-                                        check, out, eb)
+    cuzk_err e = pts->host ? stream_msm(ctx, pts, offset, count, 1, NULL,
+                                        (const uint8_t *)d_sc, mont, check, out, eb)
                  : split   ? msm_split(ctx, pts, base, count, (const uint8_t *)scalars,
                                        (uint8_t *)d_sc, mont, &tab, out, eb)
                            : msm_resident(ctx, pts->curve, pts->group, base, count,
@@ -1066,7 +1066,7 @@ static cuzk_err h_finish(cuzk_gpu_ctx *ctx, cuzk_gpu_curve curve, int logn, void
     TRY(h_phase_h_out(ctx, n, eb));
     cuzk_err e = CUZK_OK;
     if (pts && pts->host) {
-        e = stream_msm(ctx, pts, offset, n, (const uint8_t *)da, true, false, out, eb);
+        e = stream_msm(ctx, pts, offset, n, 1, NULL, (const uint8_t *)da, true, false, out, eb);
     } else if (pts) {
         const char *base =
             (const char *)pts->d + offset * cuzk_gpu_point_bytes(pts->curve, pts->group);

@@ -87,40 +87,48 @@ uint64_t cuzk_gpu_stream_buffer_bytes(const cuzk_gpu_ctx *ctx)
     return ctx && ctx->strm ? 2 * (uint64_t)ctx->strm->cap : 0;
 }
 
-/* out = sum_{i < count} d_sc[i] * pts[offset + i] over the streamed set pts, the scalars on
- * the device (n x 32 bytes); check: canonical scalars checked (CUZK_GPU_SCALARS_CHECK), the
- * index of a bad one in ctx->bad_scalar counted from d_sc. The chunks' preparations overwrite
- * the scratch slots: ctx->prep is not valid after. */
+/* outs + j * limbs = the MSM of scalar vector j (j < nb) over points [offset, offset + count)
+ * of the streamed set pts, each chunk copied once for the nb MSMs (stream.cuh run_batch): the
+ * vectors in host memory at hsc[0 .. nb - 1], their chunk slices copied beside the points, or
+ * with hsc NULL one vector on the device at d_sc (n x 32 bytes, nb = 1). check: canonical
+ * scalars checked (CUZK_GPU_SCALARS_CHECK), the index of a bad one in ctx->bad_scalar counted
+ * from its vector's start. The chunks' preparations overwrite the scratch slots: ctx->prep is
+ * not valid after. */
 static cuzk_err stream_msm(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_t offset,
-                           size_t count, const uint8_t *d_sc, bool mont, bool check,
-                           uint64_t *out, cuzk_errbuf *eb)
+                           size_t count, size_t nb, const uint8_t *const *hsc,
+                           const uint8_t *d_sc, bool mont, bool check, uint64_t *outs,
+                           cuzk_errbuf *eb)
 {
     const size_t pb = cuzk_gpu_point_bytes(pts->curve, pts->group);
     const cuzk_gpu_stream::view v = {pts->host, pts->lead, pb, pts->chunk};
     ctx->prep.valid = 0;
-    TRY(cuzk_gpu_stream::ensure_bufs(&ctx->strm, pts->chunk * pb, 0, ctx->stream, ctx->device,
+    TRY(cuzk_gpu_stream::ensure_bufs(&ctx->strm, pts->chunk * pb,
+                                     hsc ? nb * pts->chunk * 32 : 0, ctx->stream, ctx->device,
                                      eb));
     const int g2 = pts->group == CUZK_GPU_G2;
-    auto msm = [&](const void *d_pts, size_t set_lo, size_t len, size_t lo,
-                   uint64_t *part) -> cuzk_err {
+    auto msm = [&](const void *d_pts, size_t set_lo, size_t len, size_t lo, size_t j,
+                   const uint8_t *chunk_sc, uint64_t *part) -> cuzk_err {
         ctx->prep_reuse = false;
         ctx->prep_check = check;
         const cuzk__gpu_tab tab = msm_tab(pts, set_lo);
-        cuzk_err e = msm_dispatch(ctx, pts->curve, pts->group, d_pts, len, d_sc + lo * 32, mont,
-                                  &tab, part, eb);
+        cuzk_err e = msm_dispatch(ctx, pts->curve, pts->group, d_pts, len,
+                                  hsc ? chunk_sc : d_sc + lo * 32, mont, &tab, part, eb);
         if (e == CUZK_NON_CANONICAL && ctx->bad_scalar != UINT64_MAX) {
             ctx->bad_scalar += lo; /* the index within the whole MSM */
-            e = cuzk_errf(eb, CUZK_NON_CANONICAL, "GPU MSM: scalar %llu is not below r",
-                          (unsigned long long)ctx->bad_scalar);
+            char of[48] = "";
+            if (nb > 1)
+                snprintf(of, sizeof of, " of vector %zu of the batch", j);
+            e = cuzk_errf(eb, CUZK_NON_CANONICAL, "GPU MSM: scalar %llu%s is not below r",
+                          (unsigned long long)ctx->bad_scalar, of);
         }
         return e;
     };
     auto add = [&](uint64_t *acc, const uint64_t *part) {
         cuzk__gpu_jac_add(pts->curve, g2, acc, part);
     };
-    cuzk_err e = cuzk_gpu_stream::run(ctx->strm, v, ctx->stream, offset, count,
-                                      cuzk_gpu_point_limbs(pts->curve, pts->group), msm, add, out,
-                                      eb);
+    cuzk_err e = cuzk_gpu_stream::run_batch(ctx->strm, v, ctx->stream, offset, count,
+                                            cuzk_gpu_point_limbs(pts->curve, pts->group), nb,
+                                            hsc, msm, add, outs, eb);
     ctx->prep_reuse = false;
     ctx->prep_check = false;
     ctx->prep.valid = 0;
@@ -152,43 +160,15 @@ cuzk_err cuzk_gpu_msm_batch(cuzk_gpu_ctx *ctx, const cuzk_gpu_points *pts, size_
     CU(cudaSetDevice(ctx->device));
     const bool mont = (flags & CUZK_GPU_SCALARS_MONT) != 0;
     const bool check = (flags & CUZK_GPU_SCALARS_CHECK) && !mont;
-    const size_t pb = cuzk_gpu_point_bytes(pts->curve, pts->group);
-    const cuzk_gpu_stream::view v = {pts->host, pts->lead, pb, pts->chunk};
-    ctx->prep.valid = 0;
     ctx->up.valid = 0; /* the scalar slot is not this batch's */
     if (check)
         ctx->bad_scalar = UINT64_MAX;
-    TRY(cuzk_gpu_stream::ensure_bufs(&ctx->strm, pts->chunk * pb, nb * pts->chunk * 32,
-                                     ctx->stream, ctx->device, eb));
-    const int g2 = pts->group == CUZK_GPU_G2;
     double tt = now_ms();
-    auto msm = [&](const void *d_pts, size_t set_lo, size_t len, size_t lo, size_t j,
-                   const uint8_t *d_sc, uint64_t *part) -> cuzk_err {
-        ctx->prep_reuse = false;
-        ctx->prep_check = check;
-        const cuzk__gpu_tab tab = msm_tab(pts, set_lo);
-        cuzk_err e = msm_dispatch(ctx, pts->curve, pts->group, d_pts, len, d_sc, mont, &tab,
-                                  part, eb);
-        if (e == CUZK_NON_CANONICAL && ctx->bad_scalar != UINT64_MAX) {
-            ctx->bad_scalar += lo;
-            e = cuzk_errf(eb, CUZK_NON_CANONICAL,
-                          "GPU MSM: scalar %llu of vector %zu of the batch is not below r",
-                          (unsigned long long)ctx->bad_scalar, j);
-        }
-        return e;
-    };
-    auto add = [&](uint64_t *acc, const uint64_t *part) {
-        cuzk__gpu_jac_add(pts->curve, g2, acc, part);
-    };
-    cuzk_err e = cuzk_gpu_stream::run_batch(ctx->strm, v, ctx->stream, offset, count, limbs, nb,
-                                            (const uint8_t *const *)scalars, msm, add, outs,
-                                            eb);
-    ctx->prep_reuse = false;
-    ctx->prep_check = false;
-    ctx->prep.valid = 0;
+    cuzk_err e = stream_msm(ctx, pts, offset, count, nb, (const uint8_t *const *)scalars, NULL,
+                            mont, check, outs, eb);
     if (trace_on())
         fprintf(stderr, "[gpu %d] msm batch G%d n=%zu x %zu: %.2f ms (streamed, %zu chunks)\n",
-                ctx->device, g2 ? 2 : 1, count, nb, trace_lap(ctx, &tt),
+                ctx->device, pts->group == CUZK_GPU_G2 ? 2 : 1, count, nb, trace_lap(ctx, &tt),
                 cuzk_gpu_stream::chunks(count, pts->chunk));
     return e;
 }

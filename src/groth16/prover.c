@@ -308,6 +308,19 @@ static cuzk_err host_sets(const cuzk__pk_base *pk, unsigned sets, const char *wh
                      "(the key lives on the GPUs it was staged on)", where, names);
 }
 
+/* Witness MSM k of s on CPU threads (the key's set k: 0 A, 1 B1, 2 C into pa, pb1, pc; 4 B2
+ * into pb2). C's scalars are the witness after its public part. */
+static cuzk_err witness_msm_cpu(cuzk_prove_state *s, int k)
+{
+    cuzk__pk_base *pk = s->pk;
+    cuzk_msm_opts mo = {s->opts.nthreads, 0, 0};
+    if (k == 4)
+        return pk->ops->g2_msm(pk, &s->pb2, s->wb, pk->n_vars, &mo);
+    const uint64_t npc = k == 2 ? (uint64_t)pk->n_public + 1 : 0;
+    cuzk__g1_jac *res[3] = {&s->pa, &s->pb1, &s->pc};
+    return pk->ops->g1_msm(pk, k, res[k], s->wb + 32 * npc, pk->n_vars - npc, &mo);
+}
+
 /* H and the G1 MSMs on CPU threads (synthesizing first when start deferred it). */
 static cuzk_err pg1_cpu(cuzk_prove_state *s, cuzk_errbuf *eb)
 {
@@ -315,7 +328,6 @@ static cuzk_err pg1_cpu(cuzk_prove_state *s, cuzk_errbuf *eb)
     const cuzk__prover_ops *ops = pk->ops;
     uint64_t N = pk->domain_size;
     unsigned nt = s->opts.nthreads;
-    const uint8_t *ws = s->wb;
     cuzk_err e = host_sets(pk, CUZK_PK_SET_A | CUZK_PK_SET_B1 | CUZK_PK_SET_C | CUZK_PK_SET_H,
                            "the G1 stage on the CPU", eb);
     if (e)
@@ -339,19 +351,16 @@ static cuzk_err pg1_cpu(cuzk_prove_state *s, cuzk_errbuf *eb)
     if (s->consume)
         ops->consume_domain(pk);
     t = cuzk__now_ms();
-    cuzk_msm_opts mo = {nt, 0, 0}, mh = {nt, CUZK_MSM_SCALARS_MONT, 0};
+    cuzk_msm_opts mh = {nt, CUZK_MSM_SCALARS_MONT, 0};
     /* H's MSM first: h is freed before the witness MSMs run. */
     e = ops->g1_msm(pk, 3, &s->ph, h, N, &mh);
     free(h);
     if (!e && s->consume)
         ops->consume_set(pk, 3);
-    const uint64_t npc = (uint64_t)pk->n_public + 1;
-    cuzk__g1_jac *res[3] = {&s->pa, &s->pb1, &s->pc};
     for (int k = 0; k < 3 && !e; k++) {
-        if (s->msm_pre & (k == 0 ? CUZK_PK_SET_A : k == 1 ? CUZK_PK_SET_B1 : CUZK_PK_SET_C))
-            continue; /* a batch did it (cuzk_prove_gpu_batch) */
-        e = ops->g1_msm(pk, k, res[k], k < 2 ? ws : ws + 32 * npc,
-                        k < 2 ? pk->n_vars : pk->n_vars - npc, &mo);
+        if (s->msm_pre & (1u << k)) /* CUZK_PK_SET_*: a batch did it (cuzk_prove_gpu_batch) */
+            continue;
+        e = witness_msm_cpu(s, k);
         if (!e && s->consume)
             ops->consume_set(pk, k);
     }
@@ -371,9 +380,8 @@ static cuzk_err pg2_cpu(cuzk_prove_state *s, cuzk_errbuf *eb)
     if (ce)
         return ce;
     double t = cuzk__now_ms();
-    cuzk_msm_opts mo = {s->opts.nthreads, 0, 0};
     cuzk__pk_base *pk = s->pk;
-    cuzk_err e = pk->ops->g2_msm(pk, &s->pb2, s->wb, pk->n_vars, &mo);
+    cuzk_err e = witness_msm_cpu(s, 4);
     s->st.msm_g2_ms = cuzk__now_ms() - t;
     if (e)
         return cuzk_errf(eb, e, "G2 MSM failed");
@@ -827,44 +835,30 @@ static cuzk_err pg1_gpu_ex(cuzk_prove_state *s, int device, cuzk_gpu_ctx *ctx, i
 }
 
 
-/* cuzk_prove_gpu_batch's emulation on CPU threads: the sets in `sets`, as pg1_cpu and pg2_cpu
- * compute them. */
+/* cuzk_prove_gpu_batch's emulation on CPU threads: the sets in `sets` (B2 with with_g2), as
+ * the CPU stages compute them. */
 static cuzk_err batch_cpu(cuzk_prove_state *const *ss, size_t k, unsigned sets, int with_g2,
                           unsigned *batched, cuzk_errbuf *eb)
 {
-    cuzk__pk_base *pk = ss[0]->pk;
-    const uint64_t npc = (uint64_t)pk->n_public + 1;
-    static const unsigned bit[3] = {CUZK_PK_SET_A, CUZK_PK_SET_B1, CUZK_PK_SET_C};
-    cuzk_err e = host_sets(pk, sets & (CUZK_PK_SET_A | CUZK_PK_SET_B1 | CUZK_PK_SET_C |
-                                       (with_g2 ? CUZK_PK_SET_B2 : 0)),
-                           "the batched MSMs on the CPU", eb);
+    sets &= CUZK_PK_SET_A | CUZK_PK_SET_B1 | CUZK_PK_SET_C | (with_g2 ? CUZK_PK_SET_B2 : 0);
+    cuzk_err e = host_sets(ss[0]->pk, sets, "the batched MSMs on the CPU", eb);
     for (size_t i = 0; i < k && !e; i++)
         e = wcheck(ss[i], eb);
     if (e)
         return e;
-    for (int si = 0; si < 4 && !e; si++) {
-        if (si < 3 ? !(sets & bit[si]) : !(with_g2 && (sets & CUZK_PK_SET_B2)))
+    for (int set = 0; set < 5; set++) { /* CUZK_PK_SET_* is 1 << set */
+        if (!(sets & (1u << set)))
             continue;
-        for (size_t i = 0; i < k && !e; i++) {
-            cuzk_prove_state *s = ss[i];
-            cuzk_msm_opts mo = {s->opts.nthreads, 0, 0};
-            if (si == 3) {
-                e = pk->ops->g2_msm(pk, &s->pb2, s->wb, pk->n_vars, &mo);
-                continue;
-            }
-            cuzk__g1_jac *res[3] = {&s->pa, &s->pb1, &s->pc};
-            e = pk->ops->g1_msm(pk, si, res[si], si < 2 ? s->wb : s->wb + 32 * npc,
-                                si < 2 ? pk->n_vars : pk->n_vars - npc, &mo);
-        }
-        if (e)
-            return cuzk_errf(eb, e, "batched MSM failed");
+        for (size_t i = 0; i < k; i++)
+            if ((e = witness_msm_cpu(ss[i], set)))
+                return cuzk_errf(eb, e, "batched MSM failed");
         for (size_t i = 0; i < k; i++) {
-            if (si == 3)
+            if (set == 4)
                 ss[i]->g2_done = 1;
             else
-                ss[i]->msm_pre |= bit[si];
+                ss[i]->msm_pre |= 1u << set;
         }
-        *batched |= si == 3 ? CUZK_PK_SET_B2 : bit[si];
+        *batched |= 1u << set;
     }
     return CUZK_OK;
 }

@@ -284,7 +284,7 @@ template <class F> static void group(const char *grp, const F &gx, const F &gy)
                             memset(b->d[k], 0x5a, b->cap);
                         size_t calls = 0;
                         auto msm = [&](const void *d_pts, size_t set_lo, size_t len, size_t lo,
-                                       uint64_t *part) -> cuzk_err {
+                                       size_t, const uint8_t *, uint64_t *part) -> cuzk_err {
                             calls++;
                             check(set_lo == rg.off + lo && len <= sizes[si], "chunk geometry",
                                   grp, what);
@@ -300,8 +300,9 @@ template <class F> static void group(const char *grp, const F &gx, const F &gy)
                         uint64_t out[36];
                         const long copies0 = emu_copies;
                         if (!e)
-                            e = cuzk_gpu_stream::run(b, v, (cudaStream_t)NULL, rg.off, rg.count,
-                                                     limbs, msm, add, out, &eb);
+                            e = cuzk_gpu_stream::run_batch(b, v, (cudaStream_t)NULL, rg.off,
+                                                           rg.count, limbs, 1, NULL, msm, add,
+                                                           out, &eb);
                         char d2[1024];
                         snprintf(d2, sizeof d2, "%s, chunks of %zu, %s copies: %s", what,
                                  sizes[si], defer ? "deferred" : "immediate",
@@ -374,9 +375,10 @@ template <class F> static void group(const char *grp, const F &gx, const F &gy)
     size_t calls = 0;
     cuzk_err e = cuzk_gpu_stream::ensure_bufs(&b, 8 * pb, 0, NULL, 0, &eb);
     if (!e)
-        e = cuzk_gpu_stream::run(
-            b, v, (cudaStream_t)NULL, 4, 0, limbs,
-            [&](const void *, size_t, size_t, size_t, uint64_t *) -> cuzk_err {
+        e = cuzk_gpu_stream::run_batch(
+            b, v, (cudaStream_t)NULL, 4, 0, limbs, 1, NULL,
+            [&](const void *, size_t, size_t, size_t, size_t, const uint8_t *,
+                uint64_t *) -> cuzk_err {
                 calls++;
                 return CUZK_OK;
             },

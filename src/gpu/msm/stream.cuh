@@ -219,20 +219,6 @@ static cuzk_err run_batch(cuzk__gpu_stream_bufs *b, const view &v, cudaStream_t 
     return e;
 }
 
-/* out (limbs words, Jacobian) = the MSM over set points [offset, offset + count) of v, chunk by
- * chunk: run_batch with one vector whose scalars msm finds itself (msm(d_pts, set_lo, len, lo,
- * part): from the MSM's scalar lo on). */
-template <class MSM, class ADD>
-static cuzk_err run(cuzk__gpu_stream_bufs *b, const view &v, cudaStream_t st, size_t offset,
-                    size_t count, size_t limbs, MSM msm, ADD add, uint64_t *out, cuzk_errbuf *eb)
-{
-    return run_batch(
-        b, v, st, offset, count, limbs, 1, NULL,
-        [&](const void *d_pts, size_t set_lo, size_t len, size_t lo, size_t,
-            const uint8_t *, uint64_t *part) { return msm(d_pts, set_lo, len, lo, part); },
-        add, out, eb);
-}
-
 } // namespace cuzk_gpu_stream
 
 #endif
