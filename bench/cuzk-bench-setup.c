@@ -6,11 +6,16 @@
  * part and its points can be told apart.
  *
  *   cuzk-bench-setup [--logs K,K..] [--curve bn128|bls12381] [--profile P] [--device N]
- *                    [--threads N] [--only keygen|fixed-base] [--check]
+ *                    [--threads N] [--only keygen|fixed-base|witness] [--segment L]
+ *                    [--check]
  *
  * --logs: sizes, 2^K - 2^(K-6) constraints each (domain 2^K; default 20). --device: -1 the CPU;
  * default 0 (the CPU without a GPU). --check (keygen rows with a GPU): the same key generated
  * on the CPU too, compared byte for byte (A, B1, C, H, B2), its time in the cpu_s column.
+ *
+ * --only witness: a seed's witness (cuzk_gen_witness, as the daemon makes one per partition) of
+ * the same circuit, best of two, on --threads threads (0: all), the circuit cut into runs of
+ * --segment L constraints (default 0: one run); its points column holds the constraints.
  *
  * Prints one row per size and kind: seconds for the key (its points per second), after a
  * comment line with the key's phases (cuzk_setup_info's ms_circuit, ms_coefs, ms_points; the
@@ -108,6 +113,47 @@ static int keygen_row(cuzk_curve curve, cuzk_gen_profile prof, int lg, int devic
     return !strcmp(same, "NO");
 }
 
+static int witness_row(cuzk_curve curve, cuzk_gen_profile prof, int lg, unsigned threads,
+                       uint32_t segment)
+{
+    cuzk_gen_params p = {0};
+    p.curve = curve;
+    p.profile = prof;
+    p.n_constraints = (uint32_t)(((uint64_t)1 << lg) - ((uint64_t)1 << (lg > 6 ? lg - 6 : 0)));
+    p.seed = "bench-setup";
+    p.witness_seed = "7";
+    p.nthreads = threads;
+    p.segment = segment;
+    uint64_t nw = cuzk_gen_n_wires(&p);
+    uint8_t *w = malloc(nw * 32);
+    if (!w) {
+        fprintf(stderr, "cuzk-bench-setup: 2^%d: out of memory for the witness\n", lg);
+        return 1;
+    }
+    double best = 1e30;
+    cuzk_gen_info gi;
+    for (int r = 0; r < 2; r++) {
+        cuzk_errbuf eb = {{0}};
+        double t0 = now_s();
+        if (cuzk_gen_witness(w, nw, &p, &gi, &eb)) {
+            fprintf(stderr, "cuzk-bench-setup: witness 2^%d: %s\n", lg, eb.msg);
+            free(w);
+            return 1;
+        }
+        double sec = now_s() - t0;
+        if (sec < best)
+            best = sec;
+    }
+    free(w);
+    printf("# witness 2^%d: runs of %u constraints, %u threads (0: all), %.1f%% values 0/1\n", lg,
+           segment, threads, 100.0 * (double)gi.n_binary / (double)gi.n_wires);
+    printf("wit-%-11s 2^%-3d %-6s %10llu %12u %9.3f %12.0f %8s %5s\n", cuzk_curve_name(curve), lg,
+           "cpu", (unsigned long long)nw, p.n_constraints, best, p.n_constraints / best, "-",
+           "-");
+    fflush(stdout);
+    return 0;
+}
+
 static int fixed_base_row(cuzk_gpu_ctx *ctx, cuzk_curve curve, int lg)
 {
     const cuzk_gpu_curve gc = curve == CUZK_CURVE_BN254 ? CUZK_GPU_BN254 : CUZK_GPU_BLS12_381;
@@ -167,6 +213,7 @@ int main(int argc, char **argv)
 {
     int logs[16], nlogs = 0, device = 0, check = 0;
     unsigned threads = 0;
+    uint32_t segment = 0;
     const char *only = NULL;
     cuzk_curve curve = CUZK_CURVE_BLS12_381;
     cuzk_gen_profile prof = CUZK_GEN_SPARSE_BITS;
@@ -210,6 +257,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--threads") && v) {
             threads = (unsigned)atoi(v);
             i++;
+        } else if (!strcmp(a, "--segment") && v) {
+            segment = (uint32_t)strtoul(v, NULL, 10);
+            i++;
         } else if (!strcmp(a, "--only") && v) {
             only = v;
             i++;
@@ -218,8 +268,8 @@ int main(int argc, char **argv)
         } else {
             fprintf(stderr,
                     "usage: cuzk-bench-setup [--logs K,K..] [--curve bn128|bls12381] "
-                    "[--profile P] [--device N] [--threads N] [--only keygen|fixed-base] "
-                    "[--check]\n");
+                    "[--profile P] [--device N] [--threads N] "
+                    "[--only keygen|fixed-base|witness] [--segment L] [--check]\n");
             return strcmp(a, "--help") && strcmp(a, "-h") ? 2 : 0;
         }
     }
@@ -244,6 +294,8 @@ int main(int argc, char **argv)
             rc = fixed_base_row(ctx, curve, logs[i]);
         if (!rc && (!only || !strcmp(only, "keygen")))
             rc = keygen_row(curve, prof, logs[i], device, threads, check);
+        if (!rc && only && !strcmp(only, "witness"))
+            rc = witness_row(curve, prof, logs[i], threads, segment);
     }
     cuzk_gpu_close(ctx);
     return rc;

@@ -178,6 +178,9 @@ static const char *GEN_HELP =
     "  --curve C          bn128 (default) | bls12381\n"
     "  --profile P        dense (default) | sparse-bits | mixed\n"
     "  --seed S           seed string (default \"1\")\n"
+    "  --segment L        cut the constraints into independent runs of L (e.g. 2^20) that\n"
+    "                     share only the inputs, so a witness is made on many threads at\n"
+    "                     once (default 0: one run; docs/CIRCUITS.md)\n"
     "  -o, --out DIR      output directory (created if missing)\n"
     "  --quiet            no summary\n"
     "  -h, --help         this help\n";
@@ -196,9 +199,10 @@ int cuzk_cmd_gen_circuit(int argc, char **argv)
     cli_opt o[] = {{"constraints", 0, 1, NULL, 0}, {"curve", 0, 1, NULL, 0},
                   {"profile", 0, 1, NULL, 0},     {"seed", 0, 1, NULL, 0},
                   {"out", 'o', 1, NULL, 0},       {"quiet", 'q', 0, NULL, 0},
-                  {"help", 'h', 0, NULL, 0},      {"threads", 0, 1, NULL, 0}};
+                  {"help", 'h', 0, NULL, 0},      {"threads", 0, 1, NULL, 0},
+                  {"segment", 0, 1, NULL, 0}};
     const char *pos[1];
-    int npos, rc = cli_parse(cmd, argc, argv, o, 8, pos, 1, &npos);
+    int npos, rc = cli_parse(cmd, argc, argv, o, 9, pos, 1, &npos);
     if (rc)
         return rc;
     if (o[6].seen) {
@@ -219,6 +223,10 @@ int cuzk_cmd_gen_circuit(int argc, char **argv)
     if (o[2].seen && cuzk_gen_profile_from_name(o[2].value, &p.profile))
         return cli_usage(cmd, "--profile must be dense, sparse-bits or mixed");
     p.seed = o[3].seen ? o[3].value : "1";
+    uint64_t seg = 0;
+    if (o[8].seen && (sx_parse_size(o[8].value, &seg) || seg > UINT32_MAX))
+        return cli_usage(cmd, "--segment L must be a number of constraints (0 to 2^32-1)");
+    p.segment = (uint32_t)seg;
     if (!o[4].seen)
         return cli_usage(cmd, "-o DIR is required");
     unsigned nt;
@@ -254,6 +262,8 @@ int cuzk_cmd_gen_circuit(int argc, char **argv)
                        " \"seed\": ",
                        cuzk_curve_name(p.curve), p.n_constraints, cuzk_gen_profile_name(p.profile));
         cuzk_sb_json_string(&sb, p.seed);
+        if (p.segment)
+            cuzk_sb_printf(&sb, ",\n \"segment\": %u", p.segment);
         cuzk_sb_printf(&sb, ",\n \"wires\": %u,\n \"public_inputs\": %u,\n \"outputs\": 1\n}\n",
                        info.n_wires, info.n_public_inputs);
         e = cuzk_sb_write_file(&sb, meta, &eb);
@@ -319,21 +329,25 @@ int cuzk_cmd_gen_witness(int argc, char **argv)
     }
     const cuzk_json *root = cuzk_json_root(doc);
     const cuzk_json *jc = cuzk_json_get(root, "curve"), *jn = cuzk_json_get(root, "constraints"),
-                    *jp = cuzk_json_get(root, "profile"), *js = cuzk_json_get(root, "seed");
+                    *jp = cuzk_json_get(root, "profile"), *js = cuzk_json_get(root, "seed"),
+                    *jg = cuzk_json_get(root, "segment");
     cuzk_gen_params p = {0};
-    char *endp = NULL;
+    char *endp = NULL, *endg = NULL;
     unsigned long long n = jn && jn->type == CUZK_JSON_NUMBER ? strtoull(jn->str, &endp, 10) : 0;
+    unsigned long long g = jg && jg->type == CUZK_JSON_NUMBER ? strtoull(jg->str, &endg, 10) : 0;
     if (!jc || jc->type != CUZK_JSON_STRING || cuzk_curve_from_name(jc->str, &p.curve) ||
         !jp || jp->type != CUZK_JSON_STRING || cuzk_gen_profile_from_name(jp->str, &p.profile) ||
-        !js || js->type != CUZK_JSON_STRING || n == 0 || n > (1ull << 31)) {
+        !js || js->type != CUZK_JSON_STRING || n == 0 || n > (1ull << 31) ||
+        (jg && (jg->type != CUZK_JSON_NUMBER || *endg || g > UINT32_MAX))) {
         fprintf(stderr, "cuzk %s: error: %s: not a gen-circuit description (curve, constraints, "
-                        "profile, seed) (BAD_FORMAT)\n", cmd, meta);
+                        "profile, seed, segment) (BAD_FORMAT)\n", cmd, meta);
         cuzk_json_free(doc);
         free(meta);
         return SX_EXIT_INPUT;
     }
     p.n_constraints = (uint32_t)n;
     p.seed = js->str;
+    p.segment = (uint32_t)g;
     p.witness_seed = o[1].value;
     cuzk_gen_info info;
     e = cuzk_gen_circuit(&p, NULL, o[2].value, o[5].seen ? o[5].value : NULL, &info, &eb);

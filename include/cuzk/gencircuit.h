@@ -12,6 +12,13 @@
  * Operands come from the inputs or from the last 2^16 constraint outputs, which bounds the
  * generator's memory (a ring of 2^16 values) whatever the size; both files are streamed.
  *
+ * Segments. With segment = L > 0 the constraints are cut into runs of L (the last one shorter)
+ * that share only the inputs: constraint k's operands come from the inputs or from the earlier
+ * outputs of its own run, and each run's structure stream is seeded on its own (the seed and
+ * the run's index). Such a witness is made by many threads at once, one run each, the way a
+ * PoRep partition's many hashes are independent. L = 0 is one run: the original layout, whose
+ * files and keys segment never changes.
+ *
  * Wires: 0 = constant 1, 1 = output, then the public inputs, the private inputs (bits first,
  * then full-width values), then out_0 .. out_{N-2}. */
 #ifndef CUZK_GENCIRCUIT_H
@@ -37,11 +44,12 @@ typedef struct {
     cuzk_gen_profile profile;
     const char *seed;         /* circuit (structure) seed: any string */
     const char *witness_seed; /* witness seed (NULL: the circuit seed) */
-    unsigned nthreads;        /* cuzk_pk_generate's threads (0: all); cuzk_gen_witness: 1
-                               * one pass, else two threads (the structure beside the
-                               * values); gen-circuit's files are one sequential pass */
+    unsigned nthreads;        /* cuzk_pk_generate's and cuzk_gen_witness's threads (0: all;
+                               * cuzk_gen_witness below); gen-circuit's files are one
+                               * sequential pass */
     int device;               /* cuzk_pk_generate's points on this CUDA device when there is
                                * one (0: the first); -1: on the CPU (cuzk_setup_opts) */
+    uint32_t segment;         /* constraints per independent run (0: one run, see above) */
 } cuzk_gen_params;
 
 typedef struct {
@@ -59,12 +67,14 @@ cuzk_err cuzk_gen_circuit(const cuzk_gen_params *p, const char *r1cs_path, const
 
 /* The witness of cuzk_gen_circuit's wtns file, in memory: w holds n_values x 32 bytes (the
  * circuit's n_wires, else CUZK_SIZE_MISMATCH), plain little-endian values as in a .wtns, the
- * form cuzk_prove takes. info (may be NULL) as cuzk_gen_circuit's. */
+ * form cuzk_prove takes. info (may be NULL) as cuzk_gen_circuit's. Threads: nthreads 1 is one
+ * pass; otherwise a circuit of one run takes two threads (the structure beside the values)
+ * and a segmented one nthreads threads (0: every core), each making whole runs. */
 cuzk_err cuzk_gen_witness(uint8_t *w, uint64_t n_values, const cuzk_gen_params *p,
                           cuzk_gen_info *info, cuzk_errbuf *eb);
-/* Bytes cuzk_gen_witness allocates beside w while it runs (fixed rings and, unless nthreads is
- * 1, the pipe between its two threads: about 33 MiB, whatever the size), or 0 for
- * invalid parameters. */
+/* Bytes cuzk_gen_witness allocates beside w while it runs, or 0 for invalid parameters: fixed
+ * rings and, for one run and nthreads other than 1, the pipe between its two threads (about
+ * 33 MiB whatever the size); segmented, about 2.1 MiB of rings per thread. */
 uint64_t cuzk_gen_witness_scratch_bytes(const cuzk_gen_params *p);
 /* The circuit's wire count (the witness length), or 0 for invalid parameters. */
 uint32_t cuzk_gen_n_wires(const cuzk_gen_params *p);

@@ -8,8 +8,9 @@
 # With GENERATED=1 only the benchmark runs, at any LOG up to 27, with nothing on disk: the key
 # generated in the daemon and each partition's witness from its seed (porep-bench --generated),
 # GRID's first gw:pw:j (default 1:2:1), BUDGET as memory.working_budget, GPU_BUDGET to stream
-# the key, COUNT proofs, LIMIT seconds at most (default 540); host and GPU memory are sampled
-# every 2 s into $OUT/monitor.log, and the daemon's log is kept in $OUT/daemon.log.
+# the key, SEGMENT as the circuit's runs (porep-bench --segment), COUNT proofs, LIMIT seconds
+# at most (default 540); host and GPU memory are sampled every 2 s into $OUT/monitor.log, and
+# the daemon's log is kept in $OUT/daemon.log.
 set -u
 LOG=${1:-22}
 O=${OUT:-/tmp/daemon-porep-out}
@@ -29,7 +30,8 @@ if [ -n "${GENERATED:-}" ]; then
   rm -rf /tmp/porep # an earlier run's daemon log is not this one's
   timeout "${LIMIT:-540}" scripts/porep-bench --generated --log "$LOG" --bin "$CUZK_BIN_DIR" \
     --out /tmp/porep --count "${COUNT:-1}" --no-compare --grid "${GRID:-1:2:1}" \
-    ${BUDGET:+--budget "$BUDGET"} ${GPU_BUDGET:+--gpu-budget "$GPU_BUDGET"} > "$O/porep.log" 2>&1
+    ${BUDGET:+--budget "$BUDGET"} ${GPU_BUDGET:+--gpu-budget "$GPU_BUDGET"} \
+    ${SEGMENT:+--segment "$SEGMENT"} > "$O/porep.log" 2>&1
   echo "porep-bench --generated rc=$? ($(( $(date +%s) - t0 )) s)"
   kill "$mon"
   tail -25 "$O/porep.log"

@@ -152,10 +152,11 @@ static cuzk_err resolve_path(char **path, const char *base_dir, cuzk_errbuf *eb)
     return CUZK_OK;
 }
 
-/* generate_constraints: an integer, or a string cuzk_parse_count reads ("2^27"). */
-static cuzk_err get_constraints(const cuzk_toml_value *t, uint32_t *out, cuzk_errbuf *eb)
+/* A count of constraints (generate_constraints, generate_segment) in lo .. hi: an integer, or
+ * a string cuzk_parse_count reads ("2^27"). */
+static cuzk_err get_count(const cuzk_toml_value *v, uint64_t lo, uint64_t hi, const char *range,
+                          uint32_t *out, cuzk_errbuf *eb)
 {
-    const cuzk_toml_value *v = cuzk_toml_get(t, "generate_constraints");
     int64_t n = -1;
     cuzk_err e;
     if (cuzk_toml_type_of(v) == CUZK_TOML_STRING) {
@@ -167,14 +168,14 @@ static cuzk_err get_constraints(const cuzk_toml_value *t, uint32_t *out, cuzk_er
         if (cuzk_parse_count(s, &u, &ub))
             return cuzk_toml_errf(v, eb, "'%s' is not a number of constraints (1048576 or "
                                   "\"2^20\")", s);
-        if (u < 1 || u > (1ull << 31))
-            return cuzk_toml_errf(v, eb, "'%s' constraints: want 1 to 2^31", s);
+        if (u < lo || u > hi)
+            return cuzk_toml_errf(v, eb, "'%s' constraints: want %s", s, range);
         n = (int64_t)u;
     } else if ((e = cuzk_toml_as_int(v, &n, eb))) {
         return e;
     }
-    if (n < 1 || n > (1ll << 31))
-        return cuzk_toml_errf(v, eb, "%lld constraints: want 1 to 2^31", (long long)n);
+    if (n < (int64_t)lo || (uint64_t)n > hi)
+        return cuzk_toml_errf(v, eb, "%lld constraints: want %s", (long long)n, range);
     *out = (uint32_t)n;
     return CUZK_OK;
 }
@@ -183,9 +184,9 @@ static cuzk_err get_constraints(const cuzk_toml_value *t, uint32_t *out, cuzk_er
 static cuzk_err get_generate(const cuzk_toml_value *t, cuzk_gen_params **out, cuzk_errbuf *eb)
 {
     static const char *keys[] = {"generate_curve", "generate_profile", "generate_constraints",
-                                 "generate_seed"};
+                                 "generate_seed", "generate_segment"};
     const cuzk_toml_value *any = NULL;
-    for (int k = 0; k < 4 && !any; k++)
+    for (int k = 0; k < 5 && !any; k++)
         any = cuzk_toml_get(t, keys[k]);
     *out = NULL;
     if (!any)
@@ -201,7 +202,8 @@ static cuzk_err get_generate(const cuzk_toml_value *t, cuzk_gen_params **out, cu
     cuzk_err e;
     if ((e = cuzk_toml_get_string(t, "generate_curve", &curve, eb)) ||
         (e = cuzk_toml_get_string(t, "generate_profile", &prof, eb)) ||
-        (e = get_constraints(t, &p.n_constraints, eb)))
+        (e = get_count(cuzk_toml_get(t, "generate_constraints"), 1, 1ull << 31, "1 to 2^31",
+                       &p.n_constraints, eb)))
         return e;
     if (curve && cuzk_curve_from_name(curve, &p.curve))
         return cuzk_toml_errf(cuzk_toml_get(t, "generate_curve"), eb,
@@ -221,6 +223,9 @@ static cuzk_err get_generate(const cuzk_toml_value *t, cuzk_gen_params **out, cu
     }
     if (!seed[0])
         return cuzk_toml_errf(sv, eb, "the seed is empty");
+    const cuzk_toml_value *gv = cuzk_toml_get(t, "generate_segment");
+    if (gv && (e = get_count(gv, 0, UINT32_MAX, "0 (one run) to 2^32-1", &p.segment, eb)))
+        return e;
     *out = malloc(sizeof **out);
     if (!*out)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");

@@ -21,8 +21,11 @@ circuit *cuzk__engine_find_circuit(cuzk_engine *e, const char *id)
 
 void cuzk__generate_desc(const circuit *c, char *out, size_t n)
 {
-    snprintf(out, n, "%s %s %u constraints seed %s", cuzk_curve_name(c->gen.curve),
-             cuzk_gen_profile_name(c->gen.profile), c->gen.n_constraints, c->gen.seed);
+    char seg[40] = "";
+    if (c->gen.segment)
+        snprintf(seg, sizeof seg, " in runs of %u", c->gen.segment);
+    snprintf(out, n, "%s %s %u constraints%s seed %s", cuzk_curve_name(c->gen.curve),
+             cuzk_gen_profile_name(c->gen.profile), c->gen.n_constraints, seg, c->gen.seed);
 }
 
 /* Opens c's witness program (building it unless cached) and checks it makes witnesses for
@@ -101,6 +104,7 @@ static cuzk_err register_circuit(cuzk_engine *e, circuit *c, const cuzk_engine_c
         c->gen = *cc->generate;
         c->gen.seed = xstrdup(cc->generate->seed);
         c->gen.witness_seed = NULL;
+        c->gen.nthreads = e->cfg.prove_threads; /* a seed's witness: a partition's threads */
         c->curve = c->gen.curve;
         c->n8q = cuzk_curve_n8q(c->curve);
         c->n_vars = nv;

@@ -88,10 +88,12 @@
  * count in every tier budget as a loaded key's do. Logs and circuit lists carry
  * CUZK_PK_GENERATED_NOTE for it. Its jobs may send witness seeds instead of witnesses: each
  * seed is one partition's witness (cuzk_gen_witness with the seed in decimal as its witness
- * seed, the witness `cuzk gen-witness --seed SEED` writes), made by the partition worker
- * inside the partition's working-set reservation, which then also holds 32 n_vars bytes for
- * it and, while it is made, the generator's own buffers (cuzk_gen_witness_scratch_bytes, about
- * 33 MiB whatever the size); no witness bytes are received or charged to the witness budget.
+ * seed, the witness `cuzk gen-witness --seed SEED` writes), made by the partition worker on
+ * prove_threads threads (a segmented circuit's runs at once; otherwise the structure beside
+ * the values) inside the partition's working-set reservation, which then also holds 32 n_vars
+ * bytes for it and, while it is made, the generator's own buffers
+ * (cuzk_gen_witness_scratch_bytes: about 33 MiB, or 2.1 MiB a thread segmented, whatever the
+ * size); no witness bytes are received or charged to the witness budget.
  * A preloaded generated key staged on every usable GPU at start gives back the host copies of
  * its resident point sets (B2's only with gpus.g2 = "gpu"; streamed sets keep theirs): its
  * host bytes drop by them (at 2^27 BLS12-381, 77 GB of ~100), the automatic working budget

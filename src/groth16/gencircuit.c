@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cuzk/gencircuit.h"
 #include "cuzk/io.h"
@@ -48,21 +49,8 @@ static inline uint64_t gc_below(gc_rng *g, uint64_t n)
     return (uint64_t)(((unsigned __int128)gc_next(g) * n) >> 64);
 }
 
-/* State = SHA-256(tag || 0x00 || seed), never all zero in practice (and fixed up if so). */
-static void gc_seed(gc_rng *g, const char *tag, const char *seed)
+static void gc_state_of(gc_rng *g, const uint8_t h[32])
 {
-    size_t tl = strlen(tag), sl = strlen(seed);
-    uint8_t *buf = malloc(tl + 1 + sl + 1), h[32];
-    if (!buf) {
-        memset(g, 0, sizeof *g);
-        g->s[0] = 1;
-        return;
-    }
-    memcpy(buf, tag, tl);
-    buf[tl] = 0;
-    memcpy(buf + tl + 1, seed, sl);
-    cuzk_sha256(h, buf, tl + 1 + sl);
-    free(buf);
     for (int i = 0; i < 4; i++) {
         g->s[i] = 0;
         for (int k = 0; k < 8; k++)
@@ -70,6 +58,45 @@ static void gc_seed(gc_rng *g, const char *tag, const char *seed)
     }
     if (!(g->s[0] | g->s[1] | g->s[2] | g->s[3]))
         g->s[0] = 1;
+}
+
+/* h = SHA-256(tag || 0x00 || seed); -1 out of memory. */
+static int gc_seed_hash(uint8_t h[32], const char *tag, const char *seed)
+{
+    size_t tl = strlen(tag), sl = strlen(seed);
+    uint8_t *buf = malloc(tl + 1 + sl + 1);
+    if (!buf) {
+        memset(h, 0, 32);
+        return -1;
+    }
+    memcpy(buf, tag, tl);
+    buf[tl] = 0;
+    memcpy(buf + tl + 1, seed, sl);
+    cuzk_sha256(h, buf, tl + 1 + sl);
+    free(buf);
+    return 0;
+}
+
+/* *g = the stream of SHA-256(tag || 0x00 || seed) (never all zero in practice, fixed up if
+ * so); -1 out of memory. */
+static int gc_seed(gc_rng *g, const char *tag, const char *seed)
+{
+    uint8_t h[32];
+    int r = gc_seed_hash(h, tag, seed);
+    gc_state_of(g, h);
+    return r;
+}
+
+/* The structure stream of run `index` of a segmented circuit: SHA-256(key || index, 8 bytes
+ * little-endian), key = SHA-256("cuzk-gen-segment-v1" || 0x00 || seed). */
+static void gc_seed_segment(gc_rng *g, const uint8_t key[32], uint64_t index)
+{
+    uint8_t d[40], h[32];
+    memcpy(d, key, 32);
+    for (int i = 0; i < 8; i++)
+        d[32 + i] = (uint8_t)(index >> (8 * i));
+    cuzk_sha256(h, d, sizeof d);
+    gc_state_of(g, h);
 }
 
 static void gc_le32(uint8_t *p, uint32_t v)
@@ -331,6 +358,18 @@ typedef struct {
     uint64_t n;
 } gc_mem;
 
+/* A segmented witness's threads: nthreads (0: the online cores), at most one per run. */
+static unsigned gc_threads(const cuzk_gen_params *p)
+{
+    uint64_t nt = p->nthreads;
+    if (nt == 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        nt = c > 0 ? (uint64_t)c : 1;
+    }
+    uint64_t runs = ((uint64_t)p->n_constraints + p->segment - 1) / p->segment;
+    return (unsigned)(nt < runs ? nt : runs);
+}
+
 static cuzk_err gc_mem_value(void *ctx, uint32_t wire, const uint8_t v[32], cuzk_errbuf *eb)
 {
     gc_mem *m = ctx;
@@ -352,13 +391,19 @@ cuzk_err cuzk_gen_witness(uint8_t *w, uint64_t n_values, const cuzk_gen_params *
         return cuzk_errf(eb, CUZK_SIZE_MISMATCH,
                          "gen-witness: the circuit has %u wires, the buffer holds %llu values",
                          lay.n_wires, (unsigned long long)n_values);
-    gc_mem m = {w, n_values};
-    cuzk__gen_sink s = {NULL, gc_mem_value, &m};
-    if (p->nthreads == 1)
-        e = cuzk__gen_walk(p, &s, NULL, info, eb);
-    else
-        e = p->curve == CUZK_CURVE_BN254 ? walk_piped_bn254(p, &s, info, eb)
-                                         : walk_piped_bls12_381(p, &s, info, eb);
+    if (p->segment && p->nthreads != 1) {
+        unsigned nt = gc_threads(p);
+        e = p->curve == CUZK_CURVE_BN254 ? walk_runs_bn254(p, w, nt, info, eb)
+                                         : walk_runs_bls12_381(p, w, nt, info, eb);
+    } else {
+        gc_mem m = {w, n_values};
+        cuzk__gen_sink s = {NULL, gc_mem_value, &m};
+        if (p->nthreads == 1)
+            e = cuzk__gen_walk(p, &s, NULL, info, eb);
+        else
+            e = p->curve == CUZK_CURVE_BN254 ? walk_piped_bn254(p, &s, info, eb)
+                                             : walk_piped_bls12_381(p, &s, info, eb);
+    }
     if (info)
         info->ms = cuzk__now_ms() - t0;
     return e;
@@ -370,8 +415,10 @@ uint64_t cuzk_gen_witness_scratch_bytes(const cuzk_gen_params *p)
     cuzk_errbuf eb;
     if (gc_layout_of(p, &l, &eb))
         return 0;
-    return p->curve == CUZK_CURVE_BN254 ? witness_scratch_bn254(l.base, p->nthreads != 1)
-                                        : witness_scratch_bls12_381(l.base, p->nthreads != 1);
+    int piped = p->nthreads != 1;
+    unsigned runs = p->segment && piped ? gc_threads(p) : 0;
+    return p->curve == CUZK_CURVE_BN254 ? witness_scratch_bn254(l.base, piped, runs)
+                                        : witness_scratch_bls12_381(l.base, piped, runs);
 }
 
 uint32_t cuzk_gen_n_wires(const cuzk_gen_params *p)

@@ -33,6 +33,9 @@ typedef struct {
     uint8_t *kind; /* 1: the wire is always 0 or 1 */
     GFT *inval;    /* input values, wires 2 .. base-1 */
     gc_rng rs, rw;
+    uint32_t segment;   /* constraints per run (0: one run) */
+    uint64_t lo;        /* the first constraint of the current constraint's run */
+    uint8_t seg_key[32]; /* the runs' structure streams (gc_seed_segment) */
     GFT one, two, mone;
     uint8_t b_one[32], b_two[32], b_mone[32];
 } GC_(gen);
@@ -49,7 +52,7 @@ static const GFT *GC_(value)(const GC_(gen) *G, uint32_t wire)
 /* Structure choices: any operand, or one known to be 0/1. k = index of the constraint. */
 static uint32_t GC_(pick_any)(GC_(gen) *G, uint64_t k)
 {
-    uint64_t recent = k < GC_RING ? k : GC_RING;
+    uint64_t recent = k - G->lo < GC_RING ? k - G->lo : GC_RING;
     if (recent == 0 || gc_below(&G->rs, 8) == 0)
         return 2 + (uint32_t)gc_below(&G->rs, G->base - 2);
     return G->base + (uint32_t)(k - 1 - gc_below(&G->rs, recent));
@@ -57,7 +60,7 @@ static uint32_t GC_(pick_any)(GC_(gen) *G, uint64_t k)
 
 static uint32_t GC_(pick_bit)(GC_(gen) *G, uint64_t k)
 {
-    uint64_t recent = k < GC_RING ? k : GC_RING;
+    uint64_t recent = k - G->lo < GC_RING ? k - G->lo : GC_RING;
     for (int t = 0; recent && t < 6; t++) {
         uint64_t j = k - 1 - gc_below(&G->rs, recent);
         if (G->kind[j & (GC_RING - 1)])
@@ -137,8 +140,11 @@ static cuzk_err GC_(init)(GC_(gen) *G, const cuzk_gen_params *p, cuzk_errbuf *eb
     G->n_pub = lay.n_pub, G->n_bits = lay.n_bits, G->n_full = lay.n_full;
     G->base = lay.base;
     G->n_wires = lay.n_wires;
-    gc_seed(&G->rs, "cuzk-gen-structure-v1", p->seed);
-    gc_seed(&G->rw, "cuzk-gen-witness-v1", p->witness_seed ? p->witness_seed : p->seed);
+    G->segment = p->segment;
+    if (gc_seed(&G->rs, "cuzk-gen-structure-v1", p->seed) ||
+        gc_seed(&G->rw, "cuzk-gen-witness-v1", p->witness_seed ? p->witness_seed : p->seed) ||
+        (G->segment && gc_seed_hash(G->seg_key, "cuzk-gen-segment-v1", p->seed)))
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-circuit: out of memory");
     G->one = GF_(ONE);
     GF_(add)(&G->two, &G->one, &G->one);
     GF_(neg)(&G->mone, &G->one);
@@ -163,6 +169,10 @@ static void GC_(step)(GC_(gen) *G, cuzk_gen_profile profile, uint64_t k, GC_(row
     unsigned na = 0, nb = 0, nc = 0;
     int bit_out = 0;
     uint32_t out = k + 1 == G->n ? 1 : G->base + (uint32_t)k;
+    if (G->segment && k % G->segment == 0) {
+        G->lo = k;
+        gc_seed_segment(&G->rs, G->seg_key, k / G->segment);
+    }
     int dense = profile == CUZK_GEN_DENSE ||
                 (profile == CUZK_GEN_MIXED && gc_below(&G->rs, 2) == 0);
     GFT cout = G->one;
@@ -494,6 +504,103 @@ out:
     return e;
 }
 
+/* A segmented circuit's witness on nt threads: each takes whole runs, structure and values
+ * in one pass, and writes their outputs' values into w (32 bytes a wire). The runs share only
+ * the inputs, set here first. The same values as GC_(walk). */
+typedef struct {
+    const GC_(gen) *proto; /* layout, constants, inputs */
+    cuzk_gen_profile profile;
+    uint8_t *w;
+    uint64_t n_runs, next; /* next: atomic */
+    uint64_t n_terms, n_bin; /* atomics, summed */
+    int failed;              /* a thread had no memory (atomic) */
+} GC_(runs);
+
+static void *GC_(runs_thread)(void *arg)
+{
+    GC_(runs) *J = arg;
+    GC_(gen) G = *J->proto;
+    G.val = malloc(GC_RING * sizeof(GFT));
+    G.kind = malloc(GC_RING);
+    GC_(row) *R = malloc(sizeof *R);
+    uint64_t n_terms = 0, n_bin = 0;
+    if (!G.val || !G.kind || !R) {
+        __atomic_store_n(&J->failed, 1, __ATOMIC_RELAXED);
+        goto out;
+    }
+    for (;;) {
+        uint64_t r = __atomic_fetch_add(&J->next, 1, __ATOMIC_RELAXED);
+        if (r >= J->n_runs || __atomic_load_n(&J->failed, __ATOMIC_RELAXED))
+            break;
+        uint64_t lo = r * G.segment, hi = lo + G.segment < G.n ? lo + G.segment : G.n;
+        for (uint64_t k = lo; k < hi; k++) {
+            GC_(step)(&G, J->profile, k, R);
+            n_terms += R->na + R->nb + R->nc;
+            GFT ov;
+            GC_(out_value)(&G, R, &ov);
+            G.val[k & (GC_RING - 1)] = ov;
+            if (GF_(is_zero)(&ov) || GF_(is_one)(&ov))
+                n_bin++;
+            GC_(bytes)(&G, J->w + (uint64_t)R->out * 32, &ov);
+        }
+    }
+out:
+    __atomic_fetch_add(&J->n_terms, n_terms, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&J->n_bin, n_bin, __ATOMIC_RELAXED);
+    free(G.val);
+    free(G.kind);
+    free(R);
+    return NULL;
+}
+
+static cuzk_err GC_(walk_runs)(const cuzk_gen_params *p, uint8_t *w, unsigned nt,
+                               cuzk_gen_info *info, cuzk_errbuf *eb)
+{
+    GC_(gen) G;
+    cuzk_err e = GC_(init)(&G, p, eb);
+    if (e)
+        return e;
+    G.inval = malloc((G.base - 2) * sizeof(GFT));
+    pthread_t *th = calloc(nt, sizeof *th);
+    if (!G.inval || !th) {
+        free(G.inval);
+        free(th);
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
+    }
+    for (uint32_t i = 0; i < G.base - 2; i++) {
+        uint64_t l[4];
+        if (i >= G.n_pub && i < G.n_pub + G.n_bits)
+            GF_(from_u64)(&G.inval[i], gc_next(&G.rw) & 1);
+        else
+            GC_(rand_fr)(&G.rw, l, &G.inval[i]);
+    }
+    memcpy(w, G.b_one, 32);
+    for (uint32_t i = 0; i < G.base - 2; i++)
+        GC_(bytes)(&G, w + (uint64_t)(2 + i) * 32, &G.inval[i]);
+    GC_(runs) J = {&G, p->profile, w, (G.n + G.segment - 1) / G.segment, 0, 0, 0, 0};
+    if (nt > J.n_runs)
+        nt = (unsigned)J.n_runs;
+    unsigned started = 0;
+    for (; started + 1 < nt; started++)
+        if (pthread_create(&th[started], NULL, GC_(runs_thread), &J) != 0)
+            break;
+    GC_(runs_thread)(&J);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    free(G.inval);
+    if (J.failed)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
+    if (info) {
+        info->n_wires = G.n_wires;
+        info->n_public_inputs = G.n_pub;
+        info->n_private_inputs = G.n_bits + G.n_full;
+        info->n_terms = J.n_terms;
+        info->n_binary = 1 + G.n_bits + J.n_bin;
+    }
+    return CUZK_OK;
+}
+
 /* The structure stream's state at every multiple of S->chunk, each published as it is saved
  * (the constraints are not kept). */
 static cuzk_err GC_(scan)(gc_source *S, cuzk_errbuf *eb)
@@ -538,6 +645,7 @@ static cuzk_err GC_(range)(const gc_source *S, uint64_t lo, uint64_t hi, cuzk__c
         goto out;
     }
     gc_checkpoint_load(&S->cp[lo / S->chunk], &G.rs, G.kind);
+    G.lo = G.segment ? lo - lo % G.segment : 0;
     for (uint64_t k = lo; k < hi && !e; k++) {
         GC_(step)(&G, S->p.profile, k, R);
         e = GC_(emit)(fn, ctx, k, R, t, eb);
@@ -550,10 +658,14 @@ out:
 }
 
 /* Bytes cuzk_gen_witness allocates beside the witness: the value and kind rings, the inputs'
- * values, and the row pipe (piped) or one row and its terms (one pass). */
-static uint64_t GC_(witness_scratch)(uint32_t base, int piped)
+ * values, and the row pipe (piped), one row and its terms (one pass), or nt threads' rings
+ * and rows (runs > 0). */
+static uint64_t GC_(witness_scratch)(uint32_t base, int piped, unsigned runs)
 {
-    uint64_t b = (uint64_t)GC_RING * (sizeof(GFT) + 1) + (uint64_t)(base - 2) * sizeof(GFT);
+    uint64_t ring = (uint64_t)GC_RING * (sizeof(GFT) + 1), in = (uint64_t)(base - 2) * sizeof(GFT);
+    if (runs)
+        return in + (uint64_t)runs * (ring + sizeof(GC_(row)) + sizeof(pthread_t));
+    uint64_t b = ring + in;
     if (piped)
         return b + sizeof(GC_(pipe)) + (uint64_t)GC_PIPE_ROWS * sizeof(GC_(row));
     return b + sizeof(GC_(row)) + 48 * sizeof(cuzk_r1cs_term);

@@ -72,20 +72,22 @@ scripts/porep-bench --bin "$BIN" --out "$T/out" --log 10 --partitions 3 --count 
   $PY -c 'import json,sys; b=json.load(open(sys.argv[1])); assert b["completed"] == 1 and b["failed"] == 0, b' \
     "$T/out/batch.json" || fail "--paths run: exit $rc: $(cat "$T/run3.out")"
 
-# --generated: no files; the daemon makes the key and the witnesses (seeds 1..3), proofs
-# self-verified (prover.verify on) and checked by snarkjs against the vk of the same key made
-# from files (gen-circuit + setup with the seed's bytes + export-vk: byte-identical keys)
+# --generated: no files; the daemon makes the key and the witnesses (seeds 1..3, runs of 256
+# constraints made on the partitions' threads), proofs self-verified (prover.verify on) and
+# checked by snarkjs against the vk of the same key made from files (gen-circuit + setup with
+# the seed's bytes + export-vk: byte-identical keys)
 V=$T/vkgen
 "$BIN/cuzk" gen-circuit --constraints 1008 --curve bls12381 --profile sparse-bits --seed 1 \
-  -o "$V" --quiet
+  --segment 256 -o "$V" --quiet
 "$BIN/cuzk" setup --quiet --seed 31 "$V/circuit.r1cs" "$V/circuit.zkey" 2> /dev/null
 "$BIN/cuzk" export-vk "$V/circuit.zkey" "$V/vk.json"
 rc=0
 scripts/porep-bench --bin "$BIN" --out "$T/gen" --log 10 --partitions 3 --count 2 --no-compare \
-  --budget 512MiB --generated --vk "$V/vk.json" > "$T/run4.out" 2>&1 || rc=$?
+  --budget 512MiB --generated --segment 256 --vk "$V/vk.json" > "$T/run4.out" 2>&1 || rc=$?
 [ "$rc" = 0 ] || fail "--generated run: exit $rc: $(cat "$T/run4.out")"
 [ ! -e "$T/gen/circuit" ] || fail "--generated wrote a circuit folder"
 grep -q '^generate_constraints = 1008$' "$T/gen/gw2-pw2-j2.toml" &&
+  grep -q '^generate_segment = 256$' "$T/gen/gw2-pw2-j2.toml" &&
   grep -q '^verify = true$' "$T/gen/gw2-pw2-j2.toml" && ! grep -q zkey "$T/gen/gw2-pw2-j2.toml" \
   || fail "--generated config: $(cat "$T/gen/gw2-pw2-j2.toml")"
 $PY - "$T/gen" <<'PYEOF' || fail "--generated reports: $(cat "$T/run4.out")"

@@ -682,15 +682,17 @@ static void test_config(void)
     /* Generated keys: generate_* instead of zkey. */
     const char *gen = "[[circuit]]\nid = \"p\"\ngenerate_curve = \"bls12381\"\n"
                       "generate_profile = \"sparse-bits\"\ngenerate_constraints = \"2^27\"\n"
-                      "generate_seed = 7\n[[circuit]]\nid = \"q\"\ngenerate_constraints = 1000\n";
+                      "generate_seed = 7\ngenerate_segment = \"2^20\"\n"
+                      "[[circuit]]\nid = \"q\"\ngenerate_constraints = 1000\n";
     CHECK(cuzk_daemon_config_parse(&c, "g1.toml", gen, strlen(gen), "/cfg", &eb) == CUZK_OK);
     CHECK(c.n_circuits == 2 && c.circuits[0].zkey == NULL && c.circuits[0].generate);
     if (c.n_circuits == 2 && c.circuits[0].generate && c.circuits[1].generate) {
         const cuzk_gen_params *g = c.circuits[0].generate, *h = c.circuits[1].generate;
         CHECK(g->curve == CUZK_CURVE_BLS12_381 && g->profile == CUZK_GEN_SPARSE_BITS &&
-              g->n_constraints == 1u << 27 && strcmp(g->seed, "7") == 0);
+              g->n_constraints == 1u << 27 && strcmp(g->seed, "7") == 0 &&
+              g->segment == 1u << 20);
         CHECK(h->curve == CUZK_CURVE_BN254 && h->profile == CUZK_GEN_DENSE &&
-              h->n_constraints == 1000 && strcmp(h->seed, "1") == 0);
+              h->n_constraints == 1000 && strcmp(h->seed, "1") == 0 && h->segment == 0);
     }
     cuzk_daemon_config_free(&c);
     static const struct {
@@ -705,6 +707,13 @@ static void test_config(void)
         {"[[circuit]]\nid = \"p\"\ngenerate_constraints = 9\ngenerate_profile = \"x\"\n",
          "generate_profile"},
         {"[[circuit]]\nid = \"p\"\n", "'zkey'"},
+        {"[[circuit]]\nid = \"p\"\ngenerate_segment = 9\n", "generate_constraints"},
+        {"[[circuit]]\nid = \"p\"\ngenerate_constraints = 9\ngenerate_segment = -1\n",
+         "generate_segment"},
+        {"[[circuit]]\nid = \"p\"\ngenerate_constraints = 9\ngenerate_segment = \"2^33\"\n",
+         "generate_segment"},
+        {"[[circuit]]\nid = \"p\"\ngenerate_constraints = 9\ngenerate_segment = \"x\"\n",
+         "generate_segment"},
     };
     for (size_t i = 0; i < sizeof bad_gen / sizeof bad_gen[0]; i++) {
         CHECK(cuzk_daemon_config_parse(&c, "g2.toml", bad_gen[i].text, strlen(bad_gen[i].text),
@@ -1169,15 +1178,24 @@ static const cuzk_gen_params GEN = {.curve = CUZK_CURVE_BLS12_381,
                                     .seed = "porep-7",
                                     .nthreads = 2};
 
-static cuzk_engine *make_gen(uint64_t budget, cuzk_errbuf *eb, cuzk_err *err)
+/* GEN cut into runs of 64 constraints (the last one short). */
+static const cuzk_gen_params GEN_SEG = {.curve = CUZK_CURVE_BLS12_381,
+                                        .n_constraints = 300,
+                                        .profile = CUZK_GEN_SPARSE_BITS,
+                                        .seed = "porep-7",
+                                        .nthreads = 1,
+                                        .segment = 64};
+
+static cuzk_engine *make_gen_of(const cuzk_gen_params *gp, unsigned prove_threads,
+                                uint64_t budget, cuzk_errbuf *eb, cuzk_err *err)
 {
-    cuzk_engine_circuit circs[2] = {{.id = "gen", .generate = &GEN}, {.id = "bn-mul"}};
+    cuzk_engine_circuit circs[2] = {{.id = "gen", .generate = gp}, {.id = "bn-mul"}};
     char *zk = strdup(tu_src_path("tests/fixtures/bn128/multiplier.zkey"));
     circs[1].zkey = zk;
     cuzk_engine_config cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.partition_workers = 2;
-    cfg.prove_threads = 1;
+    cfg.prove_threads = prove_threads;
     cfg.working_budget = budget;
     cfg.key_cache = 1; /* a generated key is never written, cache or not */
     cfg.circuits = circs;
@@ -1186,6 +1204,11 @@ static cuzk_engine *make_gen(uint64_t budget, cuzk_errbuf *eb, cuzk_err *err)
     *err = cuzk_engine_new(&e, &cfg, eb);
     free(zk);
     return e;
+}
+
+static cuzk_engine *make_gen(uint64_t budget, cuzk_errbuf *eb, cuzk_err *err)
+{
+    return make_gen_of(&GEN, 1, budget, eb, err);
 }
 
 static cuzk_err submit_seeds(cuzk_engine *e, const char *circ, const uint64_t *seeds, size_t n,
@@ -1197,11 +1220,12 @@ static cuzk_err submit_seeds(cuzk_engine *e, const char *circ, const uint64_t *s
 }
 
 /* Every partition's proof verifies with the generated key's vk, and its public inputs are
- * those of cuzk_gen_witness for its seed. */
-static void check_seed_proofs(const cuzk_job_result *r, const cuzk_vk *vk, const uint64_t *seeds)
+ * those of cuzk_gen_witness for its seed (gp's, made in one pass). */
+static void check_seed_proofs_of(const cuzk_gen_params *g, const cuzk_job_result *r,
+                                 const cuzk_vk *vk, const uint64_t *seeds)
 {
     cuzk_errbuf eb = {{0}};
-    uint32_t nw = cuzk_gen_n_wires(&GEN);
+    uint32_t nw = cuzk_gen_n_wires(g);
     uint8_t *w = malloc(32ull * nw);
     for (size_t i = 0; i < r->n_parts; i++) {
         cuzk_json_doc *pd = NULL, *ud = NULL;
@@ -1212,14 +1236,15 @@ static void check_seed_proofs(const cuzk_job_result *r, const cuzk_vk *vk, const
         cuzk_proof proof;
         uint8_t *pub = NULL;
         uint64_t npub = 0;
-        CHECK(cuzk_proof_from_json(&proof, cuzk_json_root(pd), GEN.curve, "proof", &eb) == 0);
-        CHECK(cuzk_public_from_json(&pub, &npub, cuzk_json_root(ud), GEN.curve, "public",
+        CHECK(cuzk_proof_from_json(&proof, cuzk_json_root(pd), g->curve, "proof", &eb) == 0);
+        CHECK(cuzk_public_from_json(&pub, &npub, cuzk_json_root(ud), g->curve, "public",
                                     &eb) == 0);
         CHECK_MSG(cuzk_verify(vk, pub, npub, &proof, &eb) == CUZK_OK, "verify: %s", eb.msg);
         char ws[24];
         snprintf(ws, sizeof ws, "%llu", (unsigned long long)seeds[i]);
-        cuzk_gen_params gp = GEN;
+        cuzk_gen_params gp = *g;
         gp.witness_seed = ws;
+        gp.nthreads = 1;
         CHECK(cuzk_gen_witness(w, nw, &gp, NULL, &eb) == CUZK_OK);
         CHECK(npub == vk->n_public && memcmp(pub, w + 32, 32 * npub) == 0);
         free(pub);
@@ -1227,6 +1252,45 @@ static void check_seed_proofs(const cuzk_job_result *r, const cuzk_vk *vk, const
         cuzk_json_free(ud);
     }
     free(w);
+}
+
+static void check_seed_proofs(const cuzk_job_result *r, const cuzk_vk *vk, const uint64_t *seeds)
+{
+    check_seed_proofs_of(&GEN, r, vk, seeds);
+}
+
+/* A segmented generated circuit: its seeds' witnesses made on two threads (one run each at a
+ * time) prove, with the public inputs of the one-pass witness; the circuit list names the runs. */
+static void test_generated_segmented(void)
+{
+    cuzk_errbuf eb = {{0}};
+    cuzk_err err;
+    cuzk_engine *e = make_gen_of(&GEN_SEG, 2, 1ull << 30, &eb, &err);
+    CHECK_MSG(err == CUZK_OK, "engine_new: %s", eb.msg);
+    if (!e)
+        return;
+    cuzk_circuit_info ci[2];
+    CHECK(cuzk_engine_circuits(e, ci, 2) == 2);
+    CHECK_MSG(strstr(ci[0].generate, "300 constraints in runs of 64 seed porep-7"), "%s",
+              ci[0].generate);
+    cuzk_pk *pk = NULL;
+    cuzk_vk vk;
+    CHECK_MSG(cuzk_pk_generate(&pk, &GEN_SEG, NULL, &eb) == CUZK_OK, "%s", eb.msg);
+    if (pk && cuzk_pk_vk(pk, &vk, &eb) == CUZK_OK) {
+        const uint64_t seeds[3] = {3, 4, 5};
+        char id[32];
+        CHECK_MSG(submit_seeds(e, "gen", seeds, 3, id, &eb) == CUZK_OK, "%s", eb.msg);
+        cuzk_job_result r;
+        CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK);
+        CHECK_MSG(r.state == CUZK_JOB_COMPLETED, "state %d: %s", r.state, r.error);
+        CHECK(r.n_parts == 3);
+        if (r.state == CUZK_JOB_COMPLETED)
+            check_seed_proofs_of(&GEN_SEG, &r, &vk, seeds);
+        cuzk_job_result_free(&r);
+        cuzk_vk_clear(&vk);
+    }
+    cuzk_pk_free(pk);
+    cuzk_engine_free(e);
 }
 
 /* A circuit whose key is generated in memory, proved from witness seeds; evicted, it is made
@@ -1372,15 +1436,17 @@ static void test_budget_too_small(void)
     CHECK(st.jobs_submitted == 0 && st.budget.waiting == 0);
     cuzk_engine_free(e);
 
-    /* A generated circuit: the seed's witness and the generator's buffers count in the
-     * partition's need. */
+    /* A generated circuit: the seed's witness and the generator's buffers (on the engine's
+     * prove_threads, 1) count in the partition's need. */
     cuzk_err err;
     e = make_gen(1ull << 30, &eb, &err);
     CHECK(e && cuzk_engine_circuits(e, ci, 2) == 2);
     cuzk_engine_free(e);
+    cuzk_gen_params g1 = GEN;
+    g1.nthreads = 1;
     uint64_t gpart = ci[0].partition_bytes,
-             gneed = gpart + 32ull * ci[0].n_vars + cuzk_gen_witness_scratch_bytes(&GEN);
-    CHECK(cuzk_gen_witness_scratch_bytes(&GEN) > (1u << 20));
+             gneed = gpart + 32ull * ci[0].n_vars + cuzk_gen_witness_scratch_bytes(&g1);
+    CHECK(cuzk_gen_witness_scratch_bytes(&g1) > (1u << 20));
     e = make_gen(gneed - 1, &eb, &err);
     CHECK(e != NULL);
     const uint64_t seed = 5;
@@ -2097,6 +2163,7 @@ int main(void)
     test_multi_gpu_g2();
     test_witness_budget();
     test_generated();
+    test_generated_segmented();
     test_budget_too_small();
     test_gpu_tier();
     test_gpu_tier_held();

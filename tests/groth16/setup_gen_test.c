@@ -33,10 +33,11 @@ static void write_sb(cuzk_strbuf *sb, const char *dir, const char *curve, const 
     cuzk_sb_free(sb);
 }
 
-static void one(cuzk_curve curve, cuzk_gen_profile prof, uint32_t n, const char *tmp,
-                const char *out_dir)
+static void one(cuzk_curve curve, cuzk_gen_profile prof, uint32_t n, uint32_t segment,
+                const char *tmp, const char *out_dir)
 {
-    const char *cn = cuzk_curve_name(curve);
+    char cn[40];
+    snprintf(cn, sizeof cn, "%s%s", cuzk_curve_name(curve), segment ? "_seg" : "");
     char r1cs[600], zkey[600], wtns[600];
     snprintf(r1cs, sizeof r1cs, "%s/c.r1cs", tmp);
     snprintf(zkey, sizeof zkey, "%s/c.zkey", tmp);
@@ -49,6 +50,7 @@ static void one(cuzk_curve curve, cuzk_gen_profile prof, uint32_t n, const char 
     p.seed = "porep-7";
     p.witness_seed = "w3";
     p.nthreads = 2;
+    p.segment = segment;
     /* Files: circuit, witness of seed w3, key with the seed's bytes. */
     CHECK_MSG(cuzk_gen_circuit(&p, r1cs, wtns, NULL, NULL, &eb) == CUZK_OK, "%s", eb.msg);
     cuzk_setup_opts so = {0};
@@ -118,7 +120,8 @@ static void one(cuzk_curve curve, cuzk_gen_profile prof, uint32_t n, const char 
     cuzk_wtns wt;
     CHECK_MSG(cuzk_wtns_open(&wt, wtns, &eb) == CUZK_OK, "%s", eb.msg);
     CHECK(wt.n_witness == nw && memcmp(wt.values, w, nw * 32) == 0);
-    /* In one thread too (nthreads 2 runs the structure on a thread of its own): the same. */
+    /* In one thread too (nthreads 2 runs the structure on a thread of its own, or two runs at
+     * once when segmented): the same. */
     {
         cuzk_gen_params p1 = p;
         p1.nthreads = 1;
@@ -165,9 +168,9 @@ static void one(cuzk_curve curve, cuzk_gen_profile prof, uint32_t n, const char 
     }
     char hs[600];
     hex(hs, "porep-7");
-    printf("%s %s, %u constraints (domain %u): key generated in memory in %.0f ms, equal to "
-           "gen-circuit + setup --seed %s\n",
-           cn, cuzk_gen_profile_name(prof), n, si.domain_size, si.ms_total, hs);
+    printf("%s %s, %u constraints in runs of %u (domain %u): key generated in memory in %.0f ms, "
+           "equal to gen-circuit + setup --seed %s\n",
+           cn, cuzk_gen_profile_name(prof), n, segment, si.domain_size, si.ms_total, hs);
     free(w);
     free(w2);
     cuzk_vk_clear(&vf);
@@ -180,8 +183,9 @@ static void one(cuzk_curve curve, cuzk_gen_profile prof, uint32_t n, const char 
 }
 
 /* A witness of many blocks of rows (the two-thread generator's ring wraps several times)
- * equals the one-thread one, on each curve and profile. */
-static void piped(cuzk_curve curve, cuzk_gen_profile prof, uint32_t n)
+ * equals the one-thread one, on each curve and profile; segmented, the runs made on four
+ * threads equal the one-thread walk, and the runs change the circuit. */
+static void piped(cuzk_curve curve, cuzk_gen_profile prof, uint32_t n, uint32_t segment)
 {
     cuzk_gen_params p = {0};
     p.curve = curve;
@@ -189,6 +193,7 @@ static void piped(cuzk_curve curve, cuzk_gen_profile prof, uint32_t n)
     p.profile = prof;
     p.seed = "pipe";
     p.witness_seed = "w";
+    p.segment = segment;
     uint64_t nw = cuzk_gen_n_wires(&p);
     uint8_t *a = malloc(nw * 32), *b = malloc(nw * 32);
     cuzk_errbuf eb = {{0}};
@@ -197,9 +202,24 @@ static void piped(cuzk_curve curve, cuzk_gen_profile prof, uint32_t n)
     CHECK_MSG(cuzk_gen_witness(a, nw, &p, &ia, &eb) == CUZK_OK, "%s", eb.msg);
     p.nthreads = 1;
     CHECK_MSG(cuzk_gen_witness(b, nw, &p, &ib, &eb) == CUZK_OK, "%s", eb.msg);
-    CHECK_MSG(memcmp(a, b, nw * 32) == 0, "%s profile %d: the witnesses differ",
-              cuzk_curve_name(curve), (int)prof);
+    CHECK_MSG(memcmp(a, b, nw * 32) == 0, "%s profile %d segment %u: the witnesses differ",
+              cuzk_curve_name(curve), (int)prof, segment);
     CHECK(ia.n_binary == ib.n_binary && ia.n_terms == ib.n_terms && ia.n_terms > n);
+    if (segment) {
+        /* the inputs are the same, the outputs after them another circuit's (wire 1, the last
+         * output, is 0 or 1 in most sparse circuits either way) */
+        p.segment = 0;
+        CHECK_MSG(cuzk_gen_witness(b, nw, &p, &ib, &eb) == CUZK_OK, "%s", eb.msg);
+        uint64_t in = 2 + ia.n_public_inputs + ia.n_private_inputs;
+        CHECK(memcmp(a, b, 32) == 0 && memcmp(a + 64, b + 64, (in - 2) * 32) == 0);
+        CHECK(memcmp(a + in * 32, b + in * 32, (nw - in) * 32) != 0);
+        /* scratch: a thread's rings each */
+        p.segment = segment;
+        p.nthreads = 4;
+        uint64_t s4 = cuzk_gen_witness_scratch_bytes(&p);
+        p.nthreads = 2;
+        CHECK(s4 > cuzk_gen_witness_scratch_bytes(&p) + (1u << 21));
+    }
     free(a);
     free(b);
 }
@@ -212,15 +232,24 @@ int main(int argc, char **argv)
         return 1;
     }
     const char *out = argc > 1 ? argv[1] : NULL;
-    one(CUZK_CURVE_BN254, CUZK_GEN_SPARSE_BITS, 1000, tmp, out);
-    one(CUZK_CURVE_BLS12_381, CUZK_GEN_SPARSE_BITS, 1000, tmp, out);
-    one(CUZK_CURVE_BN254, CUZK_GEN_DENSE, 2000, tmp, out);
-    one(CUZK_CURVE_BLS12_381, CUZK_GEN_MIXED, 4000, tmp, out);
+    one(CUZK_CURVE_BN254, CUZK_GEN_SPARSE_BITS, 1000, 0, tmp, out);
+    one(CUZK_CURVE_BLS12_381, CUZK_GEN_SPARSE_BITS, 1000, 0, tmp, out);
+    one(CUZK_CURVE_BN254, CUZK_GEN_DENSE, 2000, 0, tmp, out);
+    one(CUZK_CURVE_BLS12_381, CUZK_GEN_MIXED, 4000, 0, tmp, out);
     /* Several ranges of rows (4096 each), made on different threads from the generator's
      * checkpoints in memory and from the r1cs file. */
-    one(CUZK_CURVE_BN254, CUZK_GEN_MIXED, 9000, tmp, out);
-    piped(CUZK_CURVE_BLS12_381, CUZK_GEN_SPARSE_BITS, 70001);
-    piped(CUZK_CURVE_BN254, CUZK_GEN_DENSE, 50000);
+    one(CUZK_CURVE_BN254, CUZK_GEN_MIXED, 9000, 0, tmp, out);
+    /* Segmented: runs shorter than a range (so runs start inside ranges), the last run short;
+     * and runs longer than a range. */
+    one(CUZK_CURVE_BN254, CUZK_GEN_SPARSE_BITS, 1000, 300, tmp, out);
+    one(CUZK_CURVE_BLS12_381, CUZK_GEN_SPARSE_BITS, 1000, 300, tmp, out);
+    one(CUZK_CURVE_BLS12_381, CUZK_GEN_MIXED, 9000, 3000, tmp, out);
+    one(CUZK_CURVE_BN254, CUZK_GEN_DENSE, 9000, 5000, tmp, out);
+    piped(CUZK_CURVE_BLS12_381, CUZK_GEN_SPARSE_BITS, 70001, 0);
+    piped(CUZK_CURVE_BN254, CUZK_GEN_DENSE, 50000, 0);
+    /* Runs longer than the ring of recent outputs, and more runs than threads. */
+    piped(CUZK_CURVE_BLS12_381, CUZK_GEN_SPARSE_BITS, 300001, 70000);
+    piped(CUZK_CURVE_BN254, CUZK_GEN_MIXED, 50000, 1000);
     rmdir(tmp);
     return tu_finish("setup_gen_test");
 }

@@ -5,7 +5,8 @@
 #   `snarkjs groth16 prove` pass `snarkjs groth16 verify`; on the circom fixtures the
 #   coefficient section equals the one snarkjs wrote for the same r1cs; same seed -> same
 #   bytes, other seed -> other key; a 9000-constraint circuit and key have fixed hashes;
-#   gen-witness gives another witness that still proves; bad inputs (malformed or
+#   gen-witness gives another witness that still proves; a segmented circuit's constraints
+#   read only their own run (in snarkjs's reading of the r1cs) and prove; bad inputs (malformed or
 #   non-canonical r1cs, memory limit) fail with exit 2 and a clear message.
 set -uo pipefail
 ROOT=${CUZK_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -91,6 +92,36 @@ for cfg in "bn128 dense 300" "bls12381 sparse-bits 260"; do
   expect_rc 0 "$curve: gen-witness with the circuit seed" "$CUZK" gen-witness --quiet --circuit "$d" --seed s1 -o "$d/w1.wtns"
   cmp -s "$d/circuit.wtns" "$d/w1.wtns" && ok || bad "$curve: gen-witness with the circuit's seed differs from gen-circuit's witness"
 done
+
+# ---- segmented (bls12381 sparse-bits, runs of 40, the last one short): snarkjs accepts the
+# r1cs + witnesses and the proof; in snarkjs's own reading of the r1cs every constraint's
+# operands are inputs or earlier outputs of its own run; the runs change the circuit
+d=$T/seg
+expect_rc 0 "segment: gen-circuit" "$CUZK" gen-circuit --quiet --constraints 150 --curve bls12381 --profile sparse-bits --seed s1 --segment 40 -o "$d"
+grep -q '"segment": 40' "$d/circuit.json" && ok || bad "segment: circuit.json does not record the runs"
+expect_rc 0 "segment: snarkjs wtns check" "$SNARKJS" wtns check "$d/circuit.r1cs" "$d/circuit.wtns"
+expect_rc 0 "segment: snarkjs r1cs export json" "$SNARKJS" r1cs export json "$d/circuit.r1cs" "$d/r1cs.json"
+node -e '
+  const r=JSON.parse(require("fs").readFileSync(process.argv[1])); const L=40;
+  const base=2+r.nPubInputs+r.nPrvInputs; let bad=0, cross=0;
+  r.constraints.forEach((c,k)=>{ const lo=k-k%L;
+    for (const lc of c) for (const w of Object.keys(lc).map(Number)) {
+      if (w<base) continue; const j=w-base;            // output of constraint j
+      if (j===k) continue;                             // its own output
+      if (j<lo || j>k) bad++; else if (j<k) cross++; } });
+  if (bad || !cross || r.nConstraints!==150) { console.log("bad "+bad+" local "+cross); process.exit(1); }' \
+  "$d/r1cs.json" && ok || bad "segment: a constraint reads another run's outputs (or none of its own)"
+expect_rc 0 "segment: gen-circuit without runs" "$CUZK" gen-circuit --quiet --constraints 150 --curve bls12381 --profile sparse-bits --seed s1 -o "$d/one"
+cmp -s "$d/circuit.r1cs" "$d/one/circuit.r1cs" && bad "segment: the runs did not change the circuit" || ok
+expect_rc 0 "segment: gen-witness (reads the runs from circuit.json)" "$CUZK" gen-witness --quiet --circuit "$d" --seed w2 -o "$d/w2.wtns"
+expect_rc 0 "segment: snarkjs wtns check, new witness" "$SNARKJS" wtns check "$d/circuit.r1cs" "$d/w2.wtns"
+expect_rc 0 "segment: setup" "$CUZK" setup --quiet --seed 01 "$d/circuit.r1cs" "$d/k.zkey"
+expect_rc 0 "segment: cuzk prove" "$CUZK" prove --quiet "$d/k.zkey" "$d/w2.wtns" "$d/proof.json" "$d/public.json"
+expect_rc 0 "segment: snarkjs zkey export verificationkey" "$SNARKJS" zkey export verificationkey "$d/k.zkey" "$d/vk.json"
+expect_rc 0 "segment: snarkjs verifies" "$SNARKJS" groth16 verify "$d/vk.json" "$d/public.json" "$d/proof.json"
+expect_err 2 "segment" "segment: a bad --segment" "$CUZK" gen-circuit --constraints 10 --segment x -o "$d/x"
+sed 's/"segment": 40/"segment": "40"/' "$d/circuit.json" >"$d/c2.json" && mkdir -p "$d/b" && cp "$d/c2.json" "$d/b/circuit.json"
+expect_err 2 "not a gen-circuit description" "segment: gen-witness refuses a malformed segment" "$CUZK" gen-witness --circuit "$d/b" --seed 1 -o "$d/b/w.wtns"
 
 # ---- mixed profile (bn128): r1cs and witness accepted by snarkjs, proof verifies
 d=$T/mixed
