@@ -58,12 +58,13 @@
  *    recently used staged keys no running stage holds on that device (keys without live jobs
  *    before keys of live jobs). When only held keys are in the way the GPU worker waits for
  *    their stages to end (and other GPU workers of that device wait behind it, so it is not
- *    starved). A key larger than every device's gpu_budget is staged without its rows and with
- *    some of its point sets streamed: they stay in (pinned) host memory and every MSM over
- *    one copies it to the device in chunks of gpu_stream_chunk bytes, the next chunk's copy
- *    beside this chunk's MSM; the copy then counts the sets kept whole (H and C first, then
- *    A, B1, B2, each that fits), the streamed sets' maps of points at infinity and two chunk
- *    buffers per GPU worker. Only a key that does not fit even so is never staged: its GPU
+ *    starved). A key larger than every device's gpu_budget even without its rows is staged
+ *    with some of its point sets streamed: they stay in (pinned) host memory and every MSM
+ *    over one copies it to the device in chunks of gpu_stream_chunk bytes, the next chunk's
+ *    copy beside this chunk's MSM; the copy then counts its rows where they fit beside the
+ *    rest (else synthesis moves to the partition workers), the sets kept whole (H and C first,
+ *    then A, B1, B2, each that fits), the streamed sets' maps of points at infinity and the
+ *    chunk and batch buffers of each GPU worker. Only a key that does not fit even so is never staged: its GPU
  *    stages run on the CPU (counted as gpu_budget_cpu). Default (0): the device's free memory
  *    at start less gw times a scratch estimate for the largest circuit and a margin; unlimited on
  *    emulated GPUs. No GPU workers: no GPU tier. When every circuit is preloaded (and

@@ -425,8 +425,9 @@ static void stream_names(const circuit *c, unsigned streamed, char *res, char *s
 /* What a key's staged copy holds: the engine's stage_parts, less the A and B rows when only
  * the copy without them fits some device's GPU budget (that key's partitions then synthesize
  * on the CPU and upload a, b, c, rather than every GPU stage of it running on the CPU); when
- * not even that fits, without the rows and with some point sets streamed from host memory
- * (*streamed, cuzk__key_stream_plan). *gpu_copy_bytes: the copy's device bytes. */
+ * not even that fits, some point sets streamed from host memory (*streamed,
+ * cuzk__key_stream_plan) beside the rows where they fit, else without them.
+ * *gpu_copy_bytes: the copy's device bytes. */
 static unsigned key_stage_parts(const cuzk_engine *e, const circuit *c, cuzk_pk *pk,
                                 uint64_t *gpu_copy_bytes, unsigned *streamed)
 {
@@ -467,26 +468,37 @@ static unsigned key_stage_parts(const cuzk_engine *e, const circuit *c, cuzk_pk 
         /* Each GPU worker of a device holds two chunk buffers while it streams, and for a
          * batch of partitions (gpus.stream_batch) two buffers of the batch's scalars for a
          * chunk: 32 bytes a point for each partition, at most a chunk each (the smallest
-         * point is 64 bytes). */
-        const unsigned nparts = parts & ~CUZK_PK_STAGE_ROWS;
-        const cuzk__key_sets sets = key_sets(c, nparts);
+         * point is 64 bytes). The rows are kept when they fit beside the buffers and the
+         * streamed sets' maps: its partitions then synthesize on the device, holding no a, b,
+         * c in host memory and taking no host threads for them, which is worth more than the
+         * sets they push out of the device (streamed too); else the sets stream without them. */
         const unsigned nb = e->cfg.gpu_stream_batch > 1 ? e->cfg.gpu_stream_batch : 0;
         const uint64_t buffers =
             (uint64_t)e->cfg.gpu_workers_per_device * (2 + nb) * e->cfg.gpu_stream_chunk;
-        uint64_t sb = 0;
-        const unsigned m = cuzk__key_stream_plan(&sets, kmax, buffers, &sb);
-        if (sb <= kmax) {
+        for (int keep = (parts & CUZK_PK_STAGE_ROWS) ? 1 : 0; keep >= 0; keep--) {
+            const unsigned tp = keep ? parts : parts & ~CUZK_PK_STAGE_ROWS;
+            const uint64_t rows =
+                keep ? cuzk_pk_gpu_bytes(pk, tp) - cuzk_pk_gpu_bytes(pk, tp & ~CUZK_PK_STAGE_ROWS)
+                     : 0;
+            const cuzk__key_sets sets = key_sets(c, tp);
+            uint64_t sb = 0;
+            const unsigned m = cuzk__key_stream_plan(&sets, kmax, buffers + rows, &sb);
+            if (!m || sb > kmax)
+                continue;
             char res[32], str[32];
             circuit tmp = *c;
-            tmp.stage_parts = nparts;
+            tmp.stage_parts = tp;
             stream_names(&tmp, m, res, str, sizeof res);
             CUZK_LOG_INFO(TGT, "key staged with point sets streamed from host memory (the key "
                           "does not fit the GPU budget)", "circuit=%s bytes=%" PRIu64 " whole=%"
-                          PRIu64 " gpu_budget=%" PRIu64 " resident=%s streamed=%s stream_chunk=%"
-                          PRIu64, c->id, sb, b, kmax, res, str, e->cfg.gpu_stream_chunk);
-            parts = nparts;
+                          PRIu64 " gpu_budget=%" PRIu64 " resident=%s streamed=%s rows=%s "
+                          "stream_chunk=%" PRIu64, c->id, sb, b, kmax, res, str,
+                          keep ? "gpu" : "host (synthesis on the CPU)",
+                          e->cfg.gpu_stream_chunk);
+            parts = tp;
             b = sb;
             *streamed = m;
+            break;
         }
     }
     *gpu_copy_bytes = b;

@@ -1742,25 +1742,31 @@ static void test_stream_plan(void)
 }
 
 /* A key larger than the GPU budget even without its rows is staged with point sets streamed
- * from host memory (gpus.stream_chunk), not run on the CPU: with a budget one byte short of
- * its whole copy, B in G2 (last in the order, the largest) streams and the copy counts the
- * G1 sets whole, B2's map, two chunk buffers and the batch's scalar buffers (a chunk for each
- * partition of a batch, gpus.stream_batch); the proof is right and no GPU stage ran on
- * the CPU for want of room. A budget too small even for the buffers and maps still falls back
- * to the CPU. */
+ * from host memory (gpus.stream_chunk), not run on the CPU. With synthesis on the CPU (no
+ * rows) and a budget one byte short of its whole copy, B in G2 (last in the order, the
+ * largest) streams and the copy counts the G1 sets whole, B2's map, two chunk buffers and the
+ * batch's scalar buffers (a chunk for each partition of a batch, gpus.stream_batch). With
+ * synthesis on the GPU the same budget keeps the rows beside the streamed sets: a partition
+ * then holds only its witness copy. Either way the proof is right and no GPU stage ran on the
+ * CPU for want of room. A budget too small even for the buffers and maps still falls back to
+ * the CPU. */
 static void test_gpu_tier_streamed(void)
 {
     const uint64_t whole = zkey_bytes(CIRCS[1].zkey, 1, 0, 1);
+    const uint64_t rows = zkey_bytes(CIRCS[1].zkey, 1, 1, 1) - whole;
     cuzk_zkey zk;
     cuzk_errbuf zeb = {{0}};
     CHECK(cuzk_zkey_open(&zk, tu_src_path(CIRCS[1].zkey), &zeb) == CUZK_OK);
-    const uint64_t b2 = (uint64_t)zk.n_vars * 4 * zk.n8q;
+    const uint64_t b2 = (uint64_t)zk.n_vars * 4 * zk.n8q, nv = zk.n_vars;
     cuzk_zkey_close(&zk);
-    for (int small = 0; small < 2; small++) {
+    const uint64_t buffers = (2 + CUZK_STREAM_BATCH_DEFAULT) * 1024;
+    for (int mode = 0; mode < 3; mode++) { /* CPU synthesis, GPU synthesis, too small */
+        const int small = mode == 2;
         memset(&g_extra, 0, sizeof g_extra);
         g_extra.emulated_devices = 1;
         g_extra.gpu_workers_per_device = 1;
         g_extra.g2_on_gpu = 1; /* B2 staged too */
+        g_extra.synth_on_cpu = mode == 0;
         g_extra.gpu_budget = small ? 1024 : whole - 1;
         g_extra.gpu_stream_chunk = 1024;
         /* Room for B2's array, not the whole key: the streamed set alone is pinned. */
@@ -1772,8 +1778,8 @@ static void test_gpu_tier_streamed(void)
         cuzk_engine_circuits(e, ci, 4);
         cuzk_engine_status st;
         cuzk_engine_get_status(e, &st);
-        if (!small) {
-            const uint64_t want = whole - b2 + (2 + CUZK_STREAM_BATCH_DEFAULT) * 1024;
+        if (mode == 0) {
+            const uint64_t want = whole - b2 + buffers;
             CHECK_MSG(ci[1].gpu_streamed == CUZK_PK_SET_B2 && ci[1].gpu_bytes == want &&
                           ci[1].gpu_mask == 1,
                       "streamed %#x, staged %llu, want B2 and %llu", ci[1].gpu_streamed,
@@ -1783,10 +1789,23 @@ static void test_gpu_tier_streamed(void)
                       "pinned %llu of the key (B2 %llu), %llu in all",
                       (unsigned long long)ci[1].pinned_bytes, (unsigned long long)b2,
                       (unsigned long long)st.keys_pinned_bytes);
+            /* a, b, c made on the host: in the partition's working set */
+            CHECK(ci[1].gpu_partition_bytes >= 32 * nv + 3 * 32ull * ci[1].domain_size);
             /* the preloaded multipliers are staged beside it */
             CHECK(st.devices[0].key_bytes ==
                       ci[0].gpu_bytes + ci[1].gpu_bytes + ci[2].gpu_bytes + ci[3].gpu_bytes &&
                   want <= whole - 1);
+        } else if (mode == 1) {
+            CHECK_MSG((ci[1].gpu_streamed & CUZK_PK_SET_B2) && ci[1].gpu_mask == 1 &&
+                          ci[1].gpu_bytes <= whole - 1 && ci[1].gpu_bytes >= rows + buffers,
+                      "streamed %#x, staged %llu of %llu, rows %llu", ci[1].gpu_streamed,
+                      (unsigned long long)ci[1].gpu_bytes, (unsigned long long)(whole - 1),
+                      (unsigned long long)rows);
+            CHECK(st.devices[0].partitions == 1 && st.gpu_budget_cpu == 0);
+            /* the rows are on the device: a partition holds its witness copy alone */
+            CHECK_MSG(ci[1].gpu_partition_bytes == 32 * nv, "partition %llu bytes, witness %llu",
+                      (unsigned long long)ci[1].gpu_partition_bytes,
+                      (unsigned long long)(32 * nv));
         } else {
             CHECK(ci[1].gpu_streamed == 0 && ci[1].gpu_mask == 0);
             CHECK(st.gpu_budget_cpu == 1);
