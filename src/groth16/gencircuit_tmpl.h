@@ -28,15 +28,17 @@ typedef struct {
     /* layout */
     uint32_t n_pub, n_bits, n_full, base, n_wires;
     uint64_t n;
-    /* recent outputs */
+    /* recent outputs: vk says 0, 1 or another value, kept in val (most values are 0 or 1, so
+     * operands are mostly read from the small vk ring) */
     GFT *val;
+    uint8_t *vk;
     uint8_t *kind; /* 1: the wire is always 0 or 1 */
     GFT *inval;    /* input values, wires 2 .. base-1 */
     gc_rng rs, rw;
     uint32_t segment;   /* constraints per run (0: one run) */
     uint64_t lo;        /* the first constraint of the current constraint's run */
     uint8_t seg_key[32]; /* the runs' structure streams (gc_seed_segment) */
-    GFT one, two, mone;
+    GFT zero, one, two, mone;
     uint8_t b_one[32], b_two[32], b_mone[32];
 } GC_(gen);
 
@@ -46,7 +48,26 @@ static const GFT *GC_(value)(const GC_(gen) *G, uint32_t wire)
         return &G->one;
     if (wire < G->base)
         return &G->inval[wire - 2];
-    return &G->val[(wire - G->base) & (GC_RING - 1)];
+    const uint32_t i = (wire - G->base) & (GC_RING - 1);
+    const uint8_t t = G->vk[i];
+    return t == 2 ? &G->val[i] : t ? &G->one : &G->zero;
+}
+
+/* Records constraint k's output value; 1 when it is 0 or 1. */
+static int GC_(store)(GC_(gen) *G, uint64_t k, const GFT *v)
+{
+    const uint32_t i = k & (GC_RING - 1);
+    if (GF_(is_zero)(v)) {
+        G->vk[i] = 0;
+        return 1;
+    }
+    if (GF_(is_one)(v)) {
+        G->vk[i] = 1;
+        return 1;
+    }
+    G->vk[i] = 2;
+    G->val[i] = *v;
+    return 0;
 }
 
 /* Structure choices: any operand, or one known to be 0/1. k = index of the constraint. */
@@ -145,6 +166,7 @@ static cuzk_err GC_(init)(GC_(gen) *G, const cuzk_gen_params *p, cuzk_errbuf *eb
         gc_seed(&G->rw, "cuzk-gen-witness-v1", p->witness_seed ? p->witness_seed : p->seed) ||
         (G->segment && gc_seed_hash(G->seg_key, "cuzk-gen-segment-v1", p->seed)))
         return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-circuit: out of memory");
+    GF_(set_zero)(&G->zero);
     G->one = GF_(ONE);
     GF_(add)(&G->two, &G->one, &G->one);
     GF_(neg)(&G->mone, &G->one);
@@ -310,11 +332,12 @@ static cuzk_err GC_(walk)(const cuzk_gen_params *p, const cuzk__gen_sink *s,
 
     uint64_t n_terms = 0, n_bin = 0;
     G.val = malloc(GC_RING * sizeof(GFT));
+    G.vk = malloc(GC_RING);
     G.kind = calloc(GC_RING, 1);
     G.inval = malloc((G.base - 2) * sizeof(GFT));
     GC_(row) *R = malloc(sizeof *R);
     cuzk_r1cs_term *t = malloc(48 * sizeof *t);
-    if (!G.val || !G.kind || !G.inval || !R || !t) {
+    if (!G.val || !G.vk || !G.kind || !G.inval || !R || !t) {
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "gen-circuit: out of memory");
         goto out;
     }
@@ -348,9 +371,7 @@ static cuzk_err GC_(walk)(const cuzk_gen_params *p, const cuzk__gen_sink *s,
             continue;
         GFT ov;
         GC_(out_value)(&G, R, &ov);
-        G.val[k & (GC_RING - 1)] = ov;
-        if (GF_(is_zero)(&ov) || GF_(is_one)(&ov))
-            n_bin++;
+        n_bin += GC_(store)(&G, k, &ov);
         if (s->value) {
             GC_(bytes)(&G, buf32, &ov);
             if ((e = s->value(s->ctx, R->out, buf32, eb)))
@@ -383,6 +404,7 @@ static cuzk_err GC_(walk)(const cuzk_gen_params *p, const cuzk__gen_sink *s,
     }
 out:
     free(G.val);
+    free(G.vk);
     free(G.kind);
     free(G.inval);
     free(R);
@@ -440,11 +462,12 @@ static cuzk_err GC_(walk_piped)(const cuzk_gen_params *p, const cuzk__gen_sink *
     P->G.kind = calloc(GC_RING, 1);
     P->rows = malloc(GC_PIPE_ROWS * sizeof *P->rows);
     G.val = malloc(GC_RING * sizeof(GFT));
+    G.vk = malloc(GC_RING);
     G.inval = malloc((G.base - 2) * sizeof(GFT));
     pthread_t th;
     int started = 0;
     uint64_t n_terms = 0, n_bin = 1 + G.n_bits;
-    if (!P->G.kind || !P->rows || !G.val || !G.inval) {
+    if (!P->G.kind || !P->rows || !G.val || !G.vk || !G.inval) {
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
         goto out;
     }
@@ -476,9 +499,7 @@ static cuzk_err GC_(walk_piped)(const cuzk_gen_params *p, const cuzk__gen_sink *
         n_terms += R->na + R->nb + R->nc;
         GFT ov;
         GC_(out_value)(&G, R, &ov);
-        G.val[k & (GC_RING - 1)] = ov;
-        if (GF_(is_zero)(&ov) || GF_(is_one)(&ov))
-            n_bin++;
+        n_bin += GC_(store)(&G, k, &ov);
         GC_(bytes)(&G, buf32, &ov);
         e = s->value(s->ctx, R->out, buf32, eb);
         if ((k + 1) % GC_PIPE_BLOCK == 0)
@@ -500,6 +521,7 @@ out:
     free(P->rows);
     free(P);
     free(G.val);
+    free(G.vk);
     free(G.inval);
     return e;
 }
@@ -521,10 +543,11 @@ static void *GC_(runs_thread)(void *arg)
     GC_(runs) *J = arg;
     GC_(gen) G = *J->proto;
     G.val = malloc(GC_RING * sizeof(GFT));
+    G.vk = malloc(GC_RING);
     G.kind = malloc(GC_RING);
     GC_(row) *R = malloc(sizeof *R);
     uint64_t n_terms = 0, n_bin = 0;
-    if (!G.val || !G.kind || !R) {
+    if (!G.val || !G.vk || !G.kind || !R) {
         __atomic_store_n(&J->failed, 1, __ATOMIC_RELAXED);
         goto out;
     }
@@ -538,9 +561,7 @@ static void *GC_(runs_thread)(void *arg)
             n_terms += R->na + R->nb + R->nc;
             GFT ov;
             GC_(out_value)(&G, R, &ov);
-            G.val[k & (GC_RING - 1)] = ov;
-            if (GF_(is_zero)(&ov) || GF_(is_one)(&ov))
-                n_bin++;
+            n_bin += GC_(store)(&G, k, &ov);
             GC_(bytes)(&G, J->w + (uint64_t)R->out * 32, &ov);
         }
     }
@@ -548,6 +569,7 @@ out:
     __atomic_fetch_add(&J->n_terms, n_terms, __ATOMIC_RELAXED);
     __atomic_fetch_add(&J->n_bin, n_bin, __ATOMIC_RELAXED);
     free(G.val);
+    free(G.vk);
     free(G.kind);
     free(R);
     return NULL;
@@ -662,7 +684,7 @@ out:
  * and rows (runs > 0). */
 static uint64_t GC_(witness_scratch)(uint32_t base, int piped, unsigned runs)
 {
-    uint64_t ring = (uint64_t)GC_RING * (sizeof(GFT) + 1), in = (uint64_t)(base - 2) * sizeof(GFT);
+    uint64_t ring = (uint64_t)GC_RING * (sizeof(GFT) + 2), in = (uint64_t)(base - 2) * sizeof(GFT);
     if (runs)
         return in + (uint64_t)runs * (ring + sizeof(GC_(row)) + sizeof(pthread_t));
     uint64_t b = ring + in;
