@@ -19,8 +19,10 @@
 #include "util/clock.h"
 #include "util/sha256.h"
 
-/* Operands are drawn from the last GC_RING constraint outputs (a power of two). */
+/* Operands are drawn from the last GC_RING constraint outputs (a power of two); their kinds
+ * (0/1 or not) are kept one bit each. */
 #define GC_RING (1u << 16)
+#define GC_KIND_BYTES (GC_RING / 8)
 
 /* xoshiro256** (Blackman and Vigna, "Scrambled linear pseudorandom number generators", 2018). */
 typedef struct {
@@ -176,19 +178,16 @@ static int gc_publish(gc_source *S, uint64_t i)
     return go;
 }
 
-static void gc_checkpoint_save(gc_checkpoint *c, const gc_rng *g, const uint8_t *kind)
+static void gc_checkpoint_save(gc_checkpoint *c, const gc_rng *g, const uint64_t *kind)
 {
     memcpy(c->s, g->s, sizeof c->s);
-    memset(c->kind, 0, sizeof c->kind);
-    for (uint32_t i = 0; i < GC_RING; i++)
-        c->kind[i / 64] |= (uint64_t)(kind[i] & 1) << (i % 64);
+    memcpy(c->kind, kind, sizeof c->kind);
 }
 
-static void gc_checkpoint_load(const gc_checkpoint *c, gc_rng *g, uint8_t *kind)
+static void gc_checkpoint_load(const gc_checkpoint *c, gc_rng *g, uint64_t *kind)
 {
     memcpy(g->s, c->s, sizeof g->s);
-    for (uint32_t i = 0; i < GC_RING; i++)
-        kind[i] = (uint8_t)((c->kind[i / 64] >> (i % 64)) & 1);
+    memcpy(kind, c->kind, sizeof c->kind);
 }
 
 #define GC_FR bn254_fr

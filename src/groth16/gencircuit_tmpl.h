@@ -32,7 +32,7 @@ typedef struct {
      * operands are mostly read from the small vk ring) */
     GFT *val;
     uint8_t *vk;
-    uint8_t *kind; /* 1: the wire is always 0 or 1 */
+    uint64_t *kind; /* bit i % GC_RING: output i is always 0 or 1 (GC_KIND_BYTES) */
     GFT *inval;    /* input values, wires 2 .. base-1 */
     gc_rng rs, rw;
     uint32_t segment;   /* constraints per run (0: one run) */
@@ -84,7 +84,8 @@ static uint32_t GC_(pick_bit)(GC_(gen) *G, uint64_t k)
     uint64_t recent = k - G->lo < GC_RING ? k - G->lo : GC_RING;
     for (int t = 0; recent && t < 6; t++) {
         uint64_t j = k - 1 - gc_below(&G->rs, recent);
-        if (G->kind[j & (GC_RING - 1)])
+        const uint32_t i = (uint32_t)j & (GC_RING - 1);
+        if ((G->kind[i / 64] >> (i % 64)) & 1)
             return G->base + (uint32_t)j;
     }
     return 2 + G->n_pub + (uint32_t)gc_below(&G->rs, G->n_bits);
@@ -285,7 +286,8 @@ static void GC_(step)(GC_(gen) *G, cuzk_gen_profile profile, uint64_t k, GC_(row
             C[nc++].c = G->one;
         }
     }
-    G->kind[k & (GC_RING - 1)] = (uint8_t)bit_out;
+    const uint32_t ki = (uint32_t)k & (GC_RING - 1);
+    G->kind[ki / 64] = (G->kind[ki / 64] & ~(1ull << (ki % 64))) | ((uint64_t)bit_out << (ki % 64));
     R->na = na, R->nb = nb, R->nc = nc;
     R->out = out;
     R->cout = cout;
@@ -333,7 +335,7 @@ static cuzk_err GC_(walk)(const cuzk_gen_params *p, const cuzk__gen_sink *s,
     uint64_t n_terms = 0, n_bin = 0;
     G.val = malloc(GC_RING * sizeof(GFT));
     G.vk = malloc(GC_RING);
-    G.kind = calloc(GC_RING, 1);
+    G.kind = calloc(1, GC_KIND_BYTES);
     G.inval = malloc((G.base - 2) * sizeof(GFT));
     GC_(row) *R = malloc(sizeof *R);
     cuzk_r1cs_term *t = malloc(48 * sizeof *t);
@@ -459,7 +461,7 @@ static cuzk_err GC_(walk_piped)(const cuzk_gen_params *p, const cuzk__gen_sink *
         return e;
     }
     P->profile = p->profile;
-    P->G.kind = calloc(GC_RING, 1);
+    P->G.kind = calloc(1, GC_KIND_BYTES);
     P->rows = malloc(GC_PIPE_ROWS * sizeof *P->rows);
     G.val = malloc(GC_RING * sizeof(GFT));
     G.vk = malloc(GC_RING);
@@ -544,7 +546,7 @@ static void *GC_(runs_thread)(void *arg)
     GC_(gen) G = *J->proto;
     G.val = malloc(GC_RING * sizeof(GFT));
     G.vk = malloc(GC_RING);
-    G.kind = malloc(GC_RING);
+    G.kind = malloc(GC_KIND_BYTES);
     GC_(row) *R = malloc(sizeof *R);
     uint64_t n_terms = 0, n_bin = 0;
     if (!G.val || !G.vk || !G.kind || !R) {
@@ -631,7 +633,7 @@ static cuzk_err GC_(scan)(gc_source *S, cuzk_errbuf *eb)
     cuzk_err e = GC_(init)(&G, &S->p, eb);
     if (e)
         return e;
-    G.kind = calloc(GC_RING, 1);
+    G.kind = calloc(1, GC_KIND_BYTES);
     GC_(row) *R = malloc(sizeof *R);
     if (!G.kind || !R) {
         free(G.kind);
@@ -659,7 +661,7 @@ static cuzk_err GC_(range)(const gc_source *S, uint64_t lo, uint64_t hi, cuzk__c
     cuzk_err e = GC_(init)(&G, &S->p, eb);
     if (e)
         return e;
-    G.kind = malloc(GC_RING);
+    G.kind = malloc(GC_KIND_BYTES);
     GC_(row) *R = malloc(sizeof *R);
     cuzk_r1cs_term *t = malloc(48 * sizeof *t);
     if (!G.kind || !R || !t) {
@@ -684,7 +686,7 @@ out:
  * and rows (runs > 0). */
 static uint64_t GC_(witness_scratch)(uint32_t base, int piped, unsigned runs)
 {
-    uint64_t ring = (uint64_t)GC_RING * (sizeof(GFT) + 2), in = (uint64_t)(base - 2) * sizeof(GFT);
+    uint64_t ring = (uint64_t)GC_RING * (sizeof(GFT) + 1) + GC_KIND_BYTES, in = (uint64_t)(base - 2) * sizeof(GFT);
     if (runs)
         return in + (uint64_t)runs * (ring + sizeof(GC_(row)) + sizeof(pthread_t));
     uint64_t b = ring + in;
