@@ -546,7 +546,7 @@ static void *GC_(runs_thread)(void *arg)
     GC_(gen) G = *J->proto;
     G.val = malloc(GC_RING * sizeof(GFT));
     G.vk = malloc(GC_RING);
-    G.kind = malloc(GC_KIND_BYTES);
+    G.kind = calloc(1, GC_KIND_BYTES); /* updated a bit at a time */
     GC_(row) *R = malloc(sizeof *R);
     uint64_t n_terms = 0, n_bin = 0;
     if (!G.val || !G.vk || !G.kind || !R) {
