@@ -271,11 +271,11 @@ int cuzk_cmd_gen_circuit(int argc, char **argv)
     }
     if (!e && !o[5].seen)
         fprintf(stderr,
-                "cuzk gen-circuit: wrote %s (%s, %s, %u constraints, %u wires, %" PRIu64
+                "cuzk gen-circuit: wrote %s (%s, %s, %u constraints%s%.0u, %u wires, %" PRIu64
                 " terms, %.1f%% of witness values 0/1) in %.2f s\n",
                 dir, cuzk_curve_name(p.curve), cuzk_gen_profile_name(p.profile), p.n_constraints,
-                info.n_wires, info.n_terms, 100.0 * (double)info.n_binary / info.n_wires,
-                info.ms / 1e3);
+                p.segment ? " in runs of " : "", p.segment, info.n_wires, info.n_terms,
+                100.0 * (double)info.n_binary / info.n_wires, info.ms / 1e3);
     free(r1cs), free(wtns), free(inp), free(meta);
     return e ? sx_fail(cmd, e, &eb) : 0;
 }
