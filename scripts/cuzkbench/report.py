@@ -56,8 +56,8 @@ def print_summary(d):
         l = d["latency_s"]
         print("latency: p50 %.4f s  p95 %.4f s  p99 %.4f s  (min %.4f, max %.4f)" %
               (l["p50"], l["p95"], l["p99"], l["min"], l["max"]))
-        print("stages (mean ms): " + "  ".join("%s %.2f" % kv
-                                               for kv in d["stages_mean_ms"].items()))
+        print("stages (mean ms a proof; queue and total the job's, the others summed over its "
+              "partitions): " + "  ".join("%s %.2f" % kv for kv in d["stages_mean_ms"].items()))
     if "checked_public" in d:
         print("results checked (public signals = witness's): %d of %d completed" %
               (d["checked_public"], d["completed"]))
@@ -118,7 +118,8 @@ def write_markdown(path, cmd, d):
         L += ["| %s | %.3f |" % kv for kv in d["stages_ms"].items()]
     if "stages_mean_ms" in d:
         L.append("")
-        L.append("| stage | mean ms |")
+        L.append("| stage (queue and total: the job's; the others: summed over its partitions) "
+                 "| mean ms a proof |")
         L.append("|---|---|")
         L += ["| %s | %.3f |" % kv for kv in d["stages_mean_ms"].items()]
     if "snarkjs" in d:
