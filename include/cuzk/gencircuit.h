@@ -69,7 +69,7 @@ cuzk_err cuzk_gen_circuit(const cuzk_gen_params *p, const char *r1cs_path, const
  * circuit's n_wires, else CUZK_SIZE_MISMATCH), plain little-endian values as in a .wtns, the
  * form cuzk_prove takes. info (may be NULL) as cuzk_gen_circuit's. Threads: nthreads 1 is one
  * pass; otherwise a circuit of one run takes two threads (the structure beside the values)
- * and a segmented one nthreads threads (0: every core), each making whole runs. */
+ * and a segmented one nthreads threads (0: cuzk_num_threads), each making whole runs. */
 cuzk_err cuzk_gen_witness(uint8_t *w, uint64_t n_values, const cuzk_gen_params *p,
                           cuzk_gen_info *info, cuzk_errbuf *eb);
 /* Bytes cuzk_gen_witness allocates beside w while it runs, or 0 for invalid parameters: fixed

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include "cuzk/gencircuit.h"
 #include "cuzk/io.h"
@@ -17,6 +16,7 @@
 #include "ff/ff.h"
 #include "groth16/gen_internal.h"
 #include "util/clock.h"
+#include "util/parallel.h"
 #include "util/sha256.h"
 
 /* Operands are drawn from the last GC_RING constraint outputs (a power of two); their kinds
@@ -357,14 +357,10 @@ typedef struct {
     uint64_t n;
 } gc_mem;
 
-/* A segmented witness's threads: nthreads (0: the online cores), at most one per run. */
+/* A segmented witness's threads: nthreads (0: cuzk_num_threads), at most one per run. */
 static unsigned gc_threads(const cuzk_gen_params *p)
 {
-    uint64_t nt = p->nthreads;
-    if (nt == 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        nt = c > 0 ? (uint64_t)c : 1;
-    }
+    uint64_t nt = p->nthreads ? p->nthreads : cuzk_num_threads();
     uint64_t runs = ((uint64_t)p->n_constraints + p->segment - 1) / p->segment;
     return (unsigned)(nt < runs ? nt : runs);
 }

@@ -175,6 +175,18 @@ static cuzk_err GC_(init)(GC_(gen) *G, const cuzk_gen_params *p, cuzk_errbuf *eb
     return CUZK_OK;
 }
 
+/* The input values (wires 2 .. base-1) from the witness stream: the bits, else uniform. */
+static void GC_(inputs)(GC_(gen) *G)
+{
+    for (uint32_t i = 0; i < G->base - 2; i++) {
+        uint64_t l[4];
+        if (i >= G->n_pub && i < G->n_pub + G->n_bits)
+            GF_(from_u64)(&G->inval[i], gc_next(&G->rw) & 1);
+        else
+            GC_(rand_fr)(&G->rw, l, &G->inval[i]);
+    }
+}
+
 /* One constraint's terms; C[nc - 1] or C[0] is its output wire `out`, with coefficient cout. */
 typedef struct {
     GC_(term) A[40], B[4], C[4];
@@ -343,14 +355,7 @@ static cuzk_err GC_(walk)(const cuzk_gen_params *p, const cuzk__gen_sink *s,
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "gen-circuit: out of memory");
         goto out;
     }
-    /* Inputs (witness stream only). */
-    for (uint32_t i = 0; i < G.base - 2; i++) {
-        uint64_t l[4];
-        if (i >= G.n_pub && i < G.n_pub + G.n_bits)
-            GF_(from_u64)(&G.inval[i], gc_next(&G.rw) & 1);
-        else
-            GC_(rand_fr)(&G.rw, l, &G.inval[i]);
-    }
+    GC_(inputs)(&G);
     uint8_t buf32[32];
     if (s->value) {
         if ((e = s->value(s->ctx, 0, G.b_one, eb)))
@@ -479,13 +484,7 @@ static cuzk_err GC_(walk_piped)(const cuzk_gen_params *p, const cuzk__gen_sink *
     }
     started = 1;
     uint8_t buf32[32];
-    for (uint32_t i = 0; i < G.base - 2; i++) {
-        uint64_t l[4];
-        if (i >= G.n_pub && i < G.n_pub + G.n_bits)
-            GF_(from_u64)(&G.inval[i], gc_next(&G.rw) & 1);
-        else
-            GC_(rand_fr)(&G.rw, l, &G.inval[i]);
-    }
+    GC_(inputs)(&G);
     if ((e = s->value(s->ctx, 0, G.b_one, eb)))
         goto out;
     for (uint32_t i = 0; i < G.base - 2 && !e; i++) {
@@ -540,8 +539,10 @@ typedef struct {
     int failed;              /* a thread had no memory (atomic) */
 } GC_(runs);
 
-static void *GC_(runs_thread)(void *arg)
+/* One thread of cuzk_parallel_threads: whole runs until none is left. */
+static void GC_(runs_thread)(void *arg, unsigned t, unsigned T)
 {
+    (void)t, (void)T;
     GC_(runs) *J = arg;
     GC_(gen) G = *J->proto;
     G.val = malloc(GC_RING * sizeof(GFT));
@@ -574,9 +575,9 @@ out:
     free(G.vk);
     free(G.kind);
     free(R);
-    return NULL;
 }
 
+/* nt: gc_threads's count, at most one thread a run. */
 static cuzk_err GC_(walk_runs)(const cuzk_gen_params *p, uint8_t *w, unsigned nt,
                                cuzk_gen_info *info, cuzk_errbuf *eb)
 {
@@ -585,33 +586,14 @@ static cuzk_err GC_(walk_runs)(const cuzk_gen_params *p, uint8_t *w, unsigned nt
     if (e)
         return e;
     G.inval = malloc((G.base - 2) * sizeof(GFT));
-    pthread_t *th = calloc(nt, sizeof *th);
-    if (!G.inval || !th) {
-        free(G.inval);
-        free(th);
+    if (!G.inval)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
-    }
-    for (uint32_t i = 0; i < G.base - 2; i++) {
-        uint64_t l[4];
-        if (i >= G.n_pub && i < G.n_pub + G.n_bits)
-            GF_(from_u64)(&G.inval[i], gc_next(&G.rw) & 1);
-        else
-            GC_(rand_fr)(&G.rw, l, &G.inval[i]);
-    }
+    GC_(inputs)(&G);
     memcpy(w, G.b_one, 32);
     for (uint32_t i = 0; i < G.base - 2; i++)
         GC_(bytes)(&G, w + (uint64_t)(2 + i) * 32, &G.inval[i]);
     GC_(runs) J = {&G, p->profile, w, (G.n + G.segment - 1) / G.segment, 0, 0, 0, 0};
-    if (nt > J.n_runs)
-        nt = (unsigned)J.n_runs;
-    unsigned started = 0;
-    for (; started + 1 < nt; started++)
-        if (pthread_create(&th[started], NULL, GC_(runs_thread), &J) != 0)
-            break;
-    GC_(runs_thread)(&J);
-    for (unsigned i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    free(th);
+    cuzk_parallel_threads(nt, GC_(runs_thread), &J);
     free(G.inval);
     if (J.failed)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
@@ -688,7 +670,7 @@ static uint64_t GC_(witness_scratch)(uint32_t base, int piped, unsigned runs)
 {
     uint64_t ring = (uint64_t)GC_RING * (sizeof(GFT) + 1) + GC_KIND_BYTES, in = (uint64_t)(base - 2) * sizeof(GFT);
     if (runs)
-        return in + (uint64_t)runs * (ring + sizeof(GC_(row)) + sizeof(pthread_t));
+        return in + (uint64_t)runs * (ring + sizeof(GC_(row)));
     uint64_t b = ring + in;
     if (piped)
         return b + sizeof(GC_(pipe)) + (uint64_t)GC_PIPE_ROWS * sizeof(GC_(row));
