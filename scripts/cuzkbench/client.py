@@ -128,6 +128,7 @@ class Sampler(threading.Thread):
         self.owners = []   # (t, {owner: in_use}, keys_bytes, budget_in_use)
         self.gpu = []      # (t, bytes): the daemon's GPU memory from nvidia-smi, about 1/s
         self.gpu_status = []  # (t, bytes): device memory in use, all GPUs (GetStatus)
+        self.budgets = None   # the daemon's host memory budgets (GetStatus), the last seen
         self.halt = threading.Event()
         self.t0 = time.time()
         self.use_nvsmi = bool(bench.pid and shutil.which("nvidia-smi"))
@@ -141,6 +142,9 @@ class Sampler(threading.Thread):
             self.gpu_status.append((round(time.time() - self.t0, 3),
                                     sum(g.memory_used for g in st.gpus)))
         own = {o.owner: o.in_use for o in st.memory}
+        self.budgets = {"working_budget": st.budget_limit,
+                        "witness_budget": getattr(st, "witness_budget_limit", 0),
+                        "key_budget": st.key_budget, "pinned_budget": st.pinned_budget}
         if getattr(st, "witness_budget_limit", 0):
             own["witnesses (accepted jobs)"] = st.witness_in_use
         self.owners.append((round(time.time() - self.t0, 3), own, st.keys_bytes,
@@ -179,6 +183,14 @@ class Sampler(threading.Thread):
             d["gpu_curve"] = self.gpu
         if self.gpu_status:
             d["peak_gpu_device"] = max(g[1] for g in self.gpu_status)
+        if self.budgets:
+            d["budgets"] = self.budgets
+        if self.owners:
+            # where the bytes were when the daemon held the most: its owners, keys and the
+            # working budget in use at the sample with the largest sum
+            o = max(self.owners, key=lambda o: sum(o[1].values()) + o[2])
+            d["peak_owners"] = {"t": o[0], "owners": o[1], "keys": o[2], "budget_in_use": o[3]}
+            d["peak_keys"] = max(o[2] for o in self.owners)
         return d
 
 

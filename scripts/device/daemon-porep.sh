@@ -8,9 +8,9 @@
 # With GENERATED=1 only the benchmark runs, at any LOG up to 27, with nothing on disk: the key
 # generated in the daemon and each partition's witness from its seed (porep-bench --generated),
 # GRID's first gw:pw:j (default 1:2:1), BUDGET as memory.working_budget, GPU_BUDGET to stream
-# the key, SEGMENT as the circuit's runs (porep-bench --segment), COUNT proofs, LIMIT seconds
-# at most (default 540); host and GPU memory are sampled every 2 s into $OUT/monitor.log, and
-# the daemon's log is kept in $OUT/daemon.log.
+# the key, PINNED_BUDGET as memory.pinned_budget, SEGMENT as the circuit's runs (porep-bench
+# --segment), COUNT proofs, LIMIT seconds at most (default 540); host and GPU memory are sampled
+# every 2 s into $OUT/monitor.log, and the daemon's log is kept in $OUT/daemon.log.
 set -u
 LOG=${1:-22}
 O=${OUT:-/tmp/daemon-porep-out}
@@ -31,13 +31,16 @@ if [ -n "${GENERATED:-}" ]; then
   timeout "${LIMIT:-540}" scripts/porep-bench --generated --log "$LOG" --bin "$CUZK_BIN_DIR" \
     --out /tmp/porep --count "${COUNT:-1}" --no-compare --grid "${GRID:-1:2:1}" \
     ${BUDGET:+--budget "$BUDGET"} ${GPU_BUDGET:+--gpu-budget "$GPU_BUDGET"} \
+    ${PINNED_BUDGET:+--pinned-budget "$PINNED_BUDGET"} \
     ${SEGMENT:+--segment "$SEGMENT"} > "$O/porep.log" 2>&1
   echo "porep-bench --generated rc=$? ($(( $(date +%s) - t0 )) s)"
   kill "$mon"
   tail -25 "$O/porep.log"
   cp /tmp/porep/daemon.log "$O/" 2>/dev/null
   grep -E "key loaded|engine started|registered|staged|stream|fault|ERROR|WARN" "$O/daemon.log" \
-    | cut -c1-300 | head -20
+    | grep -v "batched MSMs over" | cut -c1-300 | head -20
+  echo "batched MSMs: $(grep -c "batched MSMs over" "$O/daemon.log") batches;" \
+    "$(grep -o "partitions=[0-9]* sets=[^ ]* ms=[0-9.]*" "$O/daemon.log" | head -6 | tr '\n' ' ')"
   awk '{split($2,a,"="); split($3,b,"="); if (a[2]>h) h=a[2]; if (b[2]>g) g=b[2]} END \
        {print "monitor: peak host used " h " MiB, peak GPU used " g " MiB"}' "$O/monitor.log"
   tar -czf "$O/porep.tgz" -C /tmp porep

@@ -102,6 +102,11 @@ for f in ("report/batch.md", "report/batch-memory.svg", "summary.md"):
     assert os.path.getsize(os.path.join(o, f)) > 0, f
 s = open(os.path.join(o, "summary.md")).read()
 assert "generated in the daemon's memory" in s and "snarkjs verified 6 of 6" in s, s
+# the budget check: the working budget the config set, the key's bytes, the RSS against them
+m = b["memory"]
+assert m["budgets"]["working_budget"] == 512 << 20, m["budgets"]
+assert m["peak_keys"] > 0 and m["peak_owners"]["keys"] > 0, m["peak_owners"]
+assert "working budget 0.5 GB" in s and "Memory: peak RSS" in s, s
 PYEOF
 
 if [ "$fails" = 0 ]; then echo "porep_test: all passed"; else echo "porep_test: $fails failed"; fi
