@@ -98,10 +98,12 @@ static const char *PROVE_HELP =
     "  --precompute T     fixed-base tables of up to T shifted copies of the key's points\n"
     "                     for the CPU MSMs: fewer bucket reductions at T times the points'\n"
     "                     memory (0: none). Default with --key-cache on the CPU: by the\n"
-    "                     key's size and the threads (none below 2^13 points or from 2^18\n"
-    "                     on 2+ threads, else 2; said on stderr); with the GPU backend\n"
-    "                     (which does not use them) the cache is taken as it is; without\n"
-    "                     --key-cache 0 (building them costs more than one proof saves)\n"
+    "                     key's size (2 from 2^10 to 2^14 points; said on stderr); where\n"
+    "                     no tables pay (from 2^15 points) the cache is not used at all,\n"
+    "                     the zkey loading as fast (--precompute 0 keeps one anyway);\n"
+    "                     with the GPU backend (which does not use them) the cache is\n"
+    "                     taken as it is; without --key-cache 0 (building them costs more\n"
+    "                     than one proof saves)\n"
     "  --repeat N         prove N times with the key loaded once (on the GPU, resident after\n"
     "                     the first proof, as in the daemon); prints each proof's time and\n"
     "                     the best and median; every proof is verified unless --no-verify;\n"
@@ -286,6 +288,7 @@ static int cmd_prove(int argc, char **argv)
     /* Fixed-base tables: by default only with a key cache (building them costs more than
      * they save in one proof; the cache keeps them for the next). */
     unsigned precomp = o[O_KEYCACHE].seen ? PRECOMPUTE_AUTO : 0;
+    int use_cache = o[O_KEYCACHE].seen;
     /* The GPU backend does not use the tables: with it, a cache is taken as it is and a new
      * one is written without tables, unless --precompute says otherwise. */
     if (o[O_KEYCACHE].seen && (po.backend == CUZK_BACKEND_GPU ||
@@ -346,11 +349,15 @@ static int cmd_prove(int argc, char **argv)
         char why[96];
         uint64_t npts = zk.n_vars > zk.domain_size ? zk.n_vars : zk.domain_size;
         precomp = cuzk_pk_precompute_auto(npts, po.nthreads, why, sizeof why);
-        if (!g_quiet) {
-            if (precomp)
-                fprintf(stderr, "cuzk: key cache: %u table copies (%s)\n", precomp, why);
-            else
-                fprintf(stderr, "cuzk: key cache: no tables (%s)\n", why);
+        if (precomp && !g_quiet)
+            fprintf(stderr, "cuzk: key cache: %u table copies (%s)\n", precomp, why);
+        /* A cache without tables holds what the zkey gives after a parse that costs no more
+         * than reading the cache (measured 2^16-2^20, both curves): the zkey it is. */
+        if (!precomp) {
+            if (!g_quiet)
+                fprintf(stderr, "cuzk: key cache: not used (%s; the zkey loads as fast as a "
+                                "cache without tables; --precompute 0 keeps one anyway)\n", why);
+            use_cache = 0;
         }
     }
     if (max_memory) {
@@ -406,7 +413,7 @@ static int cmd_prove(int argc, char **argv)
             goto done;
     }
     char load_how[32] = "";
-    if ((e = prove_load_key(&pk, &zk, pos[0], o[O_KEYCACHE].seen ? o[O_KEYCACHE].value : NULL,
+    if ((e = prove_load_key(&pk, &zk, pos[0], use_cache ? o[O_KEYCACHE].value : NULL,
                             precomp, po.nthreads, load_how, sizeof load_how, &eb)))
         goto done;
     /* On the GPU (everything on the device) the witness goes to page-locked memory once, so

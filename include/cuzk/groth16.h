@@ -201,12 +201,11 @@ cuzk_err cuzk_pk_precompute(cuzk_pk *pk, unsigned t, unsigned nthreads, cuzk_err
 uint64_t cuzk_prove_memory_estimate(const cuzk_zkey *zk, unsigned nthreads, unsigned tab_copies,
                                     int consume);
 /* The copies cuzk_pk_precompute should build for a key that is kept (a key cache) and proves
- * with sets of about n_points points on nthreads CPU threads (0: all): 0 below 2^13 points,
- * where the tables save less than a millisecond; 2 from there (the bucket sums they cut are
- * a few per cent of a proof, at 1.5 times the points' memory; 4 copies measured no faster at
- * 2.7 times), except from 2^18 points on two or more threads, where the bucket additions
- * dominate and the tables measured no gain. why (may be NULL) receives the reason, e.g.
- * "2^16 points, 2 threads". */
+ * with sets of about n_points points on nthreads CPU threads (0: all): 2 from 2^10 to 2^14
+ * points (the bucket sums they cut are a few per cent of a proof there, at 1.5 times the
+ * points' memory; 3 and 4 copies measured no faster), 0 below (too few to matter) and from
+ * 2^15 points on, where the bucket additions dominate and the tables measured no gain on 1
+ * or 2 threads. why (may be NULL) receives the reason, e.g. "2^16 points, 2 threads". */
 unsigned cuzk_pk_precompute_auto(uint64_t n_points, unsigned nthreads, char *why,
                                  size_t why_len);
 /* The t the key's tables were built for (0: none). */

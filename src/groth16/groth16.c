@@ -786,12 +786,12 @@ unsigned cuzk_pk_precompute_auto(uint64_t n_points, unsigned nthreads, char *why
         lg++;
     unsigned t = 2;
     const char *reason = "";
-    if (lg < 13) {
+    if (lg < 10) {
         t = 0;
         reason = ": too few to pay";
-    } else if (lg >= 18 && T >= 2) {
+    } else if (lg >= 15) {
         t = 0;
-        reason = ": the bucket additions dominate";
+        reason = ": the bucket additions dominate, no tables pay";
     }
     if (why && why_len)
         snprintf(why, why_len, "2^%u points, %u thread%s%s", lg, T, T == 1 ? "" : "s", reason);

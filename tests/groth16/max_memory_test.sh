@@ -80,15 +80,28 @@ for curve in bn128 bls12381; do
     bounded "$curve 2^$k --repeat 2" --threads 2 --repeat 2
     for run in writes loads; do
       bounded "$curve 2^$k --key-cache ($run)" --threads 2 --key-cache "$T/$curve-$k.cache"
-      # the tables' default is said: none below 2^13 points, else 2 copies (at 2 threads)
-      if [ "$k" -lt 13 ]; then want="key cache: no tables \(2\^$k points, 2 threads: too few"
-      else want="key cache: 2 table copies \(2\^$k points, 2 threads\)"; fi
+      # the tables' default is said: 2 copies from 2^10 to 2^14 points
+      want="key cache: 2 table copies \(2\^$k points, 2 threads\)"
       grep -Eq "$want" "$T/err" && ok || bad "$curve 2^$k: no '$want' in $(head -c 300 "$T/err")"
       bounded "$curve 2^$k --key-cache --precompute 8 ($run)" --threads 2 --precompute 8 \
         --key-cache "$T/$curve-$k-8.cache"
     done
   done
 done
+# from 2^15 points no tables pay: --key-cache loads the zkey, says so and writes no cache;
+# --precompute 0 keeps one anyway
+d=$T/bn128-15
+"$CUZK" gen-circuit --constraints $((2 ** 15 - 200)) --curve bn128 -o "$d" --quiet &&
+  "$CUZK" setup --seed 01 --quiet "$d/circuit.r1cs" "$d/circuit.zkey" 2>/dev/null &&
+  "$CUZK" export-vk "$d/circuit.zkey" "$d/vk.json" || bad "inputs at 2^15"
+"$CUZK" prove --threads 2 --key-cache "$T/c15" "$d/circuit.zkey" "$d/circuit.wtns" \
+  "$T/p.json" "$T/pub.json" 2> "$T/err" &&
+  "$CUZK" verify --quiet "$d/vk.json" "$T/pub.json" "$T/p.json" && ok || bad "2^15 --key-cache"
+grep -q "key cache: not used (2^15 points, 2 threads: " "$T/err" && grep -q "(zkey)" "$T/err" &&
+  [ ! -e "$T/c15" ] && ok || bad "2^15 --key-cache: $(head -c 400 "$T/err"); $(ls "$T")"
+"$CUZK" prove --threads 2 --key-cache "$T/c15" --precompute 0 "$d/circuit.zkey" \
+  "$d/circuit.wtns" "$T/p.json" "$T/pub.json" 2> "$T/err" && [ -s "$T/c15" ] && ok ||
+  bad "2^15 --key-cache --precompute 0 wrote no cache: $(head -c 400 "$T/err")"
 "$CUZK" prove --max-memory lots a b c d >/dev/null 2>"$T/err"
 [ $? = 2 ] && grep -q "max-memory must be a size" "$T/err" && ok || bad "--max-memory lots accepted"
 

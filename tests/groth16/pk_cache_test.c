@@ -2,8 +2,8 @@
  * what the key loaded from the zkey proves (r = s = 0, byte for byte, on both curves, and the
  * proof verifies against the verification key snarkjs wrote), and every damaged cache is
  * refused with its own error: missing, not a cache, truncated, corrupt payload, stale zkey.
- * The tables a cache gets by default (cuzk_pk_precompute_auto): none below 2^13 points, 2
- * copies from there, none from 2^18 points on two or more threads; the reason is named. */
+ * The tables a cache gets by default (cuzk_pk_precompute_auto): 2 copies from 2^10 to 2^14
+ * points, none below or above; the reason is named. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -156,14 +156,14 @@ static void one_curve(const char *dir, const char *tmp)
 static void precompute_auto(void)
 {
     char why[96];
-    CHECK(cuzk_pk_precompute_auto(4096, 2, why, sizeof why) == 0);
-    CHECK_MSG(strcmp(why, "2^12 points, 2 threads: too few to pay") == 0, "%s", why);
-    CHECK(cuzk_pk_precompute_auto(8191, 1, NULL, 0) == 0);
-    CHECK(cuzk_pk_precompute_auto(8192, 1, NULL, 0) == 2);
-    CHECK(cuzk_pk_precompute_auto(65536 + 7, 2, why, sizeof why) == 2);
-    CHECK_MSG(strcmp(why, "2^16 points, 2 threads") == 0, "%s", why);
-    CHECK(cuzk_pk_precompute_auto((uint64_t)1 << 18, 1, why, sizeof why) == 2);
-    CHECK_MSG(strcmp(why, "2^18 points, 1 thread") == 0, "%s", why);
+    CHECK(cuzk_pk_precompute_auto(1023, 2, why, sizeof why) == 0);
+    CHECK_MSG(strcmp(why, "2^9 points, 2 threads: too few to pay") == 0, "%s", why);
+    CHECK(cuzk_pk_precompute_auto(1024, 1, NULL, 0) == 2);
+    CHECK(cuzk_pk_precompute_auto(4096, 2, why, sizeof why) == 2);
+    CHECK_MSG(strcmp(why, "2^12 points, 2 threads") == 0, "%s", why);
+    CHECK(cuzk_pk_precompute_auto(32767, 1, NULL, 0) == 2);
+    CHECK(cuzk_pk_precompute_auto(32768, 1, why, sizeof why) == 0);
+    CHECK_MSG(strstr(why, "2^15 points, 1 thread: "), "%s", why);
     CHECK(cuzk_pk_precompute_auto((uint64_t)1 << 18, 2, why, sizeof why) == 0);
     CHECK_MSG(strstr(why, "2^18 points, 2 threads: "), "%s", why);
     CHECK(cuzk_pk_precompute_auto((uint64_t)1 << 24, 64, NULL, 0) == 0);
