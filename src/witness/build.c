@@ -2,7 +2,9 @@
  * the wasm to C (module name "circuit"), cc compiles that with wabt's runtime and the shim
  * (program_shim.c.in). The result is kept as CACHE/<sha256 of the wasm>.<of the shim>.so;
  * builds run in a private temporary directory and are renamed into place, so concurrent
- * builders of one program never see a partial file. */
+ * builders of one program never see a partial file. CACHE/id-* files record the digest of
+ * a wasm file by its identity (identity_path), so a later open of the unchanged file loads
+ * the object without reading and hashing the wasm. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <dlfcn.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/clock.h"
@@ -268,28 +271,66 @@ cuzk_err cuzk__witness_program_load(cuzk_witness_program *p, cuzk_errbuf *eb)
     return CUZK_OK;
 }
 
+/* The name of the record of a wasm file's identity (device, inode, size, modification and
+ * change times to the nanosecond) in the cache: it holds the SHA-256 of the bytes that had
+ * that identity, so an unchanged wasm is not read and hashed again. A write to the file
+ * changes its change time, a replacement its inode. */
+static int identity_path(char *out, size_t cap, const char *cache, const struct stat *st)
+{
+    return snprintf(out, cap, "%s/id-%llx-%llx-%llx-%llx.%09ld-%llx.%09ld", cache,
+                    (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+                    (unsigned long long)st->st_size, (unsigned long long)st->st_mtim.tv_sec,
+                    (long)st->st_mtim.tv_nsec, (unsigned long long)st->st_ctim.tv_sec,
+                    (long)st->st_ctim.tv_nsec) < (int)cap;
+}
+
+/* The digest recorded for st, as 64 hex characters in hex; 0 when there is none. */
+static int identity_read(const char *cache, const struct stat *st, char hex[65])
+{
+    char p[PATH_MAX];
+    if (!identity_path(p, sizeof p, cache, st))
+        return 0;
+    FILE *f = fopen(p, "rb");
+    if (!f)
+        return 0;
+    size_t n = fread(hex, 1, 65, f);
+    fclose(f);
+    if (n != 64)
+        return 0;
+    hex[64] = 0;
+    for (int i = 0; i < 64; i++)
+        if (!((hex[i] >= '0' && hex[i] <= '9') || (hex[i] >= 'a' && hex[i] <= 'f')))
+            return 0;
+    return 1;
+}
+
+/* Records hex for st (a temporary file renamed into place); best effort. */
+static void identity_write(const char *cache, const struct stat *st, const char hex[65])
+{
+    char p[PATH_MAX], t[PATH_MAX + 32];
+    if (!identity_path(p, sizeof p, cache, st) ||
+        snprintf(t, sizeof t, "%s.tmp.%ld", p, (long)getpid()) >= (int)sizeof t)
+        return;
+    if (write_file(t, hex, 64, &(cuzk_errbuf){{0}}) != CUZK_OK || rename(t, p) != 0)
+        unlink(t);
+}
+
+/* The shared object's path for the wasm of digest hex (the shim is part of the object: a
+ * cuzk with another shim builds its own). */
+static char *so_path_of(const char *cache, const char *hex)
+{
+    uint8_t sd[32];
+    cuzk_sha256(sd, cuzk__witness_shim_src, sizeof cuzk__witness_shim_src - 1);
+    char *p = NULL;
+    if (asprintf(&p, "%s/%s.%02x%02x%02x%02x.so", cache, hex, sd[0], sd[1], sd[2], sd[3]) < 0)
+        return NULL;
+    return p;
+}
+
 cuzk_err cuzk_witness_program_open(cuzk_witness_program **out, const char *wasm_path,
                                    const cuzk_witness_opts *opts, cuzk_errbuf *eb)
 {
     *out = NULL;
-    uint8_t *wasm = NULL;
-    size_t wasm_len = 0;
-    cuzk_err e = read_file(wasm_path, &wasm, &wasm_len, eb);
-    if (e)
-        return e;
-    if (wasm_len < 8 || memcmp(wasm, "\0asm", 4) != 0) {
-        free(wasm);
-        return cuzk_errf(eb, CUZK_BAD_FORMAT,
-                         "%s: not a WebAssembly module (circom --wasm writes "
-                         "CIRCUIT_js/CIRCUIT.wasm)",
-                         wasm_path);
-    }
-    uint8_t digest[32];
-    cuzk_sha256(digest, wasm, wasm_len);
-    char hex[65];
-    for (int i = 0; i < 32; i++)
-        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
-
     char cache[PATH_MAX];
     if (opts && opts->cache_dir && *opts->cache_dir) {
         snprintf(cache, sizeof cache, "%s", opts->cache_dir);
@@ -302,25 +343,58 @@ cuzk_err cuzk_witness_program_open(cuzk_witness_program **out, const char *wasm_
             snprintf(cache, sizeof cache, "%s", CUZK_WITNESS_CACHE_DIR);
     }
     cuzk_witness_program *p = calloc(1, sizeof *p);
-    if (!p) {
-        free(wasm);
+    if (!p || !(p->wasm_path = strdup(wasm_path))) {
+        free(p);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
     }
-    p->wasm_path = strdup(wasm_path);
-    /* The shim is part of the object: a cuzk with another shim builds its own. */
-    uint8_t shim_digest[32];
-    cuzk_sha256(shim_digest, cuzk__witness_shim_src, sizeof cuzk__witness_shim_src - 1);
-    if (asprintf(&p->so_path, "%s/%s.%02x%02x%02x%02x.so", cache, hex, shim_digest[0],
-                 shim_digest[1], shim_digest[2], shim_digest[3]) < 0)
+    cuzk_err e = CUZK_OK;
+    uint8_t *wasm = NULL;
+    size_t wasm_len = 0;
+    char hex[65];
+    /* An unchanged wasm whose object is built: loaded without reading the wasm. */
+    struct stat st, st2;
+    int have_st = stat(wasm_path, &st) == 0 && S_ISREG(st.st_mode);
+    if (have_st && identity_read(cache, &st, hex)) {
+        if (!(p->so_path = so_path_of(cache, hex))) {
+            e = cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
+            goto out;
+        }
+        if (file_exists(p->so_path) && cuzk__witness_program_load(p, &(cuzk_errbuf){{0}}) == 0)
+            goto out;
+        if (p->dl)
+            dlclose(p->dl);
+        p->dl = NULL;
+        free(p->so_path);
         p->so_path = NULL;
-    if (!p->wasm_path || !p->so_path) {
+    }
+    if ((e = read_file(wasm_path, &wasm, &wasm_len, eb)))
+        goto out;
+    if (wasm_len < 8 || memcmp(wasm, "\0asm", 4) != 0) {
+        e = cuzk_errf(eb, CUZK_BAD_FORMAT,
+                      "%s: not a WebAssembly module (circom --wasm writes "
+                      "CIRCUIT_js/CIRCUIT.wasm)",
+                      wasm_path);
+        goto out;
+    }
+    uint8_t digest[32];
+    cuzk_sha256(digest, wasm, wasm_len);
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    /* The identity is recorded only when the file still has it after the read: the bytes
+     * hashed are then the bytes it names. */
+    have_st = have_st && stat(wasm_path, &st2) == 0 && st2.st_ino == st.st_ino &&
+              st2.st_dev == st.st_dev && st2.st_size == st.st_size &&
+              st2.st_ctim.tv_sec == st.st_ctim.tv_sec && st2.st_ctim.tv_nsec == st.st_ctim.tv_nsec &&
+              st2.st_mtim.tv_sec == st.st_mtim.tv_sec && st2.st_mtim.tv_nsec == st.st_mtim.tv_nsec &&
+              (uint64_t)st.st_size == wasm_len;
+    if (!(p->so_path = so_path_of(cache, hex))) {
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
         goto out;
     }
     if (file_exists(p->so_path)) {
         cuzk_errbuf leb = {{0}};
         if (cuzk__witness_program_load(p, &leb) == CUZK_OK)
-            goto out;
+            goto done;
         /* A stale or damaged object (another machine's, a cut-off copy): build it again. */
         if (p->dl)
             dlclose(p->dl);
@@ -333,6 +407,11 @@ cuzk_err cuzk_witness_program_open(cuzk_witness_program **out, const char *wasm_
         goto out;
     p->built = 1;
     p->build_ms = cuzk__now_ms() - t0;
+done:
+    /* A file changed within the last seconds could change again within the timestamps'
+     * granularity and keep its identity: recorded once it has been still for 2 s. */
+    if (have_st && time(NULL) - st.st_ctim.tv_sec >= 2 && time(NULL) - st.st_mtim.tv_sec >= 2)
+        identity_write(cache, &st, hex);
 out:
     free(wasm);
     if (e)

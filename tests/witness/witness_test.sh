@@ -68,6 +68,25 @@ grep -q "built the witness program" "$T/err" && bad "second run rebuilt the prog
 cp "$FX/bn128/nopub.wasm" "$T/nopub.wasm"
 expect_rc 0 "default cache" "$CUZK" witness "$T/nopub.wasm" "$IN/nopub.input.json" "$T/n3.wtns"
 ls "$T"/.cuzk-wasm-cache/*.so >/dev/null 2>&1 && ok || bad "no program in the default cache"
+# An unchanged wasm is known by its identity (id-* records, kept once the file has been still
+# for 2 s); a wasm rewritten in place is read and hashed again, and a record naming a digest
+# with no program falls back to the bytes.
+D=$T/idw; mkdir -p "$D"
+cp "$FX/bn128/arrays.wasm" "$D/c.wasm"; sleep 2.1
+expect_rc 0 "identity: first run" "$CUZK" witness "$D/c.wasm" "$IN/arrays.input.json" "$D/a.wtns"
+ids=("$D"/.cuzk-wasm-cache/id-*)
+[ -s "${ids[0]}" ] && [ "$(wc -c < "${ids[0]}")" = 64 ] && ok || bad "no identity record: $(ls -a "$D/.cuzk-wasm-cache")"
+expect_rc 0 "identity: second run" "$CUZK" witness "$D/c.wasm" "$IN/arrays.input.json" "$D/a2.wtns"
+cmp -s "$D/a2.wtns" "$T/bn128/arrays.s.wtns" && ok || bad "identity: second run's wtns differs from snarkjs's"
+cat "$FX/bn128/nopub.wasm" > "$D/c.wasm" # same inode, other bytes
+expect_rc 0 "identity: rewritten wasm" "$CUZK" witness "$D/c.wasm" "$IN/nopub.input.json" "$D/n.wtns"
+cmp -s "$D/n.wtns" "$T/bn128/nopub.s.wtns" && ok || bad "identity: a rewritten wasm ran the old program"
+sleep 2.1
+expect_rc 0 "identity: record written" "$CUZK" witness "$D/c.wasm" "$IN/nopub.input.json" "$D/n.wtns"
+for f in "$D"/.cuzk-wasm-cache/id-*; do printf '%064d' 0 > "$f"; done
+expect_rc 0 "identity: record of a missing program" "$CUZK" witness "$D/c.wasm" "$IN/nopub.input.json" "$D/n2.wtns"
+cmp -s "$D/n2.wtns" "$T/bn128/nopub.s.wtns" && ok || bad "identity: a bad record changed the witness"
+grep -q "built the witness program" "$T/err" && bad "identity: a bad record made a rebuild" || ok
 
 # ---- several computations at once (each runs in its own process)
 for i in 1 2 3 4 5 6; do
