@@ -806,7 +806,10 @@ unsigned cuzk_pk_precompute_auto(uint64_t n_points, unsigned nthreads, char *why
  * the scalar-1 points that the classification sums on T threads. */
 static uint64_t msm_scratch_bound(uint64_t n, uint64_t g, unsigned t, unsigned c, unsigned T)
 {
-    uint64_t v = n * (t ? t : 1), cap = (v < ((uint64_t)1 << 18) ? v : (uint64_t)1 << 18) + 1;
+    uint64_t v = n * (t ? t : 1), cmax = ((uint64_t)32 << 20) / g;
+    if (cmax > (uint64_t)1 << 18)
+        cmax = (uint64_t)1 << 18;
+    uint64_t cap = (v < cmax ? v : cmax) + 1;
     uint64_t nb = ((uint64_t)1 << (c > 1 ? c - 1 : 0)) + 1;
     return T * (cap * (g + g / 4 + 4) + nb * (8 + 2 * g)) + n * (8 + 32) +
            (n / 4 + T) * (g + g / 4) + ((uint64_t)1 << 20);

@@ -9,11 +9,11 @@
  * Returns CUZK_OK; CUZK_NON_CANONICAL if some scalar is not below r; CUZK_INVALID_ARGUMENT
  * for n >= 2^32 or NULL pointers with n > 0; CUZK_NO_MEMORY if the scratch cannot be
  * allocated. All scratch is allocated and freed inside the call: index lists (8n bytes), per
- * thread either (up to 2^18 points with scalars other than 0 and 1) a bucket-sorted affine
- * copy of the points of one task plus one field element per two points and 4 bytes per point
- * (T threads: G1 BLS12-381 at n = 2^15 is about 5 MiB per thread) and 8 bytes per bucket,
- * or (larger inputs) 2^(c-1) XYZZ buckets (c the window: G1 BN254 at c = 16 is 4 MiB per
- * thread); a copy of the points whose scalar is 1 (for the batch-affine sum), and 32n bytes
+ * thread a bucket-sorted affine copy of the points of one task (a window's points with
+ * scalars other than 0 and 1, or a chunk of them: at most 2^18 points and 32 MiB) plus one
+ * field element per two points and 4 bytes per point (T threads: G1 BLS12-381 at n = 2^15
+ * is about 5 MiB per thread) and 8 bytes per bucket; a copy of the points whose scalar is 1
+ * (for the batch-affine sum), and 32n bytes
  * for converted scalars with CUZK_MSM_SCALARS_MONT. The batch-affine scratch of one call is
  * one block; when the caller allows it (cuzk_msm_scratch_limit) blocks of 4 MiB or more are
  * kept for later calls (any group, any thread) in a process-wide cache of at most 4 blocks,
@@ -35,8 +35,10 @@
  * a few dozen pairs and the rest is added in XYZZ), so small inputs exercise them; a table
  * MSM (G_msm_tab) also splits each window into at least 5 chunks. */
 #define CUZK__MSM_ALL_ROUNDS 0x100u
-/* Tests only: the XYZZ bucket phase (normally used above 2^18 points) at any size. */
-#define CUZK__MSM_XYZZ 0x200u
+/* Tests only: every window cut into chunks of at most 16 points (normally of at most 2^18,
+ * above which a window is split), so small inputs exercise the chunked windows of large
+ * ones. */
+#define CUZK__MSM_SMALL_CHUNKS 0x200u
 
 typedef struct {
     unsigned nthreads; /* 0: cuzk_num_threads() */
@@ -62,9 +64,9 @@ typedef struct {
  *       order: the bucket rounds assume none), CUZK_NO_MEMORY, CUZK_INVALID_ARGUMENT.
  *   G_msm_tab(out, points, tab, t, c, scalars, n, opts): the same result and errors as
  *       G_msm_ex(out, points, scalars, n, opts) (scalar 0 skipped, scalar 1 summed from copy
- *       0, scalars >= r rejected, CUZK_MSM_SCALARS_MONT honoured); opts->window and
- *       CUZK__MSM_XYZZ are ignored (the table fixes c; its buckets are batch-affine). Scratch
- *       as G_msm_ex, the sorted copy per thread holding up to 2^18 of the t n copies.
+ *       0, scalars >= r rejected, CUZK_MSM_SCALARS_MONT honoured); opts->window is
+ *       ignored (the table fixes c). Scratch as G_msm_ex, the sorted copy per thread holding
+ *       up to 2^18 of the t n copies (at most 32 MiB).
  */
 #define CUZK__MSM_DECL(G)                                                                 \
     cuzk_err G##_msm(G##_jac *out, const G##_affine *points, const uint8_t *scalars,      \

@@ -26,8 +26,8 @@
  *     over a sqrt(nb) x sqrt(nb) grid of the buckets (msm_grid_sum: row and column sums by
  *     the same batch-affine rounds, running sums in XYZZ only over rows and columns), or by
  *     the running sum over all buckets (2 XYZZ additions per bucket) where the grid's copies
- *     do not fit. Above MSM_AFFINE_MAX points the buckets are XYZZ points instead, each
- *     point added with a mixed addition.
+ *     do not fit. A window of more than MSM_AFFINE_MAX points is cut into chunks of at most
+ *     that many, each sorted and summed on its own.
  *  4. Windows are combined by Horner's rule (c doublings between windows).
  * Threads: (window, chunk) tasks from an atomic counter; each thread owns one scratch set.
  */
@@ -69,7 +69,6 @@ typedef struct {
     MG_(affine) *spts;
     MFT *sscr;
     uint32_t *sdig, *sstart, *slen;
-    MG_(xyzz) *buckets;     /* above MSM_AFFINE_MAX: T arrays of 2^(c-1) XYZZ buckets */
     MG_(jac) *partial;      /* nwin * nchunks window sums */
     /* Fixed-base tables (msm_tab): copy j >= 1 of point i is tab[(j - 1) n + i] =
      * 2^(j c nwin) P_i; window w of the scalar goes to copy w / nwin at local window
@@ -655,74 +654,33 @@ static void MG_(msm_bucket_thread)(void *arg, unsigned t, unsigned T)
     }
 }
 
-/* The bucket phase for inputs above MSM_AFFINE_MAX points: buckets in XYZZ, each point added
- * with a mixed addition (8M + 2S), no copy of the points. */
-static void MG_(msm_xyzz_thread)(void *arg, unsigned t, unsigned T)
-{
-    (void)T;
-    MG_(msm_ctx) *cx = arg;
-    const size_t nb = (size_t)1 << (cx->c - 1);
-    MG_(xyzz) *bk = cx->buckets + (size_t)t * nb;
-    const unsigned ntasks = cx->nwin * cx->nchunks;
-    /* Lookahead distance for prefetching the bucket and point of a later element. */
-    enum { PF = 8 };
-    for (;;) {
-        unsigned task = atomic_fetch_add(&cx->next, 1);
-        if (task >= ntasks)
-            return;
-        unsigned w = task / cx->nchunks, ch = task % cx->nchunks;
-        size_t lo = cx->m * ch / cx->nchunks, hi = cx->m * (ch + 1) / cx->nchunks;
-        for (size_t b = 0; b < nb; b++)
-            MG_(xyzz_set_inf)(&bk[b]);
-        int32_t dq[PF];
-        for (size_t j = lo; j < hi && j < lo + PF; j++)
-            dq[(j - lo) % PF] = MG_(msm_digit_at)(cx, cx->idx[j], w);
-        for (size_t j = lo; j < hi; j++) {
-            int32_t d = dq[(j - lo) % PF];
-            if (j + PF < hi) {
-                uint32_t ia = cx->idx[j + PF];
-                int32_t da = MG_(msm_digit_at)(cx, ia, w);
-                dq[(j - lo) % PF] = da;
-                if (da)
-                    __builtin_prefetch(&bk[(da > 0 ? da : -da) - 1], 1);
-                __builtin_prefetch(&cx->points[ia]);
-            }
-            if (d > 0)
-                MG_(xyzz_add_affine)(&bk[d - 1], &bk[d - 1], &cx->points[cx->idx[j]]);
-            else if (d < 0)
-                MG_(xyzz_sub_affine)(&bk[-d - 1], &bk[-d - 1], &cx->points[cx->idx[j]]);
-        }
-        /* sum_b (b+1) B_b = sum over b of (B_{nb-1} + ... + B_b). */
-        MG_(xyzz) run, tot;
-        MG_(xyzz_set_inf)(&run);
-        MG_(xyzz_set_inf)(&tot);
-        for (size_t b = nb; b-- > 0;) {
-            MG_(xyzz_add)(&run, &run, &bk[b]);
-            MG_(xyzz_add)(&tot, &tot, &run);
-        }
-        MG_(xyzz_to_jac)(&cx->partial[task], &tot);
-    }
-}
-
-/* Largest input (points with scalars other than 0 and 1) for the batch-affine bucket phase.
- * Each thread holds a sorted copy of one task's points (2^18 G2 BLS12-381 points are 48 MiB)
- * and the rounds stream through it; above this the copies leave the caches and the XYZZ
- * buckets measured faster (2^20 points: 4% on 2 cores), and memory would grow with n. */
-#define MSM_AFFINE_MAX ((size_t)1 << 18)
+/* Largest window chunk of a plain MSM (points with scalars other than 0 and 1 in one (window,
+ * chunk) task): each thread sorts a copy of one chunk, so this bounds the copies (2^18 points,
+ * at most 32 MiB: 2^18 BN254 G2 points, 174762 BLS12-381 G2 points) and keeps the rounds
+ * streaming through them. Larger inputs split every window into at least m / MSM_AFFINE_MAX
+ * chunks, each with its own bucket sum. (Above 2^18 points this measured faster than XYZZ
+ * buckets, one mixed addition a point, on 2 threads at 2^20: BN254 G1 6-8%, G2 20%;
+ * BLS12-381 G1 the same, G2 37%.) */
+#define MSM_AFFINE_MAX                                                                   \
+    ((size_t)1 << 18 < ((size_t)32 << 20) / sizeof(MG_(affine))                            \
+         ? (size_t)1 << 18                                                                  \
+         : ((size_t)32 << 20) / sizeof(MG_(affine)))
 
 /* Window bits minimising the time W(c) (m / K + beta 2^c) / T, c <= 20 (buckets of one
  * thread then stay within a few MiB). K splits the points of each window into chunks (each
  * with its own buckets and bucket sum) when there are fewer windows than 2T, down to 1024
- * points. beta weighs the bucket sum against the per-point work: 1 for XYZZ buckets, 1.5 for
- * the cheaper batch-affine accumulation (refitted on 2^14 .. 2^18 BN254 G1 points, 2 threads,
- * after the assembly field add/sub: c = 11, 12, 13, 13 measured best at 2^14, 2^15, 2^16,
- * 2^18; 2 had picked one less below 2^18). */
+ * points, and into chunks of at most MSM_AFFINE_MAX points. beta weighs the bucket sum
+ * against the per-point work: 1.5 for the batch-affine accumulation (fitted on 2^14 .. 2^18
+ * BN254 G1 points, 2 threads, after the assembly field add/sub: c = 11, 12, 13, 13 measured
+ * best at 2^14, 2^15, 2^16, 2^18; at 2^20 it picks c = 15 with 4 chunks, measured best of
+ * 14 .. 17). */
 static unsigned MG_(msm_chunks)(unsigned c, size_t m, unsigned T)
 {
     unsigned W = MSM_NBITS / c + 1, K = 1;
     while (K * W < 2 * T && (size_t)K * 1024 < m)
         K++;
-    return K;
+    const size_t kmin = (m + MSM_AFFINE_MAX - 1) / MSM_AFFINE_MAX;
+    return K < kmin ? (unsigned)kmin : K;
 }
 
 static unsigned MG_(msm_pick_window)(size_t m, unsigned T, unsigned *nchunks_out)
@@ -734,7 +692,7 @@ static unsigned MG_(msm_pick_window)(size_t m, unsigned T, unsigned *nchunks_out
         unsigned K = MG_(msm_chunks)(c, m, T);
         /* Tasks run in rounds of T threads: time ~ ceil(W K / T) tasks of (m/K + 2^c). */
         double rounds = (double)((W * K + T - 1) / T);
-        double beta = m <= MSM_AFFINE_MAX ? 1.5 : 1.0;
+        double beta = 1.5;
         double cost = rounds * ((double)m / K + beta * (double)((size_t)1 << c));
         if (cost < best) {
             best = cost;
@@ -857,7 +815,6 @@ static cuzk_err MG_(msm_run)(MG_(jac) *out, const MG_(affine) *points, const MG_
         unsigned Tb = T;
         if (m < 64 * (size_t)Tb)
             Tb = m < 64 ? 1 : (unsigned)(m / 64);
-        int affine;
         if (tab) {
             /* Local windows of the tables: the batch-affine phase, chunks bounded. */
             cx.c = c_tab;
@@ -868,7 +825,6 @@ static cuzk_err MG_(msm_run)(MG_(jac) *out, const MG_(affine) *points, const MG_
             if ((flags & CUZK__MSM_ALL_ROUNDS) && cx.nchunks < 5)
                 cx.nchunks = m * ncopy < 5 ? (unsigned)(m * ncopy) : 5; /* tests: chunks
                                                           * that straddle the copies */
-            affine = 1;
         } else {
             cx.c = MG_(msm_pick_window)(m, Tb, &cx.nchunks);
             if (opts && opts->window >= 2 && opts->window <= 24) {
@@ -876,8 +832,8 @@ static cuzk_err MG_(msm_run)(MG_(jac) *out, const MG_(affine) *points, const MG_
                 cx.nchunks = MG_(msm_chunks)(cx.c, m, Tb);
             }
             cx.nwin = cx.wtot = MSM_NBITS / cx.c + 1;
-            affine = (m <= MSM_AFFINE_MAX || (flags & CUZK__MSM_ALL_ROUNDS)) &&
-                     !(flags & CUZK__MSM_XYZZ);
+            if ((flags & CUZK__MSM_SMALL_CHUNKS) && cx.nchunks < (m + 15) / 16)
+                cx.nchunks = (unsigned)((m + 15) / 16);
         }
         if (cx.nwin * cx.nchunks < Tb)
             Tb = cx.nwin * cx.nchunks;
@@ -886,36 +842,29 @@ static cuzk_err MG_(msm_run)(MG_(jac) *out, const MG_(affine) *points, const MG_
         cx.partial = malloc(sizeof(MG_(jac)) * cx.nwin * cx.nchunks);
         if (!cx.partial)
             goto done;
-        if (affine) {
-            cx.chunk_cap = cap;
-            cx.min_pairs = flags & CUZK__MSM_ALL_ROUNDS ? 1 : MSM_MIN_PAIRS;
-            /* One block (msm_scratch_get, reused across MSMs): the sorted points, the
-             * inverses, the digits, the bucket starts and lengths, each 64-byte aligned. */
-            size_t o_scr, o_dig, o_start, o_len, sz;
-            sz = (sizeof(MG_(affine)) * cap * Tb + 63) & ~(size_t)63;
-            o_scr = sz;
-            sz += (sizeof(MFT) * (cap / 2 + 1) * Tb + 63) & ~(size_t)63;
-            o_dig = sz;
-            sz += (sizeof(uint32_t) * cap * Tb + 63) & ~(size_t)63;
-            o_start = sz;
-            sz += (sizeof(uint32_t) * (nb + 1) * Tb + 63) & ~(size_t)63;
-            o_len = sz;
-            sz += sizeof(uint32_t) * nb * Tb;
-            blk = msm_scratch_get(sz, &blk_n);
-            if (!blk)
-                goto done;
-            cx.spts = (MG_(affine) *)blk;
-            cx.sscr = (MFT *)(blk + o_scr);
-            cx.sdig = (uint32_t *)(blk + o_dig);
-            cx.sstart = (uint32_t *)(blk + o_start);
-            cx.slen = (uint32_t *)(blk + o_len);
-            cuzk_parallel_threads(Tb, MG_(msm_bucket_thread), &cx);
-        } else {
-            cx.buckets = malloc(sizeof(MG_(xyzz)) * nb * Tb);
-            if (!cx.buckets)
-                goto done;
-            cuzk_parallel_threads(Tb, MG_(msm_xyzz_thread), &cx);
-        }
+        cx.chunk_cap = cap;
+        cx.min_pairs = flags & CUZK__MSM_ALL_ROUNDS ? 1 : MSM_MIN_PAIRS;
+        /* One block (msm_scratch_get, reused across MSMs): the sorted points, the
+         * inverses, the digits, the bucket starts and lengths, each 64-byte aligned. */
+        size_t o_scr, o_dig, o_start, o_len, sz;
+        sz = (sizeof(MG_(affine)) * cap * Tb + 63) & ~(size_t)63;
+        o_scr = sz;
+        sz += (sizeof(MFT) * (cap / 2 + 1) * Tb + 63) & ~(size_t)63;
+        o_dig = sz;
+        sz += (sizeof(uint32_t) * cap * Tb + 63) & ~(size_t)63;
+        o_start = sz;
+        sz += (sizeof(uint32_t) * (nb + 1) * Tb + 63) & ~(size_t)63;
+        o_len = sz;
+        sz += sizeof(uint32_t) * nb * Tb;
+        blk = msm_scratch_get(sz, &blk_n);
+        if (!blk)
+            goto done;
+        cx.spts = (MG_(affine) *)blk;
+        cx.sscr = (MFT *)(blk + o_scr);
+        cx.sdig = (uint32_t *)(blk + o_dig);
+        cx.sstart = (uint32_t *)(blk + o_start);
+        cx.slen = (uint32_t *)(blk + o_len);
+        cuzk_parallel_threads(Tb, MG_(msm_bucket_thread), &cx);
         for (unsigned w = cx.nwin; w-- > 0;) {
             for (unsigned i = 0; i < cx.c; i++)
                 MG_(dbl)(&acc, &acc);
@@ -933,7 +882,6 @@ done:
     free(cx.one_idx);
     free(cx.cnt);
     free(cx.ones);
-    free(cx.buckets);
     msm_scratch_put(blk, blk_n);
     free(cx.partial);
     return err;

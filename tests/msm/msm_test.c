@@ -5,8 +5,8 @@
  *    (non-powers of two included), with scalar sets: random < r; special values 0, 1, 2, r-1,
  *    small; all-equal; mostly 0/1; all 1 (the batch-affine tree for scalar 1); and point sets
  *    with repeated points, points at infinity, equal and opposite neighbours; thread
- *    counts 1, 2, 3, 7 and forced window sizes, in both bucket phases (batch-affine and, as
- *    used above 2^18 points, XYZZ);
+ *    counts 1, 2, 3, 7 and forced window sizes, with windows whole and cut into chunks of
+ *    16 points (CUZK__MSM_SMALL_CHUNKS; above 2^18 points windows are cut into chunks);
  *  - the batch-affine bucket rounds run down to single pairs (CUZK__MSM_ALL_ROUNDS) on the same
  *    cases: all-equal scalars put every point of a window into one bucket, so equal points
  *    (doubling), opposite points (infinity) and infinities meeting finite points all occur
@@ -101,9 +101,10 @@ static const unsigned THREADS[] = {1, 2, 3, 7};
                     CHECK_MSG(G##_eq(&out, &pref[n]), #G " n=%zu pset=%d sset=%d th=%u",  \
                               n, pset, sset, th);                                         \
                     /* forced windows, including c = 2 and one wider than log n; odd      \
-                     * sizes' turns in the XYZZ bucket phase of large inputs */            \
+                     * sizes' turns in windows cut into chunks, as large inputs' are */  \
                     unsigned cw = (unsigned[]){2, 3, 5, 8, 13}[si % 5];                   \
-                    cuzk_msm_opts o = {THREADS[(si + 1) % 4], si % 2 ? CUZK__MSM_XYZZ : 0, cw}; \
+                    cuzk_msm_opts o = {THREADS[(si + 1) % 4],                             \
+                                       si % 2 ? CUZK__MSM_SMALL_CHUNKS : 0, cw};          \
                     e = G##_msm_ex(&out, pts, sb, n, &o);                                 \
                     CHECK(e == CUZK_OK);                                                  \
                     CHECK_MSG(G##_eq(&out, &pref[n]), #G " n=%zu c=%u pset=%d sset=%d",   \
@@ -172,11 +173,11 @@ static const unsigned THREADS[] = {1, 2, 3, 7};
         cuzk_msm_opts ob = {13, 0, 16};                                                   \
         CHECK(G##_msm_ex(&out, bp, bs, nb, &ob) == CUZK_OK);                              \
         CHECK_MSG(G##_eq(&out, &ref), #G " big n=%zu c=16 threads=13", nb);               \
-        cuzk_msm_opts oc = {2, CUZK__MSM_ALL_ROUNDS, 0}, ox = {3, CUZK__MSM_XYZZ, 0};     \
+        cuzk_msm_opts oc = {2, CUZK__MSM_ALL_ROUNDS, 0}, ox = {3, CUZK__MSM_SMALL_CHUNKS, 0}; \
         CHECK(G##_msm_ex(&out, bp, bs, nb, &oc) == CUZK_OK);                              \
         CHECK_MSG(G##_eq(&out, &ref), #G " big n=%zu all rounds", nb);                    \
         CHECK(G##_msm_ex(&out, bp, bs, nb, &ox) == CUZK_OK);                              \
-        CHECK_MSG(G##_eq(&out, &ref), #G " big n=%zu XYZZ buckets", nb);                  \
+        CHECK_MSG(G##_eq(&out, &ref), #G " big n=%zu windows in chunks", nb);             \
         free(bp);                                                                         \
         free(bj);                                                                         \
         free(bk);                                                                         \
@@ -184,15 +185,15 @@ static const unsigned THREADS[] = {1, 2, 3, 7};
         free(scr);                                                                        \
     }
 
-/* Known answers: default settings, all affine rounds, XYZZ buckets, windows 2..9 and 1, 2, 3
- * threads. */
+/* Known answers: default settings, all affine rounds, windows in small chunks, windows 2..9
+ * and 1, 2, 3 threads. */
 #define MSM_KAT_RUN(G)                                                                    \
     static void kat_run_##G(const G##_affine *pts, const uint8_t *sb, size_t n,           \
                             const G##_jac *exp)                                           \
     {                                                                                     \
         G##_jac out;                                                                      \
         for (unsigned v = 0; v < 8; v++) {                                                \
-            unsigned fl = v >= 6 ? CUZK__MSM_XYZZ : v >= 3 ? CUZK__MSM_ALL_ROUNDS : 0;    \
+            unsigned fl = v >= 6 ? CUZK__MSM_SMALL_CHUNKS : v >= 3 ? CUZK__MSM_ALL_ROUNDS : 0; \
             cuzk_msm_opts o = {1 + v % 3, fl, (unsigned[]){0, 2, 5, 0, 4, 9, 0, 7}[v]};   \
             CHECK(G##_msm_ex(&out, pts, sb, n, &o) == CUZK_OK);                           \
             CHECK_MSG(G##_eq(&out, exp), #G " known answer, variant %u", v);              \
