@@ -800,15 +800,14 @@ unsigned cuzk_pk_precompute_auto(uint64_t n_points, unsigned nthreads, char *why
 
 /* The CPU MSM's scratch for n points of g bytes (coordinates of g / 2) with t copies and
  * window c (msm.h): per thread a sorted copy of one task's points (at most all n t, and at
- * most 2^18 + 1: larger plain MSMs use XYZZ buckets of 2 g bytes, table MSMs split into
- * chunks of that size) with a field element per pair and a digit per point, the bucket
- * starts and lengths; the index lists, the Montgomery-converted scalars, and the copies of
- * the scalar-1 points that the classification sums on T threads. */
+ * most CUZK__MSM_CHUNK_POINTS(g) + 1: larger windows are cut into chunks of that size) with a
+ * field element per pair and a digit per point, the bucket starts and lengths (counted at
+ * 8 + 2 g bytes a bucket, a margin over the 8 they take); the index lists, the
+ * Montgomery-converted scalars, and the copies of the scalar-1 points that the
+ * classification sums on T threads. */
 static uint64_t msm_scratch_bound(uint64_t n, uint64_t g, unsigned t, unsigned c, unsigned T)
 {
-    uint64_t v = n * (t ? t : 1), cmax = ((uint64_t)32 << 20) / g;
-    if (cmax > (uint64_t)1 << 18)
-        cmax = (uint64_t)1 << 18;
+    uint64_t v = n * (t ? t : 1), cmax = CUZK__MSM_CHUNK_POINTS(g);
     uint64_t cap = (v < cmax ? v : cmax) + 1;
     uint64_t nb = ((uint64_t)1 << (c > 1 ? c - 1 : 0)) + 1;
     return T * (cap * (g + g / 4 + 4) + nb * (8 + 2 * g)) + n * (8 + 32) +

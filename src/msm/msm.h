@@ -40,6 +40,13 @@
  * ones. */
 #define CUZK__MSM_SMALL_CHUNKS 0x200u
 
+/* The most points of one (window, chunk) task, which each thread sorts a copy of: 2^18, and
+ * at most 32 MiB of points of `bytes` bytes each (2^18 BN254 G2 points, 174762 BLS12-381 G2
+ * points). A window of more points is cut into chunks of at most this many. */
+#define CUZK__MSM_CHUNK_POINTS(bytes)                                                        \
+    ((size_t)1 << 18 < ((size_t)32 << 20) / (bytes) ? (size_t)1 << 18                        \
+                                                     : ((size_t)32 << 20) / (bytes))
+
 typedef struct {
     unsigned nthreads; /* 0: cuzk_num_threads() */
     unsigned flags;    /* CUZK_MSM_* */

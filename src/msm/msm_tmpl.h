@@ -655,16 +655,12 @@ static void MG_(msm_bucket_thread)(void *arg, unsigned t, unsigned T)
 }
 
 /* Largest window chunk of a plain MSM (points with scalars other than 0 and 1 in one (window,
- * chunk) task): each thread sorts a copy of one chunk, so this bounds the copies (2^18 points,
- * at most 32 MiB: 2^18 BN254 G2 points, 174762 BLS12-381 G2 points) and keeps the rounds
- * streaming through them. Larger inputs split every window into at least m / MSM_AFFINE_MAX
- * chunks, each with its own bucket sum. (Above 2^18 points this measured faster than XYZZ
- * buckets, one mixed addition a point, on 2 threads at 2^20: BN254 G1 6-8%, G2 20%;
- * BLS12-381 G1 the same, G2 37%.) */
-#define MSM_AFFINE_MAX                                                                   \
-    ((size_t)1 << 18 < ((size_t)32 << 20) / sizeof(MG_(affine))                            \
-         ? (size_t)1 << 18                                                                  \
-         : ((size_t)32 << 20) / sizeof(MG_(affine)))
+ * chunk) task): each thread sorts a copy of one chunk, so this bounds the copies and keeps
+ * the rounds streaming through them. Larger inputs split every window into at least
+ * m / MSM_AFFINE_MAX chunks, each with its own bucket sum. (Above 2^18 points this measured
+ * faster than XYZZ buckets, one mixed addition a point, on 2 threads at 2^20: BN254 G1 6-8%,
+ * G2 20%; BLS12-381 G1 the same, G2 37%.) */
+#define MSM_AFFINE_MAX CUZK__MSM_CHUNK_POINTS(sizeof(MG_(affine)))
 
 /* Window bits minimising the time W(c) (m / K + beta 2^c) / T, c <= 20 (buckets of one
  * thread then stay within a few MiB). K splits the points of each window into chunks (each

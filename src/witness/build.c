@@ -284,6 +284,14 @@ static int identity_path(char *out, size_t cap, const char *cache, const struct 
                     (long)st->st_ctim.tv_nsec) < (int)cap;
 }
 
+/* Whether a and b name the same identity (the fields identity_path uses). */
+static int same_identity(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+           a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
 /* The digest recorded for st, as 64 hex characters in hex; 0 when there is none. */
 static int identity_read(const char *cache, const struct stat *st, char hex[65])
 {
@@ -382,10 +390,7 @@ cuzk_err cuzk_witness_program_open(cuzk_witness_program **out, const char *wasm_
         snprintf(hex + 2 * i, 3, "%02x", digest[i]);
     /* The identity is recorded only when the file still has it after the read: the bytes
      * hashed are then the bytes it names. */
-    have_st = have_st && stat(wasm_path, &st2) == 0 && st2.st_ino == st.st_ino &&
-              st2.st_dev == st.st_dev && st2.st_size == st.st_size &&
-              st2.st_ctim.tv_sec == st.st_ctim.tv_sec && st2.st_ctim.tv_nsec == st.st_ctim.tv_nsec &&
-              st2.st_mtim.tv_sec == st.st_mtim.tv_sec && st2.st_mtim.tv_nsec == st.st_mtim.tv_nsec &&
+    have_st = have_st && stat(wasm_path, &st2) == 0 && same_identity(&st, &st2) &&
               (uint64_t)st.st_size == wasm_len;
     if (!(p->so_path = so_path_of(cache, hex))) {
         e = cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory");
@@ -410,8 +415,11 @@ cuzk_err cuzk_witness_program_open(cuzk_witness_program **out, const char *wasm_
 done:
     /* A file changed within the last seconds could change again within the timestamps'
      * granularity and keep its identity: recorded once it has been still for 2 s. */
-    if (have_st && time(NULL) - st.st_ctim.tv_sec >= 2 && time(NULL) - st.st_mtim.tv_sec >= 2)
-        identity_write(cache, &st, hex);
+    if (have_st) {
+        const time_t now = time(NULL);
+        if (now - st.st_ctim.tv_sec >= 2 && now - st.st_mtim.tv_sec >= 2)
+            identity_write(cache, &st, hex);
+    }
 out:
     free(wasm);
     if (e)
