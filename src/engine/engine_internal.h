@@ -43,6 +43,7 @@ typedef struct {
     unsigned gpu_streamed;    /* CUZK_PK_SET_* of its sets streamed from host (0: all resident) */
     uint64_t pinned_bytes;    /* page-locked bytes (0: not pinned) */
     uint32_t pinned_arrays;   /* bit i: array i of cuzk_pk_gpu_arrays is page-locked */
+    int pinned_streamed;      /* its streamed sets pinned beyond the automatic budget */
     uint32_t gpu_staged_mask; /* bit per device index it is staged on (set before the upload) */
     unsigned gpu_holds[CUZK_MAX_DEVICES];     /* GPU stages using the key on device d now */
     uint64_t gpu_last_used[CUZK_MAX_DEVICES]; /* lru_tick of its last GPU stage on device d */
@@ -186,6 +187,7 @@ struct cuzk_engine {
     /* Pinned tier: page-locked key bytes against their budget. pin_ctx: a device context to
      * page-lock with (real GPUs only). */
     uint64_t pinned_budget, pinned_bytes, pinned_peak;
+    int pinned_auto; /* memory.pinned_budget "auto": a key's streamed sets are always pinned */
     cuzk_gpu_ctx *pin_ctx;
 
     /* Counters. */
@@ -296,6 +298,16 @@ typedef struct {
  * budget when even every set streamed does not fit). */
 unsigned cuzk__key_stream_plan(const cuzk__key_sets *s, uint64_t budget, uint64_t buffers,
                                uint64_t *bytes);
+/* Which point sets of a key to page-lock (CUZK_PK_SET_* bits; every array of the key for
+ * CUZK__PIN_WHOLE) when it loads, from the bytes of its five sets (set[i]: A, B1, C, H, B2)
+ * and of all its arrays (whole), the sets its staged copy streams and the pinned budget
+ * (`room` of it free once unused keys are unpinned): the whole key when it fits; else, with
+ * the automatic budget (auto_budget), every streamed set, whatever its size; else the
+ * streamed sets that fit, B2 first (the largest), then A, B1, C, H; 0 for none. *need: their
+ * bytes. */
+#define CUZK__PIN_WHOLE 0x80000000u
+unsigned cuzk__key_pin_plan(const uint64_t set[5], uint64_t whole, unsigned streamed,
+                            uint64_t room, int auto_budget, uint64_t *need);
 int cuzk__key_cache_valid(const cuzk_engine *e, const circuit *c, uint64_t *bytes);
 cuzk_err cuzk__key_ensure(cuzk_engine *e, circuit *c, int *was_loaded, double *ms,
                           cuzk_errbuf *eb);

@@ -82,6 +82,7 @@ static void unpin_key(cuzk_engine *e, circuit *c)
     e->pinned_bytes -= c->pinned_bytes;
     c->pinned_bytes = 0;
     c->pinned_arrays = 0;
+    c->pinned_streamed = 0;
 }
 
 /* The arrays (bit i: array i of cuzk_pk_gpu_arrays) of the point sets in `sets`
@@ -92,44 +93,72 @@ static uint32_t set_arrays(unsigned sets)
                    CUZK_PK_SET_B2);
 }
 
+unsigned cuzk__key_pin_plan(const uint64_t set[5], uint64_t whole, unsigned streamed,
+                            uint64_t room, int auto_budget, uint64_t *need)
+{
+    *need = 0;
+    if (whole <= room) {
+        *need = whole;
+        return CUZK__PIN_WHOLE;
+    }
+    static const unsigned order[5] = {CUZK_PK_SET_B2, CUZK_PK_SET_A, CUZK_PK_SET_B1,
+                                      CUZK_PK_SET_C, CUZK_PK_SET_H};
+    static const int index[5] = {4, 0, 1, 2, 3};
+    unsigned sets = 0;
+    for (int k = 0; k < 5; k++) {
+        if (!(streamed & order[k]))
+            continue;
+        if (auto_budget || *need + set[index[k]] <= room) {
+            sets |= order[k];
+            *need += set[index[k]];
+        }
+    }
+    return sets;
+}
+
 /* Pins a freshly loaded key (not yet published in c->pk, so nothing else reads its arrays
- * while they are page-locked) if it fits in pinned_budget, unpinning the least recently used
- * pinned keys no job holds first. A key larger than the budget whose copy streams some point
- * sets (`streamed`) has as many of those sets pinned as fit, B2 first (the largest): every
- * MSM over a streamed set copies it, and page-locked copies run at the link's speed. Under
- * e->load_mu, not e->mu. */
+ * while they are page-locked) as cuzk__key_pin_plan chooses, unpinning the least recently
+ * used pinned keys no job holds first when the whole key would fit: every MSM over a
+ * streamed set copies it, and page-locked copies run at the link's speed. The automatic
+ * budget pins every streamed set, whatever its size: the arrays are page-locked where they
+ * lie, so pinning takes no byte more of host memory, while a streamed set in pageable memory
+ * makes every partition's copies of it several times slower; such a key's pins are then not
+ * unpinned for other keys. Under e->load_mu, not e->mu. */
 static void pin_new_key(cuzk_engine *e, circuit *c, cuzk_pk *pk, unsigned streamed)
 {
     if (!e->pinned_budget)
         return;
-    uint32_t arrays = ALL_ARRAYS;
-    uint64_t need = pin_size(pk, arrays);
-    if (need > e->pinned_budget) {
-        static const unsigned order[5] = {CUZK_PK_SET_B2, CUZK_PK_SET_A, CUZK_PK_SET_B1,
-                                          CUZK_PK_SET_C, CUZK_PK_SET_H};
-        arrays = 0;
-        need = 0;
-        for (int k = 0; k < 5; k++) {
-            const uint32_t a = set_arrays(streamed & order[k]);
-            const uint64_t b = a ? pin_size(pk, a) : 0;
-            if (a && need + b <= e->pinned_budget) {
-                arrays |= a;
-                need += b;
-            }
-        }
-        if (!arrays) {
-            CUZK_LOG_INFO(TGT, "key not pinned: larger than the pinned budget", "circuit=%s "
-                          "bytes=%" PRIu64 " pinned_budget=%" PRIu64, c->id,
-                          pin_size(pk, ALL_ARRAYS), e->pinned_budget);
-            return;
-        }
+    uint64_t set[5];
+    for (int i = 0; i < 5; i++)
+        set[i] = pin_size(pk, 1u << i);
+    uint64_t need;
+    unsigned plan = cuzk__key_pin_plan(set, pin_size(pk, ALL_ARRAYS), set_arrays(streamed),
+                                       e->pinned_budget, e->pinned_auto, &need);
+    if (!plan) {
+        CUZK_LOG_INFO(TGT, "key not pinned: larger than the pinned budget", "circuit=%s "
+                      "bytes=%" PRIu64 " pinned_budget=%" PRIu64, c->id,
+                      pin_size(pk, ALL_ARRAYS), e->pinned_budget);
+        return;
+    }
+    const uint32_t arrays = plan == CUZK__PIN_WHOLE ? ALL_ARRAYS : set_arrays(plan);
+    if (plan != CUZK__PIN_WHOLE && e->pinned_auto) {
+        /* The automatic budget's streamed sets: pinned beside the budget. */
+        pthread_mutex_lock(&e->mu);
+        c->pinned_bytes = need;
+        c->pinned_arrays = arrays;
+        c->pinned_streamed = 1;
+        e->pinned_bytes += need;
+        if (e->pinned_bytes > e->pinned_peak)
+            e->pinned_peak = e->pinned_bytes;
+        pthread_mutex_unlock(&e->mu);
+        goto pin;
     }
     pthread_mutex_lock(&e->mu);
     while (e->pinned_bytes + need > e->pinned_budget) {
         circuit *v = NULL;
         for (size_t i = 0; i < e->n_circuits; i++) {
             circuit *x = &e->circuits[i];
-            if (x != c && x->pinned_bytes && x->pk && x->holders == 0 &&
+            if (x != c && x->pinned_bytes && !x->pinned_streamed && x->pk && x->holders == 0 &&
                 (!v || x->last_used < v->last_used))
                 v = x;
         }
@@ -154,6 +183,7 @@ static void pin_new_key(cuzk_engine *e, circuit *c, cuzk_pk *pk, unsigned stream
                       "circuit=%s bytes=%" PRIu64, c->id, need);
         return;
     }
+pin:;
     cuzk_errbuf eb = {{0}};
     double t = cuzk__now_ms();
     cuzk_err err = cuzk__key_pin_arrays(e, pk, 1, arrays, &eb);
@@ -162,6 +192,7 @@ static void pin_new_key(cuzk_engine *e, circuit *c, cuzk_pk *pk, unsigned stream
         e->pinned_bytes -= need;
         c->pinned_bytes = 0;
         c->pinned_arrays = 0;
+        c->pinned_streamed = 0;
     } else {
         e->keys_pinned++;
     }
@@ -467,14 +498,16 @@ static unsigned key_stage_parts(const cuzk_engine *e, const circuit *c, cuzk_pk 
     if (e->n_devices && b > kmax) {
         /* Each GPU worker of a device holds two chunk buffers while it streams, and for a
          * batch of partitions (gpus.stream_batch) two buffers of the batch's scalars for a
-         * chunk: 32 bytes a point for each partition, at most a chunk each (the smallest
-         * point is 64 bytes). The rows are kept when they fit beside the buffers and the
+         * chunk: 32 bytes a point of the chunk for each partition, the most points a chunk
+         * holds being those of G1 (the smaller point). The rows are kept when they fit beside the buffers and the
          * streamed sets' maps: its partitions then synthesize on the device, holding no a, b,
          * c in host memory and taking no host threads for them, which is worth more than the
          * sets they push out of the device (streamed too); else the sets stream without them. */
         const unsigned nb = e->cfg.gpu_stream_batch > 1 ? e->cfg.gpu_stream_batch : 0;
+        const uint64_t chunk = e->cfg.gpu_stream_chunk;
+        const uint64_t g1_points = chunk / cuzk_gpu_point_bytes(gpu_curve(c), CUZK_GPU_G1);
         const uint64_t buffers =
-            (uint64_t)e->cfg.gpu_workers_per_device * (2 + nb) * e->cfg.gpu_stream_chunk;
+            (uint64_t)e->cfg.gpu_workers_per_device * (2 * chunk + 2 * nb * 32 * g1_points);
         for (int keep = (parts & CUZK_PK_STAGE_ROWS) ? 1 : 0; keep >= 0; keep--) {
             const unsigned tp = keep ? parts : parts & ~CUZK_PK_STAGE_ROWS;
             const uint64_t rows =
@@ -760,8 +793,9 @@ void cuzk__key_setup_tiers(cuzk_engine *e)
         }
     }
     e->pinned_budget = 0;
+    e->pinned_auto = c->pinned_budget == CUZK_BUDGET_AUTO;
     if (e->n_devices && c->pinned_budget)
-        e->pinned_budget = c->pinned_budget == CUZK_BUDGET_AUTO ? phys_ram() / 4 : c->pinned_budget;
+        e->pinned_budget = e->pinned_auto ? phys_ram() / 4 : c->pinned_budget;
     if (e->pinned_budget && real_gpus(e)) {
         /* Page-locking needs a CUDA context: the first usable device's. */
         cuzk_errbuf peb = {{0}};

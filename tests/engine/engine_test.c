@@ -1741,6 +1741,41 @@ static void test_stream_plan(void)
     CHECK(cuzk__key_stream_plan(&t, 300, 10, &bytes) == (C | A) && bytes == 14 + 199 + 9);
 }
 
+/* The point sets a key pins (cuzk__key_pin_plan) for a few budgets: A, B1, C, H of 100 bytes,
+ * B2 of 200, 700 bytes with the rest of the key. */
+static void test_pin_plan(void)
+{
+    const unsigned A = CUZK_PK_SET_A, B1 = CUZK_PK_SET_B1, C = CUZK_PK_SET_C,
+                   H = CUZK_PK_SET_H, B2 = CUZK_PK_SET_B2;
+    const uint64_t set[5] = {100, 100, 100, 100, 200};
+    static const struct {
+        uint64_t room;
+        unsigned streamed;
+        int autob;
+        unsigned plan;
+        uint64_t need;
+    } cases[] = {
+        {700, A | B2, 0, CUZK__PIN_WHOLE, 700}, /* the whole key fits */
+        {700, A | B2, 1, CUZK__PIN_WHOLE, 700},
+        {699, 0, 0, 0, 0},                      /* nothing streamed: none */
+        {699, 0, 1, 0, 0},
+        {250, A | B1 | B2, 0, B2, 200},         /* B2 first, then what fits */
+        {350, A | B1 | C | B2, 0, A | B2, 300},
+        {199, A | H | B2, 0, A, 100},           /* B2 does not fit: A does */
+        {99, A | B2, 0, 0, 0},
+        {99, A | B1 | C | H | B2, 1, A | B1 | C | H | B2, 600}, /* automatic: every one */
+        {250, C | B2, 1, C | B2, 300},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t need = 1;
+        unsigned plan = cuzk__key_pin_plan(set, 700, cases[i].streamed, cases[i].room,
+                                           cases[i].autob, &need);
+        CHECK_MSG(plan == cases[i].plan && need == cases[i].need,
+                  "case %zu: plan %#x (%llu bytes), want %#x (%llu)", i, plan,
+                  (unsigned long long)need, cases[i].plan, (unsigned long long)cases[i].need);
+    }
+}
+
 /* A key larger than the GPU budget even without its rows is staged with point sets streamed
  * from host memory (gpus.stream_chunk), not run on the CPU. With synthesis on the CPU (no
  * rows) and a budget one byte short of its whole copy, B in G2 (last in the order, the
@@ -2189,6 +2224,7 @@ int main(void)
     test_gpu_tier_norows();
     test_generated_release();
     test_stream_plan();
+    test_pin_plan();
     test_gpu_tier_streamed();
     test_gpu_stream_batch();
     test_gpu_tier_tables();
