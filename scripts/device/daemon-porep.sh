@@ -41,6 +41,10 @@ if [ -n "${GENERATED:-}" ]; then
     | grep -v "batched MSMs over" | cut -c1-300 | head -20
   echo "batched MSMs: $(grep -c "batched MSMs over" "$O/daemon.log") batches;" \
     "$(grep -o "partitions=[0-9]* sets=[^ ]* ms=[0-9.]*" "$O/daemon.log" | head -6 | tr '\n' ' ')"
+  grep "partition proved" "$O/daemon.log" | awk '{for (i = 1; i <= NF; i++) \
+      if (split($i, kv, "=") == 2 && kv[1] ~ /_ms$/) {s[kv[1]] += kv[2]; if (!(kv[1] in o)) \
+      o[kv[1]] = ++m; name[o[kv[1]]] = kv[1]} n++} END {if (n) {printf "partitions: %d, mean", n; \
+      for (k = 1; k <= m; k++) printf " %s=%.0f", name[k], s[name[k]] / n; print ""}}'
   awk '{split($2,a,"="); split($3,b,"="); if (a[2]>h) h=a[2]; if (b[2]>g) g=b[2]} END \
        {print "monitor: peak host used " h " MiB, peak GPU used " g " MiB"}' "$O/monitor.log"
   tar -czf "$O/porep.tgz" -C /tmp porep

@@ -473,6 +473,13 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
                     synth = st->synth_ms;
                     double total = cuzk__now_ms() - t0;
                     prove = total > synth ? total - synth : 0;
+                    if (!err)
+                        CUZK_LOG_INFO(TGT, "partition proved", "job=%s partition=%zu stages=%s "
+                                      "witness_ms=%.1f synth_ms=%.1f h_ms=%.1f msm_g1_ms=%.1f "
+                                      "msm_g2_ms=%.1f gpu_ms=%.1f g2_ms=%.1f total_ms=%.1f",
+                                      j->id, pi, gpu_ms > 0 ? "gpu" : "cpu", witness_ms,
+                                      st->synth_ms, st->h_ms, st->msm_g1_ms, st->msm_g2_ms,
+                                      gpu_ms, g2_ms, total);
                 }
                 cuzk_prove_state_free(ps);
                 account(e, &held, 0, &pinned_held, 0);
