@@ -102,6 +102,9 @@ typedef struct {
 #define CUZK_PK_SET_C 4u
 #define CUZK_PK_SET_H 8u
 #define CUZK_PK_SET_B2 16u
+/* Not a point set: the key's A and B rows (synthesis), for cuzk_pk_release_host_sets and
+ * cuzk_pk_host_released. */
+#define CUZK_PK_ROWS 32u
 
 /* Loads and validates a proving key from a parsed zkey (which may be closed afterwards). */
 cuzk_err cuzk_pk_load(cuzk_pk **out, const cuzk_zkey *zk, unsigned nthreads, cuzk_errbuf *eb);
@@ -298,6 +301,8 @@ void cuzk_pk_gpu_unstage(cuzk_pk *pk, int device);
  * key is not staged on, fail with CUZK_UNSUPPORTED naming the set, and the key must not be
  * unstaged (cuzk_pk_gpu_unstage) where it holds them. */
 uint64_t cuzk_pk_release_host_sets(cuzk_pk *pk, unsigned sets);
+/* With CUZK_PK_ROWS in `sets` the same holds for the A and B rows of a key staged with them
+ * (CUZK_PK_STAGE_ROWS): synthesis on the CPU then fails with CUZK_UNSUPPORTED. */
 /* The sets whose host copies cuzk_pk_release_host_sets freed. */
 unsigned cuzk_pk_host_released(const cuzk_pk *pk);
 /* Device bytes a stage of the key with `parts` (CUZK_PK_STAGE_* bits) occupies: the G1

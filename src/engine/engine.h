@@ -96,10 +96,11 @@
  * (cuzk_gen_witness_scratch_bytes: about 33 MiB, or 2.1 MiB a thread segmented, whatever the
  * size); no witness bytes are received or charged to the witness budget.
  * A preloaded generated key staged on every usable GPU at start gives back the host copies of
- * its resident point sets (B2's only with gpus.g2 = "gpu"; streamed sets keep theirs): its
- * host bytes drop by them (at 2^27 BLS12-381, 77 GB of ~100), the automatic working budget
- * grows by as much, and the GPU tier never unstages it. A CPU stage over a released set (a
- * GPU fault's fallback) fails its partition with CUZK_UNSUPPORTED naming the sets.
+ * its resident point sets (B2's only with gpus.g2 = "gpu"; streamed sets keep theirs) and of
+ * its A and B rows when they are staged: its host bytes drop by them (at 2^27 BLS12-381, 77
+ * GB of sets and 19 GB of rows of ~104), the automatic working budget grows by as much, and
+ * the GPU tier never unstages it. A CPU stage over a released set or synthesis without the
+ * rows (a GPU fault's fallback) fails its partition with CUZK_UNSUPPORTED naming them.
  *
  * Inputs. A circuit configured with circom's witness program (wasm) or a witness command
  * (witness_cmd) takes, instead of witnesses, one JSON object of circuit inputs per partition

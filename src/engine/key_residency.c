@@ -808,9 +808,10 @@ void cuzk__key_setup_tiers(cuzk_engine *e)
 }
 
 /* A generated key staged on every usable device (staged: how many took it, of `usable`)
- * gives back the host copies of its resident point sets (engine.h "Generated keys"): they
- * are never read there again while the copies stay staged, and at 2^27 they are 77 GB the
- * partitions' working sets can use. Its streamed sets keep theirs, and so does B2 unless B in
+ * gives back the host copies of its resident point sets and of its A and B rows when they
+ * are staged (engine.h "Generated keys"): they are never read there again while the copies
+ * stay staged, and at 2^27 they are 77 GB (sets) and 19 GB (rows) the partitions' working
+ * sets can use. Its streamed sets keep theirs, and so does B2 unless B in
  * G2 always runs on a device. Not with emulated devices, whose stages run on the host
  * copies. */
 static int release_emulated;
@@ -831,10 +832,14 @@ static void release_generated(cuzk_engine *e, circuit *c, unsigned staged, unsig
                          ? CUZK_PK_SET_B2
                          : 0);
     sets &= ~c->gpu_streamed;
+    /* The A and B rows too when they are staged: partitions then synthesize on the GPUs. */
+    if (c->stage_parts & CUZK_PK_STAGE_ROWS)
+        sets |= CUZK_PK_ROWS;
     if (!sets)
         return;
     pthread_mutex_lock(&e->mu);
-    const uint32_t pinned = c->pinned_arrays & set_arrays(sets);
+    const uint32_t pinned =
+        c->pinned_arrays & (set_arrays(sets) | ((sets & CUZK_PK_ROWS) ? ALL_ARRAYS & ~0x1fu : 0));
     if (pinned) {
         const uint64_t pb = pin_size(c->pk, pinned);
         cuzk__key_pin_arrays(e, c->pk, 0, pinned, NULL);
@@ -847,8 +852,9 @@ static void release_generated(cuzk_engine *e, circuit *c, unsigned staged, unsig
     pthread_mutex_unlock(&e->mu);
     char names[32];
     cuzk_pk_set_names(sets, names, sizeof names);
-    CUZK_LOG_INFO(TGT, "generated key: host copies of its staged point sets released (they "
-                  "live on the GPUs; no CPU fallback for them)", "circuit=%s sets=%s bytes=%"
+    CUZK_LOG_INFO(TGT, "generated key: host copies of its staged point sets and rows "
+                  "released (they live on the GPUs; no CPU fallback for them)",
+                  "circuit=%s sets=%s bytes=%"
                   PRIu64 " host_bytes=%" PRIu64, c->id, names, freed, c->host_bytes);
 }
 

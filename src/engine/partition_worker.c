@@ -59,7 +59,7 @@ static cuzk_err cpu_stages_begin(cuzk_engine *e, job *j, uint64_t held, uint64_t
     if (gone) {
         char names[32];
         cuzk_pk_set_names(gone, names, sizeof names);
-        return cuzk_errf(eb, CUZK_UNSUPPORTED, "%s, and circuit '%s' keeps its point sets %s on "
+        return cuzk_errf(eb, CUZK_UNSUPPORTED, "%s, and circuit '%s' keeps its key's %s on "
                          "the GPUs only (a generated key's host copies are released): no CPU "
                          "fallback", why, c->id, names);
     }

@@ -422,6 +422,12 @@ uint64_t cuzk_pk_release_host_sets(cuzk_pk *pk, unsigned sets)
         freed += len[k];
         b->host_released |= 1u << k;
     }
+    if ((sets & CUZK_PK_ROWS) && ptr[5]) {
+        for (int k = 5; k < CUZK_PK_GPU_ARRAYS; k++)
+            freed += len[k];
+        b->ops->consume_coefs(b);
+        b->host_released |= CUZK_PK_ROWS;
+    }
     if (pk->curve == CUZK_CURVE_BN254)
         pk->k.bn254->bytes -= freed;
     else
@@ -468,11 +474,11 @@ uint64_t cuzk_pk_gpu_bytes(cuzk_pk *pk, unsigned parts)
 
 void cuzk_pk_set_names(unsigned sets, char *buf, size_t size)
 {
-    static const char *const name[5] = {"A", "B1", "C", "H", "B2"};
+    static const char *const name[6] = {"A", "B1", "C", "H", "B2", "rows"};
     size_t k = 0;
     if (size)
         buf[0] = 0;
-    for (int i = 0; i < 5 && size; i++)
+    for (int i = 0; i < 6 && size; i++)
         if (sets >> i & 1) {
             int w = snprintf(buf + k, size - k, "%s%s", k ? "," : "", name[i]);
             if (w < 0 || (size_t)w >= size - k) {

@@ -81,12 +81,17 @@ static void free_abc(cuzk_prove_state *s)
 static cuzk_err wcheck(cuzk_prove_state *s, cuzk_errbuf *eb);
 
 /* Synthesis of a, b, c on the CPU (allocated here), unless done. */
+static cuzk_err host_sets(const cuzk__pk_base *pk, unsigned sets, const char *where,
+                          cuzk_errbuf *eb);
+
 static cuzk_err synth_cpu(cuzk_prove_state *s, cuzk_errbuf *eb)
 {
     if (s->synthesized)
         return CUZK_OK;
     cuzk_err ce = wcheck(s, eb);
     if (ce)
+        return ce;
+    if ((ce = host_sets(s->pk, CUZK_PK_ROWS, "synthesis on the CPU", eb)))
         return ce;
     uint64_t N = s->pk->domain_size;
     s->a = cuzk__big_alloc(N * CUZK__FR_BYTES);
@@ -304,8 +309,9 @@ static cuzk_err host_sets(const cuzk__pk_base *pk, unsigned sets, const char *wh
     char names[32];
     cuzk_pk_set_names(gone, names, sizeof names);
     return cuzk_errf(eb, CUZK_UNSUPPORTED,
-                     "%s needs the key's point sets %s, whose host copies were released "
-                     "(the key lives on the GPUs it was staged on)", where, names);
+                     "%s needs the key's %s %s, whose host copies were released "
+                     "(the key lives on the GPUs it was staged on)", where,
+                     gone == CUZK_PK_ROWS ? "A and B" : "point sets", names);
 }
 
 /* Witness MSM k of s on CPU threads (the key's set k: 0 A, 1 B1, 2 C into pa, pb1, pc; 4 B2
@@ -504,6 +510,8 @@ static cuzk_err gpu_ensure(cuzk__pk_base *pk, int device, int want, cuzk_errbuf 
     }
     if (want_g2 && !d->g_b2)
         missing |= CUZK_PK_SET_B2;
+    if ((want & WANT_ROWS) && !d->g_rows)
+        missing |= CUZK_PK_ROWS;
     if ((e = host_sets(pk, missing, "staging the key on this GPU", eb)))
         return e;
     if (!d->ctx && (e = cuzk_gpu_open(&d->ctx, device, eb)))

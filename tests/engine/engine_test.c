@@ -1321,7 +1321,7 @@ static void test_generated(void)
     uint64_t key_bytes = cuzk_pk_bytes(pk);
     {
         /* Host copies released (cuzk_pk_release_host_sets): their bytes come back, and a CPU
-         * proof needing them fails naming them, for the G1 stage and for B in G2. */
+         * proof needing them fails naming them, for the G1 stage, B in G2 and synthesis. */
         void *ptr[CUZK_PK_GPU_ARRAYS];
         size_t len[CUZK_PK_GPU_ARRAYS];
         cuzk_pk *rp = NULL;
@@ -1329,17 +1329,20 @@ static void test_generated(void)
         uint8_t *w = rp ? malloc(32ull * nv) : NULL;
         if (rp && w && cuzk_gen_witness(w, nv, &GEN, NULL, &eb) == CUZK_OK) {
             cuzk_pk_gpu_arrays(rp, ptr, len);
-            const unsigned sets[2] = {CUZK_PK_SET_B2, CUZK_PK_SET_C};
-            const char *names[2] = {"B in G2 on the CPU needs the key's point sets B2",
-                                    "G1 stage on the CPU needs the key's point sets C"};
-            const uint64_t lens[2] = {len[4], len[2]};
+            const unsigned sets[3] = {CUZK_PK_SET_B2, CUZK_PK_SET_C, CUZK_PK_ROWS};
+            const char *names[3] = {"B in G2 on the CPU needs the key's point sets B2",
+                                    "G1 stage on the CPU needs the key's point sets C",
+                                    "synthesis on the CPU needs the key's A and B rows"};
+            const uint64_t lens[3] = {len[4], len[2], len[5] + len[6] + len[7] + len[8]};
             uint64_t left = key_bytes;
+            unsigned gone = 0;
             cuzk_prove_opts po = {.backend = CUZK_BACKEND_CPU};
-            for (int k = 0; k < 2; k++) {
+            for (int k = 0; k < 3; k++) {
                 const uint64_t freed = cuzk_pk_release_host_sets(rp, sets[k]);
                 left -= freed;
+                gone |= sets[k];
                 CHECK_MSG(freed == lens[k] && cuzk_pk_bytes(rp) == left &&
-                              cuzk_pk_host_released(rp) == (k ? sets[0] | sets[1] : sets[0]),
+                              cuzk_pk_host_released(rp) == gone,
                           "released %llu of %llu, key %llu", (unsigned long long)freed,
                           (unsigned long long)lens[k], (unsigned long long)cuzk_pk_bytes(rp));
                 cuzk_proof pr;
@@ -1348,7 +1351,7 @@ static void test_generated(void)
                               strstr(eb.msg, "released"),
                           "CPU proof without %s: %d %s", names[k], (int)pe, eb.msg);
             }
-            CHECK(cuzk_pk_release_host_sets(rp, CUZK_PK_SET_C) == 0); /* gone already */
+            CHECK(cuzk_pk_release_host_sets(rp, CUZK_PK_SET_C | CUZK_PK_ROWS) == 0); /* gone */
         }
         free(w);
         cuzk_pk_free(rp);
@@ -1647,9 +1650,10 @@ static void test_gpu_tier_norows(void)
 }
 
 /* A preloaded generated key staged on every device releases the host copies of its staged
- * sets (test hook: with emulated devices too): its host bytes drop by them, no fallback reserve
- * is kept for it (its CPU stages cannot run), and a partition that needs them (an emulated
- * device's stages read the host copies) fails naming them instead of reading freed memory. */
+ * sets and of its A and B rows (test hook: with emulated devices too): its host bytes drop by
+ * them, no fallback reserve is kept for it (its CPU stages cannot run), and a partition that
+ * needs them (an emulated device's stages read the host copies) fails naming
+ * them instead of reading freed memory. */
 static void test_generated_release(void)
 {
     cuzk_errbuf eb = {{0}};
@@ -1660,7 +1664,9 @@ static void test_generated_release(void)
     void *ptr[CUZK_PK_GPU_ARRAYS];
     size_t len[CUZK_PK_GPU_ARRAYS];
     cuzk_pk_gpu_arrays(pk, ptr, len);
-    const uint64_t whole = cuzk_pk_bytes(pk), sets = len[0] + len[1] + len[2] + len[3] + len[4];
+    const uint64_t whole = cuzk_pk_bytes(pk),
+                   sets = len[0] + len[1] + len[2] + len[3] + len[4] + /* and the rows */
+                          len[5] + len[6] + len[7] + len[8];
     cuzk_pk_free(pk);
     cuzk_engine_circuit circ = {.id = "gen", .generate = &GEN, .preload = 1};
     cuzk_engine_config cfg;
