@@ -144,14 +144,54 @@ static int witness_row(cuzk_curve curve, cuzk_gen_profile prof, int lg, unsigned
         if (sec < best)
             best = sec;
     }
-    free(w);
     printf("# witness 2^%d: runs of %u constraints, %u threads (0: all), %.1f%% values 0/1\n", lg,
            segment, threads, 100.0 * (double)gi.n_binary / (double)gi.n_wires);
     printf("wit-%-11s 2^%-3d %-6s %10llu %12u %9.3f %12.0f %8s %5s\n", cuzk_curve_name(curve), lg,
            "cpu", (unsigned long long)nw, p.n_constraints, best, p.n_constraints / best, "-",
            "-");
     fflush(stdout);
-    return 0;
+    if (!segment) {
+        free(w);
+        return 0;
+    }
+    /* The same witness replayed from the circuit's structure, made once (the daemon's
+     * generated circuits): its "same" column compares it with the one above. */
+    cuzk_errbuf eb = {{0}};
+    cuzk_gen_structure *st = NULL;
+    double t0 = now_s();
+    uint8_t *w2 = malloc(nw * 32);
+    if (!w2 || cuzk_gen_structure_new(&st, &p, &eb)) {
+        fprintf(stderr, "cuzk-bench-setup: witness 2^%d: structure: %s\n", lg,
+                w2 ? eb.msg : "out of memory");
+        free(w);
+        free(w2);
+        return 1;
+    }
+    const double make_s = now_s() - t0;
+    p.structure = st;
+    double best2 = 1e30;
+    for (int r = 0; r < 2; r++) {
+        t0 = now_s();
+        if (cuzk_gen_witness(w2, nw, &p, NULL, &eb)) {
+            fprintf(stderr, "cuzk-bench-setup: witness 2^%d from the structure: %s\n", lg, eb.msg);
+            break;
+        }
+        double sec = now_s() - t0;
+        if (sec < best2)
+            best2 = sec;
+    }
+    const int same = memcmp(w, w2, nw * 32) == 0;
+    printf("# structure 2^%d: %.1f MiB (%.1f bytes a constraint), made in %.3f s\n", lg,
+           (double)cuzk_gen_structure_bytes(st) / (1 << 20),
+           (double)cuzk_gen_structure_bytes(st) / p.n_constraints, make_s);
+    printf("witst-%-9s 2^%-3d %-6s %10llu %12u %9.3f %12.0f %8s %5s\n", cuzk_curve_name(curve),
+           lg, "cpu", (unsigned long long)nw, p.n_constraints, best2, p.n_constraints / best2,
+           "-", same ? "yes" : "NO");
+    fflush(stdout);
+    cuzk_gen_structure_free(st);
+    free(w);
+    free(w2);
+    return !same;
 }
 
 static int fixed_base_row(cuzk_gpu_ctx *ctx, cuzk_curve curve, int lg)

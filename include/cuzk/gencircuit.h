@@ -50,7 +50,22 @@ typedef struct {
     int device;               /* cuzk_pk_generate's points on this CUDA device when there is
                                * one (0: the first); -1: on the CPU (cuzk_setup_opts) */
     uint32_t segment;         /* constraints per independent run (0: one run, see above) */
+    /* cuzk_gen_witness's structure, made once for these parameters (cuzk_gen_structure_new),
+     * or NULL: drawn again from the seed for every witness */
+    const struct cuzk_gen_structure *structure;
 } cuzk_gen_params;
+
+/* A segmented circuit's structure (every run's constraints, about 16 bytes a constraint for
+ * sparse-bits), made once on p->nthreads threads (0: all) so that cuzk_gen_witness replays
+ * it (p->structure) instead of drawing it again from the seed: the same witness, about
+ * twice as fast. Its identity (curve, constraints, profile, segment and seed) is checked by
+ * cuzk_gen_witness. Errors: CUZK_INVALID_ARGUMENT (not segmented, bad parameters),
+ * CUZK_NO_MEMORY. */
+typedef struct cuzk_gen_structure cuzk_gen_structure;
+cuzk_err cuzk_gen_structure_new(cuzk_gen_structure **out, const cuzk_gen_params *p,
+                                cuzk_errbuf *eb);
+uint64_t cuzk_gen_structure_bytes(const cuzk_gen_structure *s); /* its memory */
+void cuzk_gen_structure_free(cuzk_gen_structure *s);
 
 typedef struct {
     uint32_t n_wires, n_public_inputs, n_private_inputs;
@@ -69,7 +84,8 @@ cuzk_err cuzk_gen_circuit(const cuzk_gen_params *p, const char *r1cs_path, const
  * circuit's n_wires, else CUZK_SIZE_MISMATCH), plain little-endian values as in a .wtns, the
  * form cuzk_prove takes. info (may be NULL) as cuzk_gen_circuit's. Threads: nthreads 1 is one
  * pass; otherwise a circuit of one run takes two threads (the structure beside the values)
- * and a segmented one nthreads threads (0: cuzk_num_threads), each making whole runs. */
+ * and a segmented one nthreads threads (0: cuzk_num_threads), each making whole runs, from
+ * p->structure when set (CUZK_INVALID_ARGUMENT when it is another circuit's). */
 cuzk_err cuzk_gen_witness(uint8_t *w, uint64_t n_values, const cuzk_gen_params *p,
                           cuzk_gen_info *info, cuzk_errbuf *eb);
 /* Bytes cuzk_gen_witness allocates beside w while it runs, or 0 for invalid parameters: fixed

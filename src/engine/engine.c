@@ -399,6 +399,7 @@ void cuzk_engine_free(cuzk_engine *e)
         if (e->circuits[i].pinned_bytes && e->circuits[i].pk)
             cuzk__key_pin_arrays(e, e->circuits[i].pk, 0, e->circuits[i].pinned_arrays, NULL);
         cuzk_pk_free(e->circuits[i].pk);
+        cuzk_gen_structure_free(e->circuits[i].gen_structure);
         free(e->circuits[i].id);
         free(e->circuits[i].zkey);
         free((char *)e->circuits[i].gen.seed);

@@ -51,6 +51,9 @@ typedef struct {
     uint64_t cache_bytes;     /* that file's size */
     int generated;            /* its key is made by cuzk_pk_generate from gen (zkey is "") */
     cuzk_gen_params gen;      /* gen.seed owned */
+    /* A generated circuit in runs: its structure, made with its key and freed with it (in
+     * host_bytes), from which seed witnesses are replayed; read under e->mu. */
+    cuzk_gen_structure *gen_structure;
     /* Witnesses from inputs (engine.h "Inputs"): the program, or the command. */
     cuzk_witness_program *program;
     cuzk_witness_command command; /* command.argv NULL: none; its strings owned */

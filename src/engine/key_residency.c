@@ -354,6 +354,8 @@ static cuzk_pk *drop_key(cuzk_engine *e, circuit *c)
             e->devices[d].key_bytes -= c->gpu_copy_bytes;
     c->gpu_staged_mask = 0;
     c->pk = NULL;
+    cuzk_gen_structure_free(c->gen_structure);
+    c->gen_structure = NULL;
     c->host_bytes = 0;
     c->mapped = cuzk__key_cache_valid(e, c, &c->cache_bytes);
     e->keys_evicted++;
@@ -539,9 +541,12 @@ static unsigned key_stage_parts(const cuzk_engine *e, const circuit *c, cuzk_pk 
 }
 
 /* Makes c's generated key (engine.h "Generated keys") on the engine's CPU threads and checks
- * it has the shape registered at start. Under e->load_mu. */
-static cuzk_err generate_key(cuzk_engine *e, const circuit *c, cuzk_pk **out, cuzk_errbuf *eb)
+ * it has the shape registered at start; for a circuit in runs also its structure (*st, NULL
+ * when it cannot be made: its witnesses are then drawn from the seed). Under e->load_mu. */
+static cuzk_err generate_key(cuzk_engine *e, const circuit *c, cuzk_pk **out,
+                             cuzk_gen_structure **st, cuzk_errbuf *eb)
 {
+    *st = NULL;
     char desc[160];
     cuzk__generate_desc(c, desc, sizeof desc);
     CUZK_LOG_INFO(TGT, "generating proving key", "circuit=%s generate=%s note=%s", c->id, desc,
@@ -562,6 +567,17 @@ static cuzk_err generate_key(cuzk_engine *e, const circuit *c, cuzk_pk **out, cu
                         c->n_vars, c->domain_size, c->n_public);
         cuzk_pk_free(*out);
         *out = NULL;
+    }
+    if (!err && p.segment) {
+        double t = cuzk__now_ms();
+        cuzk_errbuf seb = {{0}};
+        if (cuzk_gen_structure_new(st, &p, &seb))
+            CUZK_LOG_WARN(TGT, "generated circuit: its structure not kept (seed witnesses are "
+                          "drawn whole)", "circuit=%s error=%s", c->id, seb.msg);
+        else
+            CUZK_LOG_INFO(TGT, "generated circuit: structure kept for its seed witnesses",
+                          "circuit=%s bytes=%" PRIu64 " ms=%.1f", c->id,
+                          cuzk_gen_structure_bytes(*st), cuzk__now_ms() - t);
     }
     return err;
 }
@@ -588,8 +604,9 @@ cuzk_err cuzk__key_ensure(cuzk_engine *e, circuit *c, int *was_loaded, double *m
     cuzk_err err = CUZK_OK;
     char *cpath = NULL;
     const char *source = "zkey";
+    cuzk_gen_structure *st = NULL;
     if (c->generated) {
-        err = generate_key(e, c, &pk, eb);
+        err = generate_key(e, c, &pk, &st, eb);
         source = "generated";
     } else {
         CUZK_LOG_INFO(TGT, "loading proving key", "circuit=%s zkey=%s", c->id, c->zkey);
@@ -647,9 +664,11 @@ cuzk_err cuzk__key_ensure(cuzk_engine *e, circuit *c, int *was_loaded, double *m
                           "slower (raise memory.pinned_budget to the streamed sets' size)",
                           "circuit=%s", c->id);
         pthread_mutex_lock(&e->mu);
-        uint64_t bytes = cuzk_pk_bytes(pk);
+        uint64_t bytes = cuzk_pk_bytes(pk) + cuzk_gen_structure_bytes(st);
         make_key_room(e, bytes, c);
         c->pk = pk;
+        c->gen_structure = st;
+        st = NULL;
         c->host_bytes = bytes;
         c->gpu_copy_bytes = gpu_copy_bytes;
         c->stage_parts = parts;

@@ -237,14 +237,18 @@ static void account(cuzk_engine *e, uint64_t *held, uint64_t bytes, uint64_t *pi
 }
 
 /* The witness of a witness seed (engine.h "Generated keys"): 32 n_vars bytes in *out
- * (malloc'd), as `cuzk gen-witness --seed SEED` writes them. */
-static cuzk_err make_seed_witness(const circuit *c, uint64_t seed, uint8_t **out,
-                                  cuzk_errbuf *eb)
+ * (malloc'd), as `cuzk gen-witness --seed SEED` writes them, replayed from the circuit's
+ * structure when its key kept one (the job holds c, so it stays). */
+static cuzk_err make_seed_witness(cuzk_engine *e, const circuit *c, uint64_t seed,
+                                  uint8_t **out, cuzk_errbuf *eb)
 {
     char ws[24];
     snprintf(ws, sizeof ws, "%" PRIu64, seed);
     cuzk_gen_params p = c->gen;
     p.witness_seed = ws;
+    pthread_mutex_lock(&e->mu);
+    p.structure = c->gen_structure;
+    pthread_mutex_unlock(&e->mu);
     *out = malloc(32ull * c->n_vars);
     if (!*out)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "out of memory for the witness of seed %s", ws);
@@ -353,7 +357,7 @@ static void prove_partition(cuzk_engine *e, job *j, size_t pi)
         pthread_mutex_unlock(&e->mu);
         double t = cuzk__now_ms();
         if (seeded)
-            err = make_seed_witness(c, j->parts[pi].seed, &gen_w, &eb);
+            err = make_seed_witness(e, c, j->parts[pi].seed, &gen_w, &eb);
         else
             err = make_inputs_witness(j, pi, &gen_w, &eb);
         pthread_mutex_lock(&e->mu);

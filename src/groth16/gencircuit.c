@@ -190,6 +190,46 @@ static void gc_checkpoint_load(const gc_checkpoint *c, gc_rng *g, uint64_t *kind
     memcpy(kind, c->kind, sizeof c->kind);
 }
 
+/* A segmented circuit's structure, made once (cuzk_gen_structure_new): each run's
+ * constraints encoded one after the other. A constraint is a byte na (A's terms), a byte
+ * nb | nc << 3 | (cout = -1) << 6 (B's terms, C's terms other than the output, whose wire
+ * follows from the constraint's index), then its terms, A's, B's and C's: each a varint
+ * x << 3 | abs << 2 | tag, the wire out - x (abs 0, a wire before the output among the
+ * outputs) or x (abs 1), and its coefficient 1, 2, -1 (tag 0, 1, 2) or, tag 3, a byte e
+ * followed for e = 255 by the coefficient's 32 bytes (Montgomery limbs), else 2^e. */
+struct cuzk_gen_structure {
+    cuzk_curve curve;
+    cuzk_gen_profile profile;
+    uint32_t n_constraints, segment;
+    uint8_t seed[32]; /* SHA-256 of the circuit seed, tagged: whose structure this is */
+    uint64_t n_runs, bytes, n_terms;
+    uint8_t **run;
+    uint64_t *len;
+};
+
+static uint8_t *gc_put_varint(uint8_t *q, uint64_t v)
+{
+    while (v >= 0x80) {
+        *q++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *q++ = (uint8_t)v;
+    return q;
+}
+
+static const uint8_t *gc_get_varint(const uint8_t *q, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int sh = 0;; sh += 7) {
+        const uint8_t b = *q++;
+        x |= (uint64_t)(b & 0x7f) << sh;
+        if (!(b & 0x80))
+            break;
+    }
+    *v = x;
+    return q;
+}
+
 #define GC_FR bn254_fr
 #define GC_NAME bn254
 #include "groth16/gencircuit_tmpl.h"
@@ -386,7 +426,20 @@ cuzk_err cuzk_gen_witness(uint8_t *w, uint64_t n_values, const cuzk_gen_params *
         return cuzk_errf(eb, CUZK_SIZE_MISMATCH,
                          "gen-witness: the circuit has %u wires, the buffer holds %llu values",
                          lay.n_wires, (unsigned long long)n_values);
-    if (p->segment && p->nthreads != 1) {
+    if (p->structure) {
+        const cuzk_gen_structure *st = p->structure;
+        uint8_t id[32];
+        if (gc_seed_hash(id, "cuzk-gen-structure-id-v1", p->seed))
+            return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
+        if (st->curve != p->curve || st->profile != p->profile ||
+            st->n_constraints != p->n_constraints || st->segment != p->segment ||
+            memcmp(st->seed, id, 32) != 0)
+            return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                             "gen-witness: the structure given is another circuit's");
+        unsigned nt = gc_threads(p);
+        e = p->curve == CUZK_CURVE_BN254 ? walk_replay_bn254(p, st, w, nt, info, eb)
+                                         : walk_replay_bls12_381(p, st, w, nt, info, eb);
+    } else if (p->segment && p->nthreads != 1) {
         unsigned nt = gc_threads(p);
         e = p->curve == CUZK_CURVE_BN254 ? walk_runs_bn254(p, w, nt, info, eb)
                                          : walk_runs_bls12_381(p, w, nt, info, eb);
@@ -402,6 +455,59 @@ cuzk_err cuzk_gen_witness(uint8_t *w, uint64_t n_values, const cuzk_gen_params *
     if (info)
         info->ms = cuzk__now_ms() - t0;
     return e;
+}
+
+void cuzk_gen_structure_free(cuzk_gen_structure *s)
+{
+    if (!s)
+        return;
+    for (uint64_t r = 0; s->run && r < s->n_runs; r++)
+        free(s->run[r]);
+    free(s->run);
+    free(s->len);
+    free(s);
+}
+
+uint64_t cuzk_gen_structure_bytes(const cuzk_gen_structure *s) { return s ? s->bytes : 0; }
+
+cuzk_err cuzk_gen_structure_new(cuzk_gen_structure **out, const cuzk_gen_params *p,
+                                cuzk_errbuf *eb)
+{
+    *out = NULL;
+    gc_layout l = {0, 0, 0, 0, 0};
+    cuzk_err e = gc_layout_of(p, &l, eb);
+    if (e)
+        return e;
+    if (!p->segment)
+        return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
+                         "gen-circuit: only a circuit in runs (segment > 0) has a structure "
+                         "to keep");
+    cuzk_gen_structure *s = calloc(1, sizeof *s);
+    if (!s)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-circuit: out of memory");
+    s->curve = p->curve;
+    s->profile = p->profile;
+    s->n_constraints = p->n_constraints;
+    s->segment = p->segment;
+    s->n_runs = ((uint64_t)p->n_constraints + p->segment - 1) / p->segment;
+    s->run = calloc(s->n_runs, sizeof *s->run);
+    s->len = calloc(s->n_runs, sizeof *s->len);
+    if (!s->run || !s->len || gc_seed_hash(s->seed, "cuzk-gen-structure-id-v1", p->seed)) {
+        cuzk_gen_structure_free(s);
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-circuit: out of memory");
+    }
+    const unsigned nt = gc_threads(p);
+    e = p->curve == CUZK_CURVE_BN254 ? structure_make_bn254(p, s, nt, eb)
+                                     : structure_make_bls12_381(p, s, nt, eb);
+    if (e) {
+        cuzk_gen_structure_free(s);
+        return e;
+    }
+    s->bytes = sizeof *s + s->n_runs * (sizeof *s->run + sizeof *s->len);
+    for (uint64_t r = 0; r < s->n_runs; r++)
+        s->bytes += s->len[r];
+    *out = s;
+    return CUZK_OK;
 }
 
 uint64_t cuzk_gen_witness_scratch_bytes(const cuzk_gen_params *p)

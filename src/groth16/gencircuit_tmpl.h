@@ -607,6 +607,256 @@ static cuzk_err GC_(walk_runs)(const cuzk_gen_params *p, uint8_t *w, unsigned nt
     return CUZK_OK;
 }
 
+/* ---- a segmented circuit's structure, made once and replayed (struct cuzk_gen_structure) */
+
+/* The most bytes one constraint encodes to: 48 terms of a 10-byte varint, a tag byte and 32
+ * bytes, and its two header bytes. */
+#define GC_ROW_MAX (2 + 48 * (10 + 1 + 32))
+
+static uint8_t *GC_(enc_terms)(const GC_(gen) *G, uint8_t *q, const GC_(term) *t, unsigned n,
+                               uint32_t out)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const uint32_t wire = t[i].wire;
+        const int rel = wire >= G->base && wire < out;
+        const uint64_t x = rel ? out - wire : wire;
+        unsigned tag = 3;
+        if (GF_(eq)(&t[i].c, &G->one))
+            tag = 0;
+        else if (GF_(eq)(&t[i].c, &G->two))
+            tag = 1;
+        else if (GF_(eq)(&t[i].c, &G->mone))
+            tag = 2;
+        q = gc_put_varint(q, x << 3 | (uint64_t)!rel << 2 | tag);
+        if (tag != 3)
+            continue;
+        /* 2^e (a packing's weights) by its canonical form's single bit, else the limbs */
+        uint64_t l[4];
+        GF_(to_canonical)(l, &t[i].c);
+        int e = -1;
+        for (int w = 0; w < 4; w++)
+            if (l[w]) {
+                if (e >= 0 || (l[w] & (l[w] - 1))) {
+                    e = -2;
+                    break;
+                }
+                e = 64 * w + __builtin_ctzll(l[w]);
+            }
+        if (e >= 0 && e < 255) {
+            *q++ = (uint8_t)e;
+        } else {
+            *q++ = 255;
+            memcpy(q, &t[i].c, 32);
+            q += 32;
+        }
+    }
+    return q;
+}
+
+/* Run r's constraints encoded into *buf (malloc'd, *len bytes); *n_terms: their terms. */
+static cuzk_err GC_(encode_run)(GC_(gen) *G, cuzk_gen_profile profile, uint64_t r, uint8_t **buf,
+                                uint64_t *len, uint64_t *n_terms)
+{
+    GC_(row) R;
+    uint64_t lo = r * G->segment, hi = lo + G->segment < G->n ? lo + G->segment : G->n;
+    size_t cap = (size_t)(hi - lo) * 16 + GC_ROW_MAX, n = 0;
+    uint8_t *b = malloc(cap);
+    if (!b)
+        return CUZK_NO_MEMORY;
+    for (uint64_t k = lo; k < hi; k++) {
+        GC_(step)(G, profile, k, &R);
+        if (cap - n < GC_ROW_MAX) {
+            uint8_t *nb = realloc(b, cap * 2);
+            if (!nb) {
+                free(b);
+                return CUZK_NO_MEMORY;
+            }
+            b = nb;
+            cap *= 2;
+        }
+        uint8_t *q = b + n;
+        /* C without its output term (found by wire: the output is C's first or last) */
+        GC_(term) rest[4];
+        unsigned nr = 0;
+        for (unsigned i = 0; i < R.nc; i++)
+            if (R.C[i].wire != R.out)
+                rest[nr++] = R.C[i];
+        *q++ = (uint8_t)R.na;
+        *q++ = (uint8_t)(R.nb | nr << 3 | (GF_(eq)(&R.cout, &G->one) ? 0 : 1) << 6);
+        q = GC_(enc_terms)(G, q, R.A, R.na, R.out);
+        q = GC_(enc_terms)(G, q, R.B, R.nb, R.out);
+        q = GC_(enc_terms)(G, q, rest, nr, R.out);
+        n = (size_t)(q - b);
+        *n_terms += R.na + R.nb + R.nc;
+    }
+    uint8_t *fit = realloc(b, n ? n : 1);
+    *buf = fit ? fit : b;
+    *len = n;
+    return CUZK_OK;
+}
+
+typedef struct {
+    const GC_(gen) *proto;
+    cuzk_gen_structure *s;
+    uint64_t next; /* atomic */
+    int failed;    /* atomic */
+} GC_(enc_job);
+
+static void GC_(encode_thread)(void *arg, unsigned t, unsigned T)
+{
+    (void)t, (void)T;
+    GC_(enc_job) *J = arg;
+    GC_(gen) G = *J->proto;
+    G.kind = calloc(1, GC_KIND_BYTES);
+    uint64_t n_terms = 0;
+    if (!G.kind) {
+        __atomic_store_n(&J->failed, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    for (;;) {
+        uint64_t r = __atomic_fetch_add(&J->next, 1, __ATOMIC_RELAXED);
+        if (r >= J->s->n_runs || __atomic_load_n(&J->failed, __ATOMIC_RELAXED))
+            break;
+        if (GC_(encode_run)(&G, J->s->profile, r, &J->s->run[r], &J->s->len[r], &n_terms)) {
+            __atomic_store_n(&J->failed, 1, __ATOMIC_RELAXED);
+            break;
+        }
+    }
+    __atomic_fetch_add(&J->s->n_terms, n_terms, __ATOMIC_RELAXED);
+    free(G.kind);
+}
+
+/* Fills s's runs (s->n_runs, s->run, s->len allocated) on nt threads. */
+static cuzk_err GC_(structure_make)(const cuzk_gen_params *p, cuzk_gen_structure *s, unsigned nt,
+                                    cuzk_errbuf *eb)
+{
+    GC_(gen) G;
+    cuzk_err e = GC_(init)(&G, p, eb);
+    if (e)
+        return e;
+    GC_(enc_job) J = {&G, s, 0, 0};
+    cuzk_parallel_threads(nt, GC_(encode_thread), &J);
+    if (J.failed)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-circuit: out of memory for the structure");
+    return CUZK_OK;
+}
+
+static const uint8_t *GC_(dec_terms)(const GC_(gen) *G, const GFT *pow2, const uint8_t *q,
+                                     GC_(term) *t, unsigned n, uint32_t out)
+{
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t v;
+        q = gc_get_varint(q, &v);
+        const uint64_t x = v >> 3;
+        t[i].wire = (v >> 2 & 1) ? (uint32_t)x : out - (uint32_t)x;
+        switch (v & 3) {
+        case 0: t[i].c = G->one; break;
+        case 1: t[i].c = G->two; break;
+        case 2: t[i].c = G->mone; break;
+        default:
+            if (*q == 255) {
+                memcpy(&t[i].c, q + 1, 32);
+                q += 33;
+            } else {
+                t[i].c = pow2[*q++];
+            }
+        }
+    }
+    return q;
+}
+
+/* A segmented circuit's witness from its structure on nt threads: the runs replayed instead
+ * of drawn (GC_(runs_thread)'s values). */
+typedef struct {
+    const GC_(gen) *proto;
+    const cuzk_gen_structure *s;
+    const GFT *pow2; /* 2^e, e < 255 */
+    uint8_t *w;
+    uint64_t next;  /* atomic */
+    uint64_t n_bin; /* atomic */
+    int failed;     /* atomic */
+} GC_(replay_job);
+
+static void GC_(replay_thread)(void *arg, unsigned t, unsigned T)
+{
+    (void)t, (void)T;
+    GC_(replay_job) *J = arg;
+    GC_(gen) G = *J->proto;
+    G.val = malloc(GC_RING * sizeof(GFT));
+    G.vk = malloc(GC_RING);
+    GC_(row) *R = malloc(sizeof *R);
+    uint64_t n_bin = 0;
+    if (!G.val || !G.vk || !R) {
+        __atomic_store_n(&J->failed, 1, __ATOMIC_RELAXED);
+        goto out;
+    }
+    for (;;) {
+        uint64_t r = __atomic_fetch_add(&J->next, 1, __ATOMIC_RELAXED);
+        if (r >= J->s->n_runs || __atomic_load_n(&J->failed, __ATOMIC_RELAXED))
+            break;
+        uint64_t lo = r * G.segment, hi = lo + G.segment < G.n ? lo + G.segment : G.n;
+        const uint8_t *q = J->s->run[r];
+        for (uint64_t k = lo; k < hi; k++) {
+            const uint32_t out = k + 1 == G.n ? 1 : G.base + (uint32_t)k;
+            const unsigned na = q[0], nb = q[1] & 7, nr = q[1] >> 3 & 7;
+            const int mone = q[1] >> 6 & 1;
+            q += 2;
+            q = GC_(dec_terms)(&G, J->pow2, q, R->A, na, out);
+            q = GC_(dec_terms)(&G, J->pow2, q, R->B, nb, out);
+            q = GC_(dec_terms)(&G, J->pow2, q, R->C, nr, out);
+            R->na = na, R->nb = nb, R->nc = nr;
+            R->out = out;
+            R->cout = mone ? G.mone : G.one;
+            GFT ov;
+            GC_(out_value)(&G, R, &ov);
+            n_bin += GC_(store)(&G, k, &ov);
+            GC_(bytes)(&G, J->w + (uint64_t)out * 32, &ov);
+        }
+    }
+out:
+    __atomic_fetch_add(&J->n_bin, n_bin, __ATOMIC_RELAXED);
+    free(G.val);
+    free(G.vk);
+    free(R);
+}
+
+static cuzk_err GC_(walk_replay)(const cuzk_gen_params *p, const cuzk_gen_structure *s,
+                                 uint8_t *w, unsigned nt, cuzk_gen_info *info, cuzk_errbuf *eb)
+{
+    GC_(gen) G;
+    cuzk_err e = GC_(init)(&G, p, eb);
+    if (e)
+        return e;
+    G.inval = malloc((G.base - 2) * sizeof(GFT));
+    GFT *pow2 = malloc(255 * sizeof(GFT));
+    if (!G.inval || !pow2) {
+        free(G.inval);
+        free(pow2);
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
+    }
+    pow2[0] = G.one;
+    for (int i = 1; i < 255; i++)
+        GF_(add)(&pow2[i], &pow2[i - 1], &pow2[i - 1]);
+    GC_(inputs)(&G);
+    memcpy(w, G.b_one, 32);
+    for (uint32_t i = 0; i < G.base - 2; i++)
+        GC_(bytes)(&G, w + (uint64_t)(2 + i) * 32, &G.inval[i]);
+    GC_(replay_job) J = {&G, s, pow2, w, 0, 0, 0};
+    cuzk_parallel_threads(nt, GC_(replay_thread), &J);
+    free(G.inval);
+    free(pow2);
+    if (J.failed)
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
+    if (info) {
+        info->n_wires = G.n_wires;
+        info->n_public_inputs = G.n_pub;
+        info->n_private_inputs = G.n_bits + G.n_full;
+        info->n_terms = s->n_terms;
+        info->n_binary = 1 + G.n_bits + J.n_bin;
+    }
+    return CUZK_OK;
+}
+
 /* The structure stream's state at every multiple of S->chunk, each published as it is saved
  * (the constraints are not kept). */
 static cuzk_err GC_(scan)(gc_source *S, cuzk_errbuf *eb)

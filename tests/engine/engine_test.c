@@ -1260,7 +1260,8 @@ static void check_seed_proofs(const cuzk_job_result *r, const cuzk_vk *vk, const
 }
 
 /* A segmented generated circuit: its seeds' witnesses made on two threads (one run each at a
- * time) prove, with the public inputs of the one-pass witness; the circuit list names the runs. */
+ * time) prove, with the public inputs of the one-pass witness; the circuit list names the runs;
+ * its key keeps the circuit's structure, and witnesses replayed from it prove too. */
 static void test_generated_segmented(void)
 {
     cuzk_errbuf eb = {{0}};
@@ -1286,6 +1287,24 @@ static void test_generated_segmented(void)
         CHECK(r.n_parts == 3);
         if (r.state == CUZK_JOB_COMPLETED)
             check_seed_proofs_of(&GEN_SEG, &r, &vk, seeds);
+        cuzk_job_result_free(&r);
+        /* The key keeps the circuit's structure (in its host bytes): later seeds' witnesses
+         * are replayed from it, and their proofs are as right. */
+        cuzk_gen_structure *st = NULL;
+        CHECK(cuzk_gen_structure_new(&st, &GEN_SEG, &eb) == CUZK_OK);
+        CHECK(cuzk_engine_circuits(e, ci, 2) == 2);
+        CHECK_MSG(ci[0].bytes == cuzk_pk_bytes(pk) + cuzk_gen_structure_bytes(st),
+                  "host bytes %llu, key %llu + structure %llu", (unsigned long long)ci[0].bytes,
+                  (unsigned long long)cuzk_pk_bytes(pk),
+                  (unsigned long long)cuzk_gen_structure_bytes(st));
+        cuzk_gen_structure_free(st);
+        const uint64_t more[2] = {9, 10};
+        CHECK_MSG(submit_seeds(e, "gen", more, 2, id, &eb) == CUZK_OK, "%s", eb.msg);
+        CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK);
+        CHECK_MSG(r.state == CUZK_JOB_COMPLETED && r.n_parts == 2, "state %d: %s", r.state,
+                  r.error);
+        if (r.state == CUZK_JOB_COMPLETED)
+            check_seed_proofs_of(&GEN_SEG, &r, &vk, more);
         cuzk_job_result_free(&r);
         cuzk_vk_clear(&vk);
     }

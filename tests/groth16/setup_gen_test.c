@@ -213,6 +213,38 @@ static void piped(cuzk_curve curve, cuzk_gen_profile prof, uint32_t n, uint32_t 
         uint64_t in = 2 + ia.n_public_inputs + ia.n_private_inputs;
         CHECK(memcmp(a, b, 32) == 0 && memcmp(a + 64, b + 64, (in - 2) * 32) == 0);
         CHECK(memcmp(a + in * 32, b + in * 32, (nw - in) * 32) != 0);
+        /* The structure made once and replayed: the same witness on 4 threads and on 1, the
+         * same counts; refused for another circuit's witness, and for a circuit of one run. */
+        p.segment = segment;
+        p.nthreads = 3;
+        cuzk_gen_structure *st = NULL;
+        CHECK_MSG(cuzk_gen_structure_new(&st, &p, &eb) == CUZK_OK && st, "%s", eb.msg);
+        const uint64_t sb = cuzk_gen_structure_bytes(st);
+        CHECK_MSG(sb > 2ull * n && sb < (prof == CUZK_GEN_SPARSE_BITS ? 24ull : 200ull) * n,
+                  "structure of %u constraints: %llu bytes", n, (unsigned long long)sb);
+        p.structure = st;
+        for (unsigned nt = 1; nt <= 4; nt += 3) {
+            p.nthreads = nt;
+            memset(b, 0xee, nw * 32);
+            cuzk_gen_info ir;
+            CHECK_MSG(cuzk_gen_witness(b, nw, &p, &ir, &eb) == CUZK_OK, "%s", eb.msg);
+            CHECK_MSG(memcmp(a, b, nw * 32) == 0,
+                      "%s profile %d segment %u, %u threads: the replayed witness differs",
+                      cuzk_curve_name(curve), (int)prof, segment, nt);
+            CHECK(ir.n_binary == ia.n_binary && ir.n_terms == ia.n_terms &&
+                  ir.n_wires == ia.n_wires);
+        }
+        p.seed = "another";
+        CHECK(cuzk_gen_witness(b, nw, &p, NULL, &eb) == CUZK_INVALID_ARGUMENT &&
+              strstr(eb.msg, "another circuit"));
+        p.seed = "pipe";
+        p.segment = segment + 1;
+        CHECK(cuzk_gen_witness(b, nw, &p, NULL, &eb) == CUZK_INVALID_ARGUMENT);
+        p.segment = 0;
+        p.structure = NULL;
+        cuzk_gen_structure *none = NULL;
+        CHECK(cuzk_gen_structure_new(&none, &p, &eb) == CUZK_INVALID_ARGUMENT && !none);
+        cuzk_gen_structure_free(st);
         /* scratch: a thread's rings each */
         p.segment = segment;
         p.nthreads = 4;
@@ -250,6 +282,8 @@ int main(int argc, char **argv)
     /* Runs longer than the ring of recent outputs, and more runs than threads. */
     piped(CUZK_CURVE_BLS12_381, CUZK_GEN_SPARSE_BITS, 300001, 70000);
     piped(CUZK_CURVE_BN254, CUZK_GEN_MIXED, 50000, 1000);
+    piped(CUZK_CURVE_BN254, CUZK_GEN_DENSE, 20000, 3000);
+    piped(CUZK_CURVE_BLS12_381, CUZK_GEN_SPARSE_BITS, 20000, 4096);
     rmdir(tmp);
     return tu_finish("setup_gen_test");
 }
