@@ -1623,19 +1623,27 @@ static void test_gpu_tier(void)
 }
 
 
-/* One bn-pos proof through e, checked with the vk. */
-static void prove_pos_verified(cuzk_engine *e)
+/* One proof of circuit `id` through e, checked with the vk. */
+static void prove_verified(cuzk_engine *e, const char *id_, const char *wtns, const char *vk,
+                           cuzk_curve curve)
 {
-    blob w = load("tests/fixtures/bn128/poseidon.wtns");
+    blob w = load(wtns);
     char id[32];
     cuzk_errbuf eb = {{0}};
     cuzk_job_result r;
-    CHECK(submit(e, "bn-pos", NULL, 0, &w, 1, id, &eb) == CUZK_OK);
+    CHECK(submit(e, id_, NULL, 0, &w, 1, id, &eb) == CUZK_OK);
     CHECK(cuzk_engine_await(e, id, 0, &r, &eb) == CUZK_OK && r.state == CUZK_JOB_COMPLETED);
     if (r.state == CUZK_JOB_COMPLETED)
-        check_proofs(&r, "tests/fixtures/bn128/poseidon_vk.json", CUZK_CURVE_BN254);
+        check_proofs(&r, vk, curve);
     cuzk_job_result_free(&r);
     free(w.data);
+}
+
+/* One bn-pos proof through e, checked with the vk. */
+static void prove_pos_verified(cuzk_engine *e)
+{
+    prove_verified(e, "bn-pos", "tests/fixtures/bn128/poseidon.wtns",
+                   "tests/fixtures/bn128/poseidon_vk.json", CUZK_CURVE_BN254);
 }
 /* A key whose staged copy fits the GPU budget only without its A and B rows is staged
  * without them (its partitions synthesize on the CPU) rather than not at all: exactly the
@@ -1872,6 +1880,47 @@ static void test_gpu_tier_streamed(void)
         }
         cuzk_engine_free(e);
     }
+}
+
+/* A BLS12-381 key under a GPU budget of exactly its rows, every set's map and the stream
+ * buffers (two chunks of points, and two of a batch's scalars: 32 bytes a G1 point of a chunk
+ * for each of gpus.stream_batch partitions, G1's 96-byte points fitting fewer a chunk than a
+ * BN254 point's 64) is staged with its rows and every set streamed, so its partitions
+ * synthesize on the device; its proof is right. */
+static void test_gpu_tier_streamed_rows_bls(void)
+{
+    const char *zkey = CIRCS[3].zkey;
+    const uint64_t rows = zkey_bytes(zkey, 1, 1, 1) - zkey_bytes(zkey, 1, 0, 1);
+    cuzk_zkey zk;
+    cuzk_errbuf zeb = {{0}};
+    CHECK(cuzk_zkey_open(&zk, tu_src_path(zkey), &zeb) == CUZK_OK);
+    const uint64_t maps = 4 * map_bytes(zk.n_vars) + map_bytes(zk.domain_size);
+    cuzk_zkey_close(&zk);
+    const uint64_t chunk = 1024, g1_points = chunk / 96;
+    const uint64_t buffers = 2 * chunk + 2 * CUZK_STREAM_BATCH_DEFAULT * 32 * g1_points;
+    memset(&g_extra, 0, sizeof g_extra);
+    g_extra.emulated_devices = 1;
+    g_extra.gpu_workers_per_device = 1;
+    g_extra.g2_on_gpu = 1;
+    g_extra.gpu_budget = rows + maps + buffers;
+    g_extra.gpu_stream_chunk = chunk;
+    cuzk_engine *e = make(1, 1ull << 30, 0);
+    memset(&g_extra, 0, sizeof g_extra);
+    prove_verified(e, "bls-pos", "tests/fixtures/bls12381/poseidon.wtns",
+                   "tests/fixtures/bls12381/poseidon_vk.json", CUZK_CURVE_BLS12_381);
+    cuzk_circuit_info ci[4];
+    cuzk_engine_circuits(e, ci, 4);
+    const unsigned all = CUZK_PK_SET_A | CUZK_PK_SET_B1 | CUZK_PK_SET_C | CUZK_PK_SET_H |
+                         CUZK_PK_SET_B2;
+    CHECK_MSG(ci[3].gpu_streamed == all && ci[3].gpu_bytes == rows + maps + buffers &&
+                  ci[3].gpu_mask == 1,
+              "streamed %#x, staged %llu, want every set and %llu (rows %llu)",
+              ci[3].gpu_streamed, (unsigned long long)ci[3].gpu_bytes,
+              (unsigned long long)(rows + maps + buffers), (unsigned long long)rows);
+    /* the rows are on the device: a partition holds its witness copy alone */
+    CHECK_MSG(ci[3].gpu_partition_bytes == 32ull * ci[3].n_vars, "partition %llu bytes",
+              (unsigned long long)ci[3].gpu_partition_bytes);
+    cuzk_engine_free(e);
 }
 
 /* gpus.stream_batch: with point sets streamed, a GPU worker batches the witness MSMs of the
@@ -2250,6 +2299,7 @@ int main(void)
     test_generated_release();
     test_stream_plan();
     test_pin_plan();
+    test_gpu_tier_streamed_rows_bls();
     test_gpu_tier_streamed();
     test_gpu_stream_batch();
     test_gpu_tier_tables();
