@@ -96,8 +96,8 @@
  * (cuzk_gen_witness_scratch_bytes: about 33 MiB, or 2.1 MiB a thread segmented, whatever the
  * size); no witness bytes are received or charged to the witness budget. The key of a circuit
  * in runs (generate_segment) keeps the circuit's structure beside it (cuzk_gen_structure_new,
- * about 17 bytes a sparse-bits constraint: 2.3 GB at 2^27, counted in the key's host bytes
- * and freed with it), and seed witnesses are replayed from it, about twice as fast.
+ * about 12.5 bytes a sparse-bits constraint: 1.7 GB at 2^27, counted in the key's host bytes
+ * and freed with it), and seed witnesses are replayed from it, 3-4x faster.
  * A preloaded generated key staged on every usable GPU at start gives back the host copies of
  * its resident point sets (B2's only with gpus.g2 = "gpu"; streamed sets keep theirs) and of
  * its A and B rows when they are staged: its host bytes drop by them (at 2^27 BLS12-381, 77

@@ -65,6 +65,10 @@ typedef struct {
     void *ctx;
 } cuzk__gen_sink;
 
+/* Tests only: replay a structure's bit gates as rows, through the field (1), as the replay
+ * does for operands that are not bits; 0: from the bits (the default). */
+void cuzk__gen_replay_gates_as_rows(int on);
+
 /* The wire layout of p's circuit (info's n_wires, n_public_inputs, n_private_inputs). */
 cuzk_err cuzk__gen_layout(const cuzk_gen_params *p, cuzk_gen_info *info, cuzk_errbuf *eb);
 cuzk_err cuzk__gen_walk(const cuzk_gen_params *p, const cuzk__gen_sink *s,

@@ -190,9 +190,16 @@ static void gc_checkpoint_load(const gc_checkpoint *c, gc_rng *g, uint64_t *kind
     memcpy(kind, c->kind, sizeof c->kind);
 }
 
+/* The shapes of the sparse profiles' bit gates (out the constraint's output wire, x, y and
+ * b_i bits): AND x * y = out; XOR 2x * y = x + y - out; BOOL x * (1 - x) = out (0);
+ * PACK (sum 2^i b_i) * 1 = out. ROW: any other constraint. */
+enum { GC_GATE_ROW = 0, GC_GATE_AND, GC_GATE_XOR, GC_GATE_BOOL, GC_GATE_PACK };
+
 /* A segmented circuit's structure, made once (cuzk_gen_structure_new): each run's
- * constraints encoded one after the other. A constraint is a byte na (A's terms), a byte
- * nb | nc << 3 | (cout = -1) << 6 (B's terms, C's terms other than the output, whose wire
+ * constraints encoded one after the other. A bit gate is a byte 0x80 | its GC_GATE_*, for
+ * PACK a byte with its bit count, then its operands' wires (x, y; x; the b_i in order), each
+ * a varint x << 1 | abs (below). Any other constraint is a byte na (A's terms, below 0x80), a
+ * byte nb | nc << 3 | (cout = -1) << 6 (B's terms, C's terms other than the output, whose wire
  * follows from the constraint's index), then its terms, A's, B's and C's: each a varint
  * x << 3 | abs << 2 | tag, the wire out - x (abs 0, a wire before the output among the
  * outputs) or x (abs 1), and its coefficient 1, 2, -1 (tag 0, 1, 2) or, tag 3, a byte e
@@ -206,6 +213,12 @@ struct cuzk_gen_structure {
     uint8_t **run;
     uint64_t *len;
 };
+
+/* Tests: bit gates replayed as rows (their operands' values in the field), as for operands
+ * that are not bits. */
+static int gc_gate_rows;
+
+void cuzk__gen_replay_gates_as_rows(int on) { __atomic_store_n(&gc_gate_rows, on, __ATOMIC_RELAXED); }
 
 static uint8_t *gc_put_varint(uint8_t *q, uint64_t v)
 {

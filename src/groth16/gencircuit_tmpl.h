@@ -193,6 +193,7 @@ typedef struct {
     unsigned na, nb, nc;
     uint32_t out;
     GFT cout;
+    unsigned gate; /* GC_GATE_*: the shape of a bit gate, or GC_GATE_ROW */
 } GC_(row);
 
 /* Constraint k from the structure stream and the kinds of the outputs before it; records k's
@@ -201,7 +202,7 @@ typedef struct {
 static void GC_(step)(GC_(gen) *G, cuzk_gen_profile profile, uint64_t k, GC_(row) *R)
 {
     GC_(term) *A = R->A, *B = R->B, *C = R->C;
-    unsigned na = 0, nb = 0, nc = 0;
+    unsigned na = 0, nb = 0, nc = 0, gate = GC_GATE_ROW;
     int bit_out = 0;
     uint32_t out = k + 1 == G->n ? 1 : G->base + (uint32_t)k;
     if (G->segment && k % G->segment == 0) {
@@ -244,6 +245,7 @@ static void GC_(step)(GC_(gen) *G, cuzk_gen_profile profile, uint64_t k, GC_(row
             uint32_t x = GC_(pick_bit)(G, k), y = GC_(pick_bit)(G, k);
             int xor_ = g >= 40 && x != y;
             bit_out = 1;
+            gate = xor_ ? GC_GATE_XOR : GC_GATE_AND;
             A[na].wire = x;
             A[na++].c = xor_ ? G->two : G->one;
             B[nb].wire = y;
@@ -261,6 +263,7 @@ static void GC_(step)(GC_(gen) *G, cuzk_gen_profile profile, uint64_t k, GC_(row
             /* boolean check x * (1 - x), whose output is 0 */
             uint32_t x = GC_(pick_bit)(G, k);
             bit_out = 1;
+            gate = GC_GATE_BOOL;
             A[na].wire = x;
             A[na++].c = G->one;
             B[nb].wire = 0;
@@ -273,6 +276,7 @@ static void GC_(step)(GC_(gen) *G, cuzk_gen_profile profile, uint64_t k, GC_(row
             /* packing: out = sum 2^i b_i over 8..32 bits */
             unsigned want = 8 + (unsigned)gc_below(&G->rs, 25);
             GFT pw = G->one;
+            gate = GC_GATE_PACK;
             for (unsigned i = 0; i < want; i++) {
                 uint32_t x = GC_(pick_bit)(G, k);
                 if (GC_(has)(A, na, x))
@@ -303,6 +307,7 @@ static void GC_(step)(GC_(gen) *G, cuzk_gen_profile profile, uint64_t k, GC_(row
     R->na = na, R->nb = nb, R->nc = nc;
     R->out = out;
     R->cout = cout;
+    R->gate = gate;
 }
 
 static cuzk_err GC_(emit)(const cuzk__constraint_fn fn, void *ctx, uint64_t k,
@@ -675,6 +680,20 @@ static cuzk_err GC_(encode_run)(GC_(gen) *G, cuzk_gen_profile profile, uint64_t 
             cap *= 2;
         }
         uint8_t *q = b + n;
+        if (R.gate != GC_GATE_ROW) {
+            *q++ = (uint8_t)(0x80 | R.gate);
+            if (R.gate == GC_GATE_PACK)
+                *q++ = (uint8_t)R.na;
+            const unsigned nw = R.gate == GC_GATE_PACK ? R.na : R.gate == GC_GATE_BOOL ? 1 : 2;
+            for (unsigned i = 0; i < nw; i++) {
+                const uint32_t wire = i == 1 && R.gate != GC_GATE_PACK ? R.B[0].wire : R.A[i].wire;
+                const int rel = wire >= G->base && wire < R.out;
+                q = gc_put_varint(q, (uint64_t)(rel ? R.out - wire : wire) << 1 | !rel);
+            }
+            n = (size_t)(q - b);
+            *n_terms += R.na + R.nb + R.nc;
+            continue;
+        }
         /* C without its output term (found by wire: the output is C's first or last) */
         GC_(term) rest[4];
         unsigned nr = 0;
@@ -770,12 +789,51 @@ static const uint8_t *GC_(dec_terms)(const GC_(gen) *G, const GFT *pow2, const u
 typedef struct {
     const GC_(gen) *proto;
     const cuzk_gen_structure *s;
-    const GFT *pow2; /* 2^e, e < 255 */
+    const GFT *pow2;       /* 2^e, e < 255 */
+    const uint8_t *inkind; /* the inputs' values: 0, 1 or 2 (another value) */
     uint8_t *w;
     uint64_t next;  /* atomic */
     uint64_t n_bin; /* atomic */
     int failed;     /* atomic */
 } GC_(replay_job);
+
+/* 0 or 1 for a wire whose value is that bit (the constant 1, an input or a recent output),
+ * 2 for any other value. inkind: the inputs' (wires 2 ..). */
+static inline unsigned GC_(bit_of)(const GC_(gen) *G, const uint8_t *inkind, uint32_t wire)
+{
+    if (wire == 0)
+        return 1;
+    if (wire < G->base)
+        return inkind[wire - 2];
+    return G->vk[(wire - G->base) & (GC_RING - 1)];
+}
+
+/* A bit gate's constraint as a row (C without its output term), for operands that are not
+ * bits (never, by the generator's construction; the generic row keeps the value exact). */
+static void GC_(gate_row)(const GC_(gen) *G, const GFT *pow2, unsigned gate, const uint32_t *x,
+                          unsigned m, GC_(row) *R)
+{
+    R->na = R->nb = R->nc = 0;
+    R->cout = G->one;
+    if (gate == GC_GATE_PACK) {
+        for (unsigned i = 0; i < m; i++)
+            R->A[R->na].wire = x[i], R->A[R->na++].c = pow2[i];
+        R->B[R->nb].wire = 0, R->B[R->nb++].c = G->one;
+        return;
+    }
+    R->A[R->na].wire = x[0], R->A[R->na++].c = gate == GC_GATE_XOR ? G->two : G->one;
+    if (gate == GC_GATE_BOOL) {
+        R->B[R->nb].wire = 0, R->B[R->nb++].c = G->one;
+        R->B[R->nb].wire = x[0], R->B[R->nb++].c = G->mone;
+        return;
+    }
+    R->B[R->nb].wire = x[1], R->B[R->nb++].c = G->one;
+    if (gate == GC_GATE_XOR) {
+        R->C[R->nc].wire = x[0], R->C[R->nc++].c = G->one;
+        R->C[R->nc].wire = x[1], R->C[R->nc++].c = G->one;
+        R->cout = G->mone;
+    }
+}
 
 static void GC_(replay_thread)(void *arg, unsigned t, unsigned T)
 {
@@ -798,6 +856,52 @@ static void GC_(replay_thread)(void *arg, unsigned t, unsigned T)
         const uint8_t *q = J->s->run[r];
         for (uint64_t k = lo; k < hi; k++) {
             const uint32_t out = k + 1 == G.n ? 1 : G.base + (uint32_t)k;
+            uint8_t *wo = J->w + (uint64_t)out * 32;
+            if (q[0] & 0x80) {
+                /* a bit gate: over bits, its output from the bits alone */
+                const unsigned gate = q[0] & 0x7f;
+                unsigned m = gate == GC_GATE_PACK ? q[1] : gate == GC_GATE_BOOL ? 1 : 2;
+                q += gate == GC_GATE_PACK ? 2 : 1;
+                uint32_t x[40];
+                unsigned any = 0;
+                uint64_t v = 0;
+                for (unsigned i = 0; i < m; i++) {
+                    uint64_t r;
+                    q = gc_get_varint(q, &r);
+                    x[i] = (r & 1) ? (uint32_t)(r >> 1) : out - (uint32_t)(r >> 1);
+                    const unsigned bit = GC_(bit_of)(&G, J->inkind, x[i]);
+                    any |= bit;
+                    v |= (uint64_t)(bit & 1) << i;
+                }
+                if (any > 1 || __atomic_load_n(&gc_gate_rows, __ATOMIC_RELAXED)) {
+                    GC_(gate_row)(&G, J->pow2, gate, x, m, R);
+                    R->out = out;
+                    GFT ov;
+                    GC_(out_value)(&G, R, &ov);
+                    n_bin += GC_(store)(&G, k, &ov);
+                    GC_(bytes)(&G, wo, &ov);
+                    continue;
+                }
+                if (gate == GC_GATE_AND)
+                    v = v == 3;
+                else if (gate == GC_GATE_XOR)
+                    v = v == 1 || v == 2;
+                else if (gate == GC_GATE_BOOL)
+                    v = 0;
+                const uint32_t ri = (uint32_t)k & (GC_RING - 1);
+                memset(wo, 0, 32);
+                if (v <= 1) {
+                    G.vk[ri] = (uint8_t)v;
+                    wo[0] = (uint8_t)v;
+                    n_bin++;
+                } else {
+                    G.vk[ri] = 2;
+                    GF_(from_u64)(&G.val[ri], v);
+                    for (int i = 0; i < 8; i++)
+                        wo[i] = (uint8_t)(v >> (8 * i));
+                }
+                continue;
+            }
             const unsigned na = q[0], nb = q[1] & 7, nr = q[1] >> 3 & 7;
             const int mone = q[1] >> 6 & 1;
             q += 2;
@@ -810,7 +914,7 @@ static void GC_(replay_thread)(void *arg, unsigned t, unsigned T)
             GFT ov;
             GC_(out_value)(&G, R, &ov);
             n_bin += GC_(store)(&G, k, &ov);
-            GC_(bytes)(&G, J->w + (uint64_t)out * 32, &ov);
+            GC_(bytes)(&G, wo, &ov);
         }
     }
 out:
@@ -837,14 +941,23 @@ static cuzk_err GC_(walk_replay)(const cuzk_gen_params *p, const cuzk_gen_struct
     pow2[0] = G.one;
     for (int i = 1; i < 255; i++)
         GF_(add)(&pow2[i], &pow2[i - 1], &pow2[i - 1]);
+    uint8_t *inkind = malloc(G.base - 2);
+    if (!inkind) {
+        free(G.inval);
+        free(pow2);
+        return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
+    }
     GC_(inputs)(&G);
     memcpy(w, G.b_one, 32);
-    for (uint32_t i = 0; i < G.base - 2; i++)
+    for (uint32_t i = 0; i < G.base - 2; i++) {
         GC_(bytes)(&G, w + (uint64_t)(2 + i) * 32, &G.inval[i]);
-    GC_(replay_job) J = {&G, s, pow2, w, 0, 0, 0};
+        inkind[i] = GF_(is_zero)(&G.inval[i]) ? 0 : GF_(is_one)(&G.inval[i]) ? 1 : 2;
+    }
+    GC_(replay_job) J = {&G, s, pow2, inkind, w, 0, 0, 0};
     cuzk_parallel_threads(nt, GC_(replay_thread), &J);
     free(G.inval);
     free(pow2);
+    free(inkind);
     if (J.failed)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
     if (info) {

@@ -16,6 +16,7 @@
 #include "cuzk/io.h"
 #include "cuzk/json.h"
 #include "cuzk/setup.h"
+#include "groth16/gen_internal.h" /* cuzk__gen_replay_gates_as_rows */
 #include "testutil.h"
 
 static void hex(char *out, const char *s)
@@ -225,6 +226,7 @@ static void piped(cuzk_curve curve, cuzk_gen_profile prof, uint32_t n, uint32_t 
         p.structure = st;
         for (unsigned nt = 1; nt <= 4; nt += 3) {
             p.nthreads = nt;
+            cuzk__gen_replay_gates_as_rows(nt == 4); /* the bit gates through the field too */
             memset(b, 0xee, nw * 32);
             cuzk_gen_info ir;
             CHECK_MSG(cuzk_gen_witness(b, nw, &p, &ir, &eb) == CUZK_OK, "%s", eb.msg);
@@ -234,6 +236,7 @@ static void piped(cuzk_curve curve, cuzk_gen_profile prof, uint32_t n, uint32_t 
             CHECK(ir.n_binary == ia.n_binary && ir.n_terms == ia.n_terms &&
                   ir.n_wires == ia.n_wires);
         }
+        cuzk__gen_replay_gates_as_rows(0);
         p.seed = "another";
         CHECK(cuzk_gen_witness(b, nw, &p, NULL, &eb) == CUZK_INVALID_ARGUMENT &&
               strstr(eb.msg, "another circuit"));
