@@ -890,6 +890,7 @@ static cuzk_err cache_header(int fd, struct stat *st, cuzk__cache_hdr *hp,
 {
     cuzk_err e = CUZK_OK;
     cuzk__cache_hdr h;
+    memset(&h, 0, sizeof h); /* copied out on every path, a short file's too */
     if (fstat(fd, st) != 0 || (uint64_t)st->st_size < sizeof h ||
         read(fd, &h, sizeof h) != (ssize_t)sizeof h)
         e = cuzk_errf(eb, CUZK_TRUNCATED, "%s: shorter than a cache header", cache_path);
