@@ -59,8 +59,8 @@ typedef struct {
  * for sparse-bits: its bit gates by their shape and operands), made once on p->nthreads
  * threads (0: all) so that cuzk_gen_witness replays it (p->structure) instead of drawing it
  * again from the seed, the bit gates' outputs from their operands' bits: the same witness,
- * 3-4x faster for sparse-bits. Its identity (curve, constraints, profile, segment and seed) is checked by
- * cuzk_gen_witness. Errors: CUZK_INVALID_ARGUMENT (not segmented, bad parameters),
+ * 3-4x faster for sparse-bits. Its identity (curve, constraints, profile, segment and seed)
+ * is checked by cuzk_gen_witness. Errors: CUZK_INVALID_ARGUMENT (not segmented, bad parameters),
  * CUZK_NO_MEMORY. */
 typedef struct cuzk_gen_structure cuzk_gen_structure;
 cuzk_err cuzk_gen_structure_new(cuzk_gen_structure **out, const cuzk_gen_params *p,

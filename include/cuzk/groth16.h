@@ -299,10 +299,10 @@ void cuzk_pk_gpu_unstage(cuzk_pk *pk, int device);
  * host bytes come back (cuzk_pk_bytes drops by them; returns the bytes freed). Unpin the
  * arrays first. From then on a CPU stage that reads such a set, and a stage on a device the
  * key is not staged on, fail with CUZK_UNSUPPORTED naming the set, and the key must not be
- * unstaged (cuzk_pk_gpu_unstage) where it holds them. */
+ * unstaged (cuzk_pk_gpu_unstage) where it holds them. With CUZK_PK_ROWS in `sets` the same
+ * holds for the A and B rows of a key staged with them (CUZK_PK_STAGE_ROWS): synthesis on the
+ * CPU then fails with CUZK_UNSUPPORTED. */
 uint64_t cuzk_pk_release_host_sets(cuzk_pk *pk, unsigned sets);
-/* With CUZK_PK_ROWS in `sets` the same holds for the A and B rows of a key staged with them
- * (CUZK_PK_STAGE_ROWS): synthesis on the CPU then fails with CUZK_UNSUPPORTED. */
 /* The sets whose host copies cuzk_pk_release_host_sets freed. */
 unsigned cuzk_pk_host_released(const cuzk_pk *pk);
 /* Device bytes a stage of the key with `parts` (CUZK_PK_STAGE_* bits) occupies: the G1

@@ -31,6 +31,7 @@ cuzk_key_tier cuzk__key_tier(const circuit *c)
 }
 
 #define ALL_ARRAYS ((1u << CUZK_PK_GPU_ARRAYS) - 1)
+#define ROW_ARRAYS (ALL_ARRAYS & ~0x1fu) /* the A and B rows: arrays 5 .. (after the sets) */
 
 /* Bytes of the arrays a stage uploads (what pinning page-locks), those in `arrays` (bit i:
  * array i of cuzk_pk_gpu_arrays). */
@@ -501,10 +502,11 @@ static unsigned key_stage_parts(const cuzk_engine *e, const circuit *c, cuzk_pk 
         /* Each GPU worker of a device holds two chunk buffers while it streams, and for a
          * batch of partitions (gpus.stream_batch) two buffers of the batch's scalars for a
          * chunk: 32 bytes a point of the chunk for each partition, the most points a chunk
-         * holds being those of G1 (the smaller point). The rows are kept when they fit beside the buffers and the
-         * streamed sets' maps: its partitions then synthesize on the device, holding no a, b,
-         * c in host memory and taking no host threads for them, which is worth more than the
-         * sets they push out of the device (streamed too); else the sets stream without them. */
+         * holds being those of G1 (the smaller point). The rows are kept when they fit beside
+         * the buffers and the streamed sets' maps: its partitions then synthesize on the
+         * device, holding no a, b, c in host memory and taking no host threads for them, which
+         * is worth more than the sets they push out of the device (streamed too); else the
+         * sets stream without them. */
         const unsigned nb = e->cfg.gpu_stream_batch > 1 ? e->cfg.gpu_stream_batch : 0;
         const uint64_t chunk = e->cfg.gpu_stream_chunk;
         const uint64_t g1_points = chunk / cuzk_gpu_point_bytes(gpu_curve(c), CUZK_GPU_G1);
@@ -830,9 +832,8 @@ void cuzk__key_setup_tiers(cuzk_engine *e)
  * gives back the host copies of its resident point sets and of its A and B rows when they
  * are staged (engine.h "Generated keys"): they are never read there again while the copies
  * stay staged, and at 2^27 they are 77 GB (sets) and 19 GB (rows) the partitions' working
- * sets can use. Its streamed sets keep theirs, and so does B2 unless B in
- * G2 always runs on a device. Not with emulated devices, whose stages run on the host
- * copies. */
+ * sets can use. Its streamed sets keep theirs, and so does B2 unless B in G2 always runs on a
+ * device. Not with emulated devices, whose stages run on the host copies. */
 static int release_emulated;
 
 void cuzk__engine_set_release_emulated(int on)
@@ -858,7 +859,7 @@ static void release_generated(cuzk_engine *e, circuit *c, unsigned staged, unsig
         return;
     pthread_mutex_lock(&e->mu);
     const uint32_t pinned =
-        c->pinned_arrays & (set_arrays(sets) | ((sets & CUZK_PK_ROWS) ? ALL_ARRAYS & ~0x1fu : 0));
+        c->pinned_arrays & (set_arrays(sets) | ((sets & CUZK_PK_ROWS) ? ROW_ARRAYS : 0));
     if (pinned) {
         const uint64_t pb = pin_size(c->pk, pinned);
         cuzk__key_pin_arrays(e, c->pk, 0, pinned, NULL);
@@ -873,8 +874,8 @@ static void release_generated(cuzk_engine *e, circuit *c, unsigned staged, unsig
     cuzk_pk_set_names(sets, names, sizeof names);
     CUZK_LOG_INFO(TGT, "generated key: host copies of its staged point sets and rows "
                   "released (they live on the GPUs; no CPU fallback for them)",
-                  "circuit=%s sets=%s bytes=%"
-                  PRIu64 " host_bytes=%" PRIu64, c->id, names, freed, c->host_bytes);
+                  "circuit=%s sets=%s bytes=%" PRIu64 " host_bytes=%" PRIu64, c->id, names,
+                  freed, c->host_bytes);
 }
 
 /* Stages a preloaded key's points on every device at start, so the first proof does not pay

@@ -218,7 +218,10 @@ struct cuzk_gen_structure {
  * that are not bits. */
 static int gc_gate_rows;
 
-void cuzk__gen_replay_gates_as_rows(int on) { __atomic_store_n(&gc_gate_rows, on, __ATOMIC_RELAXED); }
+void cuzk__gen_replay_gates_as_rows(int on)
+{
+    __atomic_store_n(&gc_gate_rows, on, __ATOMIC_RELAXED);
+}
 
 static uint8_t *gc_put_varint(uint8_t *q, uint64_t v)
 {
@@ -450,12 +453,12 @@ cuzk_err cuzk_gen_witness(uint8_t *w, uint64_t n_values, const cuzk_gen_params *
             return cuzk_errf(eb, CUZK_INVALID_ARGUMENT,
                              "gen-witness: the structure given is another circuit's");
         unsigned nt = gc_threads(p);
-        e = p->curve == CUZK_CURVE_BN254 ? walk_replay_bn254(p, st, w, nt, info, eb)
-                                         : walk_replay_bls12_381(p, st, w, nt, info, eb);
+        e = p->curve == CUZK_CURVE_BN254 ? walk_runs_bn254(p, st, w, nt, info, eb)
+                                         : walk_runs_bls12_381(p, st, w, nt, info, eb);
     } else if (p->segment && p->nthreads != 1) {
         unsigned nt = gc_threads(p);
-        e = p->curve == CUZK_CURVE_BN254 ? walk_runs_bn254(p, w, nt, info, eb)
-                                         : walk_runs_bls12_381(p, w, nt, info, eb);
+        e = p->curve == CUZK_CURVE_BN254 ? walk_runs_bn254(p, NULL, w, nt, info, eb)
+                                         : walk_runs_bls12_381(p, NULL, w, nt, info, eb);
     } else {
         gc_mem m = {w, n_values};
         cuzk__gen_sink s = {NULL, gc_mem_value, &m};

@@ -532,81 +532,126 @@ out:
     return e;
 }
 
-/* A segmented circuit's witness on nt threads: each takes whole runs, structure and values
- * in one pass, and writes their outputs' values into w (32 bytes a wire). The runs share only
- * the inputs, set here first. The same values as GC_(walk). */
+/* A segmented circuit's witness on nt threads: each takes whole runs and writes their outputs'
+ * values into w (32 bytes a wire), the runs drawn from the seed (structure and values in one
+ * pass, GC_(runs_thread)) or, with s, replayed from the circuit's structure
+ * (GC_(replay_thread), below). The runs share only the inputs, set first. The same values as
+ * GC_(walk). */
 typedef struct {
     const GC_(gen) *proto; /* layout, constants, inputs */
     cuzk_gen_profile profile;
+    const cuzk_gen_structure *s; /* NULL: the runs drawn from the seed */
+    const GFT *pow2;             /* replayed: 2^e, e < 255 */
+    const uint8_t *inkind;       /* replayed: the inputs' values, 0, 1 or 2 (another value) */
     uint8_t *w;
     uint64_t n_runs, next; /* next: atomic */
     uint64_t n_terms, n_bin; /* atomics, summed */
     int failed;              /* a thread had no memory (atomic) */
 } GC_(runs);
 
-/* One thread of cuzk_parallel_threads: whole runs until none is left. */
+/* A thread's copy of the generator, with rings of its own (the kinds' too when `kind`) and a
+ * row; 0 (J->failed set) when out of memory. GC_(thread_end) frees them either way. */
+static int GC_(thread_begin)(GC_(runs) *J, GC_(gen) *G, int kind, GC_(row) **R)
+{
+    *G = *J->proto;
+    G->val = malloc(GC_RING * sizeof(GFT));
+    G->vk = malloc(GC_RING);
+    G->kind = kind ? calloc(1, GC_KIND_BYTES) : NULL; /* updated a bit at a time */
+    *R = malloc(sizeof **R);
+    if (G->val && G->vk && (G->kind || !kind) && *R)
+        return 1;
+    __atomic_store_n(&J->failed, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
+static void GC_(thread_end)(GC_(runs) *J, GC_(gen) *G, GC_(row) *R, uint64_t n_terms,
+                            uint64_t n_bin)
+{
+    __atomic_fetch_add(&J->n_terms, n_terms, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&J->n_bin, n_bin, __ATOMIC_RELAXED);
+    free(G->val);
+    free(G->vk);
+    free(G->kind);
+    free(R);
+}
+
+/* The next run for a thread to make (*lo .. *hi - 1, its index in *r); 0 when none is left. */
+static int GC_(next_run)(GC_(runs) *J, const GC_(gen) *G, uint64_t *r, uint64_t *lo,
+                         uint64_t *hi)
+{
+    *r = __atomic_fetch_add(&J->next, 1, __ATOMIC_RELAXED);
+    if (*r >= J->n_runs || __atomic_load_n(&J->failed, __ATOMIC_RELAXED))
+        return 0;
+    *lo = *r * G->segment;
+    *hi = *lo + G->segment < G->n ? *lo + G->segment : G->n;
+    return 1;
+}
+
+/* One thread of cuzk_parallel_threads: whole runs drawn until none is left. */
 static void GC_(runs_thread)(void *arg, unsigned t, unsigned T)
 {
     (void)t, (void)T;
     GC_(runs) *J = arg;
-    GC_(gen) G = *J->proto;
-    G.val = malloc(GC_RING * sizeof(GFT));
-    G.vk = malloc(GC_RING);
-    G.kind = calloc(1, GC_KIND_BYTES); /* updated a bit at a time */
-    GC_(row) *R = malloc(sizeof *R);
-    uint64_t n_terms = 0, n_bin = 0;
-    if (!G.val || !G.vk || !G.kind || !R) {
-        __atomic_store_n(&J->failed, 1, __ATOMIC_RELAXED);
-        goto out;
-    }
-    for (;;) {
-        uint64_t r = __atomic_fetch_add(&J->next, 1, __ATOMIC_RELAXED);
-        if (r >= J->n_runs || __atomic_load_n(&J->failed, __ATOMIC_RELAXED))
-            break;
-        uint64_t lo = r * G.segment, hi = lo + G.segment < G.n ? lo + G.segment : G.n;
-        for (uint64_t k = lo; k < hi; k++) {
-            GC_(step)(&G, J->profile, k, R);
-            n_terms += R->na + R->nb + R->nc;
-            GFT ov;
-            GC_(out_value)(&G, R, &ov);
-            n_bin += GC_(store)(&G, k, &ov);
-            GC_(bytes)(&G, J->w + (uint64_t)R->out * 32, &ov);
-        }
-    }
-out:
-    __atomic_fetch_add(&J->n_terms, n_terms, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&J->n_bin, n_bin, __ATOMIC_RELAXED);
-    free(G.val);
-    free(G.vk);
-    free(G.kind);
-    free(R);
+    GC_(gen) G;
+    GC_(row) *R;
+    uint64_t n_terms = 0, n_bin = 0, r, lo, hi;
+    if (GC_(thread_begin)(J, &G, 1, &R))
+        while (GC_(next_run)(J, &G, &r, &lo, &hi))
+            for (uint64_t k = lo; k < hi; k++) {
+                GC_(step)(&G, J->profile, k, R);
+                n_terms += R->na + R->nb + R->nc;
+                GFT ov;
+                GC_(out_value)(&G, R, &ov);
+                n_bin += GC_(store)(&G, k, &ov);
+                GC_(bytes)(&G, J->w + (uint64_t)R->out * 32, &ov);
+            }
+    GC_(thread_end)(J, &G, R, n_terms, n_bin);
 }
 
-/* nt: gc_threads's count, at most one thread a run. */
-static cuzk_err GC_(walk_runs)(const cuzk_gen_params *p, uint8_t *w, unsigned nt,
-                               cuzk_gen_info *info, cuzk_errbuf *eb)
+static void GC_(replay_thread)(void *arg, unsigned t, unsigned T);
+
+/* nt: gc_threads's count, at most one thread a run; s: the structure to replay, or NULL. */
+static cuzk_err GC_(walk_runs)(const cuzk_gen_params *p, const cuzk_gen_structure *s,
+                               uint8_t *w, unsigned nt, cuzk_gen_info *info, cuzk_errbuf *eb)
 {
     GC_(gen) G;
     cuzk_err e = GC_(init)(&G, p, eb);
     if (e)
         return e;
     G.inval = malloc((G.base - 2) * sizeof(GFT));
-    if (!G.inval)
+    GFT *pow2 = s ? malloc(255 * sizeof(GFT)) : NULL;
+    uint8_t *inkind = s ? malloc(G.base - 2) : NULL;
+    if (!G.inval || (s && (!pow2 || !inkind))) {
+        free(G.inval);
+        free(pow2);
+        free(inkind);
         return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
+    }
+    if (s) {
+        pow2[0] = G.one;
+        for (int i = 1; i < 255; i++)
+            GF_(add)(&pow2[i], &pow2[i - 1], &pow2[i - 1]);
+    }
     GC_(inputs)(&G);
     memcpy(w, G.b_one, 32);
-    for (uint32_t i = 0; i < G.base - 2; i++)
+    for (uint32_t i = 0; i < G.base - 2; i++) {
         GC_(bytes)(&G, w + (uint64_t)(2 + i) * 32, &G.inval[i]);
-    GC_(runs) J = {&G, p->profile, w, (G.n + G.segment - 1) / G.segment, 0, 0, 0, 0};
-    cuzk_parallel_threads(nt, GC_(runs_thread), &J);
+        if (s)
+            inkind[i] = GF_(is_zero)(&G.inval[i]) ? 0 : GF_(is_one)(&G.inval[i]) ? 1 : 2;
+    }
+    GC_(runs) J = {&G, p->profile, s, pow2, inkind, w, (G.n + G.segment - 1) / G.segment,
+                   0, 0, 0, 0};
+    cuzk_parallel_threads(nt, s ? GC_(replay_thread) : GC_(runs_thread), &J);
     free(G.inval);
+    free(pow2);
+    free(inkind);
     if (J.failed)
         return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
     if (info) {
         info->n_wires = G.n_wires;
         info->n_public_inputs = G.n_pub;
         info->n_private_inputs = G.n_bits + G.n_full;
-        info->n_terms = J.n_terms;
+        info->n_terms = s ? s->n_terms : J.n_terms;
         info->n_binary = 1 + G.n_bits + J.n_bin;
     }
     return CUZK_OK;
@@ -784,19 +829,6 @@ static const uint8_t *GC_(dec_terms)(const GC_(gen) *G, const GFT *pow2, const u
     return q;
 }
 
-/* A segmented circuit's witness from its structure on nt threads: the runs replayed instead
- * of drawn (GC_(runs_thread)'s values). */
-typedef struct {
-    const GC_(gen) *proto;
-    const cuzk_gen_structure *s;
-    const GFT *pow2;       /* 2^e, e < 255 */
-    const uint8_t *inkind; /* the inputs' values: 0, 1 or 2 (another value) */
-    uint8_t *w;
-    uint64_t next;  /* atomic */
-    uint64_t n_bin; /* atomic */
-    int failed;     /* atomic */
-} GC_(replay_job);
-
 /* 0 or 1 for a wire whose value is that bit (the constant 1, an input or a recent output),
  * 2 for any other value. inkind: the inputs' (wires 2 ..). */
 static inline unsigned GC_(bit_of)(const GC_(gen) *G, const uint8_t *inkind, uint32_t wire)
@@ -835,24 +867,17 @@ static void GC_(gate_row)(const GC_(gen) *G, const GFT *pow2, unsigned gate, con
     }
 }
 
+/* One thread of cuzk_parallel_threads: whole runs replayed from J->s until none is left. */
 static void GC_(replay_thread)(void *arg, unsigned t, unsigned T)
 {
     (void)t, (void)T;
-    GC_(replay_job) *J = arg;
-    GC_(gen) G = *J->proto;
-    G.val = malloc(GC_RING * sizeof(GFT));
-    G.vk = malloc(GC_RING);
-    GC_(row) *R = malloc(sizeof *R);
-    uint64_t n_bin = 0;
-    if (!G.val || !G.vk || !R) {
-        __atomic_store_n(&J->failed, 1, __ATOMIC_RELAXED);
+    GC_(runs) *J = arg;
+    GC_(gen) G;
+    GC_(row) *R;
+    uint64_t n_bin = 0, r, lo, hi;
+    if (!GC_(thread_begin)(J, &G, 0, &R))
         goto out;
-    }
-    for (;;) {
-        uint64_t r = __atomic_fetch_add(&J->next, 1, __ATOMIC_RELAXED);
-        if (r >= J->s->n_runs || __atomic_load_n(&J->failed, __ATOMIC_RELAXED))
-            break;
-        uint64_t lo = r * G.segment, hi = lo + G.segment < G.n ? lo + G.segment : G.n;
+    while (GC_(next_run)(J, &G, &r, &lo, &hi)) {
         const uint8_t *q = J->s->run[r];
         for (uint64_t k = lo; k < hi; k++) {
             const uint32_t out = k + 1 == G.n ? 1 : G.base + (uint32_t)k;
@@ -918,56 +943,7 @@ static void GC_(replay_thread)(void *arg, unsigned t, unsigned T)
         }
     }
 out:
-    __atomic_fetch_add(&J->n_bin, n_bin, __ATOMIC_RELAXED);
-    free(G.val);
-    free(G.vk);
-    free(R);
-}
-
-static cuzk_err GC_(walk_replay)(const cuzk_gen_params *p, const cuzk_gen_structure *s,
-                                 uint8_t *w, unsigned nt, cuzk_gen_info *info, cuzk_errbuf *eb)
-{
-    GC_(gen) G;
-    cuzk_err e = GC_(init)(&G, p, eb);
-    if (e)
-        return e;
-    G.inval = malloc((G.base - 2) * sizeof(GFT));
-    GFT *pow2 = malloc(255 * sizeof(GFT));
-    if (!G.inval || !pow2) {
-        free(G.inval);
-        free(pow2);
-        return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
-    }
-    pow2[0] = G.one;
-    for (int i = 1; i < 255; i++)
-        GF_(add)(&pow2[i], &pow2[i - 1], &pow2[i - 1]);
-    uint8_t *inkind = malloc(G.base - 2);
-    if (!inkind) {
-        free(G.inval);
-        free(pow2);
-        return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
-    }
-    GC_(inputs)(&G);
-    memcpy(w, G.b_one, 32);
-    for (uint32_t i = 0; i < G.base - 2; i++) {
-        GC_(bytes)(&G, w + (uint64_t)(2 + i) * 32, &G.inval[i]);
-        inkind[i] = GF_(is_zero)(&G.inval[i]) ? 0 : GF_(is_one)(&G.inval[i]) ? 1 : 2;
-    }
-    GC_(replay_job) J = {&G, s, pow2, inkind, w, 0, 0, 0};
-    cuzk_parallel_threads(nt, GC_(replay_thread), &J);
-    free(G.inval);
-    free(pow2);
-    free(inkind);
-    if (J.failed)
-        return cuzk_errf(eb, CUZK_NO_MEMORY, "gen-witness: out of memory");
-    if (info) {
-        info->n_wires = G.n_wires;
-        info->n_public_inputs = G.n_pub;
-        info->n_private_inputs = G.n_bits + G.n_full;
-        info->n_terms = s->n_terms;
-        info->n_binary = 1 + G.n_bits + J.n_bin;
-    }
-    return CUZK_OK;
+    GC_(thread_end)(J, &G, R, 0, n_bin);
 }
 
 /* The structure stream's state at every multiple of S->chunk, each published as it is saved

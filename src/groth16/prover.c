@@ -80,10 +80,10 @@ static void free_abc(cuzk_prove_state *s)
 
 static cuzk_err wcheck(cuzk_prove_state *s, cuzk_errbuf *eb);
 
-/* Synthesis of a, b, c on the CPU (allocated here), unless done. */
 static cuzk_err host_sets(const cuzk__pk_base *pk, unsigned sets, const char *where,
                           cuzk_errbuf *eb);
 
+/* Synthesis of a, b, c on the CPU (allocated here), unless done. */
 static cuzk_err synth_cpu(cuzk_prove_state *s, cuzk_errbuf *eb)
 {
     if (s->synthesized)
